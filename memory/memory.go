@@ -1,0 +1,255 @@
+// Package memory is Recall's domain: memories, edges, validation events and file
+// activity, the rules that hold for every memory, the interfaces the domain needs
+// from the outside world (Store, Embedder, Judge, Curator) and the Service that
+// carries out every operation. It imports nothing else of the project.
+package memory
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// Type is the kind of a memory.
+type Type string
+
+const (
+	TypePreference  Type = "preference"
+	TypeDecision    Type = "decision"
+	TypePattern     Type = "pattern"
+	TypeSession     Type = "session"
+	TypeFileContext Type = "file_context"
+	TypeGoldenRule  Type = "golden_rule"
+)
+
+// Types lists every memory type in a stable order (used in messages and context).
+var Types = []Type{TypePreference, TypeDecision, TypePattern, TypeSession, TypeFileContext, TypeGoldenRule}
+
+// ParseType validates a type name; the error lists what is accepted.
+func ParseType(s string) (Type, error) {
+	for _, t := range Types {
+		if string(t) == s {
+			return t, nil
+		}
+	}
+	return "", invalid("memory_type", s, joinNames(Types))
+}
+
+// Promotable reports whether a memory of this type becomes a golden rule when its
+// confidence reaches GoldenRuleThreshold.
+func (t Type) Promotable() bool {
+	return t == TypePreference || t == TypeDecision || t == TypePattern
+}
+
+// Relation is the kind of an edge between two memories.
+type Relation string
+
+const (
+	RelationRelatesTo   Relation = "relates_to"
+	RelationSupersedes  Relation = "supersedes"
+	RelationCausedBy    Relation = "caused_by"
+	RelationContradicts Relation = "contradicts"
+)
+
+// Relations lists every relation in a stable order.
+var Relations = []Relation{RelationRelatesTo, RelationSupersedes, RelationCausedBy, RelationContradicts}
+
+// ParseRelation validates a relation name; the error lists what is accepted.
+func ParseRelation(s string) (Relation, error) {
+	for _, r := range Relations {
+		if string(r) == s {
+			return r, nil
+		}
+	}
+	return "", invalid("relation", s, joinNames(Relations))
+}
+
+// Confidence rules of the validation loop.
+const (
+	DefaultConfidence    = 0.3
+	SuccessDelta         = 0.1
+	FailureDelta         = 0.15
+	GoldenRuleThreshold  = 0.9
+	LowConfidenceCutoff  = 0.15
+	DefaultImportance    = 0.5
+	MaxContentBytes      = 64 * 1024 // a memory is a note, not a file dump
+	MaxMetadataBytes     = 16 * 1024
+	MaxQueryBytes        = 4 * 1024
+	MaxListLimit         = 1000
+	GlobalNamespace      = "global"
+	ProjectNamespacePref = "project:"
+)
+
+// Memory is one remembered thing.
+type Memory struct {
+	ID          string         `json:"id"`
+	Content     string         `json:"content"`
+	ContentHash string         `json:"content_hash"`
+	Type        Type           `json:"memory_type"`
+	Namespace   string         `json:"namespace"`
+	Importance  float64        `json:"importance"`
+	Confidence  float64        `json:"confidence"`
+	Metadata    map[string]any `json:"metadata"`
+	CreatedAt   time.Time      `json:"created_at"`
+	UpdatedAt   time.Time      `json:"updated_at"`
+	AccessedAt  time.Time      `json:"accessed_at"`
+	AccessCount int            `json:"access_count"`
+	// EmbeddingPending is true while the memory has no vector yet (Ollama was
+	// unreachable when it was stored); it is searchable by keywords meanwhile.
+	EmbeddingPending bool `json:"embedding_pending,omitempty"`
+}
+
+// IsGolden reports whether the memory is a golden rule.
+func (m *Memory) IsGolden() bool { return m.Type == TypeGoldenRule }
+
+// Edge is a directed, typed link between two memories.
+type Edge struct {
+	ID        int64          `json:"id"`
+	SourceID  string         `json:"source_id"`
+	TargetID  string         `json:"target_id"`
+	Relation  Relation       `json:"relation"`
+	Weight    float64        `json:"weight"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
+	CreatedAt time.Time      `json:"created_at"`
+}
+
+// EventType is the kind of a validation event.
+type EventType string
+
+const (
+	EventApplied   EventType = "applied"
+	EventSucceeded EventType = "succeeded"
+	EventFailed    EventType = "failed"
+)
+
+// ParseEventType validates an event type name.
+func ParseEventType(s string) (EventType, error) {
+	switch EventType(s) {
+	case EventApplied, EventSucceeded, EventFailed:
+		return EventType(s), nil
+	}
+	return "", invalid("event_type", s, "applied, succeeded, failed")
+}
+
+// ValidationEvent records one step of the validation loop.
+type ValidationEvent struct {
+	ID               int64     `json:"id"`
+	MemoryID         string    `json:"memory_id"`
+	EventType        EventType `json:"event_type"`
+	Context          string    `json:"context,omitempty"`
+	ErrorMsg         string    `json:"error_msg,omitempty"`
+	SessionID        string    `json:"session_id,omitempty"`
+	ConfidenceBefore float64   `json:"confidence_before"`
+	ConfidenceAfter  float64   `json:"confidence_after"`
+	CreatedAt        time.Time `json:"created_at"`
+}
+
+// FileAction is what was done to a file.
+type FileAction string
+
+const (
+	ActionRead      FileAction = "read"
+	ActionWrite     FileAction = "write"
+	ActionEdit      FileAction = "edit"
+	ActionMultiEdit FileAction = "multiedit"
+)
+
+// ParseFileAction validates an action name (case-insensitive, so hook tool names
+// such as "MultiEdit" map directly).
+func ParseFileAction(s string) (FileAction, error) {
+	switch a := FileAction(strings.ToLower(s)); a {
+	case ActionRead, ActionWrite, ActionEdit, ActionMultiEdit:
+		return a, nil
+	}
+	return "", invalid("action", s, "read, write, edit, multiedit")
+}
+
+// FileActivity is one recorded touch of a file.
+type FileActivity struct {
+	ID          int64          `json:"id"`
+	FilePath    string         `json:"file_path"`
+	Action      FileAction     `json:"action"`
+	SessionID   string         `json:"session_id,omitempty"`
+	ProjectRoot string         `json:"project_root,omitempty"`
+	FileType    string         `json:"file_type,omitempty"`
+	Metadata    map[string]any `json:"metadata,omitempty"`
+	CreatedAt   time.Time      `json:"created_at"`
+}
+
+// FileSummary aggregates the activity of one file.
+type FileSummary struct {
+	FilePath     string         `json:"file_path"`
+	FileType     string         `json:"file_type,omitempty"`
+	ProjectRoot  string         `json:"project_root,omitempty"`
+	AccessCount  int            `json:"access_count"`
+	LastAccessed time.Time      `json:"last_accessed"`
+	LastAction   FileAction     `json:"last_action"`
+	Actions      map[string]int `json:"actions"`
+}
+
+// ValidateNamespace accepts "global" and "project:<name>" with a non-empty name.
+func ValidateNamespace(ns string) error {
+	if ns == GlobalNamespace {
+		return nil
+	}
+	if name, ok := strings.CutPrefix(ns, ProjectNamespacePref); ok && strings.TrimSpace(name) != "" && len(ns) <= 256 && !strings.ContainsFunc(name, unicode.IsControl) {
+		return nil
+	}
+	return invalid("namespace", ns, `"global" or "project:<name>"`)
+}
+
+// ProjectNamespace returns the namespace of a project name.
+func ProjectNamespace(name string) string { return ProjectNamespacePref + name }
+
+// ContentHash is the dedup key: SHA-256 of the normalised content (trimmed, runs
+// of white space folded to one space, lower-cased), first 16 hex characters.
+func ContentHash(content string) string {
+	norm := strings.ToLower(strings.Join(strings.Fields(content), " "))
+	sum := sha256.Sum256([]byte(norm))
+	return hex.EncodeToString(sum[:])[:16]
+}
+
+var (
+	mintedID = regexp.MustCompile(`^mem_[0-9]+_[0-9a-f]+$`)
+	uuidID   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+)
+
+// NewID mints a memory id in the Python Recall's own form: mem_<unix ms>_<8 hex>.
+func NewID(now time.Time) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return "mem_" + strconv.FormatInt(now.UnixMilli(), 10) + "_" + hex.EncodeToString(b[:])
+}
+
+// LooksLikeID reports whether s has the form of a memory id (ours or a UUID);
+// forget uses it to tell an id from a query.
+func LooksLikeID(s string) bool { return mintedID.MatchString(s) || uuidID.MatchString(s) }
+
+// ValidateID checks the form of a memory id given by a caller.
+func ValidateID(field, id string) error {
+	if LooksLikeID(id) {
+		return nil
+	}
+	return invalid(field, id, "a memory id (mem_<digits>_<hex> or a UUID)")
+}
+
+func joinNames[T ~string](xs []T) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = string(x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func quoteShort(s string) string {
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return fmt.Sprintf("%q", s)
+}

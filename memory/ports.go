@@ -1,0 +1,186 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Store keeps memories, edges, validation events and file activity. storage
+// implements it on one SQLite file shared by many processes; every write is one
+// transaction, and an acknowledged write is durable.
+type Store interface {
+	// InsertMemory stores m (ID, ContentHash and times already set) with its
+	// vector, or with EmbeddingPending when vec is nil. If a memory with the same
+	// ContentHash exists in m.Namespace it is returned instead and created is false.
+	InsertMemory(ctx context.Context, m *Memory, vec []float32) (stored *Memory, created bool, err error)
+	// GetMemory returns one memory or an error wrapping ErrNotFound.
+	GetMemory(ctx context.Context, id string) (*Memory, error)
+	// GetMemories returns the memories that exist among ids, keyed by id.
+	GetMemories(ctx context.Context, ids []string) (map[string]*Memory, error)
+	// UpdateMemory reads the memory, calls fn and writes back what fn changed, all
+	// in one write transaction, so concurrent read-modify-writes (confidence
+	// updates from two processes) never lose one another.
+	UpdateMemory(ctx context.Context, id string, fn func(m *Memory) error) (*Memory, error)
+	// DeleteMemory removes a memory with its vector, edges and events.
+	DeleteMemory(ctx context.Context, id string) error
+	// ListMemories lists memories by filter, order and page.
+	ListMemories(ctx context.Context, q ListQuery) ([]*Memory, error)
+	// CountMemories counts memories by filter.
+	CountMemories(ctx context.Context, f Filter) (int, error)
+	// TouchMemories sets the access time and increments the access count.
+	TouchMemories(ctx context.Context, ids []string, at time.Time) error
+
+	// SearchKeyword ranks memories by FTS5 BM25 for user text (never FTS5 syntax:
+	// the store quotes it). Best first.
+	SearchKeyword(ctx context.Context, text string, f Filter, limit int) ([]Hit, error)
+	// SearchVector ranks memories by cosine distance to vec. Best first.
+	SearchVector(ctx context.Context, vec []float32, f Filter, limit int) ([]Hit, error)
+
+	// SetEmbedding stores the vector of a memory and clears EmbeddingPending.
+	SetEmbedding(ctx context.Context, id string, vec []float32) error
+	// PendingEmbeddings returns up to limit memories that still lack a vector.
+	PendingEmbeddings(ctx context.Context, limit int) ([]*Memory, error)
+	// EmbeddingSpace reports the model and dimension the stored vectors were made
+	// with (empty and 0 before the first vector).
+	EmbeddingSpace(ctx context.Context) (EmbeddingSpace, error)
+	// ResetEmbeddings drops every vector, records the new space and marks every
+	// memory pending, so `recall reindex` can embed them again.
+	ResetEmbeddings(ctx context.Context, space EmbeddingSpace) error
+
+	// InsertEdge adds an edge; the same (source, target, relation) again updates
+	// the weight and returns the existing edge's id. Both ends must exist.
+	InsertEdge(ctx context.Context, e *Edge) (id int64, err error)
+	// Edges lists edges touching ids in the direction and of the relations asked
+	// (all relations when empty).
+	Edges(ctx context.Context, q EdgeQuery) ([]Edge, error)
+	// DeleteEdges removes the edges matching q and returns their ids.
+	DeleteEdges(ctx context.Context, q EdgeQuery) ([]int64, error)
+
+	// AddEvent records a validation event and returns its id.
+	AddEvent(ctx context.Context, ev *ValidationEvent) (int64, error)
+	// Events lists a memory's events, newest first, optionally of one type.
+	Events(ctx context.Context, memoryID string, eventType EventType, limit int) ([]ValidationEvent, error)
+
+	// AddFileActivity records one touch of a file.
+	AddFileActivity(ctx context.Context, a *FileActivity) (int64, error)
+	// RecentFiles aggregates activity per file since a time, most recent first.
+	RecentFiles(ctx context.Context, projectRoot string, since time.Time, limit int) ([]FileSummary, error)
+
+	Close() error
+}
+
+// Filter narrows searches, lists and counts. Zero values mean "any".
+type Filter struct {
+	Namespaces        []string // any of these namespaces
+	Types             []Type   // any of these types
+	MinImportance     float64
+	IncludeSuperseded bool // memories that are the target of a supersedes edge are left out unless set
+	IDs               []string
+}
+
+// OrderBy is the sort key of ListMemories.
+type OrderBy string
+
+const (
+	OrderCreatedAt  OrderBy = "created_at"
+	OrderAccessedAt OrderBy = "accessed_at"
+	OrderImportance OrderBy = "importance"
+	OrderConfidence OrderBy = "confidence"
+)
+
+// ParseOrderBy validates a sort key.
+func ParseOrderBy(s string) (OrderBy, error) {
+	switch OrderBy(s) {
+	case OrderCreatedAt, OrderAccessedAt, OrderImportance, OrderConfidence:
+		return OrderBy(s), nil
+	}
+	return "", invalid("order_by", s, "created_at, accessed_at, importance, confidence")
+}
+
+// ListQuery is a filtered, ordered page of memories.
+type ListQuery struct {
+	Filter
+	OrderBy    OrderBy
+	Descending bool
+	Limit      int
+	Offset     int
+}
+
+// Hit is one search result: a memory id and its rank score in that search
+// (BM25 for keywords, cosine similarity 1-distance for vectors).
+type Hit struct {
+	ID    string
+	Score float64
+}
+
+// Direction selects edges relative to a memory.
+type Direction string
+
+const (
+	DirectionOutgoing Direction = "outgoing"
+	DirectionIncoming Direction = "incoming"
+	DirectionBoth     Direction = "both"
+)
+
+// ParseDirection validates a direction name.
+func ParseDirection(s string) (Direction, error) {
+	switch Direction(s) {
+	case DirectionOutgoing, DirectionIncoming, DirectionBoth:
+		return Direction(s), nil
+	}
+	return "", invalid("direction", s, "outgoing, incoming, both")
+}
+
+// EdgeQuery selects edges: by ids, or touching MemoryIDs in Direction, or between
+// SourceID and TargetID (either way round when Direction is both), optionally of
+// some relations only. At least one selector must be set.
+type EdgeQuery struct {
+	EdgeIDs   []int64
+	MemoryIDs []string
+	Direction Direction
+	SourceID  string
+	TargetID  string
+	Relations []Relation
+}
+
+// EmbeddingSpace names the model and dimension that made a set of vectors;
+// vectors of different spaces are never compared.
+type EmbeddingSpace struct {
+	Model     string
+	Dimension int
+}
+
+// Embedder turns text into vectors. embedding implements it with Ollama.
+type Embedder interface {
+	// Model names the embedding model.
+	Model() string
+	// EmbedDocuments embeds texts to be stored, in one batch request.
+	EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error)
+	// EmbedQuery embeds a search query, with the model's query instruction.
+	EmbedQuery(ctx context.Context, text string) ([]float32, error)
+}
+
+// Judge asks the chat model for a structured judgment. embedding implements it
+// with Ollama's chat API, the JSON schema in `format` and temperature 0; a reply
+// that does not parse into out is an error, never a crash.
+type Judge interface {
+	JudgeJSON(ctx context.Context, system, prompt string, schema json.RawMessage, out any) error
+}
+
+// Curator is told of every newly stored memory so it can infer relationships and
+// look for contradictions. It must return quickly: slow model work is queued.
+// validation implements it; cmd plugs it in.
+type Curator interface {
+	MemoryStored(ctx context.Context, m *Memory) []AutoRelationship
+}
+
+// AutoRelationship is an edge curation inferred for a newly stored memory.
+type AutoRelationship struct {
+	EdgeID     int64    `json:"edge_id,omitempty"`
+	SourceID   string   `json:"source_id"`
+	TargetID   string   `json:"target_id"`
+	Relation   Relation `json:"relation"`
+	Confidence float64  `json:"confidence"`
+	Reason     string   `json:"reason,omitempty"`
+}
