@@ -67,7 +67,59 @@ type Store interface {
 	// RecentFiles aggregates activity per file since a time, most recent first.
 	RecentFiles(ctx context.Context, projectRoot string, since time.Time, limit int) ([]FileSummary, error)
 
+	// EnqueueJob records pending curation work for a memory, so a restart
+	// resumes it; the same (memory, kind) pending twice is one job.
+	EnqueueJob(ctx context.Context, memoryID, kind string) (int64, error)
+	// ClaimJobs leases up to limit pending jobs, oldest first; a job whose lease
+	// ran out (its process died) can be claimed again.
+	ClaimJobs(ctx context.Context, limit int, lease time.Duration) ([]Job, error)
+	// FinishJob removes a done job, or records its error and releases it for a
+	// retry (retry true) or drops it for good.
+	FinishJob(ctx context.Context, id int64, errMsg string, retry bool) error
+
+	// UpsertSession records a Claude Code session's start or end.
+	UpsertSession(ctx context.Context, s *Session) error
+
+	// Stats counts what the database holds.
+	Stats(ctx context.Context) (*Stats, error)
+
 	Close() error
+}
+
+// Job is pending curation work (relationship inference, contradiction check).
+type Job struct {
+	ID        int64     `json:"id"`
+	MemoryID  string    `json:"memory_id"`
+	Kind      string    `json:"kind"`
+	Attempts  int       `json:"attempts"`
+	LastError string    `json:"last_error,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Session is one Claude Code session seen through its hooks.
+type Session struct {
+	ID        string     `json:"session_id"`
+	Namespace string     `json:"namespace"`
+	Cwd       string     `json:"cwd,omitempty"`
+	StartedAt time.Time  `json:"started_at"`
+	EndedAt   *time.Time `json:"ended_at,omitempty"`
+	EndReason string     `json:"end_reason,omitempty"`
+}
+
+// Stats is what the database holds.
+type Stats struct {
+	Memories          int            `json:"memories"`
+	ByNamespace       map[string]int `json:"by_namespace"`
+	ByType            map[string]int `json:"by_type"`
+	Edges             int            `json:"edges"`
+	ValidationEvents  int            `json:"validation_events"`
+	FileActivity      int            `json:"file_activity"`
+	PendingEmbeddings int            `json:"pending_embeddings"`
+	PendingJobs       int            `json:"pending_jobs"`
+	EmbeddingModel    string         `json:"embedding_model"`
+	EmbeddingDim      int            `json:"embedding_dimension"`
+	SchemaVersion     int            `json:"schema_version"`
+	FileBytes         int64          `json:"file_bytes"`
 }
 
 // Filter narrows searches, lists and counts. Zero values mean "any".
