@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 )
@@ -26,13 +25,24 @@ type Service struct {
 	opts     Options
 }
 
-// NewService builds a Service. embedder may be nil (keywords only).
+// NewService builds a Service. embedder may be nil (keywords only). Zero
+// options take the documented defaults: namespace global, importance 0.5,
+// confidence 0.3.
 func NewService(store Store, embedder Embedder, opts Options) *Service {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.DefaultNamespace == "" {
+		opts.DefaultNamespace = GlobalNamespace
+	}
+	if opts.DefaultImportance == 0 {
+		opts.DefaultImportance = DefaultImportance
+	}
+	if opts.DefaultConfidence == 0 {
+		opts.DefaultConfidence = DefaultConfidence
 	}
 	return &Service{store: store, embedder: embedder, opts: opts}
 }
@@ -43,40 +53,14 @@ func (s *Service) SetCurator(c Curator) { s.curator = c }
 // Store returns the underlying store (validation works on it directly).
 func (s *Service) Store() Store { return s.store }
 
-var errTODO = errors.New("not implemented yet")
-
-func (s *Service) Remember(ctx context.Context, req StoreRequest) (*StoreResult, error) {
-	return nil, errTODO
-}
-func (s *Service) Recall(ctx context.Context, req RecallRequest) (*RecallResult, error) {
-	return nil, errTODO
-}
-func (s *Service) Get(ctx context.Context, id string) (*Memory, error)          { return nil, errTODO }
-func (s *Service) Relate(ctx context.Context, req RelateRequest) (int64, error) { return 0, errTODO }
-func (s *Service) ForgetEdges(ctx context.Context, req EdgeForgetRequest) (*EdgeForgetResult, error) {
-	return nil, errTODO
-}
-func (s *Service) Inspect(ctx context.Context, req InspectRequest) (*InspectResult, error) {
-	return nil, errTODO
-}
-func (s *Service) Forget(ctx context.Context, req ForgetRequest) (*ForgetResult, error) {
-	return nil, errTODO
-}
-func (s *Service) List(ctx context.Context, req ListRequest) (*ListResult, error) {
-	return nil, errTODO
-}
-func (s *Service) Count(ctx context.Context, req CountRequest) (int, error) { return 0, errTODO }
-func (s *Service) AddFileActivity(ctx context.Context, req FileActivityRequest) (*FileActivity, error) {
-	return nil, errTODO
-}
-func (s *Service) RecentFiles(ctx context.Context, req RecentFilesRequest) ([]FileSummary, error) {
-	return nil, errTODO
+// Get returns one memory by id.
+func (s *Service) Get(ctx context.Context, id string) (*Memory, error) {
+	if err := ValidateID("memory_id", id); err != nil {
+		return nil, err
+	}
+	return s.store.GetMemory(ctx, id)
 }
 
-// FillPendingEmbeddings embeds memories stored while Ollama was unavailable, in
-// batches, until none is left or the embedder fails; it returns how many it filled.
-func (s *Service) FillPendingEmbeddings(ctx context.Context) (int, error) { return 0, errTODO }
+func (s *Service) now() time.Time { return s.opts.Now().UTC() }
 
-// Reindex drops every vector and embeds all memories again with the configured
-// model (after a model change).
-func (s *Service) Reindex(ctx context.Context) (int, error) { return 0, errTODO }
+func (s *Service) log() *slog.Logger { return s.opts.Logger }

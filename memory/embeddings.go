@@ -1,0 +1,204 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Vectors of different models or dimensions are never compared: the store
+// records the space its vectors were made in, and while the configured embedder
+// does not match it, memories are stored pending and recall runs on keywords
+// until `recall reindex` embeds everything again.
+
+// pendingBatch is how many memories FillPendingEmbeddings embeds per request.
+const pendingBatch = 32
+
+// reindexHint tells the user how to leave a mismatched embedding space.
+const reindexHint = "run `recall reindex` to embed every memory again with the configured model"
+
+// EmbeddingStatus reports whether vectors can be used with the configured
+// embedder and the store's embedding space, and if not, why. It does not call
+// the embedder, so it says nothing about whether Ollama is running.
+func (s *Service) EmbeddingStatus(ctx context.Context) (ok bool, reason string) {
+	if _, err := s.usableSpace(ctx); err != nil {
+		return false, err.Error()
+	}
+	return true, ""
+}
+
+// usableSpace returns the store's embedding space when the configured embedder
+// may add to it or search it (an empty space is usable: the first vector sets
+// it), or an error saying why not.
+func (s *Service) usableSpace(ctx context.Context) (EmbeddingSpace, error) {
+	if s.embedder == nil {
+		return EmbeddingSpace{}, fmt.Errorf("no embedding model configured: %w", ErrUnavailable)
+	}
+	space, err := s.store.EmbeddingSpace(ctx)
+	if err != nil {
+		return EmbeddingSpace{}, fmt.Errorf("reading the embedding space: %w", err)
+	}
+	if space.Model != "" && space.Model != s.embedder.Model() {
+		return space, fmt.Errorf("stored vectors were made by %s (%d dimensions) but the configured model is %s; %s: %w",
+			space.Model, space.Dimension, s.embedder.Model(), reindexHint, ErrEmbeddingMismatch)
+	}
+	return space, nil
+}
+
+// fitSpace checks a fresh vector against the store's space and records the
+// space when it is the first vector ever.
+func (s *Service) fitSpace(ctx context.Context, space EmbeddingSpace, dim int) (EmbeddingSpace, error) {
+	if dim == 0 {
+		return space, fmt.Errorf("the embedding model %s returned an empty vector: %w", s.embedder.Model(), ErrUnavailable)
+	}
+	if space.Model == "" {
+		space = EmbeddingSpace{Model: s.embedder.Model(), Dimension: dim}
+		if err := s.store.ResetEmbeddings(ctx, space); err != nil {
+			return space, fmt.Errorf("recording the embedding space: %w", err)
+		}
+		return space, nil
+	}
+	if space.Dimension != dim {
+		return space, fmt.Errorf("stored vectors have %d dimensions but %s returned %d; %s: %w",
+			space.Dimension, s.embedder.Model(), dim, reindexHint, ErrEmbeddingMismatch)
+	}
+	return space, nil
+}
+
+// embedDocument embeds the content of a memory to be stored. On any failure it
+// returns nil and an error saying why; the caller stores the memory pending.
+func (s *Service) embedDocument(ctx context.Context, content string) ([]float32, error) {
+	space, err := s.usableSpace(ctx)
+	if err != nil {
+		return nil, err
+	}
+	vecs, err := s.embedder.EmbedDocuments(ctx, []string{content})
+	if err != nil {
+		return nil, err
+	}
+	if len(vecs) != 1 {
+		return nil, fmt.Errorf("the embedding model %s returned %d vectors for 1 text: %w", s.embedder.Model(), len(vecs), ErrUnavailable)
+	}
+	if _, err := s.fitSpace(ctx, space, len(vecs[0])); err != nil {
+		return nil, err
+	}
+	return vecs[0], nil
+}
+
+// embedQuery embeds a search query, or says why vectors cannot be used.
+// searchable is false when the store holds no vectors yet.
+func (s *Service) embedQuery(ctx context.Context, query string) (vec []float32, searchable bool, err error) {
+	space, err := s.usableSpace(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	vec, err = s.embedder.EmbedQuery(ctx, query)
+	if err != nil {
+		return nil, false, err
+	}
+	if space.Model == "" {
+		return vec, false, nil
+	}
+	if len(vec) != space.Dimension {
+		return nil, false, fmt.Errorf("stored vectors have %d dimensions but %s returned %d; %s: %w",
+			space.Dimension, s.embedder.Model(), len(vec), reindexHint, ErrEmbeddingMismatch)
+	}
+	return vec, true, nil
+}
+
+// FillPendingEmbeddings embeds memories stored while Ollama was unavailable, in
+// batches, until none is left or the embedder fails; it returns how many it
+// filled. An unavailable embedder stops it quietly (nil error: the memories stay
+// pending for the next try); a mismatched embedding space is an error wrapping
+// ErrEmbeddingMismatch.
+func (s *Service) FillPendingEmbeddings(ctx context.Context) (int, error) {
+	n, err := s.fillPending(ctx)
+	if errors.Is(err, ErrUnavailable) {
+		s.log().Info("embeddings stay pending", "filled", n, "reason", err)
+		return n, nil
+	}
+	return n, err
+}
+
+func (s *Service) fillPending(ctx context.Context) (int, error) {
+	space, err := s.usableSpace(ctx)
+	if err != nil {
+		return 0, err
+	}
+	filled := 0
+	seen := map[string]bool{}
+	for {
+		if err := ctx.Err(); err != nil {
+			return filled, err
+		}
+		batch, err := s.store.PendingEmbeddings(ctx, pendingBatch)
+		if err != nil {
+			return filled, fmt.Errorf("listing pending embeddings: %w", err)
+		}
+		batch = unseen(batch, seen)
+		if len(batch) == 0 {
+			return filled, nil
+		}
+		texts := make([]string, len(batch))
+		for i, m := range batch {
+			texts[i] = m.Content
+		}
+		vecs, err := s.embedder.EmbedDocuments(ctx, texts)
+		if err != nil {
+			return filled, err
+		}
+		if len(vecs) != len(texts) {
+			return filled, fmt.Errorf("the embedding model %s returned %d vectors for %d texts: %w", s.embedder.Model(), len(vecs), len(texts), ErrUnavailable)
+		}
+		for i, m := range batch {
+			if space, err = s.fitSpace(ctx, space, len(vecs[i])); err != nil {
+				return filled, err
+			}
+			if err := s.store.SetEmbedding(ctx, m.ID, vecs[i]); err != nil {
+				if errors.Is(err, ErrNotFound) {
+					continue // deleted meanwhile
+				}
+				return filled, fmt.Errorf("storing the vector of %s: %w", m.ID, err)
+			}
+			filled++
+		}
+	}
+}
+
+// unseen drops memories already handled in this run and marks the rest seen, so
+// a store that fails to clear the pending mark cannot loop forever.
+func unseen(batch []*Memory, seen map[string]bool) []*Memory {
+	out := batch[:0]
+	for _, m := range batch {
+		if !seen[m.ID] {
+			seen[m.ID] = true
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Reindex drops every vector and embeds all memories again with the configured
+// model (after a model change). It returns how many memories it embedded; if
+// the embedder fails midway the rest stay pending and the error says so.
+func (s *Service) Reindex(ctx context.Context) (int, error) {
+	if s.embedder == nil {
+		return 0, fmt.Errorf("reindex needs an embedding model and none is configured: %w", ErrUnavailable)
+	}
+	probe, err := s.embedder.EmbedDocuments(ctx, []string{"embedding dimension probe"})
+	if err != nil {
+		return 0, fmt.Errorf("reindex: %w", err)
+	}
+	if len(probe) != 1 || len(probe[0]) == 0 {
+		return 0, fmt.Errorf("reindex: the embedding model %s returned no vector: %w", s.embedder.Model(), ErrUnavailable)
+	}
+	space := EmbeddingSpace{Model: s.embedder.Model(), Dimension: len(probe[0])}
+	if err := s.store.ResetEmbeddings(ctx, space); err != nil {
+		return 0, fmt.Errorf("reindex: %w", err)
+	}
+	n, err := s.fillPending(ctx)
+	if err != nil {
+		return n, fmt.Errorf("reindex embedded %d memories, the rest stay pending: %w", n, err)
+	}
+	return n, nil
+}

@@ -1,0 +1,300 @@
+package memory
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+)
+
+// Recall defaults and limits (the tool's defaults).
+const (
+	DefaultNResults    = 5
+	MaxNResults        = 100
+	DefaultRecallDepth = 1
+	MaxGraphDepth      = 5
+	DefaultMaxExpanded = 20
+	MaxExpandedLimit   = 100
+	DefaultDecayFactor = 0.7
+	// rrfK is the reciprocal rank fusion constant: a memory ranked r in one
+	// search scores 1/(rrfK+r) from it.
+	rrfK = 60
+	// minCandidates is the least number of candidates fetched from each search
+	// before fusion, so a memory ranked low by one search can still win.
+	minCandidates = 20
+)
+
+// Search modes reported in RecallResult.SearchMode.
+const (
+	SearchHybrid  = "hybrid"
+	SearchKeyword = "keyword"
+)
+
+// Recall finds the memories that best match a query: FTS5 keywords and vector
+// neighbours fused by reciprocal rank, filtered, and, with IncludeRelated,
+// expanded along edges. Without usable vectors it answers from keywords alone
+// and says so (Degraded, Reason). Returned memories get their access time and
+// count updated.
+//
+// Expansion follows edges both ways from the direct hits, breadth first, up to
+// MaxDepth hops and MaxExpanded memories; a memory reached at hop h scores
+// parent score x DecayFactor x edge weight, so h hops from a hit it holds
+// hit score x DecayFactor^h x the product of the weights. Expanded memories keep
+// the namespace filter and leave out superseded memories (unless asked), but not
+// the type and importance filters: a related memory is wanted whatever its kind.
+func (s *Service) Recall(ctx context.Context, req RecallRequest) (*RecallResult, error) {
+	q, err := parseRecall(req)
+	if err != nil {
+		return nil, err
+	}
+	found, err := s.search(ctx, q.query, q.filter, q.n)
+	if err != nil {
+		return nil, err
+	}
+	res := &RecallResult{
+		Memories:   found.memories,
+		SearchMode: found.mode,
+		Degraded:   found.reason != "",
+		Reason:     found.reason,
+	}
+	if req.IncludeRelated {
+		if res.Expanded, err = s.expand(ctx, found.memories, q); err != nil {
+			return nil, err
+		}
+	}
+	res.Total = len(res.Memories) + len(res.Expanded)
+	s.touch(ctx, res.Memories, res.Expanded)
+	return res, nil
+}
+
+// recallQuery is a validated recall request with its defaults applied.
+type recallQuery struct {
+	query       string
+	n           int
+	filter      Filter
+	expandNS    Filter // filter for expanded memories: namespace and superseded only
+	depth       int
+	maxExpanded int
+	decay       float64
+	include     []Relation
+	exclude     map[Relation]bool
+}
+
+func parseRecall(req RecallRequest) (recallQuery, error) {
+	var q recallQuery
+	var err error
+	if q.query, err = checkText("query", req.Query, MaxQueryBytes); err != nil {
+		return q, err
+	}
+	if q.n, err = nResults(req.NResults); err != nil {
+		return q, err
+	}
+	if q.filter.Namespaces, err = optionalNamespace(req.Namespace); err != nil {
+		return q, err
+	}
+	if q.filter.Types, err = optionalType(req.Type); err != nil {
+		return q, err
+	}
+	if err = checkUnit("min_importance", req.MinImportance); err != nil {
+		return q, err
+	}
+	q.filter.MinImportance = req.MinImportance
+	q.filter.IncludeSuperseded = req.IncludeSuperseded
+	q.expandNS = Filter{Namespaces: q.filter.Namespaces, IncludeSuperseded: req.IncludeSuperseded}
+
+	if q.depth, err = intInRange("max_depth", req.MaxDepth, DefaultRecallDepth, 1, MaxGraphDepth); err != nil {
+		return q, err
+	}
+	if q.maxExpanded, err = intInRange("max_expanded", req.MaxExpanded, DefaultMaxExpanded, 1, MaxExpandedLimit); err != nil {
+		return q, err
+	}
+	if q.decay, err = checkDecay(req.DecayFactor, DefaultDecayFactor); err != nil {
+		return q, err
+	}
+	if q.include, err = parseRelations("include_edge_types", req.IncludeEdgeTypes); err != nil {
+		return q, err
+	}
+	excl, err := parseRelations("exclude_edge_types", req.ExcludeEdgeTypes)
+	if err != nil {
+		return q, err
+	}
+	q.exclude = make(map[Relation]bool, len(excl))
+	for _, r := range excl {
+		q.exclude[r] = true
+	}
+	return q, nil
+}
+
+func nResults(n int) (int, error) {
+	return intInRange("n_results", n, DefaultNResults, 1, MaxNResults)
+}
+
+// searchResult is the outcome of one hybrid (or degraded) search.
+type searchResult struct {
+	memories []ScoredMemory
+	mode     string
+	reason   string // why vectors were not used; empty in hybrid mode
+}
+
+// search runs the keyword and vector searches, fuses them and loads the best n
+// memories. It never fails because of the embedder: it degrades to keywords.
+func (s *Service) search(ctx context.Context, query string, f Filter, n int) (searchResult, error) {
+	res := searchResult{mode: SearchHybrid, memories: []ScoredMemory{}}
+	candidates := max(n*4, minCandidates)
+	keyword, err := s.store.SearchKeyword(ctx, query, f, candidates)
+	if err != nil {
+		return res, fmt.Errorf("keyword search: %w", err)
+	}
+	var vector []Hit
+	vec, searchable, err := s.embedQuery(ctx, query)
+	switch {
+	case err != nil:
+		res.mode, res.reason = SearchKeyword, err.Error()+": keyword search only"
+	case searchable:
+		if vector, err = s.store.SearchVector(ctx, vec, f, candidates); err != nil {
+			s.log().Warn("vector search failed", "err", err)
+			res.mode, res.reason = SearchKeyword, "vector search failed ("+err.Error()+"): keyword search only"
+			vector = nil
+		}
+	}
+	fused := fuseRRF(keyword, vector)
+	res.memories, err = s.loadRanked(ctx, fused, n)
+	return res, err
+}
+
+// fuseRRF merges ranked lists by reciprocal rank fusion: each list adds
+// 1/(rrfK+rank) to the memories it ranks (rank from 1). Best first; ties keep
+// the order in which memories were first seen (keywords before vectors).
+func fuseRRF(lists ...[]Hit) []Hit {
+	score := map[string]float64{}
+	var order []string
+	for _, list := range lists {
+		for i, h := range list {
+			if _, ok := score[h.ID]; !ok {
+				order = append(order, h.ID)
+			}
+			score[h.ID] += 1 / float64(rrfK+i+1)
+		}
+	}
+	out := make([]Hit, len(order))
+	for i, id := range order {
+		out[i] = Hit{ID: id, Score: score[id]}
+	}
+	slices.SortStableFunc(out, func(a, b Hit) int { return cmp.Compare(b.Score, a.Score) })
+	return out
+}
+
+// loadRanked loads the memories of the best n hits, skipping any deleted since
+// the search.
+func (s *Service) loadRanked(ctx context.Context, hits []Hit, n int) ([]ScoredMemory, error) {
+	out := make([]ScoredMemory, 0, min(n, len(hits)))
+	for len(hits) > 0 && len(out) < n {
+		chunk := hits[:min(n-len(out), len(hits))]
+		hits = hits[len(chunk):]
+		ids := make([]string, len(chunk))
+		for i, h := range chunk {
+			ids[i] = h.ID
+		}
+		got, err := s.store.GetMemories(ctx, ids)
+		if err != nil {
+			return nil, fmt.Errorf("loading memories: %w", err)
+		}
+		for _, h := range chunk {
+			if m, ok := got[h.ID]; ok {
+				out = append(out, ScoredMemory{Memory: m, Score: h.Score})
+			}
+		}
+	}
+	return out, nil
+}
+
+// expand walks edges from the direct hits breadth first (see Recall).
+func (s *Service) expand(ctx context.Context, direct []ScoredMemory, q recallQuery) ([]ScoredMemory, error) {
+	out := []ScoredMemory{}
+	seen := make(map[string]bool, len(direct))
+	frontier := make(map[string]float64, len(direct))
+	for _, d := range direct {
+		seen[d.ID] = true
+		frontier[d.ID] = d.Score
+	}
+	for hop := 1; hop <= q.depth && len(frontier) > 0 && len(out) < q.maxExpanded; hop++ {
+		edges, err := s.store.Edges(ctx, EdgeQuery{MemoryIDs: sortedKeys(frontier), Direction: DirectionBoth, Relations: q.include})
+		if err != nil {
+			return nil, fmt.Errorf("expanding along edges: %w", err)
+		}
+		reached := map[string]ScoredMemory{}
+		for _, e := range edges {
+			if q.exclude[e.Relation] {
+				continue
+			}
+			for _, end := range [][2]string{{e.SourceID, e.TargetID}, {e.TargetID, e.SourceID}} {
+				from, to := end[0], end[1]
+				parent, ok := frontier[from]
+				if !ok || seen[to] {
+					continue
+				}
+				score := parent * q.decay * e.Weight
+				if cur, ok := reached[to]; !ok || score > cur.Score {
+					reached[to] = ScoredMemory{Score: score, Hop: hop, ViaEdge: e.Relation, ViaID: from, Expansion: true}
+				}
+			}
+		}
+		if len(reached) == 0 {
+			break
+		}
+		f := q.expandNS
+		f.IDs = sortedKeys(reached)
+		allowed, err := s.store.ListMemories(ctx, ListQuery{Filter: f, OrderBy: OrderCreatedAt, Limit: len(f.IDs)})
+		if err != nil {
+			return nil, fmt.Errorf("loading related memories: %w", err)
+		}
+		next := make([]ScoredMemory, 0, len(allowed))
+		for _, m := range allowed {
+			r := reached[m.ID]
+			r.Memory = m
+			next = append(next, r)
+		}
+		slices.SortFunc(next, func(a, b ScoredMemory) int {
+			return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
+		})
+		frontier = map[string]float64{}
+		for _, r := range next {
+			if len(out) >= q.maxExpanded {
+				break
+			}
+			seen[r.ID] = true
+			frontier[r.ID] = r.Score
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// touch records that memories were returned. A failure is logged, not
+// returned: the search itself succeeded.
+func (s *Service) touch(ctx context.Context, lists ...[]ScoredMemory) {
+	now := s.now()
+	var ids []string
+	for _, list := range lists {
+		for _, m := range list {
+			ids = append(ids, m.ID)
+			m.AccessedAt = now
+			m.AccessCount++
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	if err := s.store.TouchMemories(ctx, ids, now); err != nil {
+		s.log().Warn("updating access times failed", "err", err)
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,100 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+)
+
+// Remember stores one memory. Storing content already stored in the namespace
+// (same ContentHash) returns the existing memory with Duplicate set. The memory
+// is stored even when it cannot be embedded (no embedder, Ollama down, another
+// model's vectors in the store): it is then EmbeddingPending, searchable by
+// keywords, and the Warning says why.
+func (s *Service) Remember(ctx context.Context, req StoreRequest) (*StoreResult, error) {
+	m, err := s.newMemory(req)
+	if err != nil {
+		return nil, err
+	}
+
+	var warning string
+	vec, embedErr := s.embedDocument(ctx, m.Content)
+	if embedErr != nil {
+		warning = "stored without a vector, searchable by keywords until it is embedded: " + embedErr.Error()
+		s.log().Warn("memory stored without embedding", "reason", embedErr)
+	}
+	m.EmbeddingPending = vec == nil
+
+	stored, created, err := s.store.InsertMemory(ctx, m, vec)
+	if err != nil {
+		return nil, fmt.Errorf("storing memory: %w", err)
+	}
+	res := &StoreResult{
+		ID:                stored.ID,
+		ContentHash:       stored.ContentHash,
+		Namespace:         stored.Namespace,
+		MemoryType:        stored.Type,
+		Duplicate:         !created,
+		EmbeddingPending:  stored.EmbeddingPending,
+		AutoRelationships: []AutoRelationship{},
+	}
+	if !created {
+		return res, nil // the existing memory keeps its own vector state
+	}
+	res.EmbeddingPending = vec == nil
+	res.Warning = warning
+	if s.curator != nil {
+		if rels := s.curator.MemoryStored(ctx, stored); rels != nil {
+			res.AutoRelationships = rels
+		}
+	}
+	return res, nil
+}
+
+// newMemory validates a store request and builds the memory it asks for.
+func (s *Service) newMemory(req StoreRequest) (*Memory, error) {
+	content, err := checkText("content", req.Content, MaxContentBytes)
+	if err != nil {
+		return nil, err
+	}
+	typ := TypeSession
+	if req.Type != "" {
+		if typ, err = ParseType(string(req.Type)); err != nil {
+			return nil, err
+		}
+	}
+	ns := req.Namespace
+	if ns == "" {
+		ns = s.opts.DefaultNamespace
+	}
+	if err := ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	importance := s.opts.DefaultImportance
+	if req.Importance != nil {
+		importance = *req.Importance
+	}
+	if err := checkUnit("importance", importance); err != nil {
+		return nil, err
+	}
+	if err := checkMetadata(req.Metadata); err != nil {
+		return nil, err
+	}
+	md := req.Metadata
+	if md == nil {
+		md = map[string]any{}
+	}
+	now := s.now()
+	return &Memory{
+		ID:          NewID(now),
+		Content:     content,
+		ContentHash: ContentHash(content),
+		Type:        typ,
+		Namespace:   ns,
+		Importance:  importance,
+		Confidence:  s.opts.DefaultConfidence,
+		Metadata:    md,
+		CreatedAt:   now,
+		UpdatedAt:   now,
+		AccessedAt:  now,
+	}, nil
+}

@@ -1,0 +1,109 @@
+package memory
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf8"
+)
+
+// Checks shared by the Service's operations. Each returns an InvalidError that
+// names the field and what is accepted.
+
+// checkText trims s and refuses it when empty, too long or not plain UTF-8 text.
+func checkText(field, s string, maxBytes int) (string, error) {
+	t := strings.TrimSpace(s)
+	switch {
+	case t == "":
+		return "", invalid(field, s, "non-empty text")
+	case len(t) > maxBytes:
+		return "", Invalidf(field, fmt.Sprintf("of %d bytes", len(t)), fmt.Sprintf("at most %d bytes", maxBytes))
+	case !utf8.ValidString(t):
+		return "", invalid(field, t, "valid UTF-8 text")
+	case strings.ContainsRune(t, 0):
+		return "", invalid(field, t, "text without NUL characters")
+	}
+	return t, nil
+}
+
+// checkMetadata accepts a JSON object of at most MaxMetadataBytes once encoded.
+func checkMetadata(md map[string]any) error {
+	if md == nil {
+		return nil
+	}
+	b, err := json.Marshal(md)
+	if err != nil {
+		return Invalidf("metadata", "that cannot be encoded as JSON", "a JSON object")
+	}
+	if len(b) > MaxMetadataBytes {
+		return Invalidf("metadata", fmt.Sprintf("of %d bytes", len(b)), fmt.Sprintf("a JSON object of at most %d bytes", MaxMetadataBytes))
+	}
+	return nil
+}
+
+// checkUnit accepts a finite number in [0, 1].
+func checkUnit(field string, v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 1 {
+		return Invalidf(field, v, "a number from 0 to 1")
+	}
+	return nil
+}
+
+// checkDecay accepts a finite decay factor in (0, 1]; zero takes def.
+func checkDecay(v, def float64) (float64, error) {
+	if v == 0 {
+		return def, nil
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 || v > 1 {
+		return 0, Invalidf("decay_factor", v, "a number greater than 0 and at most 1")
+	}
+	return v, nil
+}
+
+// intInRange takes def for zero and refuses values outside [lo, hi].
+func intInRange(field string, v, def, lo, hi int) (int, error) {
+	if v == 0 {
+		return def, nil
+	}
+	if v < lo || v > hi {
+		return 0, Invalidf(field, v, fmt.Sprintf("an integer from %d to %d", lo, hi))
+	}
+	return v, nil
+}
+
+// optionalNamespace validates a namespace filter; empty means any.
+func optionalNamespace(ns string) ([]string, error) {
+	if ns == "" {
+		return nil, nil
+	}
+	if err := ValidateNamespace(ns); err != nil {
+		return nil, err
+	}
+	return []string{ns}, nil
+}
+
+// optionalType validates a type filter; empty means any.
+func optionalType(t Type) ([]Type, error) {
+	if t == "" {
+		return nil, nil
+	}
+	pt, err := ParseType(string(t))
+	if err != nil {
+		return nil, err
+	}
+	return []Type{pt}, nil
+}
+
+// parseRelations validates a list of relation names.
+func parseRelations(field string, rs []Relation) ([]Relation, error) {
+	out := make([]Relation, 0, len(rs))
+	for _, r := range rs {
+		pr, err := ParseRelation(string(r))
+		if err != nil {
+			return nil, Invalidf(field, fmt.Sprintf("%q", r), joinNames(Relations))
+		}
+		out = append(out, pr)
+	}
+	return out, nil
+}
