@@ -1,0 +1,170 @@
+package hook
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+func TestFindProjectWalksUpToGitRoot(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "shop-api")
+	sub := filepath.Join(root, "internal", "orders")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := FindProject(sub)
+	if p.Root != root || p.Name != "shop-api" || p.Namespace != "project:shop-api" {
+		t.Fatalf("FindProject(%s) = %+v, want root %s and namespace project:shop-api", sub, p, root)
+	}
+}
+
+func TestFindProjectAcceptsGitFileOfWorktree(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "wt")
+	if err := os.MkdirAll(filepath.Join(root, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".git"), []byte("gitdir: /elsewhere\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p := FindProject(filepath.Join(root, "src")); p.Root != root {
+		t.Fatalf("root = %s, want %s", p.Root, root)
+	}
+}
+
+func TestFindProjectWithoutGitIsTheDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "scratch")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := FindProject(dir)
+	// A .git above the temp dir would change the answer; only check when none.
+	if p.Root == dir && p.Namespace != "project:scratch" {
+		t.Fatalf("namespace = %s, want project:scratch", p.Namespace)
+	}
+}
+
+func TestReadInputPostToolUse(t *testing.T) {
+	in, err := ReadInput(strings.NewReader(`{"session_id":"s1","cwd":"/src/app","hook_event_name":"PostToolUse","tool_name":"NotebookEdit","tool_input":{"notebook_path":"/src/app/a.ipynb","new_source":"x"},"tool_response":{"ok":true}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.SessionID != "s1" || in.ToolName != "NotebookEdit" || in.ToolInput.NotebookPath != "/src/app/a.ipynb" {
+		t.Fatalf("decoded %+v", in)
+	}
+}
+
+func TestReadInputRefusesMalformedJSON(t *testing.T) {
+	for _, body := range []string{"", "not json", `{"session_id":`, `["array"]`} {
+		if _, err := ReadInput(strings.NewReader(body)); err == nil {
+			t.Errorf("ReadInput(%q) accepted malformed input", body)
+		}
+	}
+}
+
+func TestParseEvent(t *testing.T) {
+	for in, want := range map[string]string{"session-start": SessionStart, "UserPromptSubmit": UserPromptSubmit, "post-tool-use": PostToolUse, "SessionEnd": SessionEnd} {
+		got, err := ParseEvent(in)
+		if err != nil || got != want {
+			t.Errorf("ParseEvent(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	_, err := ParseEvent("pre-compact")
+	if err == nil || !strings.Contains(err.Error(), "session-start") {
+		t.Fatalf("unknown event error %v should list the accepted events", err)
+	}
+}
+
+func TestFormatIndexListsIDsTypesAndPreviews(t *testing.T) {
+	long := strings.Repeat("word ", 100)
+	ms := []memory.ScoredMemory{
+		{Memory: &memory.Memory{ID: "mem_1_aa", Type: memory.TypeDecision, Content: "Use Postgres\nfor orders"}},
+		{Memory: &memory.Memory{ID: "mem_2_bb", Type: memory.TypePreference, Content: long}},
+	}
+	got := formatIndex(ms)
+	if !strings.HasPrefix(got, "## Relevant memories (recall)\n") {
+		t.Fatalf("index lacks its heading:\n%s", got)
+	}
+	if !strings.Contains(got, "- [mem_1_aa] decision · Use Postgres for orders\n") {
+		t.Fatalf("first entry missing or not on one line:\n%s", got)
+	}
+	if !strings.Contains(got, "- [mem_2_bb] preference · ") || strings.Count(got, "word") != previewChars/5 {
+		t.Fatalf("second entry should be cut to %d characters:\n%s", previewChars, got)
+	}
+	if formatIndex(nil) != "" {
+		t.Fatal("no memories should give no index")
+	}
+}
+
+func TestFormatIndexStaysUnderTokenLimit(t *testing.T) {
+	var ms []memory.ScoredMemory
+	for i := 0; i < 50; i++ {
+		ms = append(ms, memory.ScoredMemory{Memory: &memory.Memory{ID: "mem_1_" + strings.Repeat("a", i%5+1), Type: memory.TypePattern, Content: strings.Repeat("x", 400)}})
+	}
+	got := formatIndex(ms)
+	if estimateTokens(len(got)) > promptTokenLimit+40 || strings.Count(got, "\n- [") > promptResults {
+		t.Fatalf("index of %d bytes and %d entries exceeds its limits", len(got), strings.Count(got, "- ["))
+	}
+}
+
+// stuckEmbedder never answers until its context ends, like a hung Ollama.
+type stuckEmbedder struct{ calls int }
+
+func (s *stuckEmbedder) Model() string { return "stuck" }
+func (s *stuckEmbedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+	s.calls++
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+func (s *stuckEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	s.calls++
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func TestGuardEmbedderGivesUpAfterOneTimeout(t *testing.T) {
+	inner := &stuckEmbedder{}
+	g := GuardEmbedder(inner, 10*time.Millisecond)
+	_, err := g.EmbedQuery(context.Background(), "how are orders cached")
+	if !errors.Is(err, memory.ErrUnavailable) {
+		t.Fatalf("timed-out embedding = %v, want ErrUnavailable so recall degrades", err)
+	}
+	if _, err := g.EmbedQuery(context.Background(), "another query"); !errors.Is(err, memory.ErrUnavailable) {
+		t.Fatalf("second call = %v, want the remembered failure", err)
+	}
+	if inner.calls != 1 {
+		t.Fatalf("inner embedder called %d times, want 1 (no retry after a failure)", inner.calls)
+	}
+}
+
+// countingEmbedder answers at once and counts calls.
+type countingEmbedder struct{ calls int }
+
+func (c *countingEmbedder) Model() string { return "counting" }
+func (c *countingEmbedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+	c.calls++
+	return make([][]float32, len(texts)), nil
+}
+func (c *countingEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	c.calls++
+	return []float32{float32(len(text))}, nil
+}
+
+func TestGuardEmbedderReusesTheLastQueryVector(t *testing.T) {
+	inner := &countingEmbedder{}
+	g := GuardEmbedder(inner, time.Second)
+	a, _ := g.EmbedQuery(context.Background(), "same prompt")
+	b, _ := g.EmbedQuery(context.Background(), "same prompt")
+	c, _ := g.EmbedQuery(context.Background(), "other prompt!")
+	if inner.calls != 2 || a[0] != b[0] || c[0] == a[0] {
+		t.Fatalf("calls=%d vectors %v %v %v: want the repeated query served from the cache", inner.calls, a, b, c)
+	}
+}

@@ -1,0 +1,71 @@
+package hook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+)
+
+// Open builds a Handler (opening the database, connecting the embedder) and
+// returns a function that releases what it opened.
+type Open func(ctx context.Context) (*Handler, func(), error)
+
+// Run answers one hook event: it reads the input from stdin, opens the services,
+// handles the event and writes the answer to stdout. It never fails: every
+// problem is logged and answered with silence, so that a hook never breaks the
+// user's session. Everything, opening the database included, must finish within
+// deadline; past it Run returns without answering and without waiting for the
+// stuck work (the caller exits, which rolls back any open transaction).
+func Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer, deadline time.Duration, logger *slog.Logger, open Open) {
+	log := logger.With("hook", event)
+	ev, err := ParseEvent(event)
+	if err != nil {
+		log.Error("hook not answered", "err", err)
+		return
+	}
+	in, err := ReadInput(stdin)
+	if err != nil {
+		log.Error("hook not answered", "err", err)
+		return
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	type answer struct {
+		out *Output
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		out, err := handle(ctx, ev, in, open)
+		done <- answer{out, err}
+	}()
+
+	select {
+	case a := <-done:
+		if a.err != nil {
+			log.Error("hook not answered", "err", a.err)
+			return
+		}
+		if a.out == nil {
+			return
+		}
+		if err := json.NewEncoder(stdout).Encode(a.out); err != nil {
+			log.Error("write hook answer", "err", err)
+		}
+	case <-ctx.Done():
+		log.Error("hook not answered", "err", fmt.Errorf("no answer within %s (database locked or model service stuck)", deadline))
+	}
+}
+
+func handle(ctx context.Context, event string, in *Input, open Open) (*Output, error) {
+	h, release, err := open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return h.Handle(ctx, event, in)
+}
