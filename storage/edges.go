@@ -1,0 +1,168 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// InsertEdge adds an edge, or updates the weight of the same (source, target,
+// relation) and returns its id. A missing end is an error wrapping ErrNotFound
+// that names it.
+func (s *DB) InsertEdge(ctx context.Context, e *memory.Edge) (int64, error) {
+	if e == nil {
+		return 0, memory.Invalidf("edge", "nil", "an edge")
+	}
+	if _, err := memory.ParseRelation(string(e.Relation)); err != nil {
+		return 0, err
+	}
+	meta, err := encodeMetadata(e.Metadata)
+	if err != nil {
+		return 0, err
+	}
+	created := orNow(e.CreatedAt, time.Now())
+	var id int64
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		for _, end := range []struct{ field, id string }{{"source", e.SourceID}, {"target", e.TargetID}} {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE id = ?`, end.id).Scan(&n); err != nil {
+				return fmt.Errorf("insert edge: %w", err)
+			}
+			if n == 0 {
+				return memory.NotFound(end.field+" memory", end.id)
+			}
+		}
+		err := tx.QueryRowContext(ctx, `INSERT INTO edges (source_id, target_id, relation, weight, metadata, created_at)
+			VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT (source_id, target_id, relation) DO UPDATE SET weight = excluded.weight
+			RETURNING id`,
+			e.SourceID, e.TargetID, string(e.Relation), e.Weight, meta, formatTime(created)).Scan(&id)
+		if err != nil {
+			return fmt.Errorf("insert edge: %w", err)
+		}
+		return nil
+	})
+	return id, err
+}
+
+// edgeWhere turns an edge query into SQL conditions on edges. At least one
+// selector must be set.
+func edgeWhere(q memory.EdgeQuery) (string, []any, error) {
+	var conds []string
+	var args []any
+	if len(q.EdgeIDs) > 0 {
+		conds = append(conds, "id IN ("+placeholders(len(q.EdgeIDs))+")")
+		args = append(args, anySlice(q.EdgeIDs)...)
+	}
+	dir := q.Direction
+	if dir == "" {
+		dir = memory.DirectionBoth
+	}
+	if _, err := memory.ParseDirection(string(dir)); err != nil {
+		return "", nil, err
+	}
+	if len(q.MemoryIDs) > 0 {
+		in := placeholders(len(q.MemoryIDs))
+		ids := anySlice(q.MemoryIDs)
+		switch dir {
+		case memory.DirectionOutgoing:
+			conds = append(conds, "source_id IN ("+in+")")
+			args = append(args, ids...)
+		case memory.DirectionIncoming:
+			conds = append(conds, "target_id IN ("+in+")")
+			args = append(args, ids...)
+		default:
+			conds = append(conds, "(source_id IN ("+in+") OR target_id IN ("+in+"))")
+			args = append(append(args, ids...), ids...)
+		}
+	}
+	switch {
+	case q.SourceID != "" && q.TargetID != "" && dir == memory.DirectionBoth:
+		conds = append(conds, "((source_id = ? AND target_id = ?) OR (source_id = ? AND target_id = ?))")
+		args = append(args, q.SourceID, q.TargetID, q.TargetID, q.SourceID)
+	case q.SourceID != "" || q.TargetID != "":
+		if q.SourceID != "" {
+			conds = append(conds, "source_id = ?")
+			args = append(args, q.SourceID)
+		}
+		if q.TargetID != "" {
+			conds = append(conds, "target_id = ?")
+			args = append(args, q.TargetID)
+		}
+	}
+	if len(conds) == 0 {
+		return "", nil, memory.Invalidf("edge query", "empty", "edge ids, memory ids, or a source and/or target id")
+	}
+	if len(q.Relations) > 0 {
+		conds = append(conds, "relation IN ("+placeholders(len(q.Relations))+")")
+		for _, r := range q.Relations {
+			args = append(args, string(r))
+		}
+	}
+	return strings.Join(conds, " AND "), args, nil
+}
+
+// Edges lists the edges matching q, oldest first.
+func (s *DB) Edges(ctx context.Context, q memory.EdgeQuery) ([]memory.Edge, error) {
+	where, args, err := edgeWhere(q)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id, source_id, target_id, relation, weight, metadata, created_at
+		FROM edges WHERE `+where+` ORDER BY id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list edges: %w", err)
+	}
+	defer rows.Close()
+	var out []memory.Edge
+	for rows.Next() {
+		var e memory.Edge
+		var rel, meta, created string
+		if err := rows.Scan(&e.ID, &e.SourceID, &e.TargetID, &rel, &e.Weight, &meta, &created); err != nil {
+			return nil, fmt.Errorf("list edges: %w", err)
+		}
+		e.Relation = memory.Relation(rel)
+		if e.Metadata, err = decodeOptionalMetadata(meta); err != nil {
+			return nil, fmt.Errorf("edge %d: %w", e.ID, err)
+		}
+		if e.CreatedAt, err = parseTime(created); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// DeleteEdges removes the edges matching q and returns their ids in order.
+func (s *DB) DeleteEdges(ctx context.Context, q memory.EdgeQuery) ([]int64, error) {
+	where, args, err := edgeWhere(q)
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `DELETE FROM edges WHERE `+where+` RETURNING id`, args...)
+		if err != nil {
+			return fmt.Errorf("delete edges: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return errors.Join(rows.Err(), rows.Close())
+	})
+	if err != nil {
+		return nil, err
+	}
+	sortInt64s(ids)
+	return ids, nil
+}

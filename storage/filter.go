@@ -1,0 +1,42 @@
+package storage
+
+import (
+	"strings"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// whereFilter turns a filter into SQL conditions on the memories table aliased m,
+// joined with AND, and their arguments. An empty filter yields "1".
+func whereFilter(f memory.Filter) (string, []any) {
+	var conds []string
+	var args []any
+	if len(f.Namespaces) > 0 {
+		conds = append(conds, "m.namespace IN ("+placeholders(len(f.Namespaces))+")")
+		args = append(args, anySlice(f.Namespaces)...)
+	}
+	if len(f.Types) > 0 {
+		conds = append(conds, "m.memory_type IN ("+placeholders(len(f.Types))+")")
+		for _, t := range f.Types {
+			args = append(args, string(t))
+		}
+	}
+	if f.MinImportance > 0 {
+		conds = append(conds, "m.importance >= ?")
+		args = append(args, f.MinImportance)
+	}
+	if len(f.IDs) > 0 {
+		conds = append(conds, "m.id IN ("+placeholders(len(f.IDs))+")")
+		args = append(args, anySlice(f.IDs)...)
+	}
+	if !f.IncludeSuperseded {
+		conds = append(conds, notSuperseded)
+	}
+	if len(conds) == 0 {
+		return "1", nil
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// notSuperseded holds for a memory that no supersedes edge points at.
+const notSuperseded = `NOT EXISTS (SELECT 1 FROM edges s WHERE s.target_id = m.id AND s.relation = 'supersedes')`

@@ -1,0 +1,79 @@
+package storage
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// openTest opens a fresh database file in the test's temporary directory.
+func openTest(t testing.TB) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "data", "recall.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+var testClock = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// newMemory builds a memory the way the service would before storing it.
+func newMemory(content, namespace string, typ memory.Type) *memory.Memory {
+	testClock = testClock.Add(time.Second)
+	return &memory.Memory{
+		ID:          memory.NewID(testClock),
+		Content:     content,
+		ContentHash: memory.ContentHash(content),
+		Type:        typ,
+		Namespace:   namespace,
+		Importance:  memory.DefaultImportance,
+		Confidence:  memory.DefaultConfidence,
+		CreatedAt:   testClock,
+		UpdatedAt:   testClock,
+		AccessedAt:  testClock,
+	}
+}
+
+// mustInsert stores a new memory and fails the test unless it was created.
+func mustInsert(t testing.TB, db *DB, m *memory.Memory, vec []float32) *memory.Memory {
+	t.Helper()
+	got, created, err := db.InsertMemory(context.Background(), m, vec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !created {
+		t.Fatalf("InsertMemory(%q): not created, got existing %s", m.Content, got.ID)
+	}
+	return got
+}
+
+// unitVector is a random vector of length 1.
+func unitVector(r *rand.Rand, dim int) []float32 {
+	v := make([]float32, dim)
+	var n float64
+	for i := range v {
+		x := r.NormFloat64()
+		v[i] = float32(x)
+		n += x * x
+	}
+	n = math.Sqrt(n)
+	for i := range v {
+		v[i] = float32(float64(v[i]) / n)
+	}
+	return v
+}
+
+func hitIDs(hits []memory.Hit) []string {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	return ids
+}

@@ -1,0 +1,296 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+const memoryColumns = `m.seq, m.id, m.content, m.content_hash, m.memory_type, m.namespace,
+	m.importance, m.confidence, m.metadata, m.created_at, m.updated_at, m.accessed_at,
+	m.access_count, m.embedding_pending`
+
+type scanner interface{ Scan(dest ...any) error }
+
+// scanMemory reads a row selected with memoryColumns; it returns the row's seq too.
+func scanMemory(row scanner) (*memory.Memory, int64, error) {
+	var (
+		m                 memory.Memory
+		seq               int64
+		typ, meta         string
+		created, upd, acc string
+	)
+	if err := row.Scan(&seq, &m.ID, &m.Content, &m.ContentHash, &typ, &m.Namespace,
+		&m.Importance, &m.Confidence, &meta, &created, &upd, &acc,
+		&m.AccessCount, &m.EmbeddingPending); err != nil {
+		return nil, 0, err
+	}
+	m.Type = memory.Type(typ)
+	var err error
+	if m.Metadata, err = decodeMetadata(meta); err != nil {
+		return nil, 0, fmt.Errorf("memory %s: %w", m.ID, err)
+	}
+	if m.CreatedAt, err = parseTime(created); err != nil {
+		return nil, 0, err
+	}
+	if m.UpdatedAt, err = parseTime(upd); err != nil {
+		return nil, 0, err
+	}
+	if m.AccessedAt, err = parseTime(acc); err != nil {
+		return nil, 0, err
+	}
+	return &m, seq, nil
+}
+
+func queryMemories(ctx context.Context, q querier, query string, args ...any) ([]*memory.Memory, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*memory.Memory
+	for rows.Next() {
+		m, _, err := scanMemory(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// getMemory reads one memory and its seq, or an error wrapping ErrNotFound.
+func getMemory(ctx context.Context, q querier, id string) (*memory.Memory, int64, error) {
+	m, seq, err := scanMemory(q.QueryRowContext(ctx, `SELECT `+memoryColumns+` FROM memories m WHERE m.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, 0, memory.NotFound("memory", id)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("read memory %s: %w", id, err)
+	}
+	return m, seq, nil
+}
+
+// InsertMemory stores m with its vector (or as pending when vec is nil). The same
+// content hash in the same namespace returns the stored memory and created false.
+// A vector whose dimension differs from the recorded embedding space is refused
+// (ErrEmbeddingMismatch) and nothing is stored; when no space is recorded yet the
+// first vector fixes the dimension, with the model left unnamed until
+// ResetEmbeddings names it.
+func (s *DB) InsertMemory(ctx context.Context, m *memory.Memory, vec []float32) (*memory.Memory, bool, error) {
+	if m == nil || m.ID == "" {
+		return nil, false, memory.Invalidf("memory id", `""`, "a memory id")
+	}
+	if m.ContentHash == "" {
+		m.ContentHash = memory.ContentHash(m.Content)
+	}
+	meta, err := encodeMetadata(m.Metadata)
+	if err != nil {
+		return nil, false, err
+	}
+	now := time.Now()
+	created, updated, accessed := orNow(m.CreatedAt, now), orNow(m.UpdatedAt, now), orNow(m.AccessedAt, now)
+
+	var stored *memory.Memory
+	var isNew bool
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
+			namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
+			access_count, embedding_pending)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+			ON CONFLICT (namespace, content_hash) DO NOTHING`,
+			m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence,
+			meta, formatTime(created), formatTime(updated), formatTime(accessed), m.AccessCount)
+		if isUniqueViolation(err) {
+			return fmt.Errorf("memory id %q is already taken: %w", m.ID, memory.ErrInvalid)
+		}
+		if err != nil {
+			return fmt.Errorf("insert memory: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			stored, _, err = scanMemory(tx.QueryRowContext(ctx, `SELECT `+memoryColumns+
+				` FROM memories m WHERE m.namespace = ? AND m.content_hash = ?`, m.Namespace, m.ContentHash))
+			return err
+		}
+		isNew = true
+		seq, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		if vec != nil {
+			if err := putVector(ctx, tx, seq, vec); err != nil {
+				return fmt.Errorf("memory %s: %w", m.ID, err)
+			}
+		}
+		stored, _, err = getMemory(ctx, tx, m.ID)
+		return err
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return stored, isNew, nil
+}
+
+func orNow(t, now time.Time) time.Time {
+	if t.IsZero() {
+		return now
+	}
+	return t
+}
+
+// GetMemory returns one memory or an error wrapping ErrNotFound.
+func (s *DB) GetMemory(ctx context.Context, id string) (*memory.Memory, error) {
+	m, _, err := getMemory(ctx, s.db, id)
+	return m, err
+}
+
+// GetMemories returns the memories that exist among ids, keyed by id.
+func (s *DB) GetMemories(ctx context.Context, ids []string) (map[string]*memory.Memory, error) {
+	out := make(map[string]*memory.Memory, len(ids))
+	// Stay well below SQLite's limit on bound parameters.
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(start+500, len(ids))]
+		ms, err := queryMemories(ctx, s.db, `SELECT `+memoryColumns+` FROM memories m WHERE m.id IN (`+
+			placeholders(len(chunk))+`)`, anySlice(chunk)...)
+		if err != nil {
+			return nil, fmt.Errorf("read memories: %w", err)
+		}
+		for _, m := range ms {
+			out[m.ID] = m
+		}
+	}
+	return out, nil
+}
+
+// UpdateMemory reads the memory, lets fn change it and writes back the changes in
+// the same IMMEDIATE transaction. The id cannot change. When fn changes something
+// but not UpdatedAt, UpdatedAt becomes now.
+func (s *DB) UpdateMemory(ctx context.Context, id string, fn func(m *memory.Memory) error) (*memory.Memory, error) {
+	var out *memory.Memory
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		before, _, err := getMemory(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		m := *before
+		m.Metadata = maps.Clone(before.Metadata)
+		if err := fn(&m); err != nil {
+			return err
+		}
+		if m.ID != id {
+			return memory.Invalidf("id", m.ID, "the id of the memory being updated ("+id+")")
+		}
+		if m.Content != before.Content && m.ContentHash == before.ContentHash {
+			m.ContentHash = memory.ContentHash(m.Content)
+		}
+		meta, err := encodeMetadata(m.Metadata)
+		if err != nil {
+			return err
+		}
+		beforeMeta, _ := encodeMetadata(before.Metadata)
+		changed := m.Content != before.Content || m.Type != before.Type || m.Namespace != before.Namespace ||
+			m.Importance != before.Importance || m.Confidence != before.Confidence || meta != beforeMeta ||
+			!m.AccessedAt.Equal(before.AccessedAt) || m.AccessCount != before.AccessCount
+		if !changed && m.UpdatedAt.Equal(before.UpdatedAt) {
+			out = before
+			return nil
+		}
+		if changed && m.UpdatedAt.Equal(before.UpdatedAt) {
+			m.UpdatedAt = time.Now()
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE memories SET content = ?, content_hash = ?, memory_type = ?,
+			namespace = ?, importance = ?, confidence = ?, metadata = ?, updated_at = ?, accessed_at = ?,
+			access_count = ? WHERE id = ?`,
+			m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence, meta,
+			formatTime(m.UpdatedAt), formatTime(m.AccessedAt), m.AccessCount, id)
+		if isUniqueViolation(err) {
+			return fmt.Errorf("memory %s: namespace %s already holds the same content: %w", id, m.Namespace, memory.ErrInvalid)
+		}
+		if err != nil {
+			return fmt.Errorf("update memory %s: %w", id, err)
+		}
+		out, _, err = getMemory(ctx, tx, id)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// DeleteMemory removes a memory; foreign keys take its edges, events and jobs,
+// and a trigger its vector.
+func (s *DB) DeleteMemory(ctx context.Context, id string) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE id = ?`, id)
+		if err != nil {
+			return fmt.Errorf("delete memory %s: %w", id, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return memory.NotFound("memory", id)
+		}
+		return nil
+	})
+}
+
+// ListMemories lists memories by filter, order and page. Ties are broken by
+// insertion order so pages never overlap.
+func (s *DB) ListMemories(ctx context.Context, q memory.ListQuery) ([]*memory.Memory, error) {
+	order := q.OrderBy
+	if order == "" {
+		order = memory.OrderCreatedAt
+	}
+	if _, err := memory.ParseOrderBy(string(order)); err != nil {
+		return nil, err
+	}
+	dir := "ASC"
+	if q.Descending {
+		dir = "DESC"
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = -1 // no limit
+	}
+	where, args := whereFilter(q.Filter)
+	query := `SELECT ` + memoryColumns + ` FROM memories m WHERE ` + where +
+		` ORDER BY m.` + string(order) + ` ` + dir + `, m.seq ` + dir + ` LIMIT ? OFFSET ?`
+	ms, err := queryMemories(ctx, s.db, query, append(args, limit, max(q.Offset, 0))...)
+	if err != nil {
+		return nil, fmt.Errorf("list memories: %w", err)
+	}
+	return ms, nil
+}
+
+// CountMemories counts memories by filter.
+func (s *DB) CountMemories(ctx context.Context, f memory.Filter) (int, error) {
+	where, args := whereFilter(f)
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM memories m WHERE `+where, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count memories: %w", err)
+	}
+	return n, nil
+}
+
+// TouchMemories sets the access time and increments the access count of the
+// memories among ids that exist.
+func (s *DB) TouchMemories(ctx context.Context, ids []string, at time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		for start := 0; start < len(ids); start += 500 {
+			chunk := ids[start:min(start+500, len(ids))]
+			args := append([]any{formatTime(at)}, anySlice(chunk)...)
+			if _, err := tx.ExecContext(ctx, `UPDATE memories SET accessed_at = ?, access_count = access_count + 1
+				WHERE id IN (`+placeholders(len(chunk))+`)`, args...); err != nil {
+				return fmt.Errorf("touch memories: %w", err)
+			}
+		}
+		return nil
+	})
+}

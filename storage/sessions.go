@@ -1,0 +1,64 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// UpsertSession records a session's start or end. A second call for the same id
+// fills in what it brings (end time and reason, cwd, namespace) and keeps the
+// first start time.
+func (s *DB) UpsertSession(ctx context.Context, sess *memory.Session) error {
+	if sess == nil || sess.ID == "" {
+		return memory.Invalidf("session_id", `""`, "a session id")
+	}
+	started := orNow(sess.StartedAt, time.Now())
+	ended := ""
+	if sess.EndedAt != nil {
+		ended = formatTime(*sess.EndedAt)
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, namespace, cwd, started_at, ended_at, end_reason)
+			VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET
+				namespace  = CASE WHEN excluded.namespace != '' THEN excluded.namespace ELSE namespace END,
+				cwd        = CASE WHEN excluded.cwd != '' THEN excluded.cwd ELSE cwd END,
+				started_at = min(started_at, excluded.started_at),
+				ended_at   = CASE WHEN excluded.ended_at != '' THEN excluded.ended_at ELSE ended_at END,
+				end_reason = CASE WHEN excluded.end_reason != '' THEN excluded.end_reason ELSE end_reason END`,
+			sess.ID, sess.Namespace, sess.Cwd, formatTime(started), ended, sess.EndReason)
+		if err != nil {
+			return fmt.Errorf("upsert session %s: %w", sess.ID, err)
+		}
+		return nil
+	})
+}
+
+// GetSession reads a session back, or an error wrapping ErrNotFound.
+func (s *DB) GetSession(ctx context.Context, id string) (*memory.Session, error) {
+	var sess memory.Session
+	var started, ended string
+	err := s.db.QueryRowContext(ctx, `SELECT id, namespace, cwd, started_at, ended_at, end_reason
+		FROM sessions WHERE id = ?`, id).Scan(&sess.ID, &sess.Namespace, &sess.Cwd, &started, &ended, &sess.EndReason)
+	if err == sql.ErrNoRows {
+		return nil, memory.NotFound("session", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read session %s: %w", id, err)
+	}
+	if sess.StartedAt, err = parseTime(started); err != nil {
+		return nil, err
+	}
+	if ended != "" {
+		t, err := parseTime(ended)
+		if err != nil {
+			return nil, err
+		}
+		sess.EndedAt = &t
+	}
+	return &sess, nil
+}

@@ -1,0 +1,66 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// Stats counts what the database holds. FileBytes is the database file plus its
+// write-ahead log.
+func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
+	st := &memory.Stats{ByNamespace: map[string]int{}, ByType: map[string]int{}}
+	counts := []struct {
+		query string
+		dest  *int
+	}{
+		{`SELECT count(*) FROM memories`, &st.Memories},
+		{`SELECT count(*) FROM edges`, &st.Edges},
+		{`SELECT count(*) FROM validation_events`, &st.ValidationEvents},
+		{`SELECT count(*) FROM file_activity`, &st.FileActivity},
+		{`SELECT count(*) FROM memories WHERE embedding_pending = 1`, &st.PendingEmbeddings},
+		{`SELECT count(*) FROM curation_jobs`, &st.PendingJobs},
+	}
+	for _, c := range counts {
+		if err := s.db.QueryRowContext(ctx, c.query).Scan(c.dest); err != nil {
+			return nil, fmt.Errorf("stats: %w", err)
+		}
+	}
+	for col, m := range map[string]map[string]int{"namespace": st.ByNamespace, "memory_type": st.ByType} {
+		rows, err := s.db.QueryContext(ctx, `SELECT `+col+`, count(*) FROM memories GROUP BY `+col)
+		if err != nil {
+			return nil, fmt.Errorf("stats: %w", err)
+		}
+		for rows.Next() {
+			var k string
+			var n int
+			if err := rows.Scan(&k, &n); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("stats: %w", err)
+			}
+			m[k] = n
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+	}
+	sp, err := embeddingSpace(ctx, s.db)
+	if err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
+	st.EmbeddingModel, st.EmbeddingDim = sp.Model, sp.Dimension
+	v, err := getMeta(ctx, s.db, metaSchemaVersion)
+	if err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
+	st.SchemaVersion, _ = strconv.Atoi(v)
+	for _, p := range []string{s.path, s.path + "-wal"} {
+		if fi, err := os.Stat(p); err == nil {
+			st.FileBytes += fi.Size()
+		}
+	}
+	return st, nil
+}

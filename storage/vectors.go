@@ -1,0 +1,167 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// MaxDimension bounds the embedding dimension a space may declare.
+const MaxDimension = 8192
+
+// The vec0 table memory_vectors holds one vector per memory, keyed by
+// memories.seq. Its dimension is part of its definition, so it is created when the
+// embedding space is first known and recreated by ResetEmbeddings. Namespace, type
+// and importance are copied into vec0 metadata columns so that KNN filters on them
+// inside the scan instead of starving the result; triggers keep the copies and
+// deletions in step with memories.
+func createVectorTable(ctx context.Context, tx *sql.Tx, dim int) error {
+	stmts := []string{
+		`DROP TRIGGER IF EXISTS memories_vec_delete`,
+		`DROP TRIGGER IF EXISTS memories_vec_update`,
+		`DROP TABLE IF EXISTS memory_vectors`,
+		`CREATE VIRTUAL TABLE memory_vectors USING vec0 (
+			embedding float[` + strconv.Itoa(dim) + `] distance_metric=cosine,
+			namespace text,
+			memory_type text,
+			importance float
+		)`,
+		`CREATE TRIGGER memories_vec_delete AFTER DELETE ON memories BEGIN
+			DELETE FROM memory_vectors WHERE rowid = old.seq;
+		END`,
+		`CREATE TRIGGER memories_vec_update AFTER UPDATE OF namespace, memory_type, importance ON memories BEGIN
+			UPDATE memory_vectors SET namespace = new.namespace, memory_type = new.memory_type,
+				importance = new.importance WHERE rowid = new.seq;
+		END`,
+	}
+	for _, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("create vector table: %w", err)
+		}
+	}
+	return nil
+}
+
+func embeddingSpace(ctx context.Context, q querier) (memory.EmbeddingSpace, error) {
+	model, err := getMeta(ctx, q, metaEmbedModel)
+	if err != nil {
+		return memory.EmbeddingSpace{}, err
+	}
+	dimText, err := getMeta(ctx, q, metaEmbedDim)
+	if err != nil {
+		return memory.EmbeddingSpace{}, err
+	}
+	dim := 0
+	if dimText != "" {
+		if dim, err = strconv.Atoi(dimText); err != nil {
+			return memory.EmbeddingSpace{}, fmt.Errorf("stored embedding dimension %q: %w", dimText, err)
+		}
+	}
+	return memory.EmbeddingSpace{Model: model, Dimension: dim}, nil
+}
+
+// EmbeddingSpace reports the model and dimension of the stored vectors.
+func (s *DB) EmbeddingSpace(ctx context.Context) (memory.EmbeddingSpace, error) {
+	sp, err := embeddingSpace(ctx, s.db)
+	if err != nil {
+		return sp, fmt.Errorf("read embedding space: %w", err)
+	}
+	return sp, nil
+}
+
+// ResetEmbeddings drops every vector, records the new space and marks every
+// memory pending.
+func (s *DB) ResetEmbeddings(ctx context.Context, space memory.EmbeddingSpace) error {
+	if space.Dimension <= 0 || space.Dimension > MaxDimension {
+		return memory.Invalidf("embedding dimension", space.Dimension, fmt.Sprintf("1 to %d", MaxDimension))
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		if err := createVectorTable(ctx, tx, space.Dimension); err != nil {
+			return err
+		}
+		if err := setMeta(ctx, tx, metaEmbedModel, space.Model); err != nil {
+			return err
+		}
+		if err := setMeta(ctx, tx, metaEmbedDim, strconv.Itoa(space.Dimension)); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE memories SET embedding_pending = 1`)
+		return err
+	})
+}
+
+// putVector stores the vector of the memory at seq and clears its pending flag.
+// Without a recorded space the first vector fixes the dimension (model unnamed).
+func putVector(ctx context.Context, tx *sql.Tx, seq int64, vec []float32) error {
+	sp, err := embeddingSpace(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if sp.Dimension == 0 {
+		if len(vec) == 0 || len(vec) > MaxDimension {
+			return memory.Invalidf("vector length", len(vec), fmt.Sprintf("1 to %d", MaxDimension))
+		}
+		if err := createVectorTable(ctx, tx, len(vec)); err != nil {
+			return err
+		}
+		if err := setMeta(ctx, tx, metaEmbedDim, strconv.Itoa(len(vec))); err != nil {
+			return err
+		}
+		sp.Dimension = len(vec)
+	}
+	if len(vec) != sp.Dimension {
+		return fmt.Errorf("vector of dimension %d, the database holds %q vectors of dimension %d: %w",
+			len(vec), sp.Model, sp.Dimension, memory.ErrEmbeddingMismatch)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM memory_vectors WHERE rowid = ?`, seq); err != nil {
+		return fmt.Errorf("replace vector: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO memory_vectors (rowid, embedding, namespace, memory_type, importance)
+		SELECT seq, ?, namespace, memory_type, importance FROM memories WHERE seq = ?`, encodeVector(vec), seq); err != nil {
+		return fmt.Errorf("store vector: %w", err)
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE memories SET embedding_pending = 0 WHERE seq = ?`, seq)
+	return err
+}
+
+// encodeVector is the little-endian float32 blob vec0 reads.
+func encodeVector(vec []float32) []byte {
+	b := make([]byte, 4*len(vec))
+	for i, f := range vec {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return b
+}
+
+// SetEmbedding stores the vector of a memory and clears EmbeddingPending.
+func (s *DB) SetEmbedding(ctx context.Context, id string, vec []float32) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, seq, err := getMemory(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if err := putVector(ctx, tx, seq, vec); err != nil {
+			return fmt.Errorf("memory %s: %w", id, err)
+		}
+		return nil
+	})
+}
+
+// PendingEmbeddings returns up to limit memories that still lack a vector,
+// oldest first.
+func (s *DB) PendingEmbeddings(ctx context.Context, limit int) ([]*memory.Memory, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	ms, err := queryMemories(ctx, s.db, `SELECT `+memoryColumns+` FROM memories m
+		WHERE m.embedding_pending = 1 ORDER BY m.seq LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("pending embeddings: %w", err)
+	}
+	return ms, nil
+}
