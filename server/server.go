@@ -1,0 +1,78 @@
+// Package server exposes Recall over the Model Context Protocol: the tool
+// definitions of the Python Recall (same names, parameters, defaults and result
+// fields) with thin handlers over the memory and validation services, and the
+// stdio and Streamable HTTP transports.
+package server
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/validation"
+)
+
+// Deps are what the tools call.
+type Deps struct {
+	Memory   *memory.Service
+	Curation *validation.Service
+	Version  string
+	Logger   *slog.Logger
+}
+
+// instructions tell the client how the tools fit together; clients show them
+// to the model once per conversation, so they stay short.
+const instructions = "Recall is long-term memory. Recall (or fetch memory_context_tool) before work; " +
+	"store preferences, decisions and patterns in RFC 2119 words (MUST, SHOULD, MAY). " +
+	"When you use a memory, call memory_apply_tool, then memory_outcome_tool with success: " +
+	"confidence rises or falls and at 0.9 a memory becomes a protected golden rule."
+
+// New builds the MCP server with all of Recall's tools registered.
+func New(d Deps) *mcp.Server {
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	version := d.Version
+	if version == "" {
+		version = "dev"
+	}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "recall", Version: version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       d.Logger,
+	})
+	h := handlers{mem: d.Memory, cur: d.Curation, log: d.Logger}
+	h.addMemoryTools(srv)
+	h.addGraphTools(srv)
+	h.addCurationTools(srv)
+	h.addFileTools(srv)
+	return srv
+}
+
+// handlers hold the services the tools call.
+type handlers struct {
+	mem *memory.Service
+	cur *validation.Service
+	log *slog.Logger
+}
+
+// addTool registers one typed tool. Its arguments are validated against the
+// schema inferred from In (with the tool's defaults); an error from call
+// becomes a tool error whose text says what was wrong.
+func addTool[In, Out any](srv *mcp.Server, h handlers, name, description string, defaults map[string]any, call func(context.Context, In) (Out, error)) {
+	tool := &mcp.Tool{
+		Name:         name,
+		Description:  description,
+		InputSchema:  inputSchema[In](defaults),
+		OutputSchema: objectOutput,
+	}
+	mcp.AddTool(srv, tool, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		out, err := call(ctx, in)
+		if err != nil {
+			var zero Out
+			return nil, zero, toolError(h.log, name, err)
+		}
+		return nil, out, nil
+	})
+}
