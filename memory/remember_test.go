@@ -1,0 +1,167 @@
+package memory_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+func TestRememberStoresWithDefaultsAndVector(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	res := e.remember(t, memory.StoreRequest{Content: "  Prefer table-driven tests in Go  "})
+
+	if !memory.LooksLikeID(res.ID) || res.Duplicate || res.EmbeddingPending || res.Warning != "" {
+		t.Fatalf("unexpected result %+v", res)
+	}
+	if res.AutoRelationships == nil {
+		t.Fatal("auto_relationships must be an empty list, not null")
+	}
+	m, err := e.svc.Get(ctx, res.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Content != "Prefer table-driven tests in Go" || m.Type != memory.TypeSession || m.Namespace != "global" ||
+		m.Importance != memory.DefaultImportance || m.Confidence != memory.DefaultConfidence || m.EmbeddingPending {
+		t.Fatalf("stored memory %+v", m)
+	}
+	if m.ContentHash != memory.ContentHash("Prefer table-driven tests in Go") || res.ContentHash != m.ContentHash {
+		t.Fatalf("content hash %q / %q", res.ContentHash, m.ContentHash)
+	}
+	space, err := e.db.EmbeddingSpace(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if space.Model != "mxbai-embed-large" || space.Dimension != e.ollama.Dimension() {
+		t.Fatalf("embedding space %+v", space)
+	}
+}
+
+func TestRememberDeduplicatesPerNamespace(t *testing.T) {
+	e := newEnv(t)
+	first := e.remember(t, memory.StoreRequest{Content: "Run gofmt before committing", Namespace: "project:recall"})
+	again := e.remember(t, memory.StoreRequest{Content: "run   GOFMT before committing", Namespace: "project:recall"})
+	if !again.Duplicate || again.ID != first.ID {
+		t.Fatalf("same normalised content in the same namespace: got %+v, want duplicate of %s", again, first.ID)
+	}
+	other := e.remember(t, memory.StoreRequest{Content: "Run gofmt before committing", Namespace: "global"})
+	if other.Duplicate || other.ID == first.ID {
+		t.Fatalf("another namespace must get its own memory, got %+v", other)
+	}
+	n, err := e.svc.Count(context.Background(), memory.CountRequest{})
+	if err != nil || n != 2 {
+		t.Fatalf("count = %d, %v; want 2", n, err)
+	}
+}
+
+func TestRememberUsesConfiguredDefaults(t *testing.T) {
+	db := openStore(t)
+	svc := memory.NewService(db, nil, memory.Options{DefaultNamespace: "project:alpha", DefaultImportance: 0.8, DefaultConfidence: 0.4})
+	res, err := svc.Remember(context.Background(), memory.StoreRequest{Content: "alpha uses Postgres 16", Type: memory.TypeDecision, Metadata: map[string]any{"source": "review"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := svc.Get(context.Background(), res.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Namespace != "project:alpha" || m.Importance != 0.8 || m.Confidence != 0.4 || m.Type != memory.TypeDecision || m.Metadata["source"] != "review" {
+		t.Fatalf("stored %+v", m)
+	}
+}
+
+func TestRememberRefusesBadInput(t *testing.T) {
+	e := newEnv(t)
+	cases := []struct {
+		name  string
+		req   memory.StoreRequest
+		field string
+	}{
+		{"empty content", memory.StoreRequest{Content: ""}, "content"},
+		{"blank content", memory.StoreRequest{Content: " \n\t "}, "content"},
+		{"huge content", memory.StoreRequest{Content: strings.Repeat("x", memory.MaxContentBytes+1)}, "content"},
+		{"invalid utf-8", memory.StoreRequest{Content: "bad \xff byte"}, "content"},
+		{"nul byte", memory.StoreRequest{Content: "nul \x00 inside"}, "content"},
+		{"unknown type", memory.StoreRequest{Content: "x", Type: "note"}, "memory_type"},
+		{"bare namespace", memory.StoreRequest{Content: "x", Namespace: "recall"}, "namespace"},
+		{"empty project", memory.StoreRequest{Content: "x", Namespace: "project:"}, "namespace"},
+		{"importance above 1", memory.StoreRequest{Content: "x", Importance: ptr(1.5)}, "importance"},
+		{"negative importance", memory.StoreRequest{Content: "x", Importance: ptr(-0.1)}, "importance"},
+		{"NaN importance", memory.StoreRequest{Content: "x", Importance: ptr(math.NaN())}, "importance"},
+		{"infinite importance", memory.StoreRequest{Content: "x", Importance: ptr(math.Inf(1))}, "importance"},
+		{"metadata not JSON", memory.StoreRequest{Content: "x", Metadata: map[string]any{"f": func() {}}}, "metadata"},
+		{"metadata too big", memory.StoreRequest{Content: "x", Metadata: map[string]any{"blob": strings.Repeat("y", memory.MaxMetadataBytes)}}, "metadata"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := e.svc.Remember(context.Background(), c.req)
+			wantInvalid(t, err, c.field)
+		})
+	}
+	n, err := e.svc.Count(context.Background(), memory.CountRequest{})
+	if err != nil || n != 0 {
+		t.Fatalf("bad input stored something: count %d, %v", n, err)
+	}
+}
+
+func TestRememberWithOllamaDownStoresPending(t *testing.T) {
+	e := newEnv(t)
+	e.ollama.Close()
+	res := e.remember(t, memory.StoreRequest{Content: "Deploying containers requires the staging cluster credentials"})
+	if !res.EmbeddingPending || !strings.Contains(res.Warning, "not running") {
+		t.Fatalf("want a pending memory with a warning saying Ollama is not running, got %+v", res)
+	}
+	m, err := e.svc.Get(context.Background(), res.ID)
+	if err != nil || !m.EmbeddingPending {
+		t.Fatalf("stored memory %+v, %v: want it stored and pending", m, err)
+	}
+}
+
+func TestRememberWithoutEmbedderStoresPending(t *testing.T) {
+	svc := memory.NewService(openStore(t), nil, memory.Options{})
+	res, err := svc.Remember(context.Background(), memory.StoreRequest{Content: "keywords only"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.EmbeddingPending || !strings.Contains(res.Warning, "no embedding model") {
+		t.Fatalf("got %+v", res)
+	}
+}
+
+type recordingCurator struct{ seen []*memory.Memory }
+
+func (c *recordingCurator) MemoryStored(_ context.Context, m *memory.Memory) []memory.AutoRelationship {
+	c.seen = append(c.seen, m)
+	return []memory.AutoRelationship{{SourceID: m.ID, TargetID: "mem_1_ab", Relation: memory.RelationRelatesTo, Confidence: 0.8}}
+}
+
+func TestRememberTellsTheCuratorOfNewMemoriesOnly(t *testing.T) {
+	e := newEnv(t)
+	c := &recordingCurator{}
+	e.svc.SetCurator(c)
+	res := e.remember(t, memory.StoreRequest{Content: "Cache invalidation runs nightly"})
+	if len(c.seen) != 1 || c.seen[0].ID != res.ID {
+		t.Fatalf("curator saw %v, want the new memory", c.seen)
+	}
+	if len(res.AutoRelationships) != 1 || res.AutoRelationships[0].SourceID != res.ID {
+		t.Fatalf("auto relationships %+v", res.AutoRelationships)
+	}
+	dup := e.remember(t, memory.StoreRequest{Content: "Cache invalidation runs nightly"})
+	if !dup.Duplicate || len(c.seen) != 1 || len(dup.AutoRelationships) != 0 {
+		t.Fatalf("a duplicate must not be curated again: %+v, curator calls %d", dup, len(c.seen))
+	}
+}
+
+func TestGetUnknownAndMalformedIDs(t *testing.T) {
+	e := newEnv(t)
+	_, err := e.svc.Get(context.Background(), "mem_1700000000000_deadbeef")
+	if !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("unknown id: %v", err)
+	}
+	_, err = e.svc.Get(context.Background(), "not an id")
+	wantInvalid(t, err, "memory_id")
+}
