@@ -1,0 +1,107 @@
+package embedding
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// The kinds of failure `recall doctor` and the logs tell apart. Every error the
+// client returns for a failed call to Ollama wraps one of them (or none, for a
+// failure of another kind) and memory.ErrUnavailable, so callers degrade with
+// errors.Is(err, memory.ErrUnavailable) and explain with the specific one.
+var (
+	// ErrNotRunning: nothing answers at the host (connection refused, unknown host).
+	ErrNotRunning = errors.New("ollama not running")
+	// ErrModelMissing: Ollama answers but the model is not pulled.
+	ErrModelMissing = errors.New("model not pulled")
+	// ErrTimeout: Ollama did not answer within the configured timeout or the
+	// caller's deadline.
+	ErrTimeout = errors.New("ollama timed out")
+	// ErrBadReply: the chat model answered, but not with JSON that fits the
+	// requested shape. It does not wrap memory.ErrUnavailable: asking again later
+	// is unlikely to help, the judgment simply failed.
+	ErrBadReply = errors.New("model reply does not parse")
+)
+
+// Error is a failed call to Ollama: a message that says what to do, the kind
+// (one of the sentinels above, or nil) and the underlying cause.
+type Error struct {
+	Kind    error
+	Message string
+	Cause   error
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Unwrap lets errors.Is find the kind, memory.ErrUnavailable and the cause.
+func (e *Error) Unwrap() []error {
+	errs := []error{memory.ErrUnavailable}
+	if e.Kind != nil {
+		errs = append(errs, e.Kind)
+	}
+	if e.Cause != nil {
+		errs = append(errs, e.Cause)
+	}
+	return errs
+}
+
+// classify turns an error of the Ollama client into an *Error. model is the model
+// the call named; parent is the caller's context, to tell the caller's
+// cancellation from the client's own timeout.
+func (c *Client) classify(parent context.Context, err error, model string) error {
+	if err == nil {
+		return nil
+	}
+	var statusErr api.StatusError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		within := fmt.Sprintf("within %s", seconds(c.timeout))
+		if parent.Err() != nil {
+			within = "before the caller's deadline"
+		}
+		return &Error{Kind: ErrTimeout, Message: fmt.Sprintf("Ollama did not answer %s (%s)", within, c.host), Cause: err}
+	case errors.Is(err, context.Canceled):
+		return &Error{Message: "call to Ollama cancelled", Cause: err}
+	case isNotRunning(err):
+		return &Error{Kind: ErrNotRunning, Message: fmt.Sprintf("Ollama is not running at %s: start it with `ollama serve`", c.host), Cause: err}
+	case errors.As(err, &statusErr) && isModelMissing(statusErr):
+		return &Error{Kind: ErrModelMissing, Message: fmt.Sprintf("model %s is not pulled: run `ollama pull %s`", model, model), Cause: err}
+	}
+	return &Error{Message: fmt.Sprintf("Ollama at %s failed: %v", c.host, err), Cause: err}
+}
+
+// isNotRunning recognises a failure to reach the host at all.
+func isNotRunning(err error) bool {
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH) {
+		return true
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return true
+	}
+	var opErr *net.OpError
+	return errors.As(err, &opErr) && opErr.Op == "dial"
+}
+
+// isModelMissing recognises Ollama's answer for a model that is not pulled:
+// 404 "model 'x' not found" (older servers add ", try pulling it first").
+func isModelMissing(e api.StatusError) bool {
+	msg := strings.ToLower(e.ErrorMessage)
+	return e.StatusCode == http.StatusNotFound && strings.Contains(msg, "not found") ||
+		strings.Contains(msg, "try pulling it first")
+}
+
+// seconds prints a duration as Ollama users think of it: "30s", "2.5s".
+func seconds(d time.Duration) string {
+	return fmt.Sprintf("%gs", d.Seconds())
+}
