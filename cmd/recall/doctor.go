@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/recall-mcp/recall/config"
+	"github.com/recall-mcp/recall/embedding"
+	"github.com/recall-mcp/recall/storage"
+)
+
+var doctorCommand = &command{
+	name: "doctor",
+	args: "",
+	summary: "Check the database, Ollama, the models and the Claude Code wiring, and say\n" +
+		"exactly what to run to fix each problem. Exits 1 when something essential is\n" +
+		"broken (database, Ollama, embedding model).",
+	run: runDoctor,
+}
+
+// level is the outcome of one check.
+type level int
+
+const (
+	ok level = iota
+	warn
+	fail
+)
+
+var levelMarks = map[level]string{ok: "ok  ", warn: "warn", fail: "FAIL"}
+
+// report prints checks as they complete and remembers the worst outcome.
+type report struct {
+	w     io.Writer
+	worst level
+}
+
+// check prints one outcome; fix, when given, is what to run.
+func (r *report) check(l level, what string, fix ...string) {
+	fmt.Fprintf(r.w, "[%s] %s\n", levelMarks[l], what)
+	for _, f := range fix {
+		fmt.Fprintf(r.w, "       fix: %s\n", f)
+	}
+	r.worst = max(r.worst, l)
+}
+
+func runDoctor(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("unexpected arguments %q", rest)
+	}
+	r := &report{w: e.stdout}
+	cfg, _, err := loadConfig(io.Discard)
+	if err != nil {
+		r.check(fail, "configuration: "+err.Error(), "correct the RECALL_* variable named above (recall --help lists them)")
+		return exitError{1}
+	}
+	r.check(ok, fmt.Sprintf("configuration: database %s, Ollama %s", cfg.SQLitePath, cfg.OllamaHost))
+
+	db := doctorDatabase(ctx, r, cfg)
+	status := doctorOllama(ctx, r, cfg)
+	if db != nil {
+		doctorEmbeddings(ctx, r, cfg, db, status)
+		db.Close()
+	}
+	doctorClaude(r)
+
+	switch r.worst {
+	case fail:
+		fmt.Fprintln(e.stdout, "\nSomething essential is broken: run the fixes above.")
+		return exitError{1}
+	case warn:
+		fmt.Fprintln(e.stdout, "\nRecall works; the warnings above say how to get all of it.")
+	default:
+		fmt.Fprintln(e.stdout, "\nAll good.")
+	}
+	return nil
+}
+
+// doctorDatabase opens the database and checks its schema and integrity.
+func doctorDatabase(ctx context.Context, r *report, cfg *config.Config) *storage.DB {
+	db, err := storage.Open(ctx, cfg.SQLitePath)
+	if err != nil {
+		r.check(fail, "database: "+err.Error(),
+			fmt.Sprintf("check that %s is writable and not used by a newer recall; move it aside to start afresh", cfg.SQLitePath))
+		return nil
+	}
+	st, err := db.Stats(ctx)
+	if err != nil {
+		r.check(fail, "database statistics: "+err.Error())
+		db.Close()
+		return nil
+	}
+	var integrity string
+	if err := db.SQL().QueryRowContext(ctx, "PRAGMA quick_check").Scan(&integrity); err != nil {
+		integrity = err.Error()
+	}
+	if integrity != "ok" {
+		r.check(fail, "database integrity: "+integrity,
+			fmt.Sprintf("sqlite3 %s '.recover' | sqlite3 recovered.db, then point RECALL_SQLITE_PATH at recovered.db", cfg.SQLitePath))
+	} else {
+		r.check(ok, fmt.Sprintf("database: schema %d, integrity ok, %d memories, %s", st.SchemaVersion, st.Memories, humanBytes(st.FileBytes)))
+	}
+	return db
+}
+
+// doctorOllama checks that Ollama answers and has both models.
+func doctorOllama(ctx context.Context, r *report, cfg *config.Config) *embedding.Status {
+	client, err := embedding.New(embedding.Options{Host: cfg.OllamaHost, EmbedModel: cfg.OllamaModel, ChatModel: cfg.OllamaChatModel, Timeout: cfg.OllamaTimeout})
+	if err != nil {
+		r.check(fail, "Ollama: "+err.Error(), "set RECALL_OLLAMA_HOST to a URL such as http://localhost:11434")
+		return nil
+	}
+	st, err := client.Check(ctx)
+	if err != nil {
+		r.check(fail, fmt.Sprintf("Ollama at %s: %v (search falls back to keywords)", client.Host(), err),
+			"ollama serve", "or set RECALL_OLLAMA_HOST to where Ollama runs")
+		return nil
+	}
+	r.check(ok, fmt.Sprintf("Ollama %s at %s", st.Version, st.Host))
+	if st.EmbedModelPulled {
+		r.check(ok, "embedding model "+st.EmbedModel)
+	} else {
+		r.check(fail, fmt.Sprintf("embedding model %s is not pulled (search falls back to keywords)", st.EmbedModel), "ollama pull "+st.EmbedModel)
+	}
+	if st.ChatModelPulled {
+		r.check(ok, "chat model "+st.ChatModel)
+	} else {
+		r.check(warn, fmt.Sprintf("chat model %s is not pulled (no contradiction checks or relationship inference)", st.ChatModel), "ollama pull "+st.ChatModel)
+	}
+	return &st
+}
+
+// doctorEmbeddings checks that stored vectors fit the configured model and
+// reports memories still waiting for one.
+func doctorEmbeddings(ctx context.Context, r *report, cfg *config.Config, db *storage.DB, status *embedding.Status) {
+	space, err := db.EmbeddingSpace(ctx)
+	if err != nil {
+		r.check(fail, "embedding space: "+err.Error())
+		return
+	}
+	switch {
+	case space.Model == "":
+		r.check(ok, "embedding space: no vectors yet; the first one records "+cfg.OllamaModel)
+	case !sameModelName(space.Model, cfg.OllamaModel):
+		r.check(fail, fmt.Sprintf("embedding space: vectors were made by %s (dimension %d) but RECALL_OLLAMA_MODEL is %s; search runs on keywords", space.Model, space.Dimension, cfg.OllamaModel),
+			"recall reindex", fmt.Sprintf("or set RECALL_OLLAMA_MODEL=%s", space.Model))
+	default:
+		r.check(ok, fmt.Sprintf("embedding space: %s, dimension %d", space.Model, space.Dimension))
+	}
+	st, err := db.Stats(ctx)
+	if err != nil || st.PendingEmbeddings == 0 {
+		return
+	}
+	fix := "recall serve fills them at start-up; or run: recall reindex"
+	if status == nil || !status.EmbedModelPulled {
+		fix = "fix Ollama first (above); then " + fix
+	}
+	r.check(warn, fmt.Sprintf("%d memories wait for an embedding (found by keywords only meanwhile)", st.PendingEmbeddings), fix)
+}
+
+// sameModelName compares model names as Ollama does: no tag means ":latest".
+func sameModelName(a, b string) bool {
+	tag := func(s string) string {
+		if i := strings.LastIndex(s, ":"); i < 0 || strings.Contains(s[i:], "/") {
+			return s + ":latest"
+		}
+		return s
+	}
+	return tag(a) == tag(b)
+}
+
+// doctorClaude looks for Claude Code and for Recall's MCP server and hooks in its
+// configuration. What it cannot detect it reports as a warning, never a failure.
+func doctorClaude(r *report) {
+	if _, err := exec.LookPath("recall"); err != nil {
+		r.check(warn, "recall is not on PATH: Claude Code's hooks and .mcp.json run `recall`",
+			"go install -tags sqlite_fts5 github.com/recall-mcp/recall/cmd/recall@latest")
+	}
+	if _, err := exec.LookPath("claude"); err != nil {
+		r.check(warn, "Claude Code (claude) not found on PATH: plugin wiring not checked")
+		return
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		r.check(warn, "home directory unknown: plugin wiring not checked")
+		return
+	}
+	var mcp, hooks bool
+	for _, f := range claudeConfigFiles(home) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		mcp = mcp || strings.Contains(s, `"recall"`) && strings.Contains(s, "serve")
+		hooks = hooks || strings.Contains(s, "recall hook")
+	}
+	if mcp && hooks {
+		r.check(ok, "Claude Code: recall MCP server and hooks configured")
+		return
+	}
+	if !mcp {
+		r.check(warn, "Claude Code: no recall MCP server found in its configuration",
+			"claude mcp add --scope user recall -- recall serve", "or install this repository as a plugin: /plugin install (it ships .mcp.json)")
+	}
+	if !hooks {
+		r.check(warn, "Claude Code: no recall hooks found (no automatic context at session start or per prompt)",
+			"install this repository as a Claude Code plugin (hooks/hooks.json), or copy its hooks into ~/.claude/settings.json")
+	}
+}
+
+// claudeConfigFiles are where Claude Code keeps MCP servers and hooks: the user
+// settings, the user state file and installed plugins' hooks and server lists.
+func claudeConfigFiles(home string) []string {
+	files := []string{
+		filepath.Join(home, ".claude.json"),
+		filepath.Join(home, ".claude", "settings.json"),
+		filepath.Join(home, ".claude", "settings.local.json"),
+	}
+	for _, pattern := range []string{"*/hooks/hooks.json", "*/*/hooks/hooks.json", "*/*/*/hooks/hooks.json", "*/.mcp.json", "*/*/.mcp.json", "*/*/*/.mcp.json"} {
+		matches, _ := filepath.Glob(filepath.Join(home, ".claude", "plugins", pattern))
+		files = append(files, matches...)
+	}
+	return files
+}

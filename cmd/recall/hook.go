@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"strings"
+	"time"
+
+	"github.com/recall-mcp/recall/hook"
+	"github.com/recall-mcp/recall/validation"
+)
+
+// hookSlack is the time a hook has for its database work beyond the embedding
+// deadline (RECALL_HOOK_TIMEOUT); Claude Code's own timeout in hooks.json is
+// larger still.
+const hookSlack = 2 * time.Second
+
+var hookCommand = &command{
+	name: "hook",
+	args: "<" + strings.Join(hook.Events, "|") + ">",
+	summary: "Answer a Claude Code hook: read its JSON on stdin, answer on stdout.\n" +
+		"session-start injects the project's context, user-prompt-submit the memories\n" +
+		"relevant to the prompt; post-tool-use records touched files; session-end\n" +
+		"records the end. Whatever goes wrong, a hook exits 0 and logs to stderr.",
+	run: runHook,
+}
+
+func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usagef("want one hook event: %s", strings.Join(hook.Events, ", "))
+	}
+	cfg, log, err := loadConfig(e.stderr)
+	if err != nil {
+		// A broken configuration must not break the user's session either.
+		log.Error("hook not answered", "hook", rest[0], "err", err)
+		return nil
+	}
+	open := func(ctx context.Context) (*hook.Handler, func(), error) {
+		a, err := openAppWith(ctx, cfg, log, modeHook)
+		if err != nil {
+			return nil, nil, err
+		}
+		h := &hook.Handler{
+			Memory:      a.mem,
+			TokenBudget: cfg.DefaultTokenBudget,
+			Logger:      log,
+			Context: func(ctx context.Context, query, project string, budget int) (string, error) {
+				res, err := a.cur.Context(ctx, validation.ContextRequest{Query: query, Project: project, TokenBudget: budget})
+				if err != nil {
+					return "", err
+				}
+				return res.Context, nil
+			},
+		}
+		return h, a.Close, nil
+	}
+	hook.Run(ctx, rest[0], e.stdin, e.stdout, cfg.HookTimeout+hookSlack, log, open)
+	return nil
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"net"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/recall-mcp/recall/server"
+)
+
+// shutdownGrace bounds how long the curation queue may take to drain at exit.
+const shutdownGrace = 10 * time.Second
+
+var serveCommand = &command{
+	name: "serve",
+	args: "[--http 127.0.0.1:8765 [--allow-remote]]",
+	summary: "Serve MCP on stdio (the default), or Streamable HTTP with --http. Fills missing\n" +
+		"embeddings and runs curation in the background; on SIGINT/SIGTERM it finishes\n" +
+		"calls in flight and the curation queue, closes the database and exits 0.\n" +
+		"RECALL_HTTP_TOKEN set makes HTTP clients send \"Authorization: Bearer <token>\".",
+	run: runServe,
+}
+
+func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+	addr := fs.String("http", "", "serve Streamable HTTP on this address instead of stdio")
+	allowRemote := fs.Bool("allow-remote", false, "allow --http on an address other than loopback")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("unexpected arguments %q", rest)
+	}
+	if *addr != "" && !*allowRemote {
+		if err := checkLoopback(*addr); err != nil {
+			return err
+		}
+	}
+
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	a, err := openApp(ctx, e.stderr, modeFull)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+
+	// Background work runs on its own context: a signal stops new requests, but
+	// what was accepted (a queued curation job, an embedding batch) finishes.
+	work := context.WithoutCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		fillCtx, cancel := context.WithCancel(work)
+		defer cancel()
+		go func() { <-ctx.Done(); cancel() }() // pending vectors can wait for the next start
+		n, err := a.mem.FillPendingEmbeddings(fillCtx)
+		if err != nil {
+			a.log.Warn("pending embeddings not filled", "err", err)
+		} else if n > 0 {
+			a.log.Info("filled pending embeddings", "count", n)
+		}
+	})
+	a.cur.Start(work)
+
+	srv := a.mcpServer()
+	if *addr != "" {
+		a.log.Info("serving MCP over Streamable HTTP", "addr", *addr, "database", a.cfg.SQLitePath)
+		err = server.ServeHTTP(ctx, srv, *addr, a.cfg.HTTPToken)
+	} else {
+		a.log.Debug("serving MCP on stdio", "database", a.cfg.SQLitePath)
+		err = server.ServeStdio(ctx, srv)
+	}
+	stop()
+
+	closeCtx, cancel := context.WithTimeout(work, shutdownGrace)
+	defer cancel()
+	if cerr := a.cur.Close(closeCtx); cerr != nil {
+		a.log.Warn("curation queue not drained; the rest resumes at the next start", "err", cerr)
+	}
+	wg.Wait()
+	if err != nil && ctx.Err() == nil {
+		return err
+	}
+	return nil
+}
+
+// checkLoopback refuses an address that other machines could reach.
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usagef("invalid --http address %q: want host:port such as 127.0.0.1:8765", addr)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return usagef("refusing to serve on %q: it is not a loopback address; use 127.0.0.1:<port>, or add --allow-remote (and set RECALL_HTTP_TOKEN)", addr)
+}
