@@ -69,6 +69,14 @@ func TestEmbeddingSpaceLifecycle(t *testing.T) {
 	if len(hits) != 1 || hits[0].ID != a.ID || math.Abs(hits[0].Score-1) > 1e-6 {
 		t.Errorf("SearchVector = %+v, want %s with score 1", hits, a.ID)
 	}
+	for _, bad := range [][]float32{{0, 0}, {float32(math.NaN()), 1}, {float32(math.Inf(1)), 0}} {
+		if err := db.SetEmbedding(ctx, a.ID, bad); !errors.Is(err, memory.ErrInvalid) {
+			t.Errorf("SetEmbedding(%v) = %v, want ErrInvalid", bad, err)
+		}
+		if _, err := db.SearchVector(ctx, bad, memory.Filter{}, 5); !errors.Is(err, memory.ErrInvalid) {
+			t.Errorf("SearchVector(%v) = %v, want ErrInvalid", bad, err)
+		}
+	}
 	if err := db.ResetEmbeddings(ctx, memory.EmbeddingSpace{Model: "x", Dimension: 0}); !errors.Is(err, memory.ErrInvalid) {
 		t.Errorf("ResetEmbeddings with dimension 0: %v, want ErrInvalid", err)
 	}
