@@ -3,15 +3,10 @@ package memory_test
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net/http"
-	"net/url"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/ollama/ollama/api"
-
+	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/embedding/ollamatest"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
@@ -31,39 +26,11 @@ func openStore(t testing.TB) *storage.DB {
 // newEmbedder talks to the Ollama at base with the given embedding model.
 func newEmbedder(t testing.TB, base, model string) memory.Embedder {
 	t.Helper()
-	u, err := url.Parse(base)
+	c, err := embedding.New(embedding.Options{Host: base, EmbedModel: model})
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("embedding client: %v", err)
 	}
-	return &ollamaEmbedder{client: api.NewClient(u, &http.Client{Timeout: 10 * time.Second}), model: model, base: base}
-}
-
-type ollamaEmbedder struct {
-	client *api.Client
-	model  string
-	base   string
-}
-
-func (e *ollamaEmbedder) Model() string { return e.model }
-
-func (e *ollamaEmbedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
-	resp, err := e.client.Embed(ctx, &api.EmbedRequest{Model: e.model, Input: texts})
-	if err != nil {
-		var se api.StatusError
-		if errors.As(err, &se) {
-			return nil, fmt.Errorf("ollama: %w", err)
-		}
-		return nil, fmt.Errorf("Ollama is not running at %s: %w", e.base, memory.ErrUnavailable)
-	}
-	return resp.Embeddings, nil
-}
-
-func (e *ollamaEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
-	vecs, err := e.EmbedDocuments(ctx, []string{"Represent this sentence for searching relevant passages: " + text})
-	if err != nil {
-		return nil, err
-	}
-	return vecs[0], nil
+	return c
 }
 
 // env is a service over a fresh database and a fake Ollama.
