@@ -1,0 +1,111 @@
+// Package config loads Recall's settings from RECALL_* environment variables
+// (with github.com/kelseyhightower/envconfig), fills in defaults and checks every
+// value. Settings lists the variables; Describe prints them as a table.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kelseyhightower/envconfig"
+)
+
+// Config is Recall's configuration, every value parsed and checked.
+type Config struct {
+	SQLitePath             string        // absolute or relative path, ~ expanded
+	OllamaHost             string        // base URL with scheme and port, e.g. http://localhost:11434
+	OllamaModel            string        // embedding model
+	OllamaChatModel        string        // chat model for judgments
+	OllamaTimeout          time.Duration // bound on each Ollama call
+	LogLevel               string        // DEBUG, INFO, WARNING or ERROR
+	DefaultNamespace       string
+	DefaultImportance      float64
+	DefaultConfidence      float64
+	DefaultTokenBudget     int
+	Curation               bool
+	CurationWorkers        int
+	ContradictionThreshold float64
+	StaleDays              int
+	HTTPToken              string
+	HookTimeout            time.Duration // how long a hook waits for Ollama
+}
+
+// Error is a variable with a value Recall does not accept.
+type Error struct {
+	Name    string // the variable, e.g. RECALL_DEFAULT_IMPORTANCE
+	Value   string // what it was set to
+	Accepts string // what it accepts
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s=%s: must be %s", e.Name, e.Value, e.Accepts)
+}
+
+// Load reads the environment. An unset or empty variable takes its default. A
+// bad value is an *Error naming the variable, the value and what it accepts; when
+// several are bad, all are reported (joined).
+func Load() (*Config, error) {
+	var raw env
+	if err := envconfig.Process("", &raw); err != nil {
+		return nil, fmt.Errorf("reading the environment: %w", err) // only a malformed spec gets here: every field is a string
+	}
+	p := parser{}
+	hostVar := "RECALL_OLLAMA_HOST"
+	if _, set := os.LookupEnv(hostVar); !set || strings.TrimSpace(raw.OllamaHost) == "" {
+		if h := strings.TrimSpace(os.Getenv("OLLAMA_HOST")); h != "" {
+			hostVar, raw.OllamaHost = "OLLAMA_HOST", h
+		}
+	}
+	c := &Config{
+		SQLitePath:             p.path("RECALL_SQLITE_PATH", raw.SQLitePath),
+		OllamaHost:             p.host(hostVar, raw.OllamaHost),
+		OllamaModel:            p.text("RECALL_OLLAMA_MODEL", raw.OllamaModel),
+		OllamaChatModel:        p.text("RECALL_OLLAMA_CHAT_MODEL", raw.OllamaChatModel),
+		OllamaTimeout:          p.duration("RECALL_OLLAMA_TIMEOUT", raw.OllamaTimeout),
+		LogLevel:               p.logLevel("RECALL_LOG_LEVEL", raw.LogLevel),
+		DefaultNamespace:       p.namespace("RECALL_DEFAULT_NAMESPACE", raw.DefaultNamespace),
+		DefaultImportance:      p.fraction("RECALL_DEFAULT_IMPORTANCE", raw.DefaultImportance),
+		DefaultConfidence:      p.fraction("RECALL_DEFAULT_CONFIDENCE", raw.DefaultConfidence),
+		DefaultTokenBudget:     p.integer("RECALL_DEFAULT_TOKEN_BUDGET", raw.DefaultTokenBudget, 100, 0),
+		Curation:               p.onOff("RECALL_CURATION", raw.Curation),
+		CurationWorkers:        p.integer("RECALL_CURATION_WORKERS", raw.CurationWorkers, 1, 16),
+		ContradictionThreshold: p.fraction("RECALL_CONTRADICTION_THRESHOLD", raw.ContradictionThreshold),
+		StaleDays:              p.integer("RECALL_STALE_DAYS", raw.StaleDays, 1, 0),
+		HTTPToken:              raw.HTTPToken,
+		HookTimeout:            p.duration("RECALL_HOOK_TIMEOUT", raw.HookTimeout),
+	}
+	if err := errors.Join(p.errs...); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// SlogLevel is LogLevel as a log/slog level.
+func (c *Config) SlogLevel() slog.Level {
+	switch c.LogLevel {
+	case "DEBUG":
+		return slog.LevelDebug
+	case "WARNING":
+		return slog.LevelWarn
+	case "ERROR":
+		return slog.LevelError
+	}
+	return slog.LevelInfo
+}
+
+// ExpandHome replaces a leading "~" or "~/" with the user's home directory.
+func ExpandHome(path string) (string, error) {
+	if path != "~" && !strings.HasPrefix(path, "~/") && !strings.HasPrefix(path, "~"+string(filepath.Separator)) {
+		return path, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("expanding ~ in %s: %w", path, err)
+	}
+	return filepath.Join(home, path[1:]), nil
+}

@@ -1,0 +1,84 @@
+package config
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"text/tabwriter"
+)
+
+// env is what envconfig reads: one string per variable, with its default, what
+// it accepts and what it means in the tags. Values are parsed and checked by
+// Load, so every bad value gets the same kind of message and all of them are
+// reported at once. The full variable name is the envconfig key, so envconfig
+// never falls back to an unprefixed variable of the same name.
+type env struct {
+	SQLitePath             string `envconfig:"RECALL_SQLITE_PATH" default:"~/.recall/recall.db" accepts:"a file path (~ is your home directory)" desc:"SQLite database file holding every memory"`
+	OllamaHost             string `envconfig:"RECALL_OLLAMA_HOST" default:"http://localhost:11434" accepts:"a URL like http://localhost:11434, or host:port" desc:"Ollama server; when unset, OLLAMA_HOST is used if set"`
+	OllamaModel            string `envconfig:"RECALL_OLLAMA_MODEL" default:"mxbai-embed-large" accepts:"an Ollama model name" desc:"embedding model"`
+	OllamaChatModel        string `envconfig:"RECALL_OLLAMA_CHAT_MODEL" default:"llama3.2" accepts:"an Ollama model name" desc:"chat model for relationship and contradiction judgments"`
+	OllamaTimeout          string `envconfig:"RECALL_OLLAMA_TIMEOUT" default:"30" accepts:"a positive number of seconds, or a duration like 2s or 1m30s" desc:"longest wait for one Ollama call, in seconds (or a duration like 2s)"`
+	LogLevel               string `envconfig:"RECALL_LOG_LEVEL" default:"INFO" accepts:"one of DEBUG, INFO, WARNING (or WARN), ERROR" desc:"least severe log level written to stderr"`
+	DefaultNamespace       string `envconfig:"RECALL_DEFAULT_NAMESPACE" default:"global" accepts:"\"global\" or \"project:<name>\"" desc:"namespace of a memory stored without one"`
+	DefaultImportance      string `envconfig:"RECALL_DEFAULT_IMPORTANCE" default:"0.5" accepts:"a number from 0 to 1" desc:"importance of a memory stored without one"`
+	DefaultConfidence      string `envconfig:"RECALL_DEFAULT_CONFIDENCE" default:"0.3" accepts:"a number from 0 to 1" desc:"confidence a new memory starts with"`
+	DefaultTokenBudget     string `envconfig:"RECALL_DEFAULT_TOKEN_BUDGET" default:"4000" accepts:"a whole number of at least 100" desc:"token budget of memory_context_tool when none is given"`
+	Curation               string `envconfig:"RECALL_CURATION" default:"on" accepts:"on or off" desc:"infer relationships and look for contradictions with the chat model"`
+	CurationWorkers        string `envconfig:"RECALL_CURATION_WORKERS" default:"2" accepts:"a whole number from 1 to 16" desc:"curation jobs run at once"`
+	ContradictionThreshold string `envconfig:"RECALL_CONTRADICTION_THRESHOLD" default:"0.7" accepts:"a number from 0 to 1" desc:"similarity above which two memories are checked for contradiction"`
+	StaleDays              string `envconfig:"RECALL_STALE_DAYS" default:"30" accepts:"a whole number of at least 1" desc:"days without access after which health analysis calls a memory stale"`
+	HTTPToken              string `envconfig:"RECALL_HTTP_TOKEN" default:"" accepts:"any text; empty means no token" desc:"bearer token the HTTP transport requires (empty: none)"`
+	HookTimeout            string `envconfig:"RECALL_HOOK_TIMEOUT" default:"3s" accepts:"a positive number of seconds, or a duration like 2s or 1m30s" desc:"longest wait of a Claude Code hook for Ollama"`
+}
+
+// Setting describes one environment variable.
+type Setting struct {
+	Name    string // e.g. RECALL_SQLITE_PATH
+	Default string // "" when empty by default
+	Accepts string // what values are valid
+	Meaning string // what it changes
+}
+
+// Settings lists every environment variable Recall reads, in a stable order,
+// for README and `recall --help`.
+func Settings() []Setting {
+	t := reflect.TypeFor[env]()
+	out := make([]Setting, 0, t.NumField())
+	for i := range t.NumField() {
+		tag := t.Field(i).Tag
+		out = append(out, Setting{
+			Name:    tag.Get("envconfig"),
+			Default: tag.Get("default"),
+			Accepts: tag.Get("accepts"),
+			Meaning: tag.Get("desc"),
+		})
+	}
+	return out
+}
+
+// setting returns the description of one variable.
+func setting(name string) Setting {
+	for _, s := range Settings() {
+		if s.Name == name {
+			return s
+		}
+	}
+	return Setting{Name: name}
+}
+
+// Describe renders Settings as an aligned plain-text table: variable, default,
+// meaning.
+func Describe() string {
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "VARIABLE\tDEFAULT\tMEANING")
+	for _, s := range Settings() {
+		def := s.Default
+		if def == "" {
+			def = "(empty)"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\n", s.Name, def, s.Meaning)
+	}
+	w.Flush()
+	return b.String()
+}
