@@ -15,7 +15,8 @@ import (
 var callCommand = &command{
 	name: "call",
 	args: "<tool> ['<json arguments>' | -]",
-	summary: "Run one MCP tool and print its JSON result, e.g.\n" +
+	summary: "Run one MCP tool and print its JSON result.\n" +
+		"Example:\n" +
 		"  recall call memory_recall_tool '{\"query\": \"caching\", \"n_results\": 3}'\n" +
 		"Arguments default to {}; - reads them from stdin. A tool error is printed to\n" +
 		"stderr and exits 1.",

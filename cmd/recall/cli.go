@@ -97,7 +97,11 @@ func runSearch(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 		return err
 	}
 	if res.Degraded {
-		fmt.Fprintf(e.stdout, "note: keyword search only (%s)\n", res.Reason)
+		note := res.Reason
+		if !strings.Contains(note, "keyword") {
+			note = "keyword search only: " + note
+		}
+		fmt.Fprintln(e.stdout, "note:", note)
 	}
 	if len(res.Memories) == 0 {
 		fmt.Fprintln(e.stdout, "no memories found")
@@ -161,8 +165,9 @@ func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 var forgetCommand = &command{
 	name: "forget",
 	args: "<id | query> [--yes] [--force] [--namespace NS] [-n N]",
-	summary: "Delete a memory by id, or the memories matching a query. A query only shows\n" +
-		"what it would delete until --yes is given; golden rules need --force.",
+	summary: "Delete a memory by id, or the memories matching a query.\n" +
+		"A query only shows what it would delete until --yes is given; golden rules\n" +
+		"need --force.",
 	run: runForget,
 }
 
@@ -260,8 +265,9 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 var reindexCommand = &command{
 	name: "reindex",
 	args: "",
-	summary: "Embed every memory again with the configured model (RECALL_OLLAMA_MODEL),\n" +
-		"after changing models or when doctor reports a mismatched embedding space.",
+	summary: "Embed every memory again with the configured model.\n" +
+		"Run it after changing RECALL_OLLAMA_MODEL, or when doctor reports a mismatched\n" +
+		"embedding space. Progress goes to stderr.",
 	run: runReindex,
 }
 

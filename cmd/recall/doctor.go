@@ -18,9 +18,9 @@ import (
 var doctorCommand = &command{
 	name: "doctor",
 	args: "",
-	summary: "Check the database, Ollama, the models and the Claude Code wiring, and say\n" +
-		"exactly what to run to fix each problem. Exits 1 when something essential is\n" +
-		"broken (database, Ollama, embedding model).",
+	summary: "Check the database, Ollama, the models and the Claude Code wiring.\n" +
+		"Each problem comes with exactly what to run to fix it. Exits 1 when something\n" +
+		"essential is broken (database, Ollama, embedding model).",
 	run: runDoctor,
 }
 

@@ -18,7 +18,7 @@ const hookSlack = 2 * time.Second
 var hookCommand = &command{
 	name: "hook",
 	args: "<" + strings.Join(hook.Events, "|") + ">",
-	summary: "Answer a Claude Code hook: read its JSON on stdin, answer on stdout.\n" +
+	summary: "Answer a Claude Code hook (JSON on stdin, answer on stdout).\n" +
 		"session-start injects the project's context, user-prompt-submit the memories\n" +
 		"relevant to the prompt; post-tool-use records touched files; session-end\n" +
 		"records the end. Whatever goes wrong, a hook exits 0 and logs to stderr.",

@@ -148,7 +148,8 @@ Usage:
 Commands:
 `)
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+		first, _, _ := strings.Cut(c.summary, "\n")
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, first)
 	}
 	fmt.Fprint(w, `
 Without a command recall serves MCP on stdio. "recall <command> --help" explains

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"net"
 	"os/signal"
 	"sync"
@@ -18,9 +19,10 @@ const shutdownGrace = 10 * time.Second
 var serveCommand = &command{
 	name: "serve",
 	args: "[--http 127.0.0.1:8765 [--allow-remote]]",
-	summary: "Serve MCP on stdio (the default), or Streamable HTTP with --http. Fills missing\n" +
-		"embeddings and runs curation in the background; on SIGINT/SIGTERM it finishes\n" +
-		"calls in flight and the curation queue, closes the database and exits 0.\n" +
+	summary: "Serve MCP on stdio (the default), or Streamable HTTP with --http.\n" +
+		"Fills missing embeddings and runs curation in the background; on SIGINT or\n" +
+		"SIGTERM it finishes calls in flight and the curation queue, closes the database\n" +
+		"and exits 0.\n" +
 		"RECALL_HTTP_TOKEN set makes HTTP clients send \"Authorization: Bearer <token>\".",
 	run: runServe,
 }
@@ -100,5 +102,5 @@ func checkLoopback(addr string) error {
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 		return nil
 	}
-	return usagef("refusing to serve on %q: it is not a loopback address; use 127.0.0.1:<port>, or add --allow-remote (and set RECALL_HTTP_TOKEN)", addr)
+	return fmt.Errorf("refusing to serve on %q: it is not a loopback address; use 127.0.0.1:<port>, or add --allow-remote (and set RECALL_HTTP_TOKEN)", addr)
 }
