@@ -7,7 +7,6 @@ package validation
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"sync"
 	"time"
@@ -21,6 +20,7 @@ const (
 	DefaultStaleDays              = 30
 	DefaultWorkers                = 2
 	DefaultTokenBudget            = 4000
+	DefaultJudgeTimeout           = 60 * time.Second
 )
 
 // Options are the curation settings (from config). Zero values take the
@@ -32,8 +32,11 @@ type Options struct {
 	Workers                int
 	Enabled                bool
 	DefaultTokenBudget     int
-	Logger                 *slog.Logger
-	Now                    func() time.Time // for tests; time.Now when nil
+	// JudgeTimeout bounds one chat-model judgment; one that takes longer is a
+	// failed judgment.
+	JudgeTimeout time.Duration
+	Logger       *slog.Logger
+	Now          func() time.Time // for tests; time.Now when nil
 }
 
 // Service carries out the curation operations.
@@ -44,11 +47,13 @@ type Service struct {
 	judge    memory.Judge
 	opts     Options
 
-	mu      sync.Mutex
-	started bool
-	stop    context.CancelFunc // ends the claim loop
-	wake    chan struct{}      // a job was enqueued
-	done    chan struct{}      // closed when the worker pool has drained
+	wake chan struct{} // a job was enqueued; buffered, one slot per worker
+
+	mu       sync.Mutex
+	started  bool
+	draining chan struct{}      // closed by Close: claim what is left, then exit
+	abort    context.CancelFunc // interrupts the jobs in flight
+	wg       sync.WaitGroup     // the running workers
 }
 
 // New builds a curation Service. embedder and judge may be nil: the operations
@@ -66,6 +71,9 @@ func New(store memory.Store, mem *memory.Service, embedder memory.Embedder, judg
 	if opts.DefaultTokenBudget <= 0 {
 		opts.DefaultTokenBudget = DefaultTokenBudget
 	}
+	if opts.JudgeTimeout <= 0 {
+		opts.JudgeTimeout = DefaultJudgeTimeout
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -74,7 +82,7 @@ func New(store memory.Store, mem *memory.Service, embedder memory.Embedder, judg
 	}
 	return &Service{
 		store: store, mem: mem, embedder: embedder, judge: judge, opts: opts,
-		wake: make(chan struct{}, 1),
+		wake: make(chan struct{}, opts.Workers),
 	}
 }
 
@@ -83,56 +91,3 @@ var _ memory.Curator = (*Service)(nil)
 func (s *Service) now() time.Time { return s.opts.Now().UTC() }
 
 func (s *Service) log() *slog.Logger { return s.opts.Logger }
-
-var errNotImplemented = errors.New("not implemented yet")
-
-// Apply records that a memory is being applied.
-func (s *Service) Apply(ctx context.Context, req ApplyRequest) (*ApplyResult, error) {
-	return nil, errNotImplemented
-}
-
-// Outcome records the outcome of applying a memory.
-func (s *Service) Outcome(ctx context.Context, req OutcomeRequest) (*OutcomeResult, error) {
-	return nil, errNotImplemented
-}
-
-// Validate adjusts a memory's confidence directly.
-func (s *Service) Validate(ctx context.Context, req ValidateRequest) (*ValidateResult, error) {
-	return nil, errNotImplemented
-}
-
-// History lists a memory's validation events.
-func (s *Service) History(ctx context.Context, req HistoryRequest) (*HistoryResult, error) {
-	return nil, errNotImplemented
-}
-
-// DetectContradictions looks for memories contradicting one memory.
-func (s *Service) DetectContradictions(ctx context.Context, req DetectRequest) (*DetectResult, error) {
-	return nil, errNotImplemented
-}
-
-// CheckSupersedes asks whether a memory supersedes an older one.
-func (s *Service) CheckSupersedes(ctx context.Context, req SupersedeRequest) (*SupersedeResult, error) {
-	return nil, errNotImplemented
-}
-
-// AnalyzeHealth reports what needs attention.
-func (s *Service) AnalyzeHealth(ctx context.Context, req HealthRequest) (*HealthReport, error) {
-	return nil, errNotImplemented
-}
-
-// Context builds the markdown context for a session.
-func (s *Service) Context(ctx context.Context, req ContextRequest) (*ContextResult, error) {
-	return nil, errNotImplemented
-}
-
-// MemoryStored queues relationship inference for a new memory.
-func (s *Service) MemoryStored(ctx context.Context, m *memory.Memory) []memory.AutoRelationship {
-	return []memory.AutoRelationship{}
-}
-
-// Start starts the worker pool.
-func (s *Service) Start(ctx context.Context) {}
-
-// Close drains the worker pool.
-func (s *Service) Close(ctx context.Context) error { return nil }

@@ -1,0 +1,91 @@
+package validation
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// maxDetectCandidates bounds a contradiction check: at most this many chat
+// calls and one embed call per memory_detect_contradictions.
+const maxDetectCandidates = 5
+
+// DetectContradictions looks for memories that contradict one memory: the
+// most similar memories in its scope (its namespace and global; never another
+// project) with a cosine similarity of at least the threshold are each judged
+// by the chat model; a pair it confirms (contradicts, confidence >= 0.7) gets a
+// contradicts edge from the memory to the other, weighted by that confidence,
+// unless CreateEdges is false or such an edge already links them either way.
+// A judgment that fails is listed in FailedJudgments with its reason.
+func (s *Service) DetectContradictions(ctx context.Context, req DetectRequest) (*DetectResult, error) {
+	if err := memory.ValidateID("memory_id", req.MemoryID); err != nil {
+		return nil, err
+	}
+	threshold, err := checkThreshold(req.SimilarityThreshold, s.opts.ContradictionThreshold)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.store.GetMemory(ctx, req.MemoryID)
+	if err != nil {
+		return nil, err
+	}
+	res := &DetectResult{MemoryID: m.ID, Contradictions: []Contradiction{}, FailedJudgments: []FailedJudgment{}}
+	vec, why := s.vectorOf(ctx, m)
+	if vec == nil {
+		res.Skipped = why
+		return res, nil
+	}
+	cands, err := s.similar(ctx, m, vec, threshold, maxDetectCandidates)
+	if err != nil {
+		return nil, err
+	}
+	res.CandidatesChecked = len(cands)
+	for _, c := range cands {
+		confirmed, conf, reason, err := s.judgeContradiction(ctx, m, c.mem)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			res.FailedJudgments = append(res.FailedJudgments, FailedJudgment{MemoryID: c.mem.ID, Reason: err.Error()})
+			continue
+		}
+		if !confirmed {
+			continue
+		}
+		found := Contradiction{MemoryID: c.mem.ID, Content: c.mem.Content, Similarity: c.similarity, Confidence: conf, Reason: reason}
+		if boolOr(req.CreateEdges, true) {
+			id, created, err := s.linkOnce(ctx, m.ID, c.mem.ID, memory.RelationContradicts, conf, map[string]any{
+				"reason": reason, "similarity": c.similarity, "source": "memory_detect_contradictions",
+			})
+			if err != nil {
+				return nil, err
+			}
+			found.EdgeID = id
+			if created {
+				res.EdgesCreated++
+			}
+		}
+		res.Contradictions = append(res.Contradictions, found)
+	}
+	return res, nil
+}
+
+// linkOnce adds an edge of relation from source to target unless one of that
+// relation already links the two either way; it returns the edge's id and
+// whether it is new. Symmetric facts (contradicts, relates_to) so get one edge
+// per pair, and a supersedes edge is never added against an existing one.
+func (s *Service) linkOnce(ctx context.Context, source, target string, rel memory.Relation, weight float64, meta map[string]any) (int64, bool, error) {
+	existing, err := s.store.Edges(ctx, memory.EdgeQuery{SourceID: source, TargetID: target, Direction: memory.DirectionBoth, Relations: []memory.Relation{rel}})
+	if err != nil {
+		return 0, false, fmt.Errorf("reading edges: %w", err)
+	}
+	if len(existing) > 0 {
+		return existing[0].ID, false, nil
+	}
+	id, err := s.store.InsertEdge(ctx, &memory.Edge{SourceID: source, TargetID: target, Relation: rel, Weight: round4(weight), Metadata: meta, CreatedAt: s.now()})
+	if err != nil {
+		return 0, false, fmt.Errorf("adding %s edge %s -> %s: %w", rel, source, target, err)
+	}
+	return id, true, nil
+}

@@ -1,0 +1,298 @@
+package validation
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// Health analysis limits.
+const (
+	maxStaleDays = 3650
+	// maxHealthItems bounds each list of a report; the counts are always full.
+	maxHealthItems = 100
+	// maxRecommendations bounds the per-memory recommendations of one kind.
+	maxRecommendations = 10
+	edgeChunk          = 500 // memory ids per edge query
+	previewBytes       = 120
+)
+
+// AnalyzeHealth reports what needs attention in a namespace (all namespaces
+// when empty), each part on by default:
+//
+//   - unresolved contradictions: contradicts edges where neither memory is
+//     superseded;
+//   - low confidence: memories below memory.LowConfidenceCutoff (0.15), other
+//     than golden rules and superseded memories: candidates for deletion;
+//   - stale: memories without a validation event for StaleDays (by creation
+//     time when they have none), oldest first.
+//
+// Golden rules whose confidence fell below the golden threshold are always
+// listed (weak_golden_rules): they stay protected, a person reviews them.
+// Each list holds at most 100 memories; the counts are complete.
+func (s *Service) AnalyzeHealth(ctx context.Context, req HealthRequest) (*HealthReport, error) {
+	if req.Namespace != "" {
+		if err := memory.ValidateNamespace(req.Namespace); err != nil {
+			return nil, err
+		}
+	}
+	staleDays := req.StaleDays
+	if staleDays == 0 {
+		staleDays = s.opts.StaleDays
+	}
+	if staleDays < 1 || staleDays > maxStaleDays {
+		return nil, memory.Invalidf("stale_days", req.StaleDays, fmt.Sprintf("an integer from 1 to %d (default %d)", maxStaleDays, s.opts.StaleDays))
+	}
+	f := memory.Filter{IncludeSuperseded: true}
+	if req.Namespace != "" {
+		f.Namespaces = []string{req.Namespace}
+	}
+	all, err := s.store.ListMemories(ctx, memory.ListQuery{Filter: f, OrderBy: memory.OrderCreatedAt})
+	if err != nil {
+		return nil, fmt.Errorf("listing memories: %w", err)
+	}
+	now := s.now()
+	rep := &HealthReport{
+		Namespace: req.Namespace, CheckedAt: now,
+		Contradictions: []ContradictionPair{}, LowConfidence: []MemoryBrief{}, Stale: []MemoryBrief{},
+		WeakGoldenRules: []MemoryBrief{}, Recommendations: []string{},
+	}
+	rep.Counts.Memories = len(all)
+
+	byID := make(map[string]*memory.Memory, len(all))
+	ids := make([]string, len(all))
+	for i, m := range all {
+		byID[m.ID] = m
+		ids[i] = m.ID
+	}
+	edges, err := s.edgesOf(ctx, ids, memory.RelationSupersedes, memory.RelationContradicts)
+	if err != nil {
+		return nil, err
+	}
+	superseded := map[string]bool{}
+	for _, e := range edges {
+		if e.Relation == memory.RelationSupersedes {
+			superseded[e.TargetID] = true
+		}
+	}
+	for _, m := range all {
+		if superseded[m.ID] {
+			rep.Counts.Superseded++
+			continue
+		}
+		if m.IsGolden() {
+			rep.Counts.GoldenRules++
+			if m.Confidence < memory.GoldenRuleThreshold {
+				rep.WeakGoldenRules = appendBrief(rep.WeakGoldenRules, m, nil, now)
+			}
+		}
+	}
+
+	if boolOr(req.IncludeContradictions, true) {
+		if err := s.findContradictions(ctx, rep, edges, byID, superseded); err != nil {
+			return nil, err
+		}
+	}
+	if boolOr(req.IncludeLowConfidence, true) {
+		for _, m := range all {
+			if !superseded[m.ID] && !m.IsGolden() && m.Confidence < memory.LowConfidenceCutoff {
+				rep.Counts.LowConfidence++
+				rep.LowConfidence = appendBrief(rep.LowConfidence, m, nil, now)
+			}
+		}
+	}
+	if boolOr(req.IncludeStale, true) {
+		if err := s.findStale(ctx, rep, all, superseded, staleDays, now); err != nil {
+			return nil, err
+		}
+	}
+	rep.Recommendations = recommend(rep, staleDays)
+	return rep, nil
+}
+
+// edgesOf lists the edges of the given relations touching ids, each once.
+func (s *Service) edgesOf(ctx context.Context, ids []string, rels ...memory.Relation) ([]memory.Edge, error) {
+	var out []memory.Edge
+	seen := map[int64]bool{}
+	for start := 0; start < len(ids); start += edgeChunk {
+		chunk := ids[start:min(start+edgeChunk, len(ids))]
+		es, err := s.store.Edges(ctx, memory.EdgeQuery{MemoryIDs: chunk, Direction: memory.DirectionBoth, Relations: rels})
+		if err != nil {
+			return nil, fmt.Errorf("reading edges: %w", err)
+		}
+		for _, e := range es {
+			if !seen[e.ID] {
+				seen[e.ID] = true
+				out = append(out, e)
+			}
+		}
+	}
+	return out, nil
+}
+
+// findContradictions lists contradicts edges whose ends are both unsuperseded.
+// An end outside the namespace analysed (a global memory) is loaded and checked
+// too.
+func (s *Service) findContradictions(ctx context.Context, rep *HealthReport, edges []memory.Edge, byID map[string]*memory.Memory, superseded map[string]bool) error {
+	var outside []string
+	for _, e := range edges {
+		for _, id := range []string{e.SourceID, e.TargetID} {
+			if _, ok := byID[id]; !ok {
+				outside = append(outside, id)
+			}
+		}
+	}
+	if len(outside) > 0 {
+		more, err := s.store.GetMemories(ctx, outside)
+		if err != nil {
+			return fmt.Errorf("loading memories: %w", err)
+		}
+		outsideEdges, err := s.edgesOf(ctx, outside, memory.RelationSupersedes)
+		if err != nil {
+			return err
+		}
+		for _, e := range outsideEdges {
+			superseded[e.TargetID] = true
+		}
+		for id, m := range more {
+			byID[id] = m
+		}
+	}
+	for _, e := range edges {
+		if e.Relation != memory.RelationContradicts || superseded[e.SourceID] || superseded[e.TargetID] {
+			continue
+		}
+		src, tgt := byID[e.SourceID], byID[e.TargetID]
+		if src == nil || tgt == nil {
+			continue
+		}
+		rep.Counts.Contradictions++
+		if len(rep.Contradictions) < maxHealthItems {
+			rep.Contradictions = append(rep.Contradictions, ContradictionPair{
+				EdgeID: e.ID, SourceID: src.ID, TargetID: tgt.ID,
+				Source: brief(src, nil, time.Time{}), Target: brief(tgt, nil, time.Time{}),
+			})
+		}
+	}
+	return nil
+}
+
+// findStale lists unsuperseded memories with no validation event for
+// staleDays, the longest unchecked first.
+func (s *Service) findStale(ctx context.Context, rep *HealthReport, all []*memory.Memory, superseded map[string]bool, staleDays int, now time.Time) error {
+	cutoff := now.Add(-time.Duration(staleDays) * 24 * time.Hour)
+	type stale struct {
+		m    *memory.Memory
+		last *time.Time
+		ref  time.Time
+	}
+	var found []stale
+	for _, m := range all {
+		if superseded[m.ID] {
+			continue
+		}
+		evs, err := s.store.Events(ctx, m.ID, "", 1)
+		if err != nil {
+			return fmt.Errorf("reading events of %s: %w", m.ID, err)
+		}
+		st := stale{m: m, ref: m.CreatedAt}
+		if len(evs) > 0 {
+			t := evs[0].CreatedAt
+			st.last, st.ref = &t, t
+		}
+		if st.ref.Before(cutoff) {
+			found = append(found, st)
+		}
+	}
+	slices.SortStableFunc(found, func(a, b stale) int { return cmp.Compare(a.ref.UnixNano(), b.ref.UnixNano()) })
+	rep.Counts.Stale = len(found)
+	for _, st := range found {
+		rep.Stale = appendBrief(rep.Stale, st.m, st.last, now)
+	}
+	return nil
+}
+
+// appendBrief adds a memory to a report list unless the list is full.
+func appendBrief(list []MemoryBrief, m *memory.Memory, last *time.Time, now time.Time) []MemoryBrief {
+	if len(list) >= maxHealthItems {
+		return list
+	}
+	return append(list, brief(m, last, now))
+}
+
+// brief is a memory as a report shows it; with now set it counts the days
+// since its last validation (or creation).
+func brief(m *memory.Memory, last *time.Time, now time.Time) MemoryBrief {
+	b := MemoryBrief{ID: m.ID, Content: preview(m.Content), Type: m.Type, Namespace: m.Namespace, Confidence: m.Confidence, LastValidated: last}
+	if !now.IsZero() {
+		ref := m.CreatedAt
+		if last != nil {
+			ref = *last
+		}
+		b.DaysSinceCheck = int(math.Floor(now.Sub(ref).Hours() / 24))
+	}
+	return b
+}
+
+// recommend turns a report into concrete actions, most urgent first.
+func recommend(rep *HealthReport, staleDays int) []string {
+	out := []string{}
+	for i, c := range rep.Contradictions {
+		if i == maxRecommendations {
+			out = append(out, fmt.Sprintf("... and %d more contradictions", rep.Counts.Contradictions-i))
+			break
+		}
+		better, worse := c.Source, c.Target
+		if worse.Confidence > better.Confidence {
+			better, worse = worse, better
+		}
+		out = append(out, fmt.Sprintf("Resolve contradiction between %s and %s: run memory_check_supersedes on %s (confidence %s vs %s), or validate both with memory_apply_tool and memory_outcome_tool until one clearly wins, or forget the wrong one with memory_forget_tool",
+			c.SourceID, c.TargetID, better.ID, formatConfidence(better.Confidence), formatConfidence(worse.Confidence)))
+	}
+	for i, g := range rep.WeakGoldenRules {
+		if i == maxRecommendations {
+			out = append(out, fmt.Sprintf("... and %d more weak golden rules", len(rep.WeakGoldenRules)-i))
+			break
+		}
+		out = append(out, fmt.Sprintf("Review golden rule %s: its confidence fell to %s after failures; it stays protected, so fix its wording or forget it with memory_forget_tool force=true",
+			g.ID, formatConfidence(g.Confidence)))
+	}
+	for i, l := range rep.LowConfidence {
+		if i == maxRecommendations {
+			out = append(out, fmt.Sprintf("... and %d more low-confidence memories", rep.Counts.LowConfidence-i))
+			break
+		}
+		out = append(out, fmt.Sprintf("Consider deleting %s (confidence %s, below %s): forget it with memory_forget_tool, or re-validate it with memory_validate_tool if it is still right",
+			l.ID, formatConfidence(l.Confidence), formatConfidence(memory.LowConfidenceCutoff)))
+	}
+	if rep.Counts.Stale > 0 {
+		out = append(out, fmt.Sprintf("%d memories have not been validated for %d days or more (oldest: %s): apply them with memory_apply_tool and record outcomes with memory_outcome_tool, or forget those no longer true",
+			rep.Counts.Stale, staleDays, rep.Stale[0].ID))
+	}
+	if rep.Counts.Superseded > 0 {
+		out = append(out, fmt.Sprintf("%d superseded memories are hidden from recall and context; forget them with memory_forget_tool once you no longer need their history", rep.Counts.Superseded))
+	}
+	if len(out) == 0 {
+		out = append(out, "No action needed: no unresolved contradictions, low-confidence or stale memories")
+	}
+	return out
+}
+
+// preview shortens content for a report.
+func preview(s string) string {
+	if len(s) <= previewBytes {
+		return s
+	}
+	cut := previewBytes
+	for cut > 0 && !utf8RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
