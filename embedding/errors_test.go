@@ -54,6 +54,7 @@ func TestModelNotPulled(t *testing.T) {
 	host, _ := testHost(t)
 	const absent = "recall-test-absent-model"
 	c := newClient(t, host, embedding.Options{EmbedModel: absent, ChatModel: absent})
+	needOllama(t, c)
 	for call, fn := range calls(c) {
 		err := fn()
 		if !errors.Is(err, embedding.ErrModelMissing) || !errors.Is(err, memory.ErrUnavailable) {

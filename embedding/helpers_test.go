@@ -46,13 +46,20 @@ func needFake(t *testing.T, fake *ollamatest.Server) {
 	}
 }
 
-// needModels skips a test when the real Ollama lacks the client's models.
-func needModels(t *testing.T, c *embedding.Client) {
+// needOllama skips a test when the Ollama named by OLLAMA_HOST does not answer.
+func needOllama(t *testing.T, c *embedding.Client) embedding.Status {
 	t.Helper()
 	st, err := c.Check(context.Background())
 	if err != nil {
 		t.Skipf("Ollama at %s is not usable: %v", c.Host(), err)
 	}
+	return st
+}
+
+// needModels skips a test when the real Ollama lacks the client's models.
+func needModels(t *testing.T, c *embedding.Client) {
+	t.Helper()
+	st := needOllama(t, c)
 	if !st.EmbedModelPulled || !st.ChatModelPulled {
 		t.Skipf("needs models %s and %s at %s: run `ollama pull %s` and `ollama pull %s`",
 			st.EmbedModel, st.ChatModel, st.Host, st.EmbedModel, st.ChatModel)

@@ -110,6 +110,9 @@ func TestJudgeJSONRejectsAReplyThatDoesNotParse(t *testing.T) {
 func TestCheck(t *testing.T) {
 	host, fake := testHost(t)
 	c := newClient(t, host, embedding.Options{})
+	if fake == nil {
+		needOllama(t, c)
+	}
 	st, err := c.Check(context.Background())
 	if err != nil {
 		t.Fatal(err)
