@@ -7,7 +7,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-
 )
 
 var wantTools = []string{
