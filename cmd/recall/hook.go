@@ -53,6 +53,9 @@ func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 				if err != nil {
 					return "", err
 				}
+				if len(res.MemoryIDs) == 0 {
+					return "", nil // a preamble without memories is not worth its tokens
+				}
 				return res.Context, nil
 			},
 		}

@@ -1,0 +1,340 @@
+package tests
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3"
+
+	"github.com/recall-mcp/recall/storage"
+)
+
+// hookAnswer is what Claude Code reads from a hook's stdout.
+type hookAnswer struct {
+	HookSpecificOutput struct {
+		HookEventName     string `json:"hookEventName"`
+		AdditionalContext string `json:"additionalContext"`
+	} `json:"hookSpecificOutput"`
+}
+
+// newProject makes a git project directory (a .git directory is all the hooks
+// look for) with a subdirectory to work in, and returns both.
+func newProject(t *testing.T, c *cliEnv, name string) (root, cwd string) {
+	t.Helper()
+	root = filepath.Join(c.dir, name)
+	cwd = filepath.Join(root, "internal", "api")
+	for _, d := range []string{filepath.Join(root, ".git"), cwd} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, cwd
+}
+
+// hookInput is a hook payload shaped as Claude Code sends it.
+func hookInput(t *testing.T, event, cwd string, extra map[string]any) string {
+	t.Helper()
+	in := map[string]any{
+		"session_id":      "4f1c2d9e-session",
+		"transcript_path": filepath.Join(cwd, "transcript.jsonl"),
+		"cwd":             cwd,
+		"hook_event_name": event,
+		"permission_mode": "default",
+	}
+	for k, v := range extra {
+		in[k] = v
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// hook runs `recall hook <event>`, checks that it exits 0, and decodes its
+// answer (nil when it answered nothing).
+func (c *cliEnv) hook(event, stdin string) (*hookAnswer, cliResult) {
+	c.t.Helper()
+	r := c.run(stdin, "hook", event)
+	if r.code != 0 {
+		c.t.Fatalf("recall hook %s exited %d; a hook must always exit 0\nstderr: %s", event, r.code, r.stderr)
+	}
+	if strings.TrimSpace(r.stdout) == "" {
+		return nil, r
+	}
+	var a hookAnswer
+	if err := json.Unmarshal([]byte(r.stdout), &a); err != nil {
+		c.t.Fatalf("recall hook %s printed something that is not JSON: %v\n%s", event, err, r.stdout)
+	}
+	return &a, r
+}
+
+func TestHookSessionStartInjectsProjectAndGlobalContext(t *testing.T) {
+	c := newCLIEnv(t)
+	_, cwd := newProject(t, c, "shop-api")
+	mine := c.store("Orders MUST be cached in Redis with a five minute TTL", "--type", "decision", "--namespace", "project:shop-api")
+	global := c.store("You MUST write commit messages in the imperative mood", "--type", "preference", "--namespace", "global")
+	other := c.store("The billing service MUST use Kafka for invoices", "--type", "decision", "--namespace", "project:billing")
+
+	a, r := c.hook("session-start", hookInput(t, "SessionStart", cwd, map[string]any{"source": "startup", "model": "claude-sonnet-4"}))
+	if a == nil {
+		t.Fatalf("session-start answered nothing; stderr:\n%s", r.stderr)
+	}
+	if a.HookSpecificOutput.HookEventName != "SessionStart" {
+		t.Fatalf("hookEventName = %q, want SessionStart", a.HookSpecificOutput.HookEventName)
+	}
+	ctx := a.HookSpecificOutput.AdditionalContext
+	for _, want := range []string{"Orders MUST be cached in Redis", "commit messages in the imperative mood", "MUST", "project:shop-api"} {
+		if !strings.Contains(ctx, want) {
+			t.Errorf("session context lacks %q:\n%s", want, ctx)
+		}
+	}
+	if strings.Contains(ctx, "Kafka") || strings.Contains(ctx, other) {
+		t.Errorf("session context of shop-api holds billing's memory %s:\n%s", other, ctx)
+	}
+	_, _ = mine, global
+
+	sess := c.session("4f1c2d9e-session")
+	if sess.Namespace != "project:shop-api" || sess.Cwd != cwd || sess.StartedAt.IsZero() || sess.EndedAt != nil {
+		t.Fatalf("session start recorded as %+v", sess)
+	}
+}
+
+func TestHookSessionStartWithoutMemoriesSaysNothing(t *testing.T) {
+	c := newCLIEnv(t)
+	_, cwd := newProject(t, c, "empty")
+	if a, r := c.hook("session-start", hookInput(t, "SessionStart", cwd, map[string]any{"source": "startup"})); a != nil {
+		t.Fatalf("with no memories session-start should answer nothing, got %q", r.stdout)
+	}
+}
+
+var indexLine = regexp.MustCompile(`(?m)^- \[(\S+)\] (\w+) · (.+)$`)
+
+func TestHookUserPromptSubmitListsRelevantMemories(t *testing.T) {
+	c := newCLIEnv(t)
+	_, cwd := newProject(t, c, "shop-api")
+	redis := c.store("Orders MUST be cached in Redis with a five minute TTL", "--type", "decision", "--namespace", "project:shop-api")
+	tabs := c.store("You MUST indent Go code with tabs, never spaces", "--type", "preference")
+	other := c.store("Orders in billing MUST be cached in Memcached", "--type", "decision", "--namespace", "project:billing")
+
+	if a, r := c.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "go on"})); a != nil {
+		t.Fatalf("a prompt under 10 characters should get no memories, got %q", r.stdout)
+	}
+
+	a, r := c.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "Why are orders slow? Check how orders are cached"}))
+	if a == nil {
+		t.Fatalf("a real prompt got no memories; stderr:\n%s", r.stderr)
+	}
+	if a.HookSpecificOutput.HookEventName != "UserPromptSubmit" {
+		t.Fatalf("hookEventName = %q", a.HookSpecificOutput.HookEventName)
+	}
+	text := a.HookSpecificOutput.AdditionalContext
+	if !strings.HasPrefix(text, "## Relevant memories (recall)\n") {
+		t.Fatalf("index lacks its heading:\n%s", text)
+	}
+	lines := indexLine.FindAllStringSubmatch(text, -1)
+	if len(lines) == 0 || lines[0][1] != redis || lines[0][2] != "decision" || !strings.HasPrefix(lines[0][3], "Orders MUST be cached in Redis") {
+		t.Fatalf("the Redis decision %s should come first as `- [id] decision · content`:\n%s", redis, text)
+	}
+	for _, l := range lines {
+		if l[1] == other {
+			t.Fatalf("the index holds billing's memory %s:\n%s", other, text)
+		}
+	}
+	if len(text) > 600*4 {
+		t.Fatalf("index of %d bytes exceeds ~600 tokens", len(text))
+	}
+	_ = tabs
+}
+
+func TestHookPostToolUseRecordsFileActivity(t *testing.T) {
+	c := newCLIEnv(t)
+	root, cwd := newProject(t, c, "shop-api")
+	file := filepath.Join(root, "internal", "api", "orders.go")
+	notebook := filepath.Join(root, "analysis.ipynb")
+
+	for _, in := range []string{
+		hookInput(t, "PostToolUse", cwd, map[string]any{"tool_name": "Edit", "tool_input": map[string]any{"file_path": file, "old_string": "a", "new_string": "b"}, "tool_response": map[string]any{"success": true}}),
+		hookInput(t, "PostToolUse", cwd, map[string]any{"tool_name": "Read", "tool_input": map[string]any{"file_path": file}}),
+		hookInput(t, "PostToolUse", cwd, map[string]any{"tool_name": "NotebookEdit", "tool_input": map[string]any{"notebook_path": notebook, "new_source": "x = 1"}}),
+		hookInput(t, "PostToolUse", cwd, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "go test ./..."}}),
+	} {
+		if a, r := c.hook("post-tool-use", in); a != nil {
+			t.Fatalf("post-tool-use should answer nothing, got %q", r.stdout)
+		}
+	}
+
+	var recent struct {
+		Files []struct {
+			FilePath    string         `json:"file_path"`
+			FileType    string         `json:"file_type"`
+			ProjectRoot string         `json:"project_root"`
+			AccessCount int            `json:"access_count"`
+			LastAction  string         `json:"last_action"`
+			Actions     map[string]int `json:"actions"`
+		} `json:"files"`
+	}
+	out := c.ok("call", "file_activity_recent", `{"project_root": `+quote(root)+`}`)
+	if err := json.Unmarshal([]byte(out), &recent); err != nil {
+		t.Fatalf("file_activity_recent: %v\n%s", err, out)
+	}
+	if len(recent.Files) != 2 {
+		t.Fatalf("want 2 files recorded (Bash ignored), got:\n%s", out)
+	}
+	byPath := map[string]int{}
+	for i, f := range recent.Files {
+		byPath[f.FilePath] = i
+		if f.ProjectRoot != root {
+			t.Errorf("%s recorded under project %q, want the git root %q", f.FilePath, f.ProjectRoot, root)
+		}
+	}
+	i, ok := byPath[file]
+	if !ok {
+		t.Fatalf("%s not recorded:\n%s", file, out)
+	}
+	if f := recent.Files[i]; f.AccessCount != 2 || f.Actions["edit"] != 1 || f.Actions["read"] != 1 || f.FileType == "" {
+		t.Fatalf("orders.go recorded as %+v, want one edit and one read with a file type", f)
+	}
+	j, ok := byPath[notebook]
+	if !ok || recent.Files[j].Actions["edit"] != 1 {
+		t.Fatalf("NotebookEdit should be recorded as an edit of %s:\n%s", notebook, out)
+	}
+}
+
+func TestHookSessionEndRecordsTheEnd(t *testing.T) {
+	c := newCLIEnv(t)
+	_, cwd := newProject(t, c, "shop-api")
+	c.hook("session-start", hookInput(t, "SessionStart", cwd, map[string]any{"source": "startup"}))
+	started := c.session("4f1c2d9e-session").StartedAt
+
+	if a, r := c.hook("session-end", hookInput(t, "SessionEnd", cwd, map[string]any{"reason": "prompt_input_exit"})); a != nil {
+		t.Fatalf("session-end should answer nothing, got %q", r.stdout)
+	}
+	s := c.session("4f1c2d9e-session")
+	if s.EndedAt == nil || s.EndReason != "prompt_input_exit" || !s.StartedAt.Equal(started) {
+		t.Fatalf("session end recorded as %+v (started %v)", s, started)
+	}
+}
+
+func TestHookMalformedInputExitsQuietly(t *testing.T) {
+	c := newCLIEnv(t)
+	for _, event := range []string{"session-start", "user-prompt-submit", "post-tool-use", "session-end"} {
+		for _, body := range []string{"", "not json at all", `{"session_id": 42`, `["an", "array"]`} {
+			a, r := c.hook(event, body)
+			if a != nil || r.stdout != "" {
+				t.Errorf("hook %s with %q answered %q; want nothing", event, body, r.stdout)
+			}
+			if !strings.Contains(r.stderr, "hook not answered") {
+				t.Errorf("hook %s with %q should log why on stderr, got %q", event, body, r.stderr)
+			}
+		}
+	}
+	if a, r := c.hook("pre-compact", hookInput(t, "PreCompact", c.dir, nil)); a != nil || !strings.Contains(r.stderr, "session-start") {
+		t.Errorf("an unknown event should answer nothing and log the accepted ones; stdout %q stderr %q", r.stdout, r.stderr)
+	}
+}
+
+func TestHookAnswersWithOllamaDown(t *testing.T) {
+	c := newCLIEnv(t)
+	_, cwd := newProject(t, c, "shop-api")
+	redis := c.store("Orders MUST be cached in Redis with a five minute TTL", "--type", "decision", "--namespace", "project:shop-api")
+	c.ollama.Close()
+
+	a, r := c.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "how are orders cached in redis?"}))
+	if a == nil || !strings.Contains(a.HookSpecificOutput.AdditionalContext, redis) {
+		t.Fatalf("with Ollama down the prompt hook should still find %s by keywords; stdout %q stderr %s", redis, r.stdout, r.stderr)
+	}
+	a, r = c.hook("session-start", hookInput(t, "SessionStart", cwd, map[string]any{"source": "resume"}))
+	if a == nil || !strings.Contains(a.HookSpecificOutput.AdditionalContext, "Orders MUST be cached in Redis") {
+		t.Fatalf("with Ollama down session-start should still inject context; stdout %q stderr %s", r.stdout, r.stderr)
+	}
+}
+
+func TestHookAnswersWhenOllamaHangs(t *testing.T) {
+	c := newCLIEnv(t)
+	_, cwd := newProject(t, c, "shop-api")
+	redis := c.store("Orders MUST be cached in Redis with a five minute TTL", "--type", "decision", "--namespace", "project:shop-api")
+	c.ollama.SetDelay(10 * time.Minute) // far beyond any hook timeout
+	c.vars["RECALL_HOOK_TIMEOUT"] = "300ms"
+
+	a, r := c.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "how are orders cached in redis?"}))
+	if a == nil || !strings.Contains(a.HookSpecificOutput.AdditionalContext, redis) {
+		t.Fatalf("with Ollama hanging the prompt hook should give up on it and answer from keywords; stdout %q stderr %s", r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "keywords only") {
+		t.Errorf("the hook should log that it fell back to keywords; stderr:\n%s", r.stderr)
+	}
+}
+
+func TestHookWithLockedDatabaseExitsQuietly(t *testing.T) {
+	c := newCLIEnv(t)
+	root, cwd := newProject(t, c, "shop-api")
+	c.store("Orders MUST be cached in Redis with a five minute TTL", "--type", "decision", "--namespace", "project:shop-api")
+	c.vars["RECALL_HOOK_TIMEOUT"] = "200ms"
+
+	// Another process holds the write lock for the whole test.
+	db, err := sql.Open("sqlite3", "file:"+c.dbPath+"?_busy_timeout=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(context.Background(), "BEGIN EXCLUSIVE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(context.Background(), "ROLLBACK")
+
+	for event, in := range map[string]string{
+		"post-tool-use": hookInput(t, "PostToolUse", cwd, map[string]any{"tool_name": "Write", "tool_input": map[string]any{"file_path": filepath.Join(root, "main.go"), "content": "package main"}}),
+		"session-end":   hookInput(t, "SessionEnd", cwd, map[string]any{"reason": "logout"}),
+	} {
+		a, r := c.hook(event, in)
+		if a != nil || r.stdout != "" {
+			t.Errorf("hook %s on a locked database answered %q; want nothing", event, r.stdout)
+		}
+		if !strings.Contains(r.stderr, "hook not answered") {
+			t.Errorf("hook %s on a locked database should log why; stderr:\n%s", event, r.stderr)
+		}
+	}
+	// Reading hooks may still answer (WAL lets readers in), but never fail.
+	c.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "how are orders cached in redis?"}))
+}
+
+// session reads a session record back from the database.
+func (c *cliEnv) session(id string) *sessionRecord {
+	c.t.Helper()
+	db, err := storage.Open(context.Background(), c.dbPath)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer db.Close()
+	s, err := db.GetSession(context.Background(), id)
+	if err != nil {
+		c.t.Fatalf("session %s: %v", id, err)
+	}
+	return &sessionRecord{Namespace: s.Namespace, Cwd: s.Cwd, StartedAt: s.StartedAt, EndedAt: s.EndedAt, EndReason: s.EndReason}
+}
+
+type sessionRecord struct {
+	Namespace string
+	Cwd       string
+	StartedAt time.Time
+	EndedAt   *time.Time
+	EndReason string
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
