@@ -92,3 +92,23 @@ func indexOf(s, sub string) int {
 	}
 	return -1
 }
+
+// TestNullArgumentsTakeTheDefaults sends "arguments": null, which some clients
+// do for tools without required parameters.
+func TestNullArgumentsTakeTheDefaults(t *testing.T) {
+	cs := newFixture(t).connect(t)
+	store(t, cs, map[string]any{"content": "Health checks SHOULD run weekly."})
+	for _, tool := range []string{"memory_analyze_health", "memory_list_tool", "file_activity_recent", "memory_count_tool"} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: json.RawMessage("null")})
+		if err != nil {
+			t.Fatalf("%s with null arguments: %v", tool, err)
+		}
+		if res.IsError {
+			t.Fatalf("%s with null arguments: %s", tool, contentText(res))
+		}
+	}
+	list := call(t, cs, "memory_list_tool", nil)
+	if p := list["pagination"].(map[string]any); p["limit"] != 100.0 {
+		t.Errorf("list with null arguments: limit %v, want the default 100", p["limit"])
+	}
+}

@@ -42,6 +42,7 @@ func New(d Deps) *mcp.Server {
 		Instructions: instructions,
 		Logger:       d.Logger,
 	})
+	srv.AddReceivingMiddleware(guard(d.Logger))
 	h := handlers{mem: d.Memory, cur: d.Curation, log: d.Logger}
 	h.addMemoryTools(srv)
 	h.addGraphTools(srv)
