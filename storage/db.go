@@ -34,6 +34,24 @@ var _ memory.Store = (*DB)(nil)
 
 var loadVec sync.Once
 
+// driverName is go-sqlite3 with a connect hook for the settings the DSN cannot
+// carry.
+const driverName = "sqlite3_recall"
+
+// MmapSize is how much of the file each connection maps into memory. Vector
+// search reads every vector of the vec0 table; through mmap those reads are
+// page-cache lookups instead of read system calls (several times faster).
+const MmapSize = 1 << 30
+
+func init() {
+	sql.Register(driverName, &sqlite3.SQLiteDriver{
+		ConnectHook: func(c *sqlite3.SQLiteConn) error {
+			_, err := c.Exec(fmt.Sprintf("PRAGMA mmap_size = %d", MmapSize), nil)
+			return err
+		},
+	})
+}
+
 // Open opens (creating if needed) the database at path and brings its schema up
 // to date. Every pooled connection gets WAL, a busy timeout, foreign keys and
 // immediate write transactions from the DSN.
@@ -49,7 +67,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	// Every connection the process opens from now on gets the vec0 module.
 	loadVec.Do(sqlite_vec.Auto)
 
-	db, err := sql.Open("sqlite3", dsn(path))
+	db, err := sql.Open(driverName, dsn(path))
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}

@@ -1,0 +1,180 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// Benchmarks search over 1k, 10k and 100k memories with 1024-dimension vectors.
+// Each size is seeded once into a file under os.TempDir() and reused by later
+// runs; 100k is seeded only when -bench selects it. Run:
+//
+//	go test -tags sqlite_fts5 -run '^$' -bench . -benchtime 200x ./storage/
+
+const benchDim = 1024
+
+var benchSizes = []int{1_000, 10_000, 100_000}
+
+// benchNamespaces are spread evenly over the seeded memories.
+var benchNamespaces = []string{"global", "project:api", "project:web", "project:cli", "project:infra",
+	"project:docs", "project:ml", "project:mobile", "project:data", "project:ops"}
+
+// benchDB opens the seeded database of n memories, seeding it on first use.
+func benchDB(b *testing.B, n int) *DB {
+	b.Helper()
+	ctx := context.Background()
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("recall-bench-%d-v3.db", n))
+	if db, err := Open(ctx, path); err == nil {
+		if c, err := db.CountMemories(ctx, memory.Filter{IncludeSuperseded: true}); err == nil && c == n {
+			return db
+		}
+		db.Close()
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(path + suffix)
+	}
+	start := time.Now()
+	db, err := Open(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := seedBench(ctx, db, n); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("seeded %d memories in %v", n, time.Since(start).Round(time.Millisecond))
+	return db
+}
+
+// seedBench writes n memories with random unit vectors in one transaction.
+func seedBench(ctx context.Context, db *DB, n int) error {
+	if err := db.ResetEmbeddings(ctx, memory.EmbeddingSpace{Model: "bench", Dimension: benchDim}); err != nil {
+		return err
+	}
+	tx, err := db.SQL().BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	insMem, err := tx.PrepareContext(ctx, `INSERT INTO memories (seq, id, content, content_hash, memory_type,
+		namespace, importance, confidence, metadata, created_at, updated_at, accessed_at, embedding_pending)
+		VALUES (?, ?, ?, ?, ?, ?, ?, 0.3, '{}', ?, ?, ?, 0)`)
+	if err != nil {
+		return err
+	}
+	insVec, err := tx.PrepareContext(ctx, `INSERT INTO memory_vectors (rowid, embedding, namespace, memory_type, importance)
+		VALUES (?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	r := rand.New(rand.NewPCG(uint64(n), 42))
+	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 1; i <= n; i++ {
+		content := fmt.Sprintf("%s. %s.", randomSentence(r, 8+r.IntN(20)), randomSentence(r, 6+r.IntN(12)))
+		at := formatTime(t0.Add(time.Duration(i) * time.Minute))
+		ns := benchNamespaces[i%len(benchNamespaces)]
+		typ := string(memory.Types[i%len(memory.Types)])
+		imp := float64(r.IntN(10)) / 10
+		id := "mem_" + strconv.Itoa(i) + "_bench"
+		if _, err := insMem.ExecContext(ctx, i, id, content, memory.ContentHash(content)+strconv.Itoa(i), typ, ns, imp, at, at, at); err != nil {
+			return err
+		}
+		if _, err := insVec.ExecContext(ctx, i, encodeVector(unitVector(r, benchDim)), ns, typ, imp); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+func BenchmarkSearchKeyword(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(sizeName(n), func(b *testing.B) {
+			db := benchDB(b, n)
+			defer db.Close()
+			r := rand.New(rand.NewPCG(1, 1))
+			queries := make([]string, 64)
+			for i := range queries {
+				queries[i] = randomSentence(r, 3)
+			}
+			for _, f := range []struct {
+				name string
+				f    memory.Filter
+			}{{"all", memory.Filter{}}, {"namespace", memory.Filter{Namespaces: []string{"project:api"}}}} {
+				b.Run(f.name, func(b *testing.B) {
+					ctx := context.Background()
+					i := 0
+					for b.Loop() {
+						if _, err := db.SearchKeyword(ctx, queries[i%len(queries)], f.f, 10); err != nil {
+							b.Fatal(err)
+						}
+						i++
+					}
+					reportRSS(b)
+				})
+			}
+		})
+	}
+}
+
+func BenchmarkSearchVector(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(sizeName(n), func(b *testing.B) {
+			db := benchDB(b, n)
+			defer db.Close()
+			r := rand.New(rand.NewPCG(2, 2))
+			queries := make([][]float32, 16)
+			for i := range queries {
+				queries[i] = unitVector(r, benchDim)
+			}
+			for _, f := range []struct {
+				name string
+				f    memory.Filter
+			}{{"all", memory.Filter{}}, {"namespace", memory.Filter{Namespaces: []string{"project:api"}}}} {
+				b.Run(f.name, func(b *testing.B) {
+					ctx := context.Background()
+					i := 0
+					for b.Loop() {
+						hits, err := db.SearchVector(ctx, queries[i%len(queries)], f.f, 10)
+						if err != nil || len(hits) != 10 {
+							b.Fatalf("SearchVector = %d hits, %v", len(hits), err)
+						}
+						i++
+					}
+					reportRSS(b)
+				})
+			}
+		})
+	}
+}
+
+func sizeName(n int) string {
+	if n >= 1000 {
+		return strconv.Itoa(n/1000) + "k"
+	}
+	return strconv.Itoa(n)
+}
+
+// reportRSS adds the process's resident and peak resident memory to the result.
+func reportRSS(b *testing.B) {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return // not Linux
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		for _, key := range []string{"VmRSS:", "VmHWM:"} {
+			if rest, ok := strings.CutPrefix(line, key); ok {
+				if kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB")); err == nil {
+					b.ReportMetric(float64(kb)/1024, strings.ToLower(strings.TrimSuffix(key, ":"))+"-MB")
+				}
+			}
+		}
+	}
+}
