@@ -52,7 +52,9 @@ var typeHeadings = []struct {
 //     then global, each namespace grouped by type, while they fit the token
 //     budget.
 //
-// Superseded memories are left out. Each memory is a line
+// Superseded memories are left out, and so are memories below
+// memory.LowConfidenceCutoff (0.15) other than golden rules: they failed more
+// than they helped and are deletion candidates. Each memory is a line
 // "- [id] content (confidence 0.6)". Without a project only global memories
 // are used: another project's memories never leak in. The token estimate is
 // EstimateTokens of the whole text.
@@ -105,6 +107,9 @@ func (s *Service) Context(ctx context.Context, req ContextRequest) (*ContextResu
 		}
 		section := &sectionBuilder{title: sectionTitle(ns), groups: map[memory.Type][]string{}}
 		for _, m := range ranked {
+			if m.Confidence < memory.LowConfidenceCutoff {
+				continue // a deletion candidate is no instruction
+			}
 			line := memoryLine(m)
 			cost := EstimateTokens(line) + section.headingCost(m.Type)
 			if used+cost > budget {
