@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -25,6 +26,13 @@ func (s *Service) Remember(ctx context.Context, req StoreRequest) (*StoreResult,
 	m.EmbeddingPending = vec == nil
 
 	stored, created, err := s.store.InsertMemory(ctx, m, vec)
+	if errors.Is(err, ErrEmbeddingMismatch) && vec != nil {
+		// Another process changed the embedding space since we checked it: keep
+		// the memory, without its vector.
+		warning = "stored without a vector, searchable by keywords until it is embedded: " + err.Error()
+		vec, m.EmbeddingPending = nil, true
+		stored, created, err = s.store.InsertMemory(ctx, m, nil)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("storing memory: %w", err)
 	}

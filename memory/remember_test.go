@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-mcp/recall/embedding/ollamatest"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 func TestRememberStoresWithDefaultsAndVector(t *testing.T) {
@@ -164,4 +166,36 @@ func TestGetUnknownAndMalformedIDs(t *testing.T) {
 	}
 	_, err = e.svc.Get(context.Background(), "not an id")
 	wantInvalid(t, err, "memory_id")
+}
+
+// staleSpaceStore reports an embedding space that another process has since
+// replaced, as a store read a moment before a reindex would.
+type staleSpaceStore struct {
+	*storage.DB
+	stale memory.EmbeddingSpace
+}
+
+func (s staleSpaceStore) EmbeddingSpace(context.Context) (memory.EmbeddingSpace, error) {
+	return s.stale, nil
+}
+
+func TestRememberKeepsTheMemoryWhenTheSpaceChangesUnderIt(t *testing.T) {
+	db := openStore(t)
+	ctx := context.Background()
+	if err := db.ResetEmbeddings(ctx, memory.EmbeddingSpace{Model: ollamatest.DefaultEmbedModel, Dimension: 64}); err != nil {
+		t.Fatal(err)
+	}
+	srv := ollamatest.New(t)
+	store := staleSpaceStore{DB: db, stale: memory.EmbeddingSpace{Model: ollamatest.DefaultEmbedModel, Dimension: srv.Dimension()}}
+	svc := memory.NewService(store, newEmbedder(t, srv.URL(), ollamatest.DefaultEmbedModel), memory.Options{})
+	res, err := svc.Remember(ctx, memory.StoreRequest{Content: "written during a reindex"})
+	if err != nil {
+		t.Fatalf("the memory must be kept: %v", err)
+	}
+	if !res.EmbeddingPending || !strings.Contains(res.Warning, "dimension") {
+		t.Fatalf("want pending with a warning, got %+v", res)
+	}
+	if m, err := db.GetMemory(ctx, res.ID); err != nil || m.Content != "written during a reindex" {
+		t.Fatalf("stored %+v, %v", m, err)
+	}
 }
