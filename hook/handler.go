@@ -100,12 +100,14 @@ func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, err
 	p := FindProject(in.Cwd)
 	var found []memory.ScoredMemory
 	seen := map[string]bool{}
+	degraded := false
 	for _, ns := range []string{p.Namespace, memory.GlobalNamespace} {
 		res, err := h.Memory.Recall(ctx, memory.RecallRequest{Query: prompt, NResults: promptResults, Namespace: ns})
 		if err != nil {
 			return nil, fmt.Errorf("recall in %s: %w", ns, err)
 		}
-		if res.Degraded {
+		if res.Degraded && !degraded {
+			degraded = true
 			h.log().Info("prompt recall on keywords only", "reason", res.Reason)
 		}
 		for _, m := range res.Memories {

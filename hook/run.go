@@ -35,37 +35,47 @@ func Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer, d
 	ctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
 	type answer struct {
-		out *Output
-		err error
+		out     *Output
+		release func()
+		err     error
 	}
 	done := make(chan answer, 1)
+	start := time.Now()
 	go func() {
-		out, err := handle(ctx, ev, in, open)
-		done <- answer{out, err}
+		out, release, err := handle(ctx, ev, in, open, log)
+		done <- answer{out, release, err}
 	}()
 
 	select {
 	case a := <-done:
+		// Answer first, release after: Claude Code reads the answer as soon as
+		// it is written.
+		if a.release != nil {
+			defer a.release()
+		}
 		if a.err != nil {
 			log.Error("hook not answered", "err", a.err)
 			return
 		}
-		if a.out == nil {
-			return
+		if a.out != nil {
+			if err := json.NewEncoder(stdout).Encode(a.out); err != nil {
+				log.Error("write hook answer", "err", err)
+			}
 		}
-		if err := json.NewEncoder(stdout).Encode(a.out); err != nil {
-			log.Error("write hook answer", "err", err)
-		}
+		log.Debug("hook answered", "elapsed", time.Since(start))
 	case <-ctx.Done():
 		log.Error("hook not answered", "err", fmt.Errorf("no answer within %s (database locked or model service stuck)", deadline))
 	}
 }
 
-func handle(ctx context.Context, event string, in *Input, open Open) (*Output, error) {
+// handle opens the services and handles the event; the caller releases them.
+func handle(ctx context.Context, event string, in *Input, open Open, log *slog.Logger) (*Output, func(), error) {
+	start := time.Now()
 	h, release, err := open(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer release()
-	return h.Handle(ctx, event, in)
+	log.Debug("hook services opened", "elapsed", time.Since(start))
+	out, err := h.Handle(ctx, event, in)
+	return out, release, err
 }

@@ -17,14 +17,14 @@ import (
 // cliEnv runs the recall binary against its own database and fake Ollama, with
 // nothing inherited from the machine's RECALL_* settings.
 type cliEnv struct {
-	t      *testing.T
+	t      testing.TB
 	dir    string
 	dbPath string
 	ollama *ollamatest.Server
 	vars   map[string]string
 }
 
-func newCLIEnv(t *testing.T) *cliEnv {
+func newCLIEnv(t testing.TB) *cliEnv {
 	t.Helper()
 	dir := t.TempDir()
 	c := &cliEnv{t: t, dir: dir, dbPath: filepath.Join(dir, "recall.db"), ollama: ollamatest.New(t)}

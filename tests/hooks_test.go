@@ -26,7 +26,7 @@ type hookAnswer struct {
 
 // newProject makes a git project directory (a .git directory is all the hooks
 // look for) with a subdirectory to work in, and returns both.
-func newProject(t *testing.T, c *cliEnv, name string) (root, cwd string) {
+func newProject(t testing.TB, c *cliEnv, name string) (root, cwd string) {
 	t.Helper()
 	root = filepath.Join(c.dir, name)
 	cwd = filepath.Join(root, "internal", "api")
@@ -39,7 +39,7 @@ func newProject(t *testing.T, c *cliEnv, name string) (root, cwd string) {
 }
 
 // hookInput is a hook payload shaped as Claude Code sends it.
-func hookInput(t *testing.T, event, cwd string, extra map[string]any) string {
+func hookInput(t testing.TB, event, cwd string, extra map[string]any) string {
 	t.Helper()
 	in := map[string]any{
 		"session_id":      "4f1c2d9e-session",

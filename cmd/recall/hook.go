@@ -59,7 +59,10 @@ func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 				return res.Context, nil
 			},
 		}
-		return h, a.Close, nil
+		// The database is left open: the process ends right after answering,
+		// every write is already committed to the WAL, and closing the last
+		// connection would checkpoint the WAL while Claude Code waits.
+		return h, func() {}, nil
 	}
 	hook.Run(ctx, rest[0], e.stdin, e.stdout, cfg.HookTimeout+hookSlack, log, open)
 	return nil
