@@ -5,7 +5,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/embedding/ollamatest"
 	"github.com/recall-mcp/recall/memory"
 )
@@ -429,5 +431,48 @@ func TestRecallExpansionDoesNotRepeatDirectHits(t *testing.T) {
 	}
 	if len(res.Memories) != 2 || len(res.Expanded) != 0 {
 		t.Fatalf("direct %v expanded %v", ids(res.Memories), ids(res.Expanded))
+	}
+}
+
+func TestRecallDegradesOnEveryKindOfOllamaFailure(t *testing.T) {
+	cases := []struct {
+		name   string
+		break_ func(*ollamatest.Server)
+		reason string
+	}{
+		{"not running", func(s *ollamatest.Server) { s.Close() }, "not running"},
+		{"model not pulled", func(s *ollamatest.Server) { s.RemoveModel(ollamatest.DefaultEmbedModel) }, "ollama pull"},
+		{"hangs", func(s *ollamatest.Server) { s.SetDelay(time.Hour) }, "did not answer"},
+		{"server error", func(s *ollamatest.Server) { s.SetFailure("/api/embed", 500, "out of memory") }, "out of memory"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			db := openStore(t)
+			srv := ollamatest.New(t)
+			ctx := context.Background()
+			healthy := memory.NewService(db, newEmbedder(t, srv.URL(), ollamatest.DefaultEmbedModel), memory.Options{})
+			before, err := healthy.Remember(ctx, memory.StoreRequest{Content: "release checklist lives in the wiki"})
+			if err != nil || before.EmbeddingPending {
+				t.Fatalf("%+v, %v", before, err)
+			}
+			// A short client timeout, so that a hanging Ollama is given up on.
+			emb, err := embedding.New(embedding.Options{Host: srv.URL(), Timeout: 300 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			svc := memory.NewService(db, emb, memory.Options{})
+			c.break_(srv)
+			after, err := svc.Remember(ctx, memory.StoreRequest{Content: "release notes are drafted on Thursdays"})
+			if err != nil || !after.EmbeddingPending || !strings.Contains(after.Warning, c.reason) {
+				t.Fatalf("store while broken: %+v, %v", after, err)
+			}
+			res, err := svc.Recall(ctx, memory.RecallRequest{Query: "release"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Degraded || res.SearchMode != memory.SearchKeyword || !strings.Contains(res.Reason, c.reason) || len(res.Memories) != 2 {
+				t.Fatalf("recall while broken: degraded %v mode %q reason %q, %v", res.Degraded, res.SearchMode, res.Reason, ids(res.Memories))
+			}
+		})
 	}
 }
