@@ -49,7 +49,8 @@ func (c *cliEnv) run(stdin string, args ...string) cliResult {
 	c.t.Helper()
 	cmd := exec.CommandContext(context.Background(), recallBin, args...)
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "RECALL_") && !strings.HasPrefix(kv, "OLLAMA_") && !strings.HasPrefix(kv, "HOME=") {
+		name, _, _ := strings.Cut(kv, "=")
+		if _, overridden := c.vars[name]; !overridden && !strings.HasPrefix(name, "RECALL_") && !strings.HasPrefix(name, "OLLAMA_") {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
@@ -289,4 +290,37 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+func TestDoctorChecksClaudeCodeWiring(t *testing.T) {
+	c := newCLIEnv(t)
+	bin := filepath.Join(c.dir, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c.vars["PATH"] = bin + string(os.PathListSeparator) + os.Getenv("PATH")
+
+	r := c.run("", "doctor")
+	if r.code != 0 || !strings.Contains(r.stdout, "fix: claude mcp add --scope user recall -- recall serve") || !strings.Contains(r.stdout, "no recall hooks found") {
+		t.Fatalf("doctor with Claude Code but no wiring should warn with the fix and exit 0; code %d\n%s", r.code, r.stdout)
+	}
+
+	settings := `{"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "recall hook session-start"}]}]}}`
+	state := `{"mcpServers": {"recall": {"command": "recall", "args": ["serve"]}}}`
+	if err := os.MkdirAll(filepath.Join(c.dir, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, ".claude", "settings.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.dir, ".claude.json"), []byte(state), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = c.run("", "doctor")
+	if r.code != 0 || !strings.Contains(r.stdout, "[ok  ] Claude Code: recall MCP server and hooks configured") {
+		t.Fatalf("doctor with the wiring in place: code %d\n%s", r.code, r.stdout)
+	}
 }
