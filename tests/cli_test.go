@@ -324,3 +324,29 @@ func TestDoctorChecksClaudeCodeWiring(t *testing.T) {
 		t.Fatalf("doctor with the wiring in place: code %d\n%s", r.code, r.stdout)
 	}
 }
+
+func TestReindexAfterModelChange(t *testing.T) {
+	c := newCLIEnv(t)
+	id := c.store("Feature flags MUST be removed within a month of launch", "--type", "pattern")
+	c.ollama.AddModel("nomic-embed-text")
+	c.vars["RECALL_OLLAMA_MODEL"] = "nomic-embed-text"
+
+	r := c.run("", "doctor")
+	if r.code != 1 || !strings.Contains(r.stdout, "vectors were made by mxbai-embed-large") || !strings.Contains(r.stdout, "fix: recall reindex") {
+		t.Fatalf("doctor after a model change should say to reindex; code %d\n%s", r.code, r.stdout)
+	}
+	if out := c.ok("search", "feature", "flags"); !strings.Contains(out, "keyword search only") || !strings.Contains(out, id) {
+		t.Fatalf("before reindex search should fall back to keywords:\n%s", out)
+	}
+
+	r = c.run("", "reindex")
+	if r.code != 0 || !strings.Contains(r.stderr, "re-embedding 1 memories with nomic-embed-text") || !strings.Contains(r.stderr, "done: 1 memories embedded") {
+		t.Fatalf("reindex: code %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if out := c.ok("stats"); !strings.Contains(out, "nomic-embed-text (dimension 1024), 0 pending") {
+		t.Fatalf("after reindex the vectors should be nomic-embed-text's:\n%s", out)
+	}
+	if out := c.ok("search", "feature", "flags"); strings.Contains(out, "keyword search only") || !strings.Contains(out, id) {
+		t.Fatalf("after reindex search should use vectors again:\n%s", out)
+	}
+}

@@ -122,7 +122,7 @@ func doctorOllama(ctx context.Context, r *report, cfg *config.Config) *embedding
 	}
 	st, err := client.Check(ctx)
 	if err != nil {
-		r.check(fail, fmt.Sprintf("Ollama at %s: %v (search falls back to keywords)", client.Host(), err),
+		r.check(fail, fmt.Sprintf("Ollama: %v (search falls back to keywords)", err),
 			"ollama serve", "or set RECALL_OLLAMA_HOST to where Ollama runs")
 		return nil
 	}
