@@ -26,6 +26,8 @@ type Handler struct {
 	TokenBudget int // of the session-start context
 	Logger      *slog.Logger
 	Now         func() time.Time
+
+	degraded bool // already logged that recall fell back to keywords
 }
 
 // Settings of the prompt hook's compact index.
@@ -97,18 +99,44 @@ func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, err
 	if len(prompt) > memory.MaxQueryBytes {
 		prompt = truncateBytes(prompt, memory.MaxQueryBytes)
 	}
-	p := FindProject(in.Cwd)
+	found, err := h.relevant(ctx, prompt, FindProject(in.Cwd).Namespace)
+	if err != nil {
+		return nil, err
+	}
+	return contextOutput(UserPromptSubmit, formatIndex(found)), nil
+}
+
+// promptCandidates is how many memories of any namespace the prompt hook
+// fetches in its one search before keeping those of the project and global.
+const promptCandidates = 30
+
+// relevant returns the memories of the project's and the global namespace most
+// relevant to the prompt, best first. One search over every namespace is
+// filtered here, since every hook process pays one search per namespace afresh;
+// only when other projects crowd out the wanted ones does it search the two
+// namespaces one by one.
+func (h *Handler) relevant(ctx context.Context, prompt, project string) ([]memory.ScoredMemory, error) {
+	wanted := map[string]bool{project: true, memory.GlobalNamespace: true}
+	res, err := h.recall(ctx, prompt, "", promptCandidates)
+	if err != nil {
+		return nil, err
+	}
 	var found []memory.ScoredMemory
-	seen := map[string]bool{}
-	degraded := false
-	for _, ns := range []string{p.Namespace, memory.GlobalNamespace} {
-		res, err := h.Memory.Recall(ctx, memory.RecallRequest{Query: prompt, NResults: promptResults, Namespace: ns})
-		if err != nil {
-			return nil, fmt.Errorf("recall in %s: %w", ns, err)
+	for _, m := range res.Memories {
+		if wanted[m.Namespace] {
+			found = append(found, m)
 		}
-		if res.Degraded && !degraded {
-			degraded = true
-			h.log().Info("prompt recall on keywords only", "reason", res.Reason)
+	}
+	if len(found) >= promptResults || len(res.Memories) < promptCandidates {
+		return found, nil
+	}
+
+	found = found[:0]
+	seen := map[string]bool{}
+	for _, ns := range []string{project, memory.GlobalNamespace} {
+		res, err := h.recall(ctx, prompt, ns, promptResults)
+		if err != nil {
+			return nil, err
 		}
 		for _, m := range res.Memories {
 			if !seen[m.ID] {
@@ -118,7 +146,19 @@ func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, err
 		}
 	}
 	sort.SliceStable(found, func(i, j int) bool { return found[i].Score > found[j].Score })
-	return contextOutput(UserPromptSubmit, formatIndex(found)), nil
+	return found, nil
+}
+
+func (h *Handler) recall(ctx context.Context, prompt, namespace string, n int) (*memory.RecallResult, error) {
+	res, err := h.Memory.Recall(ctx, memory.RecallRequest{Query: prompt, NResults: n, Namespace: namespace})
+	if err != nil {
+		return nil, fmt.Errorf("recall in %q: %w", namespace, err)
+	}
+	if res.Degraded && !h.degraded {
+		h.degraded = true
+		h.log().Info("prompt recall on keywords only", "reason", res.Reason)
+	}
+	return res, nil
 }
 
 // formatIndex renders memories as a compact list of ids, types and previews,

@@ -3,6 +3,7 @@ package hook
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -166,5 +167,30 @@ func TestGuardEmbedderReusesTheLastQueryVector(t *testing.T) {
 	c, _ := g.EmbedQuery(context.Background(), "other prompt!")
 	if inner.calls != 2 || a[0] != b[0] || c[0] == a[0] {
 		t.Fatalf("calls=%d vectors %v %v %v: want the repeated query served from the cache", inner.calls, a, b, c)
+	}
+}
+
+func TestRunSurvivesAPanickingHandler(t *testing.T) {
+	var out, logs strings.Builder
+	open := func(ctx context.Context) (*Handler, func(), error) { panic("broken wiring") }
+	Run(context.Background(), SessionEnd, strings.NewReader(`{"session_id":"s1","cwd":"/tmp"}`), &out, time.Second,
+		slog.New(slog.NewTextHandler(&logs, nil)), open)
+	if out.Len() != 0 || !strings.Contains(logs.String(), "broken wiring") {
+		t.Fatalf("a panic should be logged and answered with nothing; stdout %q, log %q", out.String(), logs.String())
+	}
+}
+
+func TestRunGivesUpAtTheDeadline(t *testing.T) {
+	var out, logs strings.Builder
+	release := make(chan struct{})
+	defer close(release)
+	open := func(ctx context.Context) (*Handler, func(), error) {
+		<-release // a database lock that never comes free
+		return nil, nil, errors.New("unreachable")
+	}
+	Run(context.Background(), SessionStart, strings.NewReader(`{"session_id":"s1","cwd":"/tmp"}`), &out, 20*time.Millisecond,
+		slog.New(slog.NewTextHandler(&logs, nil)), open)
+	if out.Len() != 0 || !strings.Contains(logs.String(), "no answer within 20ms") {
+		t.Fatalf("a stuck hook should give up and say why; stdout %q, log %q", out.String(), logs.String())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime/debug"
 	"time"
 )
 
@@ -42,6 +43,12 @@ func Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer, d
 	done := make(chan answer, 1)
 	start := time.Now()
 	go func() {
+		// A bug must not break the user's session either.
+		defer func() {
+			if p := recover(); p != nil {
+				done <- answer{err: fmt.Errorf("internal error: %v\n%s", p, debug.Stack())}
+			}
+		}()
 		out, release, err := handle(ctx, ev, in, open, log)
 		done <- answer{out, release, err}
 	}()

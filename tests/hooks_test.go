@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -337,4 +338,22 @@ type sessionRecord struct {
 func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+func TestHookUserPromptSubmitIsNotCrowdedOutByOtherProjects(t *testing.T) {
+	c := newCLIEnv(t)
+	_, cwd := newProject(t, c, "shop-api")
+	for i := range 40 {
+		c.store(fmt.Sprintf("Billing note %d: orders are cached in the billing cache for %d minutes", i, i), "--type", "pattern", "--namespace", "project:billing")
+	}
+	mine := c.store("Orders are cached per customer in shop-api", "--type", "decision", "--namespace", "project:shop-api")
+
+	a, r := c.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "how long are orders cached in the cache?"}))
+	if a == nil {
+		t.Fatalf("no answer; stderr:\n%s", r.stderr)
+	}
+	lines := indexLine.FindAllStringSubmatch(a.HookSpecificOutput.AdditionalContext, -1)
+	if len(lines) != 1 || lines[0][1] != mine {
+		t.Fatalf("the index should hold shop-api's memory %s alone, whatever billing holds:\n%s", mine, a.HookSpecificOutput.AdditionalContext)
+	}
 }
