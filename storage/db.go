@@ -26,8 +26,9 @@ const BusyTimeout = 10000
 // DB is a Recall database. It implements memory.Store and is safe for concurrent
 // use by many goroutines and many processes.
 type DB struct {
-	db   *sql.DB
-	path string
+	db    *sql.DB
+	path  string
+	signs *signIndex
 }
 
 var _ memory.Store = (*DB)(nil)
@@ -71,7 +72,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	s := &DB{db: db, path: path}
+	s := &DB{db: db, path: path, signs: newSignIndex()}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)

@@ -82,9 +82,18 @@ func (s *DB) migrate(ctx context.Context) error {
 				return err
 			}
 		}
+		if current < signsVersion && len(ms) >= signsVersion {
+			// Vectors stored before vector_signs existed need their signs computed.
+			if err := backfillSigns(ctx, tx); err != nil {
+				return fmt.Errorf("migration to version %d: %w", signsVersion, err)
+			}
+		}
 		return nil
 	})
 }
+
+// signsVersion is the schema version that added the vector_signs table.
+const signsVersion = 2
 
 // Keys of the meta table.
 const (

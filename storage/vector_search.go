@@ -2,23 +2,26 @@ package storage
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/recall-mcp/recall/memory"
 )
 
-// maxKNN is sqlite-vec's largest k.
+// maxKNN bounds the number of hits one search returns.
 const maxKNN = 4096
 
 // SearchVector ranks memories by cosine distance to vec, best first, with
 // Hit.Score = 1 - distance. Before any vector is stored it returns no hits; a
 // vector of another dimension than the stored ones wraps ErrEmbeddingMismatch.
 //
-// Filters never starve the result: namespace, type and importance are vec0
-// metadata columns, so the KNN scan itself skips rows that fail them. Superseded
-// memories are the only rows removed after the scan, so the scan asks for limit
-// plus the number of superseded memories. A filter on ids computes the exact
-// distance of just those memories.
+// The exact cosine of every stored vector is too slow at 100k memories (sqlite-vec
+// scans 400 MB of floats), so the search runs in two steps: the sign bits of the
+// vectors (signIndex) pick the nearest candidates by Hamming distance, many more
+// than asked for, and SQLite ranks just those by exact cosine. Namespace, type
+// and importance are checked in the first step, so filters never starve the
+// result; superseded memories are removed in the second, so the first asks for
+// as many more candidates as there are superseded memories.
 func (s *DB) SearchVector(ctx context.Context, vec []float32, f memory.Filter, limit int) ([]memory.Hit, error) {
 	sp, err := embeddingSpace(ctx, s.db)
 	if err != nil {
@@ -42,48 +45,45 @@ func (s *DB) SearchVector(ctx context.Context, vec []float32, f memory.Filter, l
 		return s.exactVectorSearch(ctx, vec, f, limit)
 	}
 
-	k := limit
+	n := candidateCount(limit)
 	if !f.IncludeSuperseded {
 		var superseded int
 		if err := s.db.QueryRowContext(ctx, `SELECT count(DISTINCT target_id) FROM edges
 			WHERE relation = 'supersedes'`).Scan(&superseded); err != nil {
 			return nil, fmt.Errorf("vector search: %w", err)
 		}
-		k = min(limit+superseded, maxKNN)
+		n += superseded
 	}
-
-	var conds []string
-	args := []any{encodeVector(vec), k}
-	if len(f.Namespaces) > 0 {
-		conds = append(conds, "namespace IN ("+placeholders(len(f.Namespaces))+")")
-		args = append(args, anySlice(f.Namespaces)...)
+	s.signs.mu.Lock()
+	err = s.signs.sync(ctx, s.db)
+	var seqs []int64
+	if err == nil {
+		seqs = s.signs.candidates(signBits(vec), f, n)
 	}
-	if len(f.Types) > 0 {
-		conds = append(conds, "memory_type IN ("+placeholders(len(f.Types))+")")
-		for _, t := range f.Types {
-			args = append(args, string(t))
-		}
+	s.signs.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("vector search: read vector signs: %w", err)
 	}
-	if f.MinImportance > 0 {
-		conds = append(conds, "importance >= ?")
-		args = append(args, f.MinImportance)
+	if len(seqs) == 0 {
+		return nil, nil
 	}
-	knnWhere := "embedding MATCH ? AND k = ?"
-	for _, c := range conds {
-		knnWhere += " AND " + c
+	list, err := json.Marshal(seqs)
+	if err != nil {
+		return nil, fmt.Errorf("vector search: %w", err)
 	}
-	post := "1"
-	if !f.IncludeSuperseded {
-		post = notSuperseded
-	}
-	args = append(args, limit)
-	query := `WITH knn AS MATERIALIZED (
-			SELECT rowid, distance FROM memory_vectors WHERE ` + knnWhere + `
-		)
-		SELECT m.id, knn.distance FROM knn JOIN memories m ON m.seq = knn.rowid
-		WHERE ` + post + ` ORDER BY knn.distance, m.seq LIMIT ?`
-	return queryHits(ctx, s, query, args)
+	// The filter is checked again here: the signs may lag a write committed since.
+	where, args := whereFilter(f)
+	query := `SELECT m.id, vec_distance_cosine(v.embedding, ?) AS distance
+		FROM memories m JOIN memory_vectors v ON v.rowid = m.seq
+		WHERE m.seq IN (SELECT value FROM json_each(?)) AND ` + where + `
+		ORDER BY distance, m.seq LIMIT ?`
+	return queryHits(ctx, s, query, append(append([]any{encodeVector(vec), string(list)}, args...), limit))
 }
+
+// candidateCount is how many memories are ranked exactly to return limit of them.
+// The nearest by cosine are almost always among the nearest 100 times as many by
+// sign bits (see TestSearchVectorRecallOnTopics and BenchmarkSearchVectorTopics).
+func candidateCount(limit int) int { return max(100*limit, 1000) }
 
 // exactVectorSearch scores the few memories named by f.IDs directly.
 func (s *DB) exactVectorSearch(ctx context.Context, vec []float32, f memory.Filter, limit int) ([]memory.Hit, error) {

@@ -84,6 +84,9 @@ func (s *DB) ResetEmbeddings(ctx context.Context, space memory.EmbeddingSpace) e
 		if err := createVectorTable(ctx, tx, space.Dimension); err != nil {
 			return err
 		}
+		if err := dropAllSigns(ctx, tx); err != nil {
+			return err
+		}
 		if err := setMeta(ctx, tx, metaEmbedModel, space.Model); err != nil {
 			return err
 		}
@@ -127,6 +130,9 @@ func putVector(ctx context.Context, tx *sql.Tx, seq int64, vec []float32) error 
 	if _, err := tx.ExecContext(ctx, `INSERT INTO memory_vectors (rowid, embedding, namespace, memory_type, importance)
 		SELECT seq, ?, namespace, memory_type, importance FROM memories WHERE seq = ?`, encodeVector(vec), seq); err != nil {
 		return fmt.Errorf("store vector: %w", err)
+	}
+	if err := putSigns(ctx, tx, seq, vec); err != nil {
+		return err
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE memories SET embedding_pending = 0 WHERE seq = ?`, seq)
 	return err

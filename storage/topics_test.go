@@ -1,0 +1,244 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// topicSpace makes vectors shaped like text embeddings rather than random ones:
+// every memory is about one of a number of topics, so its vector is the topic's
+// centroid plus noise, and all centroids share a common direction (unrelated
+// texts still have a cosine around 0.3). Memories of one topic have cosines of
+// about 0.6 to 0.9 with each other.
+type topicSpace struct {
+	dim       int
+	centroids [][]float32
+}
+
+func newTopicSpace(r *rand.Rand, topics, dim int) *topicSpace {
+	common := unitVector(r, dim)
+	ts := &topicSpace{dim: dim}
+	for range topics {
+		c := unitVector(r, dim)
+		for i := range c {
+			c[i] += 0.65 * common[i]
+		}
+		ts.centroids = append(ts.centroids, normalized(c))
+	}
+	return ts
+}
+
+// near is a vector at a random noise level around a random topic's centroid.
+func (ts *topicSpace) near(r *rand.Rand, noise float64) []float32 {
+	c := ts.centroids[r.IntN(len(ts.centroids))]
+	n := unitVector(r, ts.dim)
+	v := make([]float32, ts.dim)
+	for i := range v {
+		v[i] = c[i] + float32(noise)*n[i]
+	}
+	return normalized(v)
+}
+
+// memoryVector is a stored memory's vector: noise 0.35 to 0.8.
+func (ts *topicSpace) memoryVector(r *rand.Rand) []float32 { return ts.near(r, 0.35+0.45*r.Float64()) }
+
+// queryVector is a question about some topic: noise 0.5.
+func (ts *topicSpace) queryVector(r *rand.Rand) []float32 { return ts.near(r, 0.5) }
+
+func normalized(v []float32) []float32 {
+	var n float64
+	for _, f := range v {
+		n += float64(f) * float64(f)
+	}
+	n = math.Sqrt(n)
+	for i := range v {
+		v[i] = float32(float64(v[i]) / n)
+	}
+	return v
+}
+
+// exactNeighbours ranks every stored vector with sqlite-vec's exact cosine scan:
+// the answer SearchVector must come close to.
+func exactNeighbours(ctx context.Context, db *DB, vec []float32, namespace string, k int) ([]int64, error) {
+	query := `SELECT rowid FROM memory_vectors WHERE embedding MATCH ? AND k = ?`
+	args := []any{encodeVector(vec), k}
+	if namespace != "" {
+		query += ` AND namespace = ?`
+		args = append(args, namespace)
+	}
+	rows, err := db.SQL().QueryContext(ctx, query+` ORDER BY distance`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var seqs []int64
+	for rows.Next() {
+		var seq int64
+		if err := rows.Scan(&seq); err != nil {
+			return nil, err
+		}
+		seqs = append(seqs, seq)
+	}
+	return seqs, rows.Err()
+}
+
+// recallAt is the share of the exact k nearest that SearchVector returned, over
+// the given queries.
+func recallAt(ctx context.Context, db *DB, queries [][]float32, namespace string, k int) (float64, error) {
+	found, total := 0, 0
+	for _, q := range queries {
+		want, err := exactNeighbours(ctx, db, q, namespace, k)
+		if err != nil {
+			return 0, err
+		}
+		f := memory.Filter{}
+		if namespace != "" {
+			f.Namespaces = []string{namespace}
+		}
+		hits, err := db.SearchVector(ctx, q, f, k)
+		if err != nil {
+			return 0, err
+		}
+		var got []int64
+		for _, h := range hits {
+			var seq int64
+			if err := db.SQL().QueryRowContext(ctx, `SELECT seq FROM memories WHERE id = ?`, h.ID).Scan(&seq); err != nil {
+				return 0, err
+			}
+			got = append(got, seq)
+		}
+		for _, w := range want {
+			if slices.Contains(got, w) {
+				found++
+			}
+		}
+		total += len(want)
+	}
+	if total == 0 {
+		return 0, fmt.Errorf("no neighbours to compare")
+	}
+	return float64(found) / float64(total), nil
+}
+
+func TestSearchVectorRecallOnTopics(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	const n, dim = 2000, 1024
+	r := rand.New(rand.NewPCG(7, 7))
+	ts := newTopicSpace(r, 100, dim)
+	namespaces := []string{"global", "project:api", "project:web", "project:cli"}
+	for i := range n {
+		m := newMemory(fmt.Sprintf("memory number %d", i), namespaces[i%len(namespaces)], memory.TypeDecision)
+		mustInsert(t, db, m, ts.memoryVector(r))
+	}
+	queries := make([][]float32, 30)
+	for i := range queries {
+		queries[i] = ts.queryVector(r)
+	}
+	for _, ns := range []string{"", "project:web"} {
+		got, err := recallAt(ctx, db, queries, ns, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("namespace %q: recall@10 = %.3f", ns, got)
+		if got < 0.95 {
+			t.Errorf("namespace %q: recall@10 = %.3f, want at least 0.95", ns, got)
+		}
+	}
+}
+
+// BenchmarkSearchVectorTopics measures search over topic-shaped vectors and
+// reports recall@10 against sqlite-vec's exact scan (1 means every exact
+// neighbour was found).
+func BenchmarkSearchVectorTopics(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(sizeName(n), func(b *testing.B) {
+			db := seededDB(b, fmt.Sprintf("recall-bench-topics-%d-v1.db", n), n, seedTopics)
+			defer db.Close()
+			ctx := context.Background()
+			r := rand.New(rand.NewPCG(3, 3))
+			ts := newTopicSpace(rand.New(rand.NewPCG(uint64(n), 1)), max(n/50, 20), benchDim)
+			queries := make([][]float32, 16)
+			for i := range queries {
+				queries[i] = ts.queryVector(r)
+			}
+			for _, ns := range []string{"", "project:api"} {
+				name := "all"
+				f := memory.Filter{}
+				if ns != "" {
+					name, f.Namespaces = "namespace", []string{ns}
+				}
+				b.Run(name, func(b *testing.B) {
+					warmVectorSearch(b, db, queries[0])
+					i := 0
+					for b.Loop() {
+						if _, err := db.SearchVector(ctx, queries[i%len(queries)], f, 10); err != nil {
+							b.Fatal(err)
+						}
+						i++
+					}
+					b.StopTimer()
+					reportRSS(b)
+					got, err := recallAt(ctx, db, queries, ns, 10)
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.ReportMetric(got, "recall@10")
+				})
+			}
+		})
+	}
+}
+
+// seedTopics seeds n memories about n/50 topics (at least 20).
+func seedTopics(ctx context.Context, db *DB, n int) error {
+	ts := newTopicSpace(rand.New(rand.NewPCG(uint64(n), 1)), max(n/50, 20), benchDim)
+	r := rand.New(rand.NewPCG(uint64(n), 2))
+	return seedVectors(ctx, db, n, r, func() []float32 { return ts.memoryVector(r) })
+}
+
+// A process's copy of the vector signs follows writes made through another
+// connection to the same file: new vectors are found, deleted memories are not
+// returned, a namespace change moves a memory between filters.
+func TestSearchVectorSeesOtherWriters(t *testing.T) {
+	ctx := context.Background()
+	reader := openTest(t)
+	writer, err := Open(ctx, reader.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	r := rand.New(rand.NewPCG(9, 9))
+	for i := range 50 {
+		mustInsert(t, writer, newMemory(fmt.Sprintf("old %d", i), "global", memory.TypeDecision), unitVector(r, 64))
+	}
+	q := unitVector(r, 64)
+	if _, err := reader.SearchVector(ctx, q, memory.Filter{}, 5); err != nil {
+		t.Fatal(err)
+	}
+	fresh := mustInsert(t, writer, newMemory("fresh", "global", memory.TypeDecision), q)
+	hits, err := reader.SearchVector(ctx, q, memory.Filter{}, 5)
+	if err != nil || len(hits) == 0 || hits[0].ID != fresh.ID {
+		t.Fatalf("after insert by another connection: hits %v, %v; want %s first", hitIDs(hits), err, fresh.ID)
+	}
+	if _, err := writer.UpdateMemory(ctx, fresh.ID, func(m *memory.Memory) error { m.Namespace = "project:x"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	hits, err = reader.SearchVector(ctx, q, memory.Filter{Namespaces: []string{"project:x"}}, 5)
+	if err != nil || len(hits) != 1 || hits[0].ID != fresh.ID {
+		t.Fatalf("after namespace change: hits %v, %v; want only %s", hitIDs(hits), err, fresh.ID)
+	}
+	if err := writer.DeleteMemory(ctx, fresh.ID); err != nil {
+		t.Fatal(err)
+	}
+	hits, err = reader.SearchVector(ctx, q, memory.Filter{}, 5)
+	if err != nil || len(hits) != 5 || slices.Contains(hitIDs(hits), fresh.ID) {
+		t.Fatalf("after delete: hits %v, %v; want 5 without %s", hitIDs(hits), err, fresh.ID)
+	}
+}
