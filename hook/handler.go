@@ -108,7 +108,7 @@ func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, err
 
 // promptCandidates is how many memories of any namespace the prompt hook
 // fetches in its one search before keeping those of the project and global.
-const promptCandidates = 30
+const promptCandidates = 10
 
 // relevant returns the memories of the project's and the global namespace most
 // relevant to the prompt, best first. One search over every namespace is
