@@ -350,3 +350,21 @@ func TestReindexAfterModelChange(t *testing.T) {
 		t.Fatalf("after reindex search should use vectors again:\n%s", out)
 	}
 }
+
+func TestCLIForgetProtectsGoldenRules(t *testing.T) {
+	c := newCLIEnv(t)
+	id := c.store("You MUST NOT force-push to main", "--type", "golden_rule")
+	r := c.run("", "forget", id)
+	if r.code != 1 || !strings.Contains(r.stderr, "golden rule") || !strings.Contains(r.stderr, "--force") {
+		t.Fatalf("forgetting a golden rule without --force: code %d, stderr %q", r.code, r.stderr)
+	}
+	if !strings.Contains(c.ok("list"), id) {
+		t.Fatal("the golden rule was deleted without --force")
+	}
+	if out := c.ok("forget", "--force", id); !strings.Contains(out, "deleted "+id) {
+		t.Fatalf("forget --force: %s", out)
+	}
+	if out := c.ok("list"); !strings.Contains(out, "no memories") {
+		t.Fatalf("after forget --force the list should be empty:\n%s", out)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -193,6 +194,9 @@ func runForget(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 	res, err := a.mem.Forget(ctx, memory.ForgetRequest{
 		Input: input, Namespace: *ns, NResults: *n, Force: *force, Confirm: byID || *yes,
 	})
+	if errors.Is(err, memory.ErrProtected) {
+		return fmt.Errorf("%s is a golden rule: add --force to delete it", input)
+	}
 	if err != nil {
 		return err
 	}
