@@ -107,9 +107,16 @@ func run(ctx context.Context, e *env, args []string) int {
 }
 
 // parseFlags parses args with fs, letting flags and arguments come in any order
-// (`recall search -n 3 caching` and `recall search caching -n 3`).
+// (`recall search -n 3 caching` and `recall search caching -n 3`). Everything
+// after "--" is an argument (`recall store -- -1 is not a valid id`).
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
-	var rest []string
+	var rest, tail []string
+	for i, a := range args {
+		if a == "--" {
+			args, tail = args[:i], args[i+1:]
+			break
+		}
+	}
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
@@ -119,10 +126,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		args = fs.Args()
 		if len(args) == 0 {
-			return rest, nil
-		}
-		if args[0] == "--" {
-			return append(rest, args[1:]...), nil
+			return append(rest, tail...), nil
 		}
 		rest = append(rest, args[0])
 		args = args[1:]
