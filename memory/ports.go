@@ -22,6 +22,10 @@ type Store interface {
 	// in one write transaction, so concurrent read-modify-writes (confidence
 	// updates from two processes) never lose one another.
 	UpdateMemory(ctx context.Context, id string, fn func(m *Memory) error) (*Memory, error)
+	// UpdateMemoryWithEvent is UpdateMemory whose fn also returns the validation
+	// event recording the change; both are written in one transaction, so a
+	// confidence never moves without its event.
+	UpdateMemoryWithEvent(ctx context.Context, id string, fn func(m *Memory) (*ValidationEvent, error)) (*Memory, int64, error)
 	// DeleteMemory removes a memory with its vector, edges and events.
 	DeleteMemory(ctx context.Context, id string) error
 	// ListMemories lists memories by filter, order and page.

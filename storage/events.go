@@ -17,27 +17,33 @@ func (s *DB) AddEvent(ctx context.Context, ev *memory.ValidationEvent) (int64, e
 	if ev == nil {
 		return 0, memory.Invalidf("event", "nil", "a validation event")
 	}
-	if _, err := memory.ParseEventType(string(ev.EventType)); err != nil {
-		return 0, err
-	}
-	created := orNow(ev.CreatedAt, time.Now())
 	var id int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if _, _, err := getMemory(ctx, tx, ev.MemoryID); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO validation_events (memory_id, event_type, context,
-			error_msg, session_id, confidence_before, confidence_after, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			ev.MemoryID, string(ev.EventType), ev.Context, ev.ErrorMsg, ev.SessionID,
-			ev.ConfidenceBefore, ev.ConfidenceAfter, formatTime(created))
-		if err != nil {
-			return fmt.Errorf("add event: %w", err)
-		}
-		id, err = res.LastInsertId()
+		var err error
+		id, err = insertEvent(ctx, tx, ev)
 		return err
 	})
 	return id, err
+}
+
+// insertEvent writes one validation event inside tx.
+func insertEvent(ctx context.Context, tx *sql.Tx, ev *memory.ValidationEvent) (int64, error) {
+	if _, err := memory.ParseEventType(string(ev.EventType)); err != nil {
+		return 0, err
+	}
+	created := orNow(ev.CreatedAt, time.Now())
+	res, err := tx.ExecContext(ctx, `INSERT INTO validation_events (memory_id, event_type, context,
+		error_msg, session_id, confidence_before, confidence_after, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		ev.MemoryID, string(ev.EventType), ev.Context, ev.ErrorMsg, ev.SessionID,
+		ev.ConfidenceBefore, ev.ConfidenceAfter, formatTime(created))
+	if err != nil {
+		return 0, fmt.Errorf("add event: %w", err)
+	}
+	return res.LastInsertId()
 }
 
 // Events lists a memory's events, newest first, optionally of one type. A limit

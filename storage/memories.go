@@ -173,54 +173,89 @@ func (s *DB) GetMemories(ctx context.Context, ids []string) (map[string]*memory.
 func (s *DB) UpdateMemory(ctx context.Context, id string, fn func(m *memory.Memory) error) (*memory.Memory, error) {
 	var out *memory.Memory
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		before, _, err := getMemory(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		m := *before
-		m.Metadata = maps.Clone(before.Metadata)
-		if err := fn(&m); err != nil {
-			return err
-		}
-		if m.ID != id {
-			return memory.Invalidf("id", m.ID, "the id of the memory being updated ("+id+")")
-		}
-		if m.Content != before.Content && m.ContentHash == before.ContentHash {
-			m.ContentHash = memory.ContentHash(m.Content)
-		}
-		meta, err := encodeMetadata(m.Metadata)
-		if err != nil {
-			return err
-		}
-		beforeMeta, _ := encodeMetadata(before.Metadata)
-		changed := m.Content != before.Content || m.Type != before.Type || m.Namespace != before.Namespace ||
-			m.Importance != before.Importance || m.Confidence != before.Confidence || meta != beforeMeta ||
-			!m.AccessedAt.Equal(before.AccessedAt) || m.AccessCount != before.AccessCount
-		if !changed && m.UpdatedAt.Equal(before.UpdatedAt) {
-			out = before
-			return nil
-		}
-		if changed && m.UpdatedAt.Equal(before.UpdatedAt) {
-			m.UpdatedAt = time.Now()
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE memories SET content = ?, content_hash = ?, memory_type = ?,
-			namespace = ?, importance = ?, confidence = ?, metadata = ?, updated_at = ?, accessed_at = ?,
-			access_count = ? WHERE id = ?`,
-			m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence, meta,
-			formatTime(m.UpdatedAt), formatTime(m.AccessedAt), m.AccessCount, id)
-		if isUniqueViolation(err) {
-			return fmt.Errorf("memory %s: namespace %s already holds the same content: %w", id, m.Namespace, memory.ErrInvalid)
-		}
-		if err != nil {
-			return fmt.Errorf("update memory %s: %w", id, err)
-		}
-		out, _, err = getMemory(ctx, tx, id)
+		var err error
+		out, err = updateMemory(ctx, tx, id, fn)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// UpdateMemoryWithEvent is UpdateMemory whose fn also returns the validation
+// event that records the change; memory and event are written in one
+// transaction, so a confidence never moves without its event.
+func (s *DB) UpdateMemoryWithEvent(ctx context.Context, id string, fn func(m *memory.Memory) (*memory.ValidationEvent, error)) (*memory.Memory, int64, error) {
+	var out *memory.Memory
+	var eventID int64
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var ev *memory.ValidationEvent
+		var err error
+		out, err = updateMemory(ctx, tx, id, func(m *memory.Memory) error {
+			ev, err = fn(m)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if ev == nil {
+			return memory.Invalidf("event", "nil", "a validation event")
+		}
+		ev.MemoryID = id
+		eventID, err = insertEvent(ctx, tx, ev)
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, eventID, nil
+}
+
+// updateMemory is the read-modify-write of UpdateMemory inside tx.
+func updateMemory(ctx context.Context, tx *sql.Tx, id string, fn func(m *memory.Memory) error) (*memory.Memory, error) {
+	before, _, err := getMemory(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	m := *before
+	m.Metadata = maps.Clone(before.Metadata)
+	if err := fn(&m); err != nil {
+		return nil, err
+	}
+	if m.ID != id {
+		return nil, memory.Invalidf("id", m.ID, "the id of the memory being updated ("+id+")")
+	}
+	if m.Content != before.Content && m.ContentHash == before.ContentHash {
+		m.ContentHash = memory.ContentHash(m.Content)
+	}
+	meta, err := encodeMetadata(m.Metadata)
+	if err != nil {
+		return nil, err
+	}
+	beforeMeta, _ := encodeMetadata(before.Metadata)
+	changed := m.Content != before.Content || m.Type != before.Type || m.Namespace != before.Namespace ||
+		m.Importance != before.Importance || m.Confidence != before.Confidence || meta != beforeMeta ||
+		!m.AccessedAt.Equal(before.AccessedAt) || m.AccessCount != before.AccessCount
+	if !changed && m.UpdatedAt.Equal(before.UpdatedAt) {
+		return before, nil
+	}
+	if changed && m.UpdatedAt.Equal(before.UpdatedAt) {
+		m.UpdatedAt = time.Now()
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE memories SET content = ?, content_hash = ?, memory_type = ?,
+		namespace = ?, importance = ?, confidence = ?, metadata = ?, updated_at = ?, accessed_at = ?,
+		access_count = ? WHERE id = ?`,
+		m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence, meta,
+		formatTime(m.UpdatedAt), formatTime(m.AccessedAt), m.AccessCount, id)
+	if isUniqueViolation(err) {
+		return nil, fmt.Errorf("memory %s: namespace %s already holds the same content: %w", id, m.Namespace, memory.ErrInvalid)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("update memory %s: %w", id, err)
+	}
+	out, _, err := getMemory(ctx, tx, id)
+	return out, err
 }
 
 // DeleteMemory removes a memory; foreign keys take its edges, events and jobs,

@@ -146,39 +146,36 @@ type change struct {
 	eventID       int64
 }
 
-// adjust moves a memory's confidence by delta in one transaction, promotes it
-// when it qualifies, then records the event.
+// adjust moves a memory's confidence by delta, promotes it when it qualifies and
+// records the event, all in one transaction.
 func (s *Service) adjust(ctx context.Context, id string, delta float64, success bool, note, errMsg, session string) (change, error) {
 	var ch change
 	now := s.now()
-	m, err := s.store.UpdateMemory(ctx, id, func(m *memory.Memory) error {
+	m, eventID, err := s.store.UpdateMemoryWithEvent(ctx, id, func(m *memory.Memory) (*memory.ValidationEvent, error) {
 		ch.before = m.Confidence
 		m.Confidence = clampUnit(round4(m.Confidence + delta))
 		ch.after = m.Confidence
 		ch.promoted = promote(m, now)
 		m.UpdatedAt = now
-		return nil
+		ev := &memory.ValidationEvent{
+			EventType:        memory.EventSucceeded,
+			Context:          note,
+			ErrorMsg:         errMsg,
+			SessionID:        session,
+			ConfidenceBefore: ch.before,
+			ConfidenceAfter:  ch.after,
+			CreatedAt:        now,
+		}
+		if !success {
+			ev.EventType = memory.EventFailed
+		}
+		return ev, nil
 	})
 	if err != nil {
 		return ch, err
 	}
 	ch.typ = m.Type
-	ev := &memory.ValidationEvent{
-		MemoryID:         id,
-		EventType:        memory.EventSucceeded,
-		Context:          note,
-		ErrorMsg:         errMsg,
-		SessionID:        session,
-		ConfidenceBefore: ch.before,
-		ConfidenceAfter:  ch.after,
-		CreatedAt:        now,
-	}
-	if !success {
-		ev.EventType = memory.EventFailed
-	}
-	if ch.eventID, err = s.store.AddEvent(ctx, ev); err != nil {
-		return ch, fmt.Errorf("confidence updated to %s but recording the event failed: %w", formatConfidence(ch.after), err)
-	}
+	ch.eventID = eventID
 	if ch.promoted {
 		s.log().Info("memory promoted to golden rule", "memory_id", id, "from", m.Metadata["promoted_from"], "confidence", ch.after)
 	}
