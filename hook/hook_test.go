@@ -3,6 +3,7 @@ package hook
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -192,5 +193,18 @@ func TestRunGivesUpAtTheDeadline(t *testing.T) {
 		slog.New(slog.NewTextHandler(&logs, nil)), open)
 	if out.Len() != 0 || !strings.Contains(logs.String(), "no answer within 20ms") {
 		t.Fatalf("a stuck hook should give up and say why; stdout %q, log %q", out.String(), logs.String())
+	}
+}
+
+func TestRunGivesUpOnStdinThatNeverEnds(t *testing.T) {
+	var out, logs strings.Builder
+	r, w := io.Pipe() // a writer that never writes nor closes
+	defer w.Close()
+	open := func(ctx context.Context) (*Handler, func(), error) {
+		return nil, nil, errors.New("must not be reached")
+	}
+	Run(context.Background(), UserPromptSubmit, r, &out, 20*time.Millisecond, slog.New(slog.NewTextHandler(&logs, nil)), open)
+	if out.Len() != 0 || !strings.Contains(logs.String(), "no answer within") {
+		t.Fatalf("stdout %q, log %q", out.String(), logs.String())
 	}
 }

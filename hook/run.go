@@ -17,17 +17,13 @@ type Open func(ctx context.Context) (*Handler, func(), error)
 // Run answers one hook event: it reads the input from stdin, opens the services,
 // handles the event and writes the answer to stdout. It never fails: every
 // problem is logged and answered with silence, so that a hook never breaks the
-// user's session. Everything, opening the database included, must finish within
-// deadline; past it Run returns without answering and without waiting for the
-// stuck work (the caller exits, which rolls back any open transaction).
+// user's session. Everything, reading stdin and opening the database included,
+// must finish within deadline; past it Run returns without answering and without
+// waiting for the stuck work (the caller exits, which rolls back any open
+// transaction).
 func Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer, deadline time.Duration, logger *slog.Logger, open Open) {
 	log := logger.With("hook", event)
 	ev, err := ParseEvent(event)
-	if err != nil {
-		log.Error("hook not answered", "err", err)
-		return
-	}
-	in, err := ReadInput(stdin)
 	if err != nil {
 		log.Error("hook not answered", "err", err)
 		return
@@ -49,6 +45,11 @@ func Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer, d
 				done <- answer{err: fmt.Errorf("internal error: %v\n%s", p, debug.Stack())}
 			}
 		}()
+		in, err := ReadInput(stdin) // within the deadline: stdin may never end
+		if err != nil {
+			done <- answer{err: err}
+			return
+		}
 		out, release, err := handle(ctx, ev, in, open, log)
 		done <- answer{out, release, err}
 	}()
