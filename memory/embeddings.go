@@ -52,11 +52,16 @@ func (s *Service) fitSpace(ctx context.Context, space EmbeddingSpace, dim int) (
 		return space, fmt.Errorf("the embedding model %s returned an empty vector: %w", s.embedder.Model(), ErrUnavailable)
 	}
 	if space.Model == "" {
-		space = EmbeddingSpace{Model: s.embedder.Model(), Dimension: dim}
-		if err := s.store.ResetEmbeddings(ctx, space); err != nil {
+		want := EmbeddingSpace{Model: s.embedder.Model(), Dimension: dim}
+		got, err := s.store.ClaimEmbeddingSpace(ctx, want)
+		if err != nil {
 			return space, fmt.Errorf("recording the embedding space: %w", err)
 		}
-		return space, nil
+		if got.Model != want.Model {
+			return got, fmt.Errorf("stored vectors were made by %q (%d dimensions) but the configured model is %s; %s: %w",
+				got.Model, got.Dimension, want.Model, reindexHint, ErrEmbeddingMismatch)
+		}
+		space = got
 	}
 	if space.Dimension != dim {
 		return space, fmt.Errorf("stored vectors have %d dimensions but %s returned %d; %s: %w",

@@ -48,6 +48,9 @@ type Store interface {
 	// EmbeddingSpace reports the model and dimension the stored vectors were made
 	// with (empty and 0 before the first vector).
 	EmbeddingSpace(ctx context.Context) (EmbeddingSpace, error)
+	// ClaimEmbeddingSpace records space when the store has none yet (atomically:
+	// of two processes claiming at once, one wins) and returns the space in force.
+	ClaimEmbeddingSpace(ctx context.Context, space EmbeddingSpace) (EmbeddingSpace, error)
 	// ResetEmbeddings drops every vector, records the new space and marks every
 	// memory pending, so `recall reindex` can embed them again.
 	ResetEmbeddings(ctx context.Context, space EmbeddingSpace) error
