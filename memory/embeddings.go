@@ -97,6 +97,11 @@ func (s *Service) embedQuery(ctx context.Context, query string) (vec []float32, 
 	if err != nil {
 		return nil, false, err
 	}
+	if s.opts.QueryEmbedTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.opts.QueryEmbedTimeout)
+		defer cancel()
+	}
 	vec, err = s.embedder.EmbedQuery(ctx, query)
 	if err != nil {
 		return nil, false, err

@@ -476,3 +476,26 @@ func TestRecallDegradesOnEveryKindOfOllamaFailure(t *testing.T) {
 		})
 	}
 }
+
+func TestRecallGivesUpOnAHangingQueryEmbeddingAtItsOwnDeadline(t *testing.T) {
+	db := openStore(t)
+	srv := ollamatest.New(t)
+	ctx := context.Background()
+	// The client would wait an hour; the service's query budget is what ends it.
+	emb, err := embedding.New(embedding.Options{Host: srv.URL(), Timeout: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := memory.NewService(db, emb, memory.Options{QueryEmbedTimeout: 200 * time.Millisecond})
+	if _, err := svc.Remember(ctx, memory.StoreRequest{Content: "the release checklist lives in the wiki"}); err != nil {
+		t.Fatal(err)
+	}
+	srv.SetDelay(time.Hour)
+	res, err := svc.Recall(ctx, memory.RecallRequest{Query: "release checklist"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Degraded || res.SearchMode != memory.SearchKeyword || len(res.Memories) != 1 {
+		t.Fatalf("degraded %v mode %q reason %q memories %v", res.Degraded, res.SearchMode, res.Reason, ids(res.Memories))
+	}
+}

@@ -12,8 +12,12 @@ type Options struct {
 	DefaultImportance  float64
 	DefaultConfidence  float64
 	DefaultTokenBudget int
-	Logger             *slog.Logger
-	Now                func() time.Time // for tests; time.Now when nil
+	// QueryEmbedTimeout bounds the wait for a search query's vector; past it
+	// recall answers from keywords and says so. Zero: the embedder's own timeout.
+	// A store may wait longer, since its vector is worth more than a moment.
+	QueryEmbedTimeout time.Duration
+	Logger            *slog.Logger
+	Now               func() time.Time // for tests; time.Now when nil
 }
 
 // Service carries out every memory operation over a Store, an Embedder and,
