@@ -26,9 +26,10 @@ const BusyTimeout = 10000
 // DB is a Recall database. It implements memory.Store and is safe for concurrent
 // use by many goroutines and many processes.
 type DB struct {
-	db    *sql.DB
-	path  string
-	signs *signIndex
+	db     *sql.DB
+	path   string
+	signs  *signIndex
+	loader signLoader // loads signs in the background; Close stops it
 }
 
 var _ memory.Store = (*DB)(nil)
@@ -92,8 +93,11 @@ func dsn(path string) string {
 	return "file:" + path + "?" + q.Encode()
 }
 
-// Close closes the database.
-func (s *DB) Close() error { return s.db.Close() }
+// Close stops a background load of the vector signs and closes the database.
+func (s *DB) Close() error {
+	s.loader.stop()
+	return s.db.Close()
+}
 
 // Path is the database file's path.
 func (s *DB) Path() string { return s.path }

@@ -32,9 +32,12 @@ type signIndex struct {
 	namespaces []string
 	types      []string
 	importance []float64
+	strings    map[string]string // see intern
 }
 
-func newSignIndex() *signIndex { return &signIndex{slot: map[int64]int{}} }
+func newSignIndex() *signIndex {
+	return &signIndex{slot: map[int64]int{}, strings: map[string]string{}}
+}
 
 // signBits packs the sign of each component, bit i set when vec[i] > 0.
 func signBits(vec []float32) []uint64 {
@@ -134,16 +137,61 @@ func (x *signIndex) sync(ctx context.Context, db *sql.DB) error {
 	defer rows.Close()
 	for rows.Next() {
 		var seq, version int64
-		var blob []byte
-		var ns, typ sql.NullString
+		var blob, ns, typ sql.RawBytes
 		var imp sql.NullFloat64
 		if err := rows.Scan(&seq, &blob, &version, &ns, &typ, &imp); err != nil {
 			return err
 		}
-		x.set(seq, blob, ns.String, typ.String, imp.Float64, blob != nil && ns.Valid)
+		x.set(seq, blob, x.intern(ns), x.intern(typ), imp.Float64, blob != nil && ns != nil)
 		x.version = version
 	}
 	return rows.Err()
+}
+
+// load reads every live vector's signs into an empty copy. Unlike sync it needs
+// no order: one statement reads one snapshot, whose latest version comes with
+// every row. size is the expected number of rows, to allocate once.
+func (x *signIndex) load(ctx context.Context, db *sql.DB, size int) error {
+	x.slot = make(map[int64]int, size)
+	x.seqs = make([]int64, 0, size)
+	x.live = make([]bool, 0, size)
+	x.namespaces = make([]string, 0, size)
+	x.types = make([]string, 0, size)
+	x.importance = make([]float64, 0, size)
+	rows, err := db.QueryContext(ctx, `SELECT s.seq, s.signs, m.namespace, m.memory_type, m.importance,
+			(SELECT max(version) FROM vector_signs)
+		FROM vector_signs s JOIN memories m ON m.seq = s.seq
+		WHERE s.signs IS NOT NULL`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var seq, latest int64
+		var blob, ns, typ sql.RawBytes
+		var imp float64
+		if err := rows.Scan(&seq, &blob, &ns, &typ, &imp, &latest); err != nil {
+			return err
+		}
+		if x.signs == nil { // the first row tells the dimension
+			x.words = len(blob) / 8
+			x.signs = make([]uint64, 0, size*x.words)
+		}
+		x.set(seq, blob, x.intern(ns), x.intern(typ), imp, true)
+		x.version = latest
+	}
+	return rows.Err()
+}
+
+// intern returns one shared string per distinct namespace or type, so that the
+// copy holds a handful of strings instead of one per vector.
+func (x *signIndex) intern(b []byte) string {
+	if s, ok := x.strings[string(b)]; ok { // no allocation for the lookup
+		return s
+	}
+	s := string(b)
+	x.strings[s] = s
+	return s
 }
 
 // set stores one row, starting over when the vectors change dimension (every

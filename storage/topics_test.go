@@ -127,6 +127,7 @@ func recallAt(ctx context.Context, db *DB, queries [][]float32, namespace string
 }
 
 func TestSearchVectorRecallOnTopics(t *testing.T) {
+	searchBySigns(t)
 	ctx := context.Background()
 	db := openTest(t)
 	const n, dim = 2000, 1024
@@ -207,6 +208,7 @@ func seedTopics(ctx context.Context, db *DB, n int) error {
 // connection to the same file: new vectors are found, deleted memories are not
 // returned, a namespace change moves a memory between filters.
 func TestSearchVectorSeesOtherWriters(t *testing.T) {
+	searchBySigns(t)
 	ctx := context.Background()
 	reader := openTest(t)
 	writer, err := Open(ctx, reader.Path())

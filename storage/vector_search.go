@@ -22,6 +22,9 @@ const maxKNN = 4096
 // and importance are checked in the first step, so filters never starve the
 // result; superseded memories are removed in the second, so the first asks for
 // as many more candidates as there are superseded memories.
+//
+// Below exactScanBelow vectors, and while this process's copy of the signs is
+// not loaded yet, the search is sqlite-vec's exact scan (see signCandidates).
 func (s *DB) SearchVector(ctx context.Context, vec []float32, f memory.Filter, limit int) ([]memory.Hit, error) {
 	sp, err := embeddingSpace(ctx, s.db)
 	if err != nil {
@@ -45,24 +48,19 @@ func (s *DB) SearchVector(ctx context.Context, vec []float32, f memory.Filter, l
 		return s.exactVectorSearch(ctx, vec, f, limit)
 	}
 
-	n := candidateCount(limit)
+	var superseded int
 	if !f.IncludeSuperseded {
-		var superseded int
 		if err := s.db.QueryRowContext(ctx, `SELECT count(DISTINCT target_id) FROM edges
 			WHERE relation = 'supersedes'`).Scan(&superseded); err != nil {
 			return nil, fmt.Errorf("vector search: %w", err)
 		}
-		n += superseded
 	}
-	s.signs.mu.Lock()
-	err = s.signs.sync(ctx, s.db)
-	var seqs []int64
-	if err == nil {
-		seqs = s.signs.candidates(signBits(vec), f, n)
-	}
-	s.signs.mu.Unlock()
+	seqs, ok, err := s.signCandidates(ctx, vec, f, candidateCount(limit)+superseded)
 	if err != nil {
 		return nil, fmt.Errorf("vector search: read vector signs: %w", err)
+	}
+	if !ok {
+		return s.knnVectorSearch(ctx, vec, f, limit, superseded)
 	}
 	if len(seqs) == 0 {
 		return nil, nil

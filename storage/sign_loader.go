@@ -1,0 +1,147 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// exactScanBelow is the number of stored vectors under which vector search
+// always runs sqlite-vec's exact scan: that fast, the scan beats picking
+// candidates by sign bits and ranking them (see BenchmarkVectorPaths).
+var exactScanBelow = 20_000
+
+// catchUpInline is how many changed rows a search reads into the copy of the
+// signs itself; a copy further behind (or not loaded yet) is loaded in the
+// background while the search runs the exact scan. Reading all signs takes most
+// of a second at 100k vectors: a short-lived process such as the prompt hook
+// would pay that on every prompt, a server only once.
+var catchUpInline = 5_000
+
+// signCandidates returns the candidates of a search by sign bits, or ok false
+// when the search should run the exact scan instead.
+func (s *DB) signCandidates(ctx context.Context, vec []float32, f memory.Filter, n int) (seqs []int64, ok bool, err error) {
+	x := s.signs
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var behind int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM vector_signs WHERE version > ?`, x.version).Scan(&behind); err != nil {
+		return nil, false, err
+	}
+	total := len(x.seqs) + behind // at most: some rows are updates or removals
+	switch {
+	case total < exactScanBelow:
+		return nil, false, nil
+	case behind > catchUpInline:
+		s.loader.start(s.db, x, total)
+		return nil, false, nil
+	}
+	if err := x.sync(ctx, s.db); err != nil {
+		return nil, false, err
+	}
+	return x.candidates(signBits(vec), f, n), true, nil
+}
+
+// signLoader reads a whole new copy of the signs in one background goroutine at
+// a time, and stops it when the database closes.
+type signLoader struct {
+	mu      sync.Mutex
+	running bool
+	closed  bool
+	cancel  context.CancelFunc
+	done    sync.WaitGroup
+}
+
+// start loads a fresh copy of about size rows and hands it to x, unless a load
+// is already running or the database is closing.
+func (l *signLoader) start(db *sql.DB, x *signIndex, size int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.running || l.closed {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	l.running, l.cancel = true, cancel
+	l.done.Add(1)
+	go func() {
+		defer l.done.Done()
+		defer cancel()
+		fresh := newSignIndex()
+		if err := fresh.load(ctx, db, size); err != nil {
+			if ctx.Err() == nil {
+				slog.Warn("load vector signs", "err", err)
+			}
+		} else {
+			x.adopt(fresh)
+		}
+		l.mu.Lock()
+		l.running = false
+		l.mu.Unlock()
+	}()
+}
+
+// stop cancels a running load and waits for it to end.
+func (l *signLoader) stop() {
+	l.mu.Lock()
+	l.closed = true
+	if l.running {
+		l.cancel()
+	}
+	l.mu.Unlock()
+	l.done.Wait()
+}
+
+// wait returns once no load is running (for tests and benchmarks).
+func (l *signLoader) wait() { l.done.Wait() }
+
+// adopt takes fresh's contents unless x has meanwhile caught up further.
+func (x *signIndex) adopt(fresh *signIndex) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if fresh.version < x.version {
+		return
+	}
+	x.version, x.words, x.slot, x.seqs, x.signs = fresh.version, fresh.words, fresh.slot, fresh.seqs, fresh.signs
+	x.live, x.namespaces, x.types, x.importance = fresh.live, fresh.namespaces, fresh.types, fresh.importance
+	x.strings = fresh.strings
+}
+
+// knnVectorSearch is sqlite-vec's exact scan: namespace, type and importance are
+// vec0 metadata columns, so the scan itself skips rows that fail them; superseded
+// memories are removed after it, so it asks for that many more.
+func (s *DB) knnVectorSearch(ctx context.Context, vec []float32, f memory.Filter, limit, superseded int) ([]memory.Hit, error) {
+	knnWhere := "embedding MATCH ? AND k = ?"
+	args := []any{encodeVector(vec), min(limit+superseded, maxKNN)}
+	if len(f.Namespaces) > 0 {
+		knnWhere += " AND namespace IN (" + placeholders(len(f.Namespaces)) + ")"
+		args = append(args, anySlice(f.Namespaces)...)
+	}
+	if len(f.Types) > 0 {
+		knnWhere += " AND memory_type IN (" + placeholders(len(f.Types)) + ")"
+		for _, t := range f.Types {
+			args = append(args, string(t))
+		}
+	}
+	if f.MinImportance > 0 {
+		knnWhere += " AND importance >= ?"
+		args = append(args, f.MinImportance)
+	}
+	post := "1"
+	if !f.IncludeSuperseded {
+		post = notSuperseded
+	}
+	query := `WITH knn AS MATERIALIZED (
+			SELECT rowid, distance FROM memory_vectors WHERE ` + knnWhere + `
+		)
+		SELECT m.id, knn.distance FROM knn JOIN memories m ON m.seq = knn.rowid
+		WHERE ` + post + ` ORDER BY knn.distance, m.seq LIMIT ?`
+	hits, err := queryHits(ctx, s, query, append(args, limit))
+	if err != nil {
+		return nil, fmt.Errorf("exact scan: %w", err)
+	}
+	return hits, nil
+}
