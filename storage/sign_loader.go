@@ -11,8 +11,10 @@ import (
 )
 
 // exactScanBelow is the number of stored vectors under which vector search
-// always runs sqlite-vec's exact scan: that fast, the scan beats picking
-// candidates by sign bits and ranking them (see BenchmarkVectorPaths).
+// always runs sqlite-vec's exact scan: that small, the scan beats picking
+// candidates by sign bits and ranking them (BenchmarkSearchVector at 10k, limit
+// 10: exact 8.8 ms, 3.4 ms with a namespace; by signs 10 ms either way; at 100k
+// the exact scan takes about 95 ms, by signs 15 to 22 ms).
 var exactScanBelow = 20_000
 
 // catchUpInline is how many changed rows a search reads into the copy of the
