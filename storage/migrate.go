@@ -60,11 +60,23 @@ func SchemaVersion() int {
 }
 
 // migrate applies the missing migrations in one IMMEDIATE transaction, so that
-// processes opening a new database at once apply them exactly once.
+// processes opening a new database at once apply them exactly once. A database
+// already up to date is only read: a hook or CLI call must not queue behind
+// another process's write just to learn that nothing needs doing.
 func (s *DB) migrate(ctx context.Context) error {
 	ms, err := migrations()
 	if err != nil {
 		return err
+	}
+	current, err := schemaVersion(ctx, s.db)
+	if err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if current > len(ms) {
+		return newerSchemaError(current, len(ms))
+	}
+	if current == len(ms) {
+		return nil
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
 		current, err := schemaVersion(ctx, tx)
@@ -72,7 +84,7 @@ func (s *DB) migrate(ctx context.Context) error {
 			return err
 		}
 		if current > len(ms) {
-			return fmt.Errorf("database schema version %d is newer than this recall supports (%d): upgrade recall", current, len(ms))
+			return newerSchemaError(current, len(ms))
 		}
 		for _, m := range ms[current:] {
 			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
@@ -90,6 +102,10 @@ func (s *DB) migrate(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+func newerSchemaError(current, supported int) error {
+	return fmt.Errorf("database schema version %d is newer than this recall supports (%d): upgrade recall", current, supported)
 }
 
 // signsVersion is the schema version that added the vector_signs table.
