@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -40,6 +41,11 @@ const (
 
 // loadConfig reads the configuration and builds the logger (stderr only: stdout
 // belongs to the MCP protocol and the hooks' answers).
+// maxQueryEmbedWait caps how long a search waits for its query's vector before
+// answering from keywords: an agent waiting on recall should not sit through the
+// whole Ollama timeout, which stores may use to load a cold model.
+const maxQueryEmbedWait = 5 * time.Second
+
 func loadConfig(stderr io.Writer) (*config.Config, *slog.Logger, error) {
 	cfg, err := config.Load()
 	if err != nil {
@@ -81,6 +87,7 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 		DefaultImportance:  cfg.DefaultImportance,
 		DefaultConfidence:  cfg.DefaultConfidence,
 		DefaultTokenBudget: cfg.DefaultTokenBudget,
+		QueryEmbedTimeout:  min(cfg.OllamaTimeout, maxQueryEmbedWait),
 		Logger:             log,
 	})
 	cur := validation.New(db, mem, embedder, ollama, validation.Options{
