@@ -39,13 +39,13 @@ const (
 	modeHook
 )
 
-// loadConfig reads the configuration and builds the logger (stderr only: stdout
-// belongs to the MCP protocol and the hooks' answers).
 // maxQueryEmbedWait caps how long a search waits for its query's vector before
 // answering from keywords: an agent waiting on recall should not sit through the
 // whole Ollama timeout, which stores may use to load a cold model.
 const maxQueryEmbedWait = 5 * time.Second
 
+// loadConfig reads the configuration and builds the logger (stderr only: stdout
+// belongs to the MCP protocol and the hooks' answers).
 func loadConfig(stderr io.Writer) (*config.Config, *slog.Logger, error) {
 	cfg, err := config.Load()
 	if err != nil {
