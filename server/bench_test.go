@@ -4,12 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/recall-mcp/recall/internal/benchreport"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -70,16 +69,13 @@ func BenchmarkToolsListSize(b *testing.B) {
 // measure runs op b.N times and reports the median latency in milliseconds.
 func measure(b *testing.B, op func()) {
 	b.Helper()
-	durations := make([]time.Duration, 0, b.N)
+	var lat benchreport.Latencies
 	b.ResetTimer()
 	for range b.N {
-		start := time.Now()
-		op()
-		durations = append(durations, time.Since(start))
+		lat.Time(op)
 	}
 	b.StopTimer()
-	slices.Sort(durations)
-	b.ReportMetric(float64(durations[len(durations)/2].Microseconds())/1000, "p50-ms")
+	lat.Report(b)
 }
 
 func benchCall(b *testing.B, cs *mcp.ClientSession, tool string, args map[string]any) {

@@ -7,10 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/recall-mcp/recall/internal/benchreport"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -131,7 +131,7 @@ func BenchmarkSearchKeyword(b *testing.B) {
 						}
 						i++
 					}
-					reportRSS(b)
+					benchreport.ReportRSS(b)
 				})
 			}
 		})
@@ -163,7 +163,7 @@ func BenchmarkSearchVector(b *testing.B) {
 						}
 						i++
 					}
-					reportRSS(b)
+					benchreport.ReportRSS(b)
 				})
 			}
 		})
@@ -188,21 +188,4 @@ func sizeName(n int) string {
 		return strconv.Itoa(n/1000) + "k"
 	}
 	return strconv.Itoa(n)
-}
-
-// reportRSS adds the process's resident and peak resident memory to the result.
-func reportRSS(b *testing.B) {
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return // not Linux
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		for _, key := range []string{"VmRSS:", "VmHWM:"} {
-			if rest, ok := strings.CutPrefix(line, key); ok {
-				if kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB")); err == nil {
-					b.ReportMetric(float64(kb)/1024, strings.ToLower(strings.TrimSuffix(key, ":"))+"-MB")
-				}
-			}
-		}
-	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/recall-mcp/recall/internal/benchreport"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -185,7 +186,7 @@ func BenchmarkSearchVectorTopics(b *testing.B) {
 						i++
 					}
 					b.StopTimer()
-					reportRSS(b)
+					benchreport.ReportRSS(b)
 					got, err := recallAt(ctx, db, queries, ns, 10)
 					if err != nil {
 						b.Fatal(err)

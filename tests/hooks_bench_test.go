@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recall-mcp/recall/internal/benchreport"
 )
 
 // The hook benchmarks measure whole processes, as Claude Code runs them: start,
@@ -47,7 +48,7 @@ func benchmarkHook(b *testing.B, event, eventName string, fields map[string]any,
 	}
 	env = append(env, "RECALL_LOG_LEVEL=error")
 
-	times := make([]time.Duration, 0, b.N)
+	var lat benchreport.Latencies
 	b.ResetTimer()
 	for range b.N {
 		var out, errOut bytes.Buffer
@@ -57,28 +58,25 @@ func benchmarkHook(b *testing.B, event, eventName string, fields map[string]any,
 		if err := cmd.Run(); err != nil {
 			b.Fatal(err)
 		}
-		times = append(times, time.Since(start))
+		lat.Add(time.Since(start))
 		if !strings.Contains(out.String(), wantOutput) || errOut.Len() > 0 {
 			b.Fatalf("hook %s answered %q, logged %q", event, out.String(), errOut.String())
 		}
 	}
 	b.StopTimer()
-	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(times[len(times)*9/10].Microseconds())/1000, "p90-ms")
+	lat.Report(b, 90)
 }
 
 // BenchmarkProcessStart is the floor under every hook: `recall version` starts
 // the same binary and does nothing else.
 func BenchmarkProcessStart(b *testing.B) {
-	times := make([]time.Duration, 0, b.N)
+	var lat benchreport.Latencies
 	for range b.N {
 		start := time.Now()
 		if err := exec.Command(recallBin, "version").Run(); err != nil {
 			b.Fatal(err)
 		}
-		times = append(times, time.Since(start))
+		lat.Add(time.Since(start))
 	}
-	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
+	lat.Report(b)
 }

@@ -3,11 +3,12 @@ package tests
 import (
 	"context"
 	"os/exec"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/recall-mcp/recall/internal/benchreport"
 )
 
 // BenchmarkSpawnInitialize starts `recall serve` as an MCP client does,
@@ -23,7 +24,7 @@ func BenchmarkSpawnInitialize(b *testing.B) {
 	cs.Close()
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-	durations := make([]time.Duration, 0, b.N)
+	var lat benchreport.Latencies
 	b.ResetTimer()
 	for range b.N {
 		cmd := exec.Command(recallBin, "serve")
@@ -33,7 +34,7 @@ func BenchmarkSpawnInitialize(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		durations = append(durations, time.Since(start))
+		lat.Add(time.Since(start))
 		b.StopTimer()
 		if err := cs.Close(); err != nil {
 			b.Fatalf("recall exit: %v", err)
@@ -41,6 +42,5 @@ func BenchmarkSpawnInitialize(b *testing.B) {
 		b.StartTimer()
 	}
 	b.StopTimer()
-	slices.Sort(durations)
-	b.ReportMetric(float64(durations[len(durations)/2].Microseconds())/1000, "p50-ms")
+	lat.Report(b)
 }

@@ -1,0 +1,59 @@
+// Package benchreport reports what the project's benchmarks promise in their
+// figures: latency percentiles (a benchmark's ns/op is a mean, which a few slow
+// first calls can move) and the process's resident memory.
+package benchreport
+
+import (
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Latencies collects the duration of each measured operation.
+type Latencies []time.Duration
+
+// Time runs op and records how long it took.
+func (l *Latencies) Time(op func()) {
+	start := time.Now()
+	op()
+	*l = append(*l, time.Since(start))
+}
+
+// Add records one duration measured by the caller.
+func (l *Latencies) Add(d time.Duration) { *l = append(*l, d) }
+
+// Report adds the median as "p50-ms" and each other percentile asked for (90
+// gives "p90-ms") to the benchmark's results.
+func (l Latencies) Report(b *testing.B, percentiles ...int) {
+	b.Helper()
+	if len(l) == 0 {
+		return
+	}
+	sorted := slices.Clone(l)
+	slices.Sort(sorted)
+	for _, p := range append([]int{50}, percentiles...) {
+		d := sorted[min(len(sorted)-1, len(sorted)*p/100)]
+		b.ReportMetric(float64(d.Microseconds())/1000, "p"+strconv.Itoa(p)+"-ms")
+	}
+}
+
+// ReportRSS adds the process's resident memory now ("vmrss-MB") and at its peak
+// ("vmhwm-MB"). It reports nothing where /proc is missing (not Linux).
+func ReportRSS(b *testing.B) {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return
+	}
+	for line := range strings.SplitSeq(string(status), "\n") {
+		for _, key := range []string{"VmRSS:", "VmHWM:"} {
+			if rest, ok := strings.CutPrefix(line, key); ok {
+				if kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB")); err == nil {
+					b.ReportMetric(float64(kb)/1024, strings.ToLower(strings.TrimSuffix(key, ":"))+"-MB")
+				}
+			}
+		}
+	}
+}
