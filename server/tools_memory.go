@@ -102,7 +102,7 @@ type listOutput struct {
 
 func (h handlers) addMemoryTools(srv *mcp.Server) {
 	addTool(srv, h, "memory_store_tool",
-		"Store a memory (deduplicated per namespace). Returns id, content_hash, auto_relationships.",
+		"Store a memory (deduplicated per namespace). Returns id, content_hash, auto_relationships (relationships are inferred in the background; memory_inspect_graph_tool shows them later).",
 		map[string]any{"memory_type": string(memory.TypeSession)},
 		func(ctx context.Context, a storeArgs) (storeOutput, error) {
 			res, err := h.mem.Remember(ctx, memory.StoreRequest{
