@@ -33,6 +33,10 @@ type signIndex struct {
 	types      []string
 	importance []float64
 	strings    map[string]string // see intern
+
+	// searched is set after this process's first vector search (see
+	// signCandidates).
+	searched bool
 }
 
 func newSignIndex() *signIndex {

@@ -35,13 +35,20 @@ func (s *DB) signCandidates(ctx context.Context, vec []float32, f memory.Filter,
 		return nil, false, err
 	}
 	total := len(x.seqs) + behind // at most: some rows are updates or removals
+	first := !x.searched
+	x.searched = true
 	switch {
-	case total < exactScanBelow:
-		return nil, false, nil
 	case behind > catchUpInline:
 		s.loader.start(s.db, x, total)
 		return nil, false, nil
+	case total < exactScanBelow && !first:
+		return nil, false, nil
 	}
+	// Here the copy is current, or behind by few enough rows to read now. A
+	// process's first search takes this path even in a small database: the exact
+	// scan's first run reads whole vec0 chunks (room for 1024 vectors each) from
+	// a cold file, about 11 ms at 200 vectors, which the prompt hook, one search
+	// per process, would pay on every prompt; ranking candidates reads only theirs.
 	if err := x.sync(ctx, s.db); err != nil {
 		return nil, false, err
 	}
