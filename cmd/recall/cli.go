@@ -133,12 +133,8 @@ func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 	offset := fs.Int("offset", 0, "skip this many")
 	order := fs.String("order-by", string(memory.OrderCreatedAt), "created_at, accessed_at, importance or confidence")
 	asc := fs.Bool("asc", false, "ascending order")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
+	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usagef("unexpected arguments %q", rest)
 	}
 	a, err := openApp(ctx, e.stderr, modeFull)
 	if err != nil {
@@ -228,12 +224,8 @@ var statsCommand = &command{
 
 func runStats(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
+	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usagef("unexpected arguments %q", rest)
 	}
 	a, err := openApp(ctx, e.stderr, modeFull)
 	if err != nil {
@@ -276,12 +268,8 @@ var reindexCommand = &command{
 }
 
 func runReindex(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
-	rest, err := parseFlags(fs, args)
-	if err != nil {
+	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usagef("unexpected arguments %q", rest)
 	}
 	a, err := openApp(ctx, e.stderr, modeFull)
 	if err != nil {

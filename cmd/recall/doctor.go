@@ -51,12 +51,8 @@ func (r *report) check(l level, what string, fix ...string) {
 }
 
 func runDoctor(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
-	rest, err := parseFlags(fs, args)
-	if err != nil {
+	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usagef("unexpected arguments %q", rest)
 	}
 	r := &report{w: e.stdout}
 	cfg, _, err := loadConfig(io.Discard)

@@ -106,6 +106,18 @@ func run(ctx context.Context, e *env, args []string) int {
 	}
 }
 
+// parseFlagsOnly parses a command that takes flags and no arguments.
+func parseFlagsOnly(fs *flag.FlagSet, args []string) error {
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("unexpected arguments %q", rest)
+	}
+	return nil
+}
+
 // parseFlags parses args with fs, letting flags and arguments come in any order
 // (`recall search -n 3 caching` and `recall search caching -n 3`). Everything
 // after "--" is an argument (`recall store -- -1 is not a valid id`).

@@ -30,12 +30,8 @@ var serveCommand = &command{
 func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 	addr := fs.String("http", "", "serve Streamable HTTP on this address instead of stdio")
 	allowRemote := fs.Bool("allow-remote", false, "allow --http on an address other than loopback")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
+	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return usagef("unexpected arguments %q", rest)
 	}
 	if *addr != "" && !*allowRemote {
 		if err := checkLoopback(*addr); err != nil {
