@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -280,6 +281,19 @@ func TestServeRefusesNonLoopbackAddress(t *testing.T) {
 	r := c.run("", "serve", "--http", "0.0.0.0:0")
 	if r.code != 1 || !strings.Contains(r.stderr, "--allow-remote") {
 		t.Fatalf("serve on all interfaces: code %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestServeReportsAnAddressInUse(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	c := newCLIEnv(t)
+	r := c.run("", "serve", "--http", busy.Addr().String())
+	if r.code == 0 || !strings.Contains(r.stderr, "address already in use") {
+		t.Fatalf("serve on a taken port: code %d, stderr %q; want a failure naming the address in use", r.code, r.stderr)
 	}
 }
 

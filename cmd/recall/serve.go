@@ -72,6 +72,9 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 		a.log.Debug("serving MCP on stdio", "database", a.cfg.SQLitePath)
 		err = server.ServeStdio(ctx, srv)
 	}
+	// Read before stop(), which cancels ctx too: only a signal makes a serving
+	// error (an address in use, a broken session) part of a clean exit.
+	signalled := ctx.Err() != nil
 	stop()
 
 	closeCtx, cancel := context.WithTimeout(work, shutdownGrace)
@@ -80,7 +83,7 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 		a.log.Warn("curation queue not drained; the rest resumes at the next start", "err", cerr)
 	}
 	wg.Wait()
-	if err != nil && ctx.Err() == nil {
+	if err != nil && !signalled {
 		return err
 	}
 	return nil
