@@ -49,9 +49,13 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (*ForgetResult,
 			continue
 		}
 		if req.Confirm {
-			if err := s.store.DeleteMemory(ctx, m.ID); err != nil {
+			if err := s.store.DeleteMemory(ctx, m.ID, !req.Force); err != nil {
 				if errors.Is(err, ErrNotFound) {
 					continue // deleted meanwhile
+				}
+				if errors.Is(err, ErrProtected) {
+					res.Protected = append(res.Protected, m.ID) // promoted meanwhile
+					continue
 				}
 				return res, fmt.Errorf("deleting %s: %w", m.ID, err)
 			}

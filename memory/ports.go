@@ -27,7 +27,9 @@ type Store interface {
 	// confidence never moves without its event.
 	UpdateMemoryWithEvent(ctx context.Context, id string, fn func(m *Memory) (*ValidationEvent, error)) (*Memory, int64, error)
 	// DeleteMemory removes a memory with its vector, edges and events.
-	DeleteMemory(ctx context.Context, id string) error
+	// With keepGolden a golden rule is refused with ErrProtected, judged inside
+	// the delete's transaction (a memory promoted meanwhile is kept).
+	DeleteMemory(ctx context.Context, id string, keepGolden bool) error
 	// ListMemories lists memories by filter, order and page.
 	ListMemories(ctx context.Context, q ListQuery) ([]*Memory, error)
 	// CountMemories counts memories by filter.

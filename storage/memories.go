@@ -259,17 +259,23 @@ func updateMemory(ctx context.Context, tx *sql.Tx, id string, fn func(m *memory.
 }
 
 // DeleteMemory removes a memory; foreign keys take its edges, events and jobs,
-// and a trigger its vector.
-func (s *DB) DeleteMemory(ctx context.Context, id string) error {
+// and a trigger its vector. With keepGolden a golden rule is refused
+// (ErrProtected), decided by the row as it is at the delete: a memory promoted
+// since the caller read it is kept.
+func (s *DB) DeleteMemory(ctx context.Context, id string, keepGolden bool) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE id = ?`, id)
+		res, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE id = ? AND NOT (? AND memory_type = ?)`,
+			id, keepGolden, string(memory.TypeGoldenRule))
 		if err != nil {
 			return fmt.Errorf("delete memory %s: %w", id, err)
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return memory.NotFound("memory", id)
+		if n, _ := res.RowsAffected(); n > 0 {
+			return nil
 		}
-		return nil
+		if _, _, err := getMemory(ctx, tx, id); err != nil {
+			return err // not found
+		}
+		return fmt.Errorf("memory %s is a golden rule: %w; use force=true to delete it", id, memory.ErrProtected)
 	})
 }
 

@@ -102,7 +102,7 @@ func TestGetUnknownIsNotFound(t *testing.T) {
 	if !errors.Is(err, memory.ErrNotFound) || !contains(err.Error(), "mem_1_deadbeef") {
 		t.Errorf("GetMemory(unknown) = %v, want ErrNotFound naming the id", err)
 	}
-	if err := db.DeleteMemory(ctx, "mem_1_deadbeef"); !errors.Is(err, memory.ErrNotFound) {
+	if err := db.DeleteMemory(ctx, "mem_1_deadbeef", false); !errors.Is(err, memory.ErrNotFound) {
 		t.Errorf("DeleteMemory(unknown) = %v, want ErrNotFound", err)
 	}
 	_, err = db.UpdateMemory(ctx, "mem_1_deadbeef", func(*memory.Memory) error { return nil })
@@ -209,7 +209,7 @@ func TestDeleteMemoryCascades(t *testing.T) {
 	if _, err := db.EnqueueJob(ctx, a.ID, "relate"); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.DeleteMemory(ctx, a.ID); err != nil {
+	if err := db.DeleteMemory(ctx, a.ID, false); err != nil {
 		t.Fatal(err)
 	}
 	for table, query := range map[string]string{

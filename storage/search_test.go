@@ -102,7 +102,7 @@ func TestKeywordIndexFollowsUpdatesAndDeletes(t *testing.T) {
 	if got.ContentHash != memory.ContentHash("the build uses make") {
 		t.Errorf("content hash not refreshed: %s", got.ContentHash)
 	}
-	if err := db.DeleteMemory(ctx, m.ID); err != nil {
+	if err := db.DeleteMemory(ctx, m.ID, false); err != nil {
 		t.Fatal(err)
 	}
 	if hits, _ := db.SearchKeyword(ctx, "make", memory.Filter{}, 10); len(hits) != 0 {

@@ -237,7 +237,7 @@ func TestSearchVectorSeesOtherWriters(t *testing.T) {
 	if err != nil || len(hits) != 1 || hits[0].ID != fresh.ID {
 		t.Fatalf("after namespace change: hits %v, %v; want only %s", hitIDs(hits), err, fresh.ID)
 	}
-	if err := writer.DeleteMemory(ctx, fresh.ID); err != nil {
+	if err := writer.DeleteMemory(ctx, fresh.ID, false); err != nil {
 		t.Fatal(err)
 	}
 	hits, err = reader.SearchVector(ctx, q, memory.Filter{}, 5)

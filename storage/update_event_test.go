@@ -45,3 +45,29 @@ func TestUpdateMemoryWithEventWritesBothOrNeither(t *testing.T) {
 		t.Fatalf("after a refused event there are %d events, want 1", len(events))
 	}
 }
+
+// The golden-rule check of a protected delete is made by the delete itself, so a
+// memory promoted after the caller read it is still kept.
+func TestDeleteMemoryKeepsGoldenRules(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	m := mustInsert(t, db, newMemory("You MUST NOT force-push to main.", "global", memory.TypePreference), nil)
+	if _, err := db.UpdateMemory(ctx, m.ID, func(m *memory.Memory) error {
+		m.Type = memory.TypeGoldenRule // promoted by another process meanwhile
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DeleteMemory(ctx, m.ID, true); !errors.Is(err, memory.ErrProtected) {
+		t.Fatalf("protected delete of a golden rule: %v, want ErrProtected", err)
+	}
+	if _, err := db.GetMemory(ctx, m.ID); err != nil {
+		t.Fatalf("the golden rule must survive: %v", err)
+	}
+	if err := db.DeleteMemory(ctx, m.ID, false); err != nil {
+		t.Fatalf("forced delete: %v", err)
+	}
+	if err := db.DeleteMemory(ctx, m.ID, true); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("delete of a deleted memory: %v, want ErrNotFound", err)
+	}
+}
