@@ -54,6 +54,24 @@ func TestFindProjectWithoutGitIsTheDirectory(t *testing.T) {
 	}
 }
 
+// Any directory name gives a namespace the store accepts, so no name can make
+// every hook answer nothing.
+func TestFindProjectNamesAlwaysValidate(t *testing.T) {
+	for _, base := range []string{" spaced ", "tab\there", strings.Repeat("é", 125), "x\x7fy"} {
+		dir := filepath.Join(t.TempDir(), base)
+		if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		p := FindProject(dir)
+		if err := memory.ValidateNamespace(p.Namespace); err != nil {
+			t.Errorf("directory %q: namespace %q refused: %v", base, p.Namespace, err)
+		}
+		if strings.TrimSpace(p.Name) != p.Name {
+			t.Errorf("directory %q: name %q keeps surrounding space", base, p.Name)
+		}
+	}
+}
+
 func TestReadInputPostToolUse(t *testing.T) {
 	in, err := ReadInput(strings.NewReader(`{"session_id":"s1","cwd":"/src/app","hook_event_name":"PostToolUse","tool_name":"NotebookEdit","tool_input":{"notebook_path":"/src/app/a.ipynb","new_source":"x"},"tool_response":{"ok":true}}`))
 	if err != nil {

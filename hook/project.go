@@ -3,6 +3,8 @@ package hook
 import (
 	"os"
 	"path/filepath"
+	"strings"
+	"unicode"
 
 	"github.com/recall-mcp/recall/memory"
 )
@@ -34,9 +36,29 @@ func FindProject(dir string) Project {
 			break
 		}
 	}
-	name := filepath.Base(root)
-	if name == string(filepath.Separator) || name == "." || name == "" {
+	name := projectName(filepath.Base(root))
+	return Project{Root: root, Name: name, Namespace: memory.ProjectNamespace(name)}
+}
+
+// maxProjectName keeps "project:<name>" within what memory.ValidateNamespace
+// accepts.
+const maxProjectName = 200
+
+// projectName makes a directory name a valid namespace name: control characters
+// dropped, surrounding space trimmed (as the context's project argument is) and
+// length capped, so that no directory name can make every hook answer nothing.
+func projectName(base string) string {
+	name := strings.TrimSpace(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, base))
+	if len(name) > maxProjectName {
+		name = strings.ToValidUTF8(name[:maxProjectName], "")
+	}
+	if name == "" || name == "." || name == string(filepath.Separator) {
 		name = "root"
 	}
-	return Project{Root: root, Name: name, Namespace: memory.ProjectNamespace(name)}
+	return name
 }
