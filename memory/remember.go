@@ -2,37 +2,22 @@ package memory
 
 import (
 	"context"
-	"errors"
 	"fmt"
 )
 
 // Remember stores one memory. Storing content already stored in the namespace
 // (same ContentHash) returns the existing memory with Duplicate set. The memory
-// is stored even when it cannot be embedded (no embedder, Ollama down, another
-// model's vectors in the store): it is then EmbeddingPending, searchable by
-// keywords, and the Warning says why.
+// is written first and embedded after, so it is durable before any model call
+// and a duplicate costs none. It stays stored when it cannot be embedded (no
+// embedder, Ollama down, another model's vectors in the store): it is then
+// EmbeddingPending, searchable by keywords, and the Warning says why.
 func (s *Service) Remember(ctx context.Context, req StoreRequest) (*StoreResult, error) {
 	m, err := s.newMemory(req)
 	if err != nil {
 		return nil, err
 	}
-
-	var warning string
-	vec, embedErr := s.embedDocument(ctx, m.Content)
-	if embedErr != nil {
-		warning = "stored without a vector, searchable by keywords until it is embedded: " + embedErr.Error()
-		s.log().Warn("memory stored without embedding", "reason", embedErr)
-	}
-	m.EmbeddingPending = vec == nil
-
-	stored, created, err := s.store.InsertMemory(ctx, m, vec)
-	if errors.Is(err, ErrEmbeddingMismatch) && vec != nil {
-		// Another process changed the embedding space since we checked it: keep
-		// the memory, without its vector.
-		warning = "stored without a vector, searchable by keywords until it is embedded: " + err.Error()
-		vec, m.EmbeddingPending = nil, true
-		stored, created, err = s.store.InsertMemory(ctx, m, nil)
-	}
+	m.EmbeddingPending = true
+	stored, created, err := s.store.InsertMemory(ctx, m, nil)
 	if err != nil {
 		return nil, fmt.Errorf("storing memory: %w", err)
 	}
@@ -48,8 +33,17 @@ func (s *Service) Remember(ctx context.Context, req StoreRequest) (*StoreResult,
 	if !created {
 		return res, nil // the existing memory keeps its own vector state
 	}
-	res.EmbeddingPending = vec == nil
-	res.Warning = warning
+
+	vec, err := s.embedDocument(ctx, stored.Content)
+	if err == nil {
+		err = s.store.SetEmbedding(ctx, stored.ID, vec)
+	}
+	if err != nil {
+		res.Warning = "stored without a vector, searchable by keywords until it is embedded: " + err.Error()
+		s.log().Warn("memory stored without embedding", "memory_id", stored.ID, "reason", err)
+	} else {
+		stored.EmbeddingPending, res.EmbeddingPending = false, false
+	}
 	if s.curator != nil {
 		if rels := s.curator.MemoryStored(ctx, stored); rels != nil {
 			res.AutoRelationships = rels

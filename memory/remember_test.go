@@ -43,6 +43,21 @@ func TestRememberStoresWithDefaultsAndVector(t *testing.T) {
 	}
 }
 
+// A duplicate is found before any model call: storing the same note again
+// costs no embedding.
+func TestRememberDuplicateCostsNoEmbedding(t *testing.T) {
+	e := newEnv(t)
+	e.remember(t, memory.StoreRequest{Content: "Deploys go through staging first"})
+	before := e.ollama.Counts().EmbedCalls
+	again := e.remember(t, memory.StoreRequest{Content: "Deploys go through staging first"})
+	if !again.Duplicate || again.EmbeddingPending {
+		t.Fatalf("duplicate store: %+v", again)
+	}
+	if after := e.ollama.Counts().EmbedCalls; after != before {
+		t.Fatalf("a duplicate store made %d embedding calls, want none", after-before)
+	}
+}
+
 func TestRememberDeduplicatesPerNamespace(t *testing.T) {
 	e := newEnv(t)
 	first := e.remember(t, memory.StoreRequest{Content: "Run gofmt before committing", Namespace: "project:recall"})
