@@ -48,6 +48,10 @@ const MmapSize = 1 << 30
 func init() {
 	sql.Register(driverName, &sqlite3.SQLiteDriver{
 		ConnectHook: func(c *sqlite3.SQLiteConn) error {
+			// Migrations recompute content hashes in SQL with the domain's rule.
+			if err := c.RegisterFunc("recall_content_hash", memory.ContentHash, true); err != nil {
+				return err
+			}
 			_, err := c.Exec(fmt.Sprintf("PRAGMA mmap_size = %d", MmapSize), nil)
 			return err
 		},
