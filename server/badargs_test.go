@@ -31,7 +31,7 @@ func TestBadArgumentsAreToolErrors(t *testing.T) {
 		{"bad memory type", "memory_store_tool", map[string]any{"content": "x", "memory_type": "fact"}, []string{"memory_type", "preference"}},
 		{"importance out of range", "memory_store_tool", map[string]any{"content": "x", "importance": 1.5}, []string{"importance", "0 to 1"}},
 		{"negative importance", "memory_store_tool", map[string]any{"content": "x", "importance": -0.1}, []string{"importance", "0 to 1"}},
-		{"list limit 5000", "memory_list_tool", map[string]any{"limit": 5000}, []string{"limit", "1000"}},
+		{"list limit -5", "memory_list_tool", map[string]any{"limit": -5}, []string{"limit", "1000"}},
 		{"bad order_by", "memory_list_tool", map[string]any{"order_by": "size"}, []string{"order_by", "created_at"}},
 		{"bad recall namespace", "memory_recall_tool", map[string]any{"query": "builds", "namespace": "project:"}, []string{"namespace"}},
 		{"decay factor out of range", "memory_recall_tool", map[string]any{"query": "builds", "decay_factor": 7}, []string{"decay_factor"}},
