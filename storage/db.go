@@ -59,7 +59,7 @@ func init() {
 }
 
 // Open opens (creating if needed) the database at path and brings its schema up
-// to date. Every pooled connection gets WAL, a busy timeout, foreign keys and
+// to date; a Python Recall database is backed up and converted in place. Every pooled connection gets WAL, a busy timeout, foreign keys and
 // immediate write transactions from the DSN.
 func Open(ctx context.Context, path string) (*DB, error) {
 	if path == "" {
@@ -78,6 +78,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	s := &DB{db: db, path: path, signs: newSignIndex()}
+	if err := s.migratePython(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
