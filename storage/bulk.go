@@ -19,6 +19,24 @@ type Records struct {
 	Edges    []memory.Edge
 	Events   []memory.ValidationEvent
 	Files    []memory.FileActivity
+	// Progress, when set, is told every progressStep rows how many of all the
+	// rows are written (inside the transaction: nothing is committed yet).
+	Progress func(done, total int)
+}
+
+const progressStep = 500
+
+// progress counts written rows for Records.Progress.
+type progress struct {
+	fn          func(done, total int)
+	done, total int
+}
+
+func (p *progress) step() {
+	p.done++
+	if p.fn != nil && (p.done%progressStep == 0 || p.done == p.total) {
+		p.fn(p.done, p.total)
+	}
 }
 
 // ImportResult counts what a bulk write added and what it left out.
@@ -54,23 +72,24 @@ func (s *DB) Import(ctx context.Context, r Records) (*ImportResult, error) {
 // memory with the same content).
 func writeRecords(ctx context.Context, tx *sql.Tx, r Records) (*ImportResult, error) {
 	res := &ImportResult{}
-	ids, err := writeMemories(ctx, tx, r.Memories, res)
+	p := &progress{fn: r.Progress, total: len(r.Memories) + len(r.Edges) + len(r.Events) + len(r.Files)}
+	ids, err := writeMemories(ctx, tx, r.Memories, res, p)
 	if err != nil {
 		return nil, err
 	}
-	if err := writeEdges(ctx, tx, r.Edges, ids, res); err != nil {
+	if err := writeEdges(ctx, tx, r.Edges, ids, res, p); err != nil {
 		return nil, err
 	}
-	if err := writeEvents(ctx, tx, r.Events, ids, res); err != nil {
+	if err := writeEvents(ctx, tx, r.Events, ids, res, p); err != nil {
 		return nil, err
 	}
-	if err := writeFiles(ctx, tx, r.Files, res); err != nil {
+	if err := writeFiles(ctx, tx, r.Files, res, p); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
-func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *ImportResult) (map[string]string, error) {
+func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *ImportResult, p *progress) (map[string]string, error) {
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
 		namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
 		access_count, embedding_pending)
@@ -88,6 +107,7 @@ func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *Im
 
 	ids := make(map[string]string, len(ms))
 	for _, m := range ms {
+		p.step()
 		if m.ContentHash == "" {
 			m.ContentHash = memory.ContentHash(m.Content)
 		}
@@ -116,7 +136,7 @@ func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *Im
 	return ids, nil
 }
 
-func writeEdges(ctx context.Context, tx *sql.Tx, es []memory.Edge, ids map[string]string, res *ImportResult) error {
+func writeEdges(ctx context.Context, tx *sql.Tx, es []memory.Edge, ids map[string]string, res *ImportResult, p *progress) error {
 	// An incoming id is kept when free, so an export read back into an empty
 	// database is the same database.
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO edges (id, source_id, target_id, relation, weight, metadata, created_at)
@@ -127,6 +147,7 @@ func writeEdges(ctx context.Context, tx *sql.Tx, es []memory.Edge, ids map[strin
 	}
 	defer ins.Close()
 	for _, e := range es {
+		p.step()
 		src, tgt, err := resolveEnds(ctx, tx, ids, e.SourceID, e.TargetID)
 		if err != nil {
 			return err
@@ -170,7 +191,7 @@ func resolveEnds(ctx context.Context, tx *sql.Tx, ids map[string]string, ends ..
 	return out[0], out[1], nil
 }
 
-func writeEvents(ctx context.Context, tx *sql.Tx, evs []memory.ValidationEvent, ids map[string]string, res *ImportResult) error {
+func writeEvents(ctx context.Context, tx *sql.Tx, evs []memory.ValidationEvent, ids map[string]string, res *ImportResult, p *progress) error {
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO validation_events (id, memory_id, event_type, context,
 		error_msg, session_id, confidence_before, confidence_after, created_at)
 		VALUES (CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM validation_events WHERE id = ?1) THEN ?1 END, ?, ?, ?, ?, ?, ?, ?, ?)`)
@@ -179,6 +200,7 @@ func writeEvents(ctx context.Context, tx *sql.Tx, evs []memory.ValidationEvent, 
 	}
 	defer ins.Close()
 	for _, ev := range evs {
+		p.step()
 		id, _, err := resolveEnds(ctx, tx, ids, ev.MemoryID, ev.MemoryID)
 		if err != nil {
 			return err
@@ -196,7 +218,7 @@ func writeEvents(ctx context.Context, tx *sql.Tx, evs []memory.ValidationEvent, 
 	return nil
 }
 
-func writeFiles(ctx context.Context, tx *sql.Tx, fs []memory.FileActivity, res *ImportResult) error {
+func writeFiles(ctx context.Context, tx *sql.Tx, fs []memory.FileActivity, res *ImportResult, p *progress) error {
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO file_activity (id, file_path, action, session_id,
 		project_root, file_type, metadata, created_at)
 		VALUES (CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM file_activity WHERE id = ?1) THEN ?1 END, ?, ?, ?, ?, ?, ?, ?)`)
@@ -205,6 +227,7 @@ func writeFiles(ctx context.Context, tx *sql.Tx, fs []memory.FileActivity, res *
 	}
 	defer ins.Close()
 	for _, a := range fs {
+		p.step()
 		meta, err := encodeMetadata(a.Metadata)
 		if err != nil {
 			return fmt.Errorf("file activity %d: %w", a.ID, err)

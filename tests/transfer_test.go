@@ -1,0 +1,71 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/recall-mcp/recall/internal/pyrecall"
+)
+
+// TestExportImportRoundTrip moves a database out with `recall export` and into
+// an empty one with `recall import`, as a user leaving one machine for another
+// does; exporting the new one gives the same records.
+func TestExportImportRoundTrip(t *testing.T) {
+	from := newCLIEnv(t)
+	if err := pyrecall.Create(from.dbPath, pyrecall.Sample()); err != nil {
+		t.Fatal(err)
+	}
+	from.store("Deploys MUST be tagged", "--type", "decision")
+	file := filepath.Join(from.dir, "recall.jsonl")
+	from.ok("export", "-o", file)
+
+	to := newCLIEnv(t)
+	out := to.ok("import", file)
+	if !strings.Contains(out, "imported 8 memories, 4 edges, 3 validation events, 2 file activity rows from recall-export") {
+		t.Errorf("import said: %s", out)
+	}
+	first, _ := os.ReadFile(file)
+	again := to.ok("export")
+	if stripHeader(again) != stripHeader(string(first)) {
+		t.Errorf("export after import differs:\n%s\nwant:\n%s", again, first)
+	}
+
+	md := filepath.Join(to.dir, "record")
+	to.ok("export", "--markdown", md)
+	page, err := os.ReadFile(filepath.Join(md, "project-billing.md"))
+	if err != nil || !strings.Contains(string(page), "> Use PostgreSQL for the billing service") {
+		t.Errorf("markdown record: %v\n%s", err, page)
+	}
+}
+
+// stripHeader drops the first line (it carries the export time).
+func stripHeader(s string) string {
+	_, rest, _ := strings.Cut(s, "\n")
+	return rest
+}
+
+// TestImportReportsBadLinesByNumber imports a file with a broken line: the
+// good lines are imported, the bad one named, and the exit code says so.
+func TestImportReportsBadLinesByNumber(t *testing.T) {
+	c := newCLIEnv(t)
+	file := filepath.Join(c.dir, "memory.jsonl")
+	os.WriteFile(file, []byte(`{"type":"entity","name":"Recall","entityType":"project","observations":["Written in Go","Stores memories in SQLite"]}
+{"type":"entity","name":"Ollama","entityType":"service","observations":["Makes the embeddings"]}
+{"type":"relation","from":"Recall","to":"Ollama","relationType":"depends_on"}
+{"type":"entity","name":
+`), 0o600)
+	res := c.run("", "import", file)
+	if res.code != 1 || !strings.Contains(res.stderr, "line 4:") || !strings.Contains(res.stdout, "imported 2 memories, 1 edges") || !strings.Contains(res.stdout, "mapping:") {
+		t.Fatalf("import with a bad line 4: exit %d\nstdout: %s\nstderr: %s", res.code, res.stdout, res.stderr)
+	}
+	found := c.ok("search", "embeddings")
+	if !strings.Contains(found, "Ollama (service)") {
+		t.Errorf("the imported entity is not searchable: %s", found)
+	}
+	back := c.ok("export", "--format", "memory-jsonl")
+	if !strings.Contains(back, `{"type":"relation","from":"Recall","to":"Ollama","relationType":"depends_on"}`) {
+		t.Errorf("memory-jsonl export lacks the relation:\n%s", back)
+	}
+}
