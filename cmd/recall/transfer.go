@@ -149,7 +149,7 @@ func printImport(stdout, stderr io.Writer, rep *transfer.ImportReport) {
 		fmt.Fprintln(stderr, "left out", b.String())
 	}
 	if n := len(rep.BadLines); n > 0 {
-		fmt.Fprintf(stderr, "%d lines were left out; the good lines were imported\n", n)
+		fmt.Fprintf(stderr, "lines left out: %d; the good lines were imported\n", n)
 	}
 }
 
