@@ -51,6 +51,9 @@ func TestBadArgumentsAreToolErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			text := callErr(t, cs, c.tool, c.args, c.wants...)
+			if contains(text, "validating root") || contains(text, "/properties/") {
+				t.Errorf("error %q speaks of the schema, not of the argument", text)
+			}
 			t.Logf("%s: %s", c.tool, text)
 		})
 	}
@@ -70,6 +73,11 @@ func TestBadArgumentsAreToolErrors(t *testing.T) {
 		text := contentText(res)
 		if !res.IsError || !contains(text, r.want) {
 			t.Errorf("%s %s: isError %v %q, want a tool error mentioning %q", r.tool, r.args, res.IsError, text, r.want)
+		}
+		for _, internal := range []string{"Go struct", "interface {}", "reflect", "validating root", "/properties/"} {
+			if contains(text, internal) {
+				t.Errorf("%s %s: error %q shows internals (%q)", r.tool, r.args, text, internal)
+			}
 		}
 		t.Logf("%s %s: %s", r.tool, r.args, text)
 	}

@@ -84,6 +84,7 @@ func structureError(r *mcp.CallToolResult) {
 	var parts []string
 	for _, c := range r.Content {
 		if t, ok := c.(*mcp.TextContent); ok {
+			t.Text = plain(t.Text)
 			parts = append(parts, t.Text)
 		}
 	}
