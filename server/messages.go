@@ -20,7 +20,7 @@ var (
 
 // jsonKinds name JSON Schema and Go types as a caller would.
 var jsonKinds = map[string]string{
-	"number": "a number", "integer": "a whole number", "string": "text", "boolean": "true or false",
+	"number": "a number", "integer": "a whole number", "string": "a string", "boolean": "true or false",
 	"array": "a list", "object": "an object", "float64": "a number within float64's range", "int": "a whole number",
 }
 
