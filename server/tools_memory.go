@@ -159,10 +159,11 @@ func (h handlers) addRecallTool(srv *mcp.Server) {
 				return recallOutput{}, err
 			}
 			return recallOutput{
-				Success:        true,
-				Memories:       recalled(res.Memories),
-				Expanded:       expandedView(res.Expanded),
-				Total:          res.Total,
+				Success:  true,
+				Memories: recalled(res.Memories),
+				Expanded: expandedView(res.Expanded),
+				Total:    len(res.Memories), // the direct hits, as the Python Recall counts
+
 				Score:          meanScore(res.Memories),
 				SearchMode:     res.SearchMode,
 				Degraded:       res.Degraded,

@@ -91,6 +91,9 @@ func checkPythonMemoryTools(t *testing.T, cs *mcp.ClientSession) {
 		t.Errorf("recall created_at %v is not the ISO form Python's isoformat() gives: %v", hit["created_at"], err)
 	}
 	exp := rec["expanded"].([]any)
+	if rec["total"] != float64(len(mems)) {
+		t.Errorf("recall total = %v, want %d: the direct hits, as the Python Recall counts", rec["total"], len(mems))
+	}
 	if len(exp) == 0 {
 		t.Fatalf("recall with include_related expanded nothing along the Python edges: %v", rec)
 	}
