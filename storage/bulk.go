@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
@@ -19,6 +20,8 @@ type Records struct {
 	Edges    []memory.Edge
 	Events   []memory.ValidationEvent
 	Files    []memory.FileActivity
+	// Projects are project bindings by column (see RecordVisitor.Project).
+	Projects []map[string]any
 	// Progress, when set, is told every progressStep rows how many of all the
 	// rows are written (inside the transaction: nothing is committed yet).
 	Progress func(done, total int)
@@ -45,6 +48,7 @@ type ImportResult struct {
 	Edges    int `json:"edges"`
 	Events   int `json:"validation_events"`
 	Files    int `json:"file_activity"`
+	Projects int `json:"projects"`
 	// Existing counts memories already stored, by id or by content in the same
 	// namespace; edges and events that name them are attached to the stored one.
 	Existing int `json:"existing_memories"`
@@ -84,6 +88,9 @@ func writeRecords(ctx context.Context, tx *sql.Tx, r Records) (*ImportResult, er
 		return nil, err
 	}
 	if err := writeFiles(ctx, tx, r.Files, res, p); err != nil {
+		return nil, err
+	}
+	if err := writeProjects(ctx, tx, r.Projects, res); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -246,4 +253,42 @@ func orZero(t, fallback time.Time) time.Time {
 		return fallback
 	}
 	return t
+}
+
+// writeProjects adds project bindings by column name; a binding whose root (or
+// other unique column) is already bound is left as it is. A database without
+// the table says so in Skipped.
+func writeProjects(ctx context.Context, tx *sql.Tx, rows []map[string]any, res *ImportResult) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	cols, err := columnsOf(ctx, tx, projectsTable)
+	if err != nil {
+		return err
+	}
+	if len(cols) == 0 {
+		res.Skipped = append(res.Skipped, fmt.Sprintf("%d project bindings: this database keeps none", len(rows)))
+		return nil
+	}
+	for _, row := range rows {
+		var names []string
+		var vals []any
+		for k, v := range row {
+			if cols[k] {
+				names = append(names, k)
+				vals = append(vals, v)
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		r, err := tx.ExecContext(ctx, `INSERT INTO `+projectsTable+` (`+strings.Join(names, ", ")+`) VALUES (`+placeholders(len(names))+`) ON CONFLICT DO NOTHING`, vals...)
+		if err != nil {
+			return fmt.Errorf("project binding %v: %w", row, err)
+		}
+		if n, _ := r.RowsAffected(); n == 1 {
+			res.Projects++
+		}
+	}
+	return nil
 }

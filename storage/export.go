@@ -16,6 +16,9 @@ type RecordVisitor struct {
 	Edge   func(*memory.Edge) error
 	Event  func(*memory.ValidationEvent) error
 	File   func(*memory.FileActivity) error
+	// Project receives each project binding (root <-> namespace) as its
+	// columns, when the database keeps them.
+	Project func(map[string]any) error
 }
 
 // Export reads every record inside one read transaction (a consistent
@@ -38,6 +41,7 @@ func (s *DB) Export(ctx context.Context, v RecordVisitor) error {
 		func() error { return exportEdges(ctx, tx, v.Edge) },
 		func() error { return exportEvents(ctx, tx, v.Event) },
 		func() error { return exportFiles(ctx, tx, v.File) },
+		func() error { return exportProjects(ctx, tx, v.Project) },
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -139,4 +143,31 @@ func exportFiles(ctx context.Context, tx querier, fn func(*memory.FileActivity) 
 		}
 		return fn(&a)
 	})
+}
+
+// projectsTable binds project roots to namespaces. Its rows travel column by
+// column, so an export carries whatever the table holds.
+const projectsTable = "project_roots"
+
+func exportProjects(ctx context.Context, tx querier, fn func(map[string]any) error) error {
+	if fn == nil {
+		return nil
+	}
+	rows, err := readTable(ctx, tx, projectsTable) // none when the table is absent
+	if err != nil {
+		return fmt.Errorf("export projects: %w", err)
+	}
+	for _, r := range rows {
+		row := map[string]any{}
+		for k, v := range r {
+			if b, ok := v.([]byte); ok {
+				v = string(b)
+			}
+			row[k] = v
+		}
+		if err := fn(row); err != nil {
+			return err
+		}
+	}
+	return nil
 }

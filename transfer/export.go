@@ -13,7 +13,7 @@ import (
 
 // ExportCounts says how many records of each kind an export wrote.
 type ExportCounts struct {
-	Memories, Edges, Events, Files int
+	Memories, Edges, Events, Files, Projects int
 }
 
 // ExportJSONL writes everything src holds to w, one JSON record a line: a
@@ -32,6 +32,11 @@ func ExportJSONL(ctx context.Context, src Source, w io.Writer, now time.Time) (E
 		Edge:   func(e *memory.Edge) error { n.Edges++; return enc.Encode(toEdgeRecord(e)) },
 		Event:  func(ev *memory.ValidationEvent) error { n.Events++; return enc.Encode(toEventRecord(ev)) },
 		File:   func(a *memory.FileActivity) error { n.Files++; return enc.Encode(toFileRecord(a)) },
+		Project: func(row map[string]any) error {
+			n.Projects++
+			row["record"] = KindProject
+			return enc.Encode(row)
+		},
 	})
 	if err != nil {
 		return n, err

@@ -193,8 +193,15 @@ func addRecord(recs *storage.Records, kind string, text []byte) error {
 			return fmt.Errorf("file_activity: file_path %q, action %q: want a path and one of read, write, edit, multiedit", r.FilePath, r.Action)
 		}
 		recs.Files = append(recs.Files, r.file())
+	case KindProject:
+		row := map[string]any{}
+		if err := strictDecode(text, &row); err != nil {
+			return err
+		}
+		delete(row, "record")
+		recs.Projects = append(recs.Projects, row)
 	default:
-		return fmt.Errorf("record %q is not one of %s, %s, %s, %s", kind, KindMemory, KindEdge, KindEvent, KindFile)
+		return fmt.Errorf("record %q is not one of %s, %s, %s, %s, %s", kind, KindMemory, KindEdge, KindEvent, KindFile, KindProject)
 	}
 	return nil
 }

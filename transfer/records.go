@@ -26,8 +26,9 @@ const (
 	KindEdge   = "edge"
 	KindEvent  = "validation_event"
 	KindFile   = "file_activity"
-	// Projects (root <-> namespace bindings) become records of kind "project"
-	// once the database keeps them; readers skip kinds they do not know.
+	// KindProject is a project binding (root <-> namespace), carried column by
+	// column as the database keeps it.
+	KindProject = "project"
 )
 
 // Source is what an export reads.

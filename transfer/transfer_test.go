@@ -199,3 +199,35 @@ func readFile(t testing.TB, path string) string {
 	}
 	return string(b)
 }
+
+// withProjects gives db the project bindings table (as the projects migration
+// makes it) and returns db.
+func withProjects(t testing.TB, db *storage.DB, rows ...[2]string) *storage.DB {
+	t.Helper()
+	if _, err := db.SQL().Exec(`CREATE TABLE IF NOT EXISTS project_roots (root TEXT PRIMARY KEY, namespace TEXT NOT NULL, created_at TEXT NOT NULL) STRICT`); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if _, err := db.SQL().Exec(`INSERT INTO project_roots VALUES (?, ?, '2025-01-01T00:00:00.000000000Z')`, r[0], r[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db
+}
+
+// TestProjectsTravel exports project bindings and imports them back.
+func TestProjectsTravel(t *testing.T) {
+	src := withProjects(t, sampleDB(t), [2]string{"/src/billing", "project:billing"})
+	first := export(t, src)
+	if !strings.Contains(first, `{"created_at":"2025-01-01T00:00:00.000000000Z","namespace":"project:billing","record":"project","root":"/src/billing"}`) {
+		t.Fatalf("export lacks the project binding:\n%s", first)
+	}
+	dst := withProjects(t, openDB(t, "dst.db"))
+	rep, err := Import(context.Background(), dst, strings.NewReader(first), ImportOptions{})
+	if err != nil || rep.Result.Projects != 1 {
+		t.Fatalf("import = %+v, %v; want one project", rep, err)
+	}
+	if second := export(t, dst); second != first {
+		t.Errorf("export after import differs:\n%s\nwant:\n%s", second, first)
+	}
+}
