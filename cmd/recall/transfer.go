@@ -18,7 +18,7 @@ import (
 var exportCommand = &command{
 	name: "export",
 	args: "[-o FILE] [--format jsonl|memory-jsonl] [--markdown DIR]",
-	summary: "Write everything out: memories, edges, validation events and file activity.\n" +
+	summary: "Write everything out: memories, edges, validation events, file activity, projects.\n" +
 		"jsonl (default) is Recall's lossless, versioned format, one record a line, which\n" +
 		"`recall import` reads back. memory-jsonl is the MCP memory server's memory.jsonl.\n" +
 		"--markdown DIR writes a readable record instead: a file per namespace, memories\n" +
