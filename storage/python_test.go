@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -160,4 +161,38 @@ func TestPythonMigrationChild(t *testing.T) {
 		select {}
 	}
 	Open(context.Background(), path)
+}
+
+// TestOpenMigratesTheFirstPythonSchema opens a database of the Python
+// Recall's first schema: no confidence column, no validation events, no file
+// activity. Memories take the default confidence.
+func TestOpenMigratesTheFirstPythonSchema(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "recall.db")
+	sample := pyrecall.Sample()
+	sample.Events, sample.Files = nil, nil
+	if err := pyrecall.Create(path, sample); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = raw.Exec(`ALTER TABLE memories DROP COLUMN confidence; DROP TABLE validation_events; DROP TABLE file_activity`)
+	raw.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if n, _ := db.CountMemories(ctx, memory.Filter{IncludeSuperseded: true}); n != len(sample.Memories) {
+		t.Errorf("%d memories, want %d", n, len(sample.Memories))
+	}
+	m, err := db.GetMemory(ctx, sample.Memories[0].ID)
+	if err != nil || m.Confidence != memory.DefaultConfidence {
+		t.Errorf("memory without a stored confidence = %+v, %v; want confidence %v", m, err, memory.DefaultConfidence)
+	}
 }
