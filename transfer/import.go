@@ -235,9 +235,9 @@ func checkMemory(m *memory.Memory) error {
 	if m.CreatedAt.IsZero() {
 		return memory.Invalidf("created_at", "(missing)", "an RFC 3339 time")
 	}
-	if m.ContentHash == "" {
-		m.ContentHash = memory.ContentHash(m.Content)
-	}
+	// The hash is the dedup key: computed here, never trusted from the file,
+	// so an edited line cannot slip a duplicate past it.
+	m.ContentHash = memory.ContentHash(m.Content)
 	return nil
 }
 
