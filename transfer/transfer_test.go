@@ -3,7 +3,6 @@ package transfer
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -109,8 +108,10 @@ func TestImportIsAllOrNothing(t *testing.T) {
 	// Progress is told once rows are written, inside the transaction: cancel there.
 	opts := ImportOptions{Progress: func(done, total int) { cancel() }}
 	_, err := Import(ctx, db, strings.NewReader(src), opts)
-	if err == nil || !errors.Is(err, context.Canceled) {
-		t.Fatalf("import cancelled halfway: err = %v, want context.Canceled", err)
+	// The cancellation reaches the commit as context.Canceled or as the
+	// transaction already rolled back, whichever database/sql sees first.
+	if err == nil || !strings.Contains(err.Error(), "nothing was written") {
+		t.Fatalf("import cancelled halfway: err = %v, want a failure saying nothing was written", err)
 	}
 	if st, _ := db.Stats(context.Background()); st.Memories != 0 || st.Edges != 0 {
 		t.Errorf("after a failed import the database holds %d memories, %d edges; want none", st.Memories, st.Edges)
