@@ -84,7 +84,7 @@ func (s *DB) migratePython(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("back up the Python Recall database before migrating it: %w", err)
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.withoutForeignKeys(ctx, func(tx *sql.Tx) error {
 		// Another process may have migrated it while this one made its backup.
 		if found, err := isPythonRecall(ctx, tx); err != nil || !found {
 			return err
@@ -112,6 +112,36 @@ func (s *DB) migratePython(ctx context.Context) error {
 		}
 		return setMeta(ctx, tx, metaPythonImport, string(rec))
 	})
+}
+
+// withoutForeignKeys runs fn in one write transaction on a connection with
+// foreign keys off (they cannot be switched inside a transaction). Dropping
+// the Python memories table with them on would empty, by cascade, any table
+// of a later Python Recall that Recall does not know and that points at
+// memories; off, such a table keeps its rows, pointing at the same ids in
+// Recall's memories table. Recall's own rows are checked as they are written.
+func (s *DB) withoutForeignKeys(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
+		return err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA foreign_keys = ON`)
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin write: %w", err)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
 }
 
 // backupPython copies the database to a new file beside it, consistently

@@ -196,3 +196,34 @@ func TestOpenMigratesTheFirstPythonSchema(t *testing.T) {
 		t.Errorf("memory without a stored confidence = %+v, %v; want confidence %v", m, err, memory.DefaultConfidence)
 	}
 }
+
+// TestPythonTablesRecallDoesNotKnowStay opens a Python database with a table
+// Recall does not know that points at memories: the migration succeeds and
+// the table stays, its rows pointing at the same memories.
+func TestPythonTablesRecallDoesNotKnowStay(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "recall.db")
+	sample := pyrecall.Sample()
+	if err := pyrecall.Create(path, sample); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite3", path+"?_foreign_keys=on")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = raw.Exec(`CREATE TABLE memory_tags (memory_id TEXT NOT NULL REFERENCES memories(id) ON DELETE CASCADE, tag TEXT NOT NULL);
+		INSERT INTO memory_tags VALUES ('` + sample.Memories[0].ID + `', 'ui')`)
+	raw.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	defer db.Close()
+	var tag string
+	if err := db.SQL().QueryRow(`SELECT tag FROM memory_tags JOIN memories ON memories.id = memory_tags.memory_id`).Scan(&tag); err != nil || tag != "ui" {
+		t.Errorf("the unknown table's row = %q, %v; want it kept and still pointing at its memory", tag, err)
+	}
+}
