@@ -103,26 +103,39 @@ type expandedMemory struct {
 	ViaMemoryID    string      `json:"via_memory_id"`
 }
 
-func expandedView(exp []memory.ScoredMemory) []expandedMemory {
+// expandedView shapes the memories reached along edges. Their relevance is
+// the Python Recall's: decay per hop times the edge weights along the path, in
+// [0, 1], whatever the score of the hit they were reached from (our expansion
+// multiplies that score in; dividing it out gives the path's own relevance).
+func expandedView(hits, exp []memory.ScoredMemory) []expandedMemory {
+	hitScore := make(map[string]float64, len(hits))
+	for _, h := range hits {
+		hitScore[h.ID] = h.Score
+	}
 	byID := make(map[string]memory.ScoredMemory, len(exp))
 	for _, m := range exp {
 		byID[m.ID] = m
 	}
 	out := make([]expandedMemory, len(exp))
 	for i, m := range exp {
-		path := edgePath(m, byID)
+		path, root := edgePath(m, byID)
+		relevance := m.Score
+		if s := hitScore[root]; s > 0 {
+			relevance = math.Min(1, m.Score/s)
+		}
+		relevance = math.Round(relevance*1e6) / 1e6
 		out[i] = expandedMemory{
 			ID: m.ID, Content: m.Content, Type: m.Type, MemoryType: m.Type, Namespace: m.Namespace,
-			RelevanceScore: m.Score, HopDistance: m.Hop, Path: path, ViaMemoryID: m.ViaID,
-			Explanation: explain(m.Hop, path, m.Score),
+			RelevanceScore: relevance, HopDistance: m.Hop, Path: path, ViaMemoryID: m.ViaID,
+			Explanation: explain(m.Hop, path, relevance),
 		}
 	}
 	return out
 }
 
 // edgePath follows an expanded memory back to the direct hit it was reached
-// from and returns the edge types in traversal order.
-func edgePath(m memory.ScoredMemory, byID map[string]memory.ScoredMemory) []string {
+// from and returns the edge types in traversal order, and that hit's id.
+func edgePath(m memory.ScoredMemory, byID map[string]memory.ScoredMemory) ([]string, string) {
 	path := []string{string(m.ViaEdge)}
 	for hops := m.Hop; hops > 1; hops-- {
 		parent, ok := byID[m.ViaID]
@@ -132,7 +145,7 @@ func edgePath(m memory.ScoredMemory, byID map[string]memory.ScoredMemory) []stri
 		path = append([]string{string(parent.ViaEdge)}, path...)
 		m = parent
 	}
-	return path
+	return path, m.ViaID
 }
 
 // explain is the Python Recall's sentence: "2 hops via supersedes → relates_to,

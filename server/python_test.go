@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -45,5 +46,36 @@ func TestListClampsTheLimit(t *testing.T) {
 	p := out["pagination"].(map[string]any)
 	if p["limit"] != 1000.0 || !strings.Contains(out["warning"].(string), "1000") {
 		t.Errorf("list limit 5000 = pagination %v warning %v, want 1000 and a warning", p, out["warning"])
+	}
+}
+
+// TestExpandedRelevanceIsThePathsOwn checks the Python Recall's relevance of a
+// memory reached along edges: decay per hop times the edge weights, in [0, 1],
+// with the path of edge types and the explanation.
+func TestExpandedRelevanceIsThePathsOwn(t *testing.T) {
+	cs := newFixture(t).connect(t)
+	a := store(t, cs, map[string]any{"content": "Kubernetes clusters MUST use network policies."})
+	b := store(t, cs, map[string]any{"content": "A breach of the payments namespace happened in March."})
+	c := store(t, cs, map[string]any{"content": "Incident reviews SHOULD name a follow-up owner."})
+	call(t, cs, "memory_relate_tool", map[string]any{"source_id": a, "target_id": b, "relation": "caused_by", "weight": 0.8})
+	call(t, cs, "memory_relate_tool", map[string]any{"source_id": b, "target_id": c, "relation": "relates_to", "weight": 0.5})
+	rec := call(t, cs, "memory_recall_tool", map[string]any{"query": "kubernetes network policies", "n_results": 1, "include_related": true, "max_depth": 2})
+	exp := rec["expanded"].([]any)
+	if len(exp) != 2 {
+		t.Fatalf("expanded = %v, want b and c", exp)
+	}
+	for i, want := range []struct {
+		id        string
+		relevance float64
+		path      string
+		says      string
+	}{
+		{b, 0.56, "[caused_by]", "1 hop via caused_by, combined weight 0.56"},
+		{c, 0.196, "[caused_by relates_to]", "2 hops via caused_by → relates_to, combined weight 0.20"},
+	} {
+		e := exp[i].(map[string]any)
+		if e["id"] != want.id || e["relevance_score"] != want.relevance || fmt.Sprint(e["path"]) != want.path || e["explanation"] != want.says {
+			t.Errorf("expanded[%d] = %v, want relevance %v, path %s, %q", i, e, want.relevance, want.path, want.says)
+		}
 	}
 }

@@ -161,7 +161,7 @@ func (h handlers) addRecallTool(srv *mcp.Server) {
 			return recallOutput{
 				Success:  true,
 				Memories: recalled(res.Memories),
-				Expanded: expandedView(res.Expanded),
+				Expanded: expandedView(res.Memories, res.Expanded),
 				Total:    len(res.Memories), // the direct hits, as the Python Recall counts
 
 				Score:          meanScore(res.Memories),
