@@ -1,7 +1,9 @@
 package tests
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,5 +69,35 @@ func TestImportReportsBadLinesByNumber(t *testing.T) {
 	back := c.ok("export", "--format", "memory-jsonl")
 	if !strings.Contains(back, `{"type":"relation","from":"Recall","to":"Ollama","relationType":"depends_on"}`) {
 		t.Errorf("memory-jsonl export lacks the relation:\n%s", back)
+	}
+}
+
+// TestImportShowsProgressOnATerminal runs an import under script(1), which
+// gives it a terminal: the progress bar is drawn there. (Without a terminal,
+// as in the tests above, stderr carries no bar.)
+func TestImportShowsProgressOnATerminal(t *testing.T) {
+	scriptBin, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script(1) is not installed: no terminal to draw on")
+	}
+	c := newCLIEnv(t)
+	var b strings.Builder
+	b.WriteString(`{"record":"header","format":"recall-export","version":1,"exported_at":"2026-01-01T00:00:00Z"}` + "\n")
+	for i := range 1000 {
+		fmt.Fprintf(&b, `{"record":"memory","id":"mem_%d_%08x","content":"Note %d: handlers SHOULD stay small.","memory_type":"pattern","namespace":"global","importance":0.5,"confidence":0.3,"created_at":"2025-01-01T00:00:00Z"}`+"\n", 1735689600000+i, i, i)
+	}
+	file := filepath.Join(c.dir, "notes.jsonl")
+	os.WriteFile(file, []byte(b.String()), 0o600)
+	cmd := exec.Command(scriptBin, "-qec", recallBin+" import "+file, "/dev/null")
+	cmd.Env = os.Environ()
+	for k, v := range c.vars {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("import under a terminal: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "importing") || !strings.Contains(string(out), "(500/1000)") || !strings.Contains(string(out), "imported 1000 memories") {
+		t.Errorf("no progress bar on the terminal:\n%q", out)
 	}
 }
