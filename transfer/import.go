@@ -50,6 +50,11 @@ type Progress func(done, total int)
 // the good ones in one transaction: a bad line is reported by number and left
 // out; an error while writing leaves nothing written.
 func Import(ctx context.Context, sink Sink, r io.Reader, opts ImportOptions) (*ImportReport, error) {
+	if opts.Namespace != "" {
+		if err := memory.ValidateNamespace(opts.Namespace); err != nil {
+			return nil, err
+		}
+	}
 	lines, err := readLines(r)
 	if err != nil {
 		return nil, err

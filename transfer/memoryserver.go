@@ -69,6 +69,10 @@ func parseMemoryServer(lines []line, opts ImportOptions) (storage.Records, []Lin
 				continue
 			}
 			m := entityMemory(e, ns, now.Add(time.Duration(len(recs.Memories))*time.Microsecond))
+			if err := checkMemory(m); err != nil {
+				bad = append(bad, LineError{l.n, fmt.Sprintf("entity %q: %v", e.Name, err)})
+				continue
+			}
 			byName[e.Name] = m.ID
 			recs.Memories = append(recs.Memories, m)
 		case "relation":

@@ -232,3 +232,17 @@ func TestProjectsTravel(t *testing.T) {
 		t.Errorf("export after import differs:\n%s\nwant:\n%s", second, first)
 	}
 }
+
+// TestMemoryServerEntitiesObeyTheRules refuses an entity too big to be a
+// memory (by line) and a namespace Recall does not accept (before reading).
+func TestMemoryServerEntitiesObeyTheRules(t *testing.T) {
+	db := openDB(t, "recall.db")
+	huge := `{"type":"entity","name":"Big","entityType":"blob","observations":["` + strings.Repeat("x", 70*1024) + `"]}`
+	rep, err := Import(context.Background(), db, strings.NewReader(memoryServerFile+huge+"\n"), ImportOptions{})
+	if err != nil || len(rep.BadLines) != 1 || rep.BadLines[0].Line != 4 || !strings.Contains(rep.BadLines[0].Err, "content") {
+		t.Errorf("huge entity: %+v, %v; want line 4 refused for its content", rep, err)
+	}
+	if _, err := Import(context.Background(), db, strings.NewReader(memoryServerFile), ImportOptions{Namespace: "team"}); err == nil || !strings.Contains(err.Error(), "namespace") {
+		t.Errorf("namespace team: %v, want a refusal naming the namespace", err)
+	}
+}
