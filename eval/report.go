@@ -14,7 +14,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprint(w, " (they carry no meaning: hybrid figures test plumbing only)")
 	}
 	fmt.Fprintln(w)
-	if r.Pending > 0 {
+	if r.Pending > 0 && len(r.Modes) > 1 {
 		fmt.Fprintf(w, "%d memories were stored without a vector (the embedder failed); hybrid finds them by keywords only\n", r.Pending)
 	}
 	for _, m := range r.Modes {
