@@ -248,6 +248,16 @@ func (d *Dataset) checkJudgments(q Query, byID map[string]Memory) []error {
 	return errs
 }
 
+// MemoryByID returns the memory with the dataset id id.
+func (d *Dataset) MemoryByID(id string) (Memory, bool) {
+	for _, m := range d.Memories {
+		if m.ID == id {
+			return m, true
+		}
+	}
+	return Memory{}, false
+}
+
 // ByCategory returns the queries of one category.
 func (d *Dataset) ByCategory(category string) []Query {
 	var out []Query

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 
 	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/memory"
@@ -69,6 +70,7 @@ func Populate(ctx context.Context, svc *memory.Service, d *Dataset) (*Loaded, er
 type Outcome struct {
 	QueryID  string   `json:"query_id"`
 	Category string   `json:"category"`
+	Query    string   `json:"query"`
 	Ranked   []string `json:"ranked"`   // recall's first Depth results, best first
 	Injected []string `json:"injected"` // what the prompt hook injected, in order
 	// Degraded says why recall answered from keywords alone although svc has
@@ -96,7 +98,7 @@ func Run(ctx context.Context, svc *memory.Service, d *Dataset, l *Loaded, logger
 	h := &hook.Handler{Memory: svc, Logger: logger}
 	out := make([]Outcome, 0, len(d.Queries))
 	for _, q := range d.Queries {
-		o := Outcome{QueryID: q.ID, Category: q.Category, Ranked: []string{}}
+		o := Outcome{QueryID: q.ID, Category: q.Category, Query: q.Query, Ranked: []string{}}
 		res, err := svc.Recall(ctx, memory.RecallRequest{Query: q.Query, NResults: Depth})
 		if err != nil {
 			o.Error = err.Error()
@@ -158,9 +160,19 @@ func Inject(ctx context.Context, h *hook.Handler, prompt, cwd string) ([]string,
 	if err != nil || out == nil || out.HookSpecificOutput == nil {
 		return []string{}, err
 	}
+	return injectedIDs(out.HookSpecificOutput.AdditionalContext)
+}
+
+// injectedIDs reads the memory ids of the hook's index, in order.
+func injectedIDs(text string) ([]string, error) {
 	ids := []string{}
-	for _, m := range injectedLine.FindAllStringSubmatch(out.HookSpecificOutput.AdditionalContext, -1) {
+	for _, m := range injectedLine.FindAllStringSubmatch(text, -1) {
 		ids = append(ids, m[1])
+	}
+	if len(ids) == 0 && strings.TrimSpace(text) != "" {
+		// Reading nothing from an answer would pass for a hook that stays
+		// silent, the very figure the evaluation watches.
+		return nil, fmt.Errorf("the hook answered but no memory line (- [id] ...) was found in: %q", text)
 	}
 	return ids, nil
 }
