@@ -72,10 +72,15 @@ func Evaluate(ctx context.Context, d *Dataset, opts Options) (*Report, error) {
 	}
 	defer db.Close()
 
-	service := func(e memory.Embedder) *memory.Service {
-		return memory.NewService(db, e, memory.Options{QueryEmbedTimeout: opts.QueryEmbedTimeout, Logger: opts.Logger})
+	service := func(e memory.Embedder, log *slog.Logger) *memory.Service {
+		return memory.NewService(db, e, memory.Options{QueryEmbedTimeout: opts.QueryEmbedTimeout, Logger: log})
 	}
-	loaded, err := Populate(ctx, service(opts.Embedder), d)
+	loadLog := opts.Logger
+	if opts.Embedder == nil {
+		// Every store would warn that it has no vector, which is the point here.
+		loadLog = slog.New(slog.DiscardHandler)
+	}
+	loaded, err := Populate(ctx, service(opts.Embedder, loadLog), d)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +102,7 @@ func Evaluate(ctx context.Context, d *Dataset, opts Options) (*Report, error) {
 		}{Hybrid, opts.Embedder})
 	}
 	for _, m := range modes {
-		outcomes, err := Run(ctx, service(m.embedder), d, loaded, opts.Logger)
+		outcomes, err := Run(ctx, service(m.embedder, opts.Logger), d, loaded, opts.Logger)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.name, err)
 		}

@@ -9,7 +9,12 @@ import (
 // WriteText prints the report as tables for people: per mode, the ranking
 // figures and the prompt hook's figures, per category.
 func (r *Report) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "Retrieval evaluation: %d memories, %d queries; vectors from %s", r.Memories, r.Queries, r.Embedder)
+	fmt.Fprintf(w, "Retrieval evaluation: %d memories, %d queries", r.Memories, r.Queries)
+	if r.Embedder != "" {
+		fmt.Fprintf(w, "; vectors from %s", r.Embedder)
+	} else {
+		fmt.Fprint(w, "; no vectors")
+	}
 	if r.Plumbing {
 		fmt.Fprint(w, " (they carry no meaning: hybrid figures test plumbing only)")
 	}

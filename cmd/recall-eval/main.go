@@ -43,9 +43,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	details := fs.Bool("details", false, "with -json: include every query's ranked and injected memories")
 	dataDir := fs.String("data", "", "read memories.jsonl and queries.jsonl from this directory instead of the built-in dataset")
 	plumbing := fs.Bool("plumbing", false, "label hybrid figures as plumbing only (a real Ollama whose models have random weights)")
+	keywordOnly := fs.Bool("keyword-only", false, "store without vectors and run keyword-only mode alone (no Ollama, fake or real)")
 	verbose := fs.Bool("v", false, "log at INFO instead of WARN")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: recall-eval [-json [-details]] [-data DIR] [-plumbing] [-v]")
+		fmt.Fprintln(stderr, "usage: recall-eval [-json [-details]] [-data DIR] [-keyword-only | -plumbing] [-v]")
 		fmt.Fprintln(stderr, "Vectors come from a fake Ollama unless OLLAMA_HOST or RECALL_OLLAMA_HOST is set.")
 		fs.PrintDefaults()
 	}
@@ -58,31 +59,41 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	if err := evaluate(ctx, stdout, logger, *dataDir, *asJSON, *details, *plumbing); err != nil {
+	run := runOptions{dataDir: *dataDir, asJSON: *asJSON, details: *details, plumbing: *plumbing, keywordOnly: *keywordOnly}
+	if err := evaluate(ctx, stdout, logger, run); err != nil {
 		fmt.Fprintln(stderr, "recall-eval:", err)
 		return 1
 	}
 	return 0
 }
 
-func evaluate(ctx context.Context, stdout io.Writer, logger *slog.Logger, dataDir string, asJSON, details, plumbing bool) error {
-	ds, err := loadDataset(dataDir)
+// runOptions are the command's flags.
+type runOptions struct {
+	dataDir                                string
+	asJSON, details, plumbing, keywordOnly bool
+}
+
+func evaluate(ctx context.Context, stdout io.Writer, logger *slog.Logger, run runOptions) error {
+	ds, err := loadDataset(run.dataDir)
 	if err != nil {
 		return err
 	}
-	opts, closeEmbedder, err := embedderOptions()
-	if err != nil {
-		return err
+	var opts eval.Options
+	if !run.keywordOnly {
+		var closeEmbedder func()
+		if opts, closeEmbedder, err = embedderOptions(); err != nil {
+			return err
+		}
+		defer closeEmbedder()
 	}
-	defer closeEmbedder()
-	opts.Plumbing = opts.Plumbing || plumbing
-	opts.Details = details
+	opts.Plumbing = opts.Plumbing || run.plumbing
+	opts.Details = run.details
 	opts.Logger = logger
 	rep, err := eval.Evaluate(ctx, ds, opts)
 	if err != nil {
 		return err
 	}
-	if asJSON {
+	if run.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)

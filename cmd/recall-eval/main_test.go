@@ -64,3 +64,18 @@ func TestBadUse(t *testing.T) {
 		t.Errorf("empty data directory: exit %d, stderr %q; want 1 naming memories.jsonl", code, errs)
 	}
 }
+
+func TestKeywordOnlyNeedsNoOllama(t *testing.T) {
+	t.Setenv("RECALL_OLLAMA_HOST", "http://127.0.0.1:9") // nothing listens: must not be asked
+	code, out, errs := runEval(t, "-data", smallSlice, "-keyword-only", "-json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep eval.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Modes) != 1 || rep.Modes[0].Mode != eval.KeywordOnly || rep.Embedder != "" {
+		t.Fatalf("modes %+v, embedder %q; want keyword-only alone, no vectors", rep.Modes, rep.Embedder)
+	}
+}
