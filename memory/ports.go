@@ -40,6 +40,12 @@ type Store interface {
 	// SearchKeyword ranks memories by FTS5 BM25 for user text (never FTS5 syntax:
 	// the store quotes it). Best first.
 	SearchKeyword(ctx context.Context, text string, f Filter, limit int) ([]Hit, error)
+	// MatchAllKeywords ranks, like SearchKeyword, only the memories that contain
+	// every content word of text (QueryTerms).
+	MatchAllKeywords(ctx context.Context, text string, f Filter, limit int) ([]Hit, error)
+	// KeywordCoverage gives, for each existing memory among ids, the fraction of
+	// text's content words it contains.
+	KeywordCoverage(ctx context.Context, text string, ids []string) (map[string]float64, error)
 	// SearchVector ranks memories by cosine distance to vec. Best first.
 	SearchVector(ctx context.Context, vec []float32, f Filter, limit int) ([]Hit, error)
 

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/recall-mcp/recall/memory"
 )
 
 //go:embed migrations/*.sql
@@ -100,6 +102,11 @@ func (s *DB) migrate(ctx context.Context) error {
 				return fmt.Errorf("migration to version %d: %w", signsVersion, err)
 			}
 		}
+		if current < keywordsVersion && len(ms) >= keywordsVersion {
+			if err := backfillSearchWords(ctx, tx); err != nil {
+				return fmt.Errorf("migration to version %d: %w", keywordsVersion, err)
+			}
+		}
 		return nil
 	})
 }
@@ -110,6 +117,41 @@ func newerSchemaError(current, supported int) error {
 
 // signsVersion is the schema version that added the vector_signs table.
 const signsVersion = 2
+
+// keywordsVersion is the schema version that stems keywords and indexes the
+// other spellings of code words (search_words).
+const keywordsVersion = 3
+
+// backfillSearchWords fills search_words for the memories stored before it
+// existed; the update trigger re-indexes each one changed.
+func backfillSearchWords(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT seq, content FROM memories`)
+	if err != nil {
+		return err
+	}
+	words := map[int64]string{}
+	for rows.Next() {
+		var seq int64
+		var content string
+		if err := rows.Scan(&seq, &content); err != nil {
+			rows.Close()
+			return err
+		}
+		if w := memory.SearchWords(content); w != "" {
+			words[seq] = w
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for seq, w := range words {
+		if _, err := tx.ExecContext(ctx, `UPDATE memories SET search_words = ? WHERE seq = ?`, w, seq); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // Keys of the meta table.
 const (
