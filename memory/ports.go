@@ -81,6 +81,10 @@ type Store interface {
 	AddFileActivity(ctx context.Context, a *FileActivity) (int64, error)
 	// RecentFiles aggregates activity per file since a time, most recent first.
 	RecentFiles(ctx context.Context, projectRoot string, since time.Time, limit int) ([]FileSummary, error)
+	// SummarizeFileActivity folds touches older than before into one summary row
+	// per file, project and action, and returns how many rows it removed. With
+	// nothing to fold it only reads.
+	SummarizeFileActivity(ctx context.Context, before time.Time) (int64, error)
 
 	// EnqueueJob records pending curation work for a memory, so a restart
 	// resumes it; the same (memory, kind) pending twice is one job.
