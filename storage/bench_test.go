@@ -30,7 +30,8 @@ var benchNamespaces = []string{"global", "project:api", "project:web", "project:
 
 // benchDB opens the seeded database of n memories, seeding it on first use.
 func benchDB(b *testing.B, n int) *DB {
-	return seededDB(b, fmt.Sprintf("recall-bench-%d-v3.db", n), n, seedBench)
+	// The schema version is in the name: benches of other builds keep their own files.
+	return seededDB(b, fmt.Sprintf("recall-bench-%d-schema%d.db", n, SchemaVersion()), n, seedBench)
 }
 
 // seededDB opens the file of n memories under os.TempDir(), seeding it on first use.

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -145,5 +146,39 @@ func TestMigrationRebuildsKeywordIndexOfOldDatabase(t *testing.T) {
 	var integrity string
 	if err := db.SQL().QueryRow(`INSERT INTO memories_fts (memories_fts, rank) VALUES ('integrity-check', 1) RETURNING 'ok'`).Scan(&integrity); err != nil {
 		t.Errorf("keyword index integrity check: %v", err)
+	}
+}
+
+// TestSearchKeywordFindsOldRareMatchesBeyondTheRankWindow: with more matches
+// than the ranked window, an old memory holding the query's rare word still
+// comes first, and filters still apply.
+func TestSearchKeywordFindsOldRareMatchesBeyondTheRankWindow(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	old := mustInsert(t, db, newMemory("the deploy script renders a flamegraph", "project:a", memory.TypePattern), nil)
+	tx, err := db.SQL().Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rankWindow + 100 {
+		m := newMemory(fmt.Sprintf("deploy script step %d", i), "project:a", memory.TypeSession)
+		if _, err := tx.Exec(`INSERT INTO memories (id, content, content_hash, memory_type, namespace, importance,
+			confidence, created_at, updated_at, accessed_at) VALUES (?, ?, ?, 'session', 'project:a', 0.5, 0.3, '', '', '')`,
+			m.ID, m.Content, m.ContentHash); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []memory.Filter{{}, {Namespaces: []string{"project:a"}}, {Types: []memory.Type{memory.TypePattern}}} {
+		hits, err := db.SearchKeyword(ctx, "deploy script flamegraph", f, 10)
+		if err != nil || len(hits) == 0 || hits[0].ID != old.ID {
+			t.Errorf("filter %+v: hits %v, %v; want %s first", f, hitIDs(hits), err, old.ID)
+		}
+	}
+	hits, _ := db.SearchKeyword(ctx, "deploy script", memory.Filter{}, 10)
+	if len(hits) != 10 {
+		t.Errorf("common words alone: %d hits, want 10", len(hits))
 	}
 }

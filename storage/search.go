@@ -1,9 +1,13 @@
 package storage
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/recall-mcp/recall/memory"
@@ -30,7 +34,10 @@ func ftsTerm(t memory.Term) string {
 // ("OR" or "AND") between them. Text without a content word (only stop words
 // or punctuation) gives "", which callers treat as "no hits".
 func ftsQuery(text, op string) string {
-	terms := memory.QueryTerms(text)
+	return joinTerms(memory.QueryTerms(text), op)
+}
+
+func joinTerms(terms []memory.Term, op string) string {
 	parts := make([]string, len(terms))
 	for i, t := range terms {
 		parts[i] = ftsTerm(t)
@@ -42,8 +49,97 @@ func ftsQuery(text, op string) string {
 // their content, best first. Hit.Score is the negated bm25() value, so higher
 // is better. Filters apply to all matches before the limit, so they never
 // starve the result.
+//
+// BM25 scores every match, and at 100k memories a few common words match tens
+// of thousands: 90 ms. So when more than rankWindow memories match, only the
+// newest rankWindow of them are ranked, together with every match of the
+// query's rare words (those in at most rareWordDocs memories) wherever they
+// are: an old memory is found by what sets it apart, not by its common words.
 func (s *DB) SearchKeyword(ctx context.Context, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
-	return s.searchFTS(ctx, ftsQuery(text, "OR"), f, limit)
+	terms := memory.QueryTerms(text)
+	q := joinTerms(terms, "OR")
+	if q == "" {
+		return nil, nil
+	}
+	oldest, err := s.windowStart(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if oldest == 0 {
+		return s.searchFTS(ctx, q, f, limit)
+	}
+	hits, err := s.searchFTSFrom(ctx, q, oldest, f, limit)
+	if err != nil {
+		return nil, err
+	}
+	rare, err := s.rareTerms(ctx, terms)
+	if err != nil {
+		return nil, err
+	}
+	if len(rare) > 0 {
+		older, err := s.searchFTSBefore(ctx, joinTerms(rare, "OR"), oldest, f, limit)
+		if err != nil {
+			return nil, err
+		}
+		hits = mergeHits(hits, older, limit)
+	}
+	if len(hits) < limit {
+		// The filter kept too few of the window: rank every match after all.
+		return s.searchFTS(ctx, q, f, limit)
+	}
+	return hits, nil
+}
+
+// Bounds of the ranked part of a keyword search (see SearchKeyword).
+const (
+	rankWindow   = 2000
+	rareWordDocs = 500
+)
+
+// windowStart is the rowid of the rankWindow-th newest match of q, or 0 when
+// fewer match (then all of them are ranked).
+func (s *DB) windowStart(ctx context.Context, q string) (int64, error) {
+	var rowid int64
+	err := s.db.QueryRowContext(ctx, `SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?
+		ORDER BY rowid DESC LIMIT 1 OFFSET ?`, q, rankWindow-1).Scan(&rowid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("keyword search: %w", err)
+	}
+	return rowid, nil
+}
+
+// rareTerms keeps the terms found in at most rareWordDocs memories; counting
+// stops there, so a common word costs no more than a rare one.
+func (s *DB) rareTerms(ctx context.Context, terms []memory.Term) ([]memory.Term, error) {
+	var rare []memory.Term
+	for _, t := range terms {
+		var n int
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories_fts
+			WHERE memories_fts MATCH ? LIMIT ?)`, ftsTerm(t), rareWordDocs+1).Scan(&n); err != nil {
+			return nil, fmt.Errorf("keyword search: %w", err)
+		}
+		if n <= rareWordDocs {
+			rare = append(rare, t)
+		}
+	}
+	return rare, nil
+}
+
+// mergeHits merges two ranked lists by score, each memory once, best first.
+func mergeHits(a, b []memory.Hit, limit int) []memory.Hit {
+	seen := make(map[string]bool, len(a)+len(b))
+	all := make([]memory.Hit, 0, len(a)+len(b))
+	for _, h := range append(a, b...) {
+		if !seen[h.ID] {
+			seen[h.ID] = true
+			all = append(all, h)
+		}
+	}
+	slices.SortStableFunc(all, func(x, y memory.Hit) int { return cmp.Compare(y.Score, x.Score) })
+	return all[:min(len(all), limit)]
 }
 
 // MatchAllKeywords ranks, like SearchKeyword, the memories that contain every
@@ -53,6 +149,22 @@ func (s *DB) MatchAllKeywords(ctx context.Context, text string, f memory.Filter,
 }
 
 func (s *DB) searchFTS(ctx context.Context, q string, f memory.Filter, limit int) ([]memory.Hit, error) {
+	return s.rankFTS(ctx, q, "", nil, f, limit)
+}
+
+// searchFTSFrom ranks the matches of q from rowid from on.
+func (s *DB) searchFTSFrom(ctx context.Context, q string, from int64, f memory.Filter, limit int) ([]memory.Hit, error) {
+	return s.rankFTS(ctx, q, "memories_fts.rowid >= ? AND ", from, f, limit)
+}
+
+// searchFTSBefore ranks the matches of q before rowid before.
+func (s *DB) searchFTSBefore(ctx context.Context, q string, before int64, f memory.Filter, limit int) ([]memory.Hit, error) {
+	return s.rankFTS(ctx, q, "memories_fts.rowid < ? AND ", before, f, limit)
+}
+
+// rankFTS ranks the matches of q by BM25, with an optional rowid condition
+// (FTS5 seeks to a rowid range instead of reading every match).
+func (s *DB) rankFTS(ctx context.Context, q, rowidCond string, rowidArg any, f memory.Filter, limit int) ([]memory.Hit, error) {
 	if q == "" {
 		return nil, nil
 	}
@@ -60,10 +172,14 @@ func (s *DB) searchFTS(ctx context.Context, q string, f memory.Filter, limit int
 		limit = defaultSearchLimit
 	}
 	where, args := whereFilter(f)
+	params := []any{q}
+	if rowidCond != "" {
+		params = append(params, rowidArg)
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT m.id, bm25(memories_fts) AS rank
 		FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
-		WHERE memories_fts MATCH ? AND `+where+`
-		ORDER BY rank, m.seq LIMIT ?`, append(append([]any{q}, args...), limit)...)
+		WHERE memories_fts MATCH ? AND `+rowidCond+where+`
+		ORDER BY rank, m.seq LIMIT ?`, append(append(params, args...), limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
