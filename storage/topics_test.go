@@ -66,12 +66,16 @@ func normalized(v []float32) []float32 {
 
 // exactNeighbours ranks every stored vector with sqlite-vec's exact cosine scan:
 // the answer SearchVector must come close to.
-func exactNeighbours(ctx context.Context, db *DB, vec []float32, namespace string, k int) ([]int64, error) {
+func exactNeighbours(ctx context.Context, db *DB, vec []float32, f memory.Filter, k int) ([]int64, error) {
 	query := `SELECT rowid FROM memory_vectors WHERE embedding MATCH ? AND k = ?`
 	args := []any{encodeVector(vec), k}
-	if namespace != "" {
+	if len(f.Namespaces) > 0 {
 		query += ` AND namespace = ?`
-		args = append(args, namespace)
+		args = append(args, f.Namespaces[0])
+	}
+	if len(f.Types) > 0 {
+		query += ` AND memory_type = ?`
+		args = append(args, string(f.Types[0]))
 	}
 	rows, err := db.SQL().QueryContext(ctx, query+` ORDER BY distance`, args...)
 	if err != nil {
@@ -92,15 +96,20 @@ func exactNeighbours(ctx context.Context, db *DB, vec []float32, namespace strin
 // recallAt is the share of the exact k nearest that SearchVector returned, over
 // the given queries.
 func recallAt(ctx context.Context, db *DB, queries [][]float32, namespace string, k int) (float64, error) {
+	f := memory.Filter{}
+	if namespace != "" {
+		f.Namespaces = []string{namespace}
+	}
+	return recallWith(ctx, db, queries, f, k)
+}
+
+// recallWith is recallAt with a filter of at most one namespace and one type.
+func recallWith(ctx context.Context, db *DB, queries [][]float32, f memory.Filter, k int) (float64, error) {
 	found, total := 0, 0
 	for _, q := range queries {
-		want, err := exactNeighbours(ctx, db, q, namespace, k)
+		want, err := exactNeighbours(ctx, db, q, f, k)
 		if err != nil {
 			return 0, err
-		}
-		f := memory.Filter{}
-		if namespace != "" {
-			f.Namespaces = []string{namespace}
 		}
 		hits, err := db.SearchVector(ctx, q, f, k)
 		if err != nil {
@@ -243,5 +252,45 @@ func TestSearchVectorSeesOtherWriters(t *testing.T) {
 	hits, err = reader.SearchVector(ctx, q, memory.Filter{}, 5)
 	if err != nil || len(hits) != 5 || slices.Contains(hitIDs(hits), fresh.ID) {
 		t.Fatalf("after delete: hits %v, %v; want 5 without %s", hitIDs(hits), err, fresh.ID)
+	}
+}
+
+// TestSearchVectorRecallWithFiltersAt30k checks the sign prefilter where it can
+// fail: 30k topic-shaped vectors, and a namespace and type filter that leaves
+// 1500 of them, more than the 1000 candidates the prefilter keeps for k = 10.
+func TestSearchVectorRecallWithFiltersAt30k(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seeds 30k vectors")
+	}
+	searchBySigns(t)
+	ctx := context.Background()
+	db := openTest(t)
+	const n = 30_000
+	if err := seedTopics(ctx, db, n); err != nil {
+		t.Fatal(err)
+	}
+	f := memory.Filter{Namespaces: []string{benchNamespaces[3]}, Types: []memory.Type{memory.Types[3]}}
+	inFilter, err := db.CountMemories(ctx, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keep := candidateCount(10); inFilter <= keep {
+		t.Fatalf("the filter keeps %d vectors, not more than the prefilter's %d: the test could not fail", inFilter, keep)
+	}
+	ts := newTopicSpace(rand.New(rand.NewPCG(n, 1)), n/50, benchDim)
+	r := rand.New(rand.NewPCG(3, 3))
+	queries := make([][]float32, 40)
+	for i := range queries {
+		queries[i] = ts.queryVector(r)
+	}
+	for _, filter := range []memory.Filter{{}, f} {
+		got, err := recallWith(ctx, db, queries, filter, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("filter %v %v: recall@10 = %.3f", filter.Namespaces, filter.Types, got)
+		if got < 0.99 {
+			t.Errorf("filter %v %v: recall@10 = %.3f, want at least 0.99", filter.Namespaces, filter.Types, got)
+		}
 	}
 }
