@@ -54,7 +54,7 @@ func TestDefaults(t *testing.T) {
 		HTTPToken:              "",
 		HookTimeout:            3 * time.Second,
 		MatchMinSimilarity:     0.3,
-		PromptMinCoverage:      0.5,
+		PromptMinCoverage:      0.6,
 		ActivityRetentionDays:  90,
 	}
 	if *got != want {

@@ -169,7 +169,8 @@ var stopWords = toSet(`a about above after again against all am an and any are a
 	were what when where which while who whom why will with would you your yours yourself
 	yourselves s t d ll m re ve o y isn aren wasn weren hasn haven hadn doesn didn won wouldn
 	shan shouldn can cannot couldn mustn needn mightn also may might must shall us via etc
-	please thanks thank hi hello hey ok okay yes yeah sure`)
+	please thanks thank hi hello hey ok okay yes yeah sure one ones something anything everything
+	nothing thing things really actually maybe still even ever else another whether though much many`)
 
 func toSet(words string) map[string]bool {
 	set := map[string]bool{}

@@ -14,7 +14,7 @@ const (
 	DefaultMatchMinSimilarity = 0.3
 	// DefaultPromptMinCoverage is the least share of a prompt's content words a
 	// memory must contain to be injected by the prompt hook.
-	DefaultPromptMinCoverage = 0.5
+	DefaultPromptMinCoverage = 0.6
 )
 
 // Floor is what a memory must clear to match a query. It is the one notion of
