@@ -76,6 +76,9 @@ type Store interface {
 	AddEvent(ctx context.Context, ev *ValidationEvent) (int64, error)
 	// Events lists a memory's events, newest first, optionally of one type.
 	Events(ctx context.Context, memoryID string, eventType EventType, limit int) ([]ValidationEvent, error)
+	// LastEventTimes gives the time of the latest event of each memory among
+	// ids that has one, in one query.
+	LastEventTimes(ctx context.Context, ids []string) (map[string]time.Time, error)
 
 	// AddFileActivity records one touch of a file.
 	AddFileActivity(ctx context.Context, a *FileActivity) (int64, error)

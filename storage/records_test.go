@@ -258,3 +258,24 @@ func TestSummarizeFileActivityFoldsOldTouches(t *testing.T) {
 		t.Errorf("a second summarize with nothing to fold: %d, %v (it must not wait for the write lock)", n, err)
 	}
 }
+
+// An idle worker's ClaimJobs with nothing to claim only reads: it answers at
+// once while another process holds the write lock.
+func TestClaimJobsWhenIdleTakesNoWriteLock(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	lock, err := db.SQL().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if _, err := lock.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	defer lock.ExecContext(ctx, `ROLLBACK`)
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	if jobs, err := db.ClaimJobs(short, 5, time.Minute); err != nil || len(jobs) != 0 {
+		t.Errorf("ClaimJobs on an empty queue under another writer: %v, %v", jobs, err)
+	}
+}
