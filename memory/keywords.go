@@ -158,8 +158,10 @@ func containsString(list []string, s string) bool {
 }
 
 // stopWords never match on their own: English function words, the pieces of
-// contractions, and the politeness of prompts ("please", "thanks"). A word that
-// names a thing in code (test, error, file) is never one.
+// contractions, the politeness of prompts ("please", "thanks") and the verbs a
+// prompt asks with ("check", "explain", "show"), which say what to do, not
+// what about. A word that names a thing in code (test, error, file, make, run)
+// is never one.
 var stopWords = toSet(`a about above after again against all am an and any are as at be because
 	been before being below between both but by can could did do does doing don down during each
 	few for from further had has have having he her here hers herself him himself his how i if in
@@ -170,7 +172,8 @@ var stopWords = toSet(`a about above after again against all am an and any are a
 	yourselves s t d ll m re ve o y isn aren wasn weren hasn haven hadn doesn didn won wouldn
 	shan shouldn can cannot couldn mustn needn mightn also may might must shall us via etc
 	please thanks thank hi hello hey ok okay yes yeah sure one ones something anything everything
-	nothing thing things really actually maybe still even ever else another whether though much many`)
+	nothing thing things really actually maybe still even ever else another whether though much many
+	check explain tell show help need want know think look see give try`)
 
 func toSet(words string) map[string]bool {
 	set := map[string]bool{}

@@ -49,37 +49,33 @@ type MatchResult struct {
 const matchPool = 4
 
 // Matching returns, best first, at most n memories of f that clear floor for
-// query. With MinCoverage 1 the candidates are every memory containing all the
-// query's content words; below 1 they are the best of a hybrid search. It does
-// not touch access counts: the caller knows which matches it hands out.
+// query. A match needs keyword coverage, so the candidates are keyword hits:
+// with MinCoverage 1 every memory containing all the query's content words,
+// else the best of a keyword search. Vectors only judge them (MinSimilarity),
+// so no nearest-neighbour search runs: the prompt hook, a fresh process per
+// prompt, never pays for a cold vector scan. It does not touch access counts:
+// the caller knows which matches it hands out.
 func (s *Service) Matching(ctx context.Context, query string, f Filter, n int, floor Floor) (*MatchResult, error) {
 	pool := max(n*matchPool, minCandidates)
 	res := &MatchResult{Matches: []Match{}, SearchMode: SearchHybrid}
-	var hits []Hit
-	var vec []float32
+	search := s.store.SearchKeyword
 	if floor.MinCoverage >= 1 {
-		var err error
-		if hits, err = s.store.MatchAllKeywords(ctx, query, f, pool); err != nil {
-			return nil, fmt.Errorf("keyword search: %w", err)
-		}
-		var searchable bool
-		vec, searchable, err = s.embedQuery(ctx, query)
-		switch {
-		case err != nil:
-			res.SearchMode, res.Reason = SearchKeyword, err.Error()+": keywords only"
-			vec = nil
-		case !searchable:
-			vec = nil
-		}
-	} else {
-		found, err := s.search(ctx, query, f, pool)
-		if err != nil {
-			return nil, err
-		}
-		res.SearchMode, res.Reason, vec = found.mode, found.reason, found.queryVec
-		for _, m := range found.memories {
-			hits = append(hits, Hit{ID: m.ID, Score: m.Score})
-		}
+		search = s.store.MatchAllKeywords
+	}
+	hits, err := search(ctx, query, f, pool)
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	if len(hits) == 0 {
+		return res, nil
+	}
+	vec, searchable, err := s.embedQuery(ctx, query)
+	switch {
+	case err != nil:
+		res.SearchMode, res.Reason = SearchKeyword, err.Error()+": keywords only"
+		vec = nil
+	case !searchable:
+		vec = nil
 	}
 	judged, err := s.judge(ctx, query, hits, vec)
 	if err != nil {

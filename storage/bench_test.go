@@ -190,3 +190,36 @@ func sizeName(n int) string {
 	}
 	return strconv.Itoa(n)
 }
+
+// BenchmarkInsertMemory stores one memory with its vector (computed beforehand:
+// the embedding is not timed) into the seeded databases; the memories it adds
+// are deleted afterwards so the seeded file stays reusable.
+func BenchmarkInsertMemory(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(sizeName(n), func(b *testing.B) {
+			db := benchDB(b, n)
+			defer db.Close()
+			ctx := context.Background()
+			r := rand.New(rand.NewPCG(8, 8))
+			var lat benchreport.Latencies
+			var ids []string
+			for i := 0; b.Loop(); i++ {
+				m := newMemory(fmt.Sprintf("%s (insert bench %d)", randomSentence(r, 16), i), benchNamespaces[i%len(benchNamespaces)], memory.TypeDecision)
+				vec := unitVector(r, benchDim)
+				lat.Time(func() {
+					if _, _, err := db.InsertMemory(ctx, m, vec); err != nil {
+						b.Fatal(err)
+					}
+				})
+				ids = append(ids, m.ID)
+			}
+			b.StopTimer()
+			lat.Report(b, 90)
+			for _, id := range ids {
+				if err := db.DeleteMemory(ctx, id, false); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -23,7 +23,7 @@ import (
 // reports the median and p90 wall time per run.
 
 func BenchmarkHookUserPromptSubmit(b *testing.B) {
-	benchmarkHook(b, "user-prompt-submit", "UserPromptSubmit", map[string]any{"prompt": "Why are orders slow? Check how orders are cached"}, "Relevant memories")
+	benchmarkHook(b, "user-prompt-submit", "UserPromptSubmit", map[string]any{"prompt": "How long are orders cached?"}, "Relevant memories")
 }
 
 func BenchmarkHookSessionStart(b *testing.B) {
@@ -94,11 +94,12 @@ func BenchmarkHookUserPromptSubmit10k(b *testing.B) {
 	_, cwd := newProject(b, c, "shop-api")
 	c.ok("stats") // creates the database
 	seedHookBench(b, c.dbPath, 10_000)
-	stdin := hookInput(b, "UserPromptSubmit", cwd, map[string]any{"prompt": "Why are orders slow? Check how orders are cached"})
-	env := []string{"PATH=" + os.Getenv("PATH"), "RECALL_LOG_LEVEL=error"}
+	stdin := hookInput(b, "UserPromptSubmit", cwd, map[string]any{"prompt": "How long are orders cached?"})
+	env := []string{"PATH=" + os.Getenv("PATH")}
 	for k, v := range c.vars {
 		env = append(env, k+"="+v)
 	}
+	env = append(env, "RECALL_LOG_LEVEL=error")
 	var lat benchreport.Latencies
 	b.ResetTimer()
 	for range b.N {
