@@ -23,7 +23,7 @@ import (
 // reports the median and p90 wall time per run.
 
 func BenchmarkHookUserPromptSubmit(b *testing.B) {
-	benchmarkHook(b, "user-prompt-submit", "UserPromptSubmit", map[string]any{"prompt": "How long are orders cached?"}, "Relevant memories")
+	benchmarkHook(b, "user-prompt-submit", "UserPromptSubmit", map[string]any{"prompt": "How many minutes does the orders service cache items?"}, "Relevant memories")
 }
 
 func BenchmarkHookSessionStart(b *testing.B) {
@@ -94,7 +94,7 @@ func BenchmarkHookUserPromptSubmit10k(b *testing.B) {
 	_, cwd := newProject(b, c, "shop-api")
 	c.ok("stats") // creates the database
 	seedHookBench(b, c.dbPath, 10_000)
-	stdin := hookInput(b, "UserPromptSubmit", cwd, map[string]any{"prompt": "How long are orders cached?"})
+	stdin := hookInput(b, "UserPromptSubmit", cwd, map[string]any{"prompt": "How many minutes does the orders service cache items?"})
 	env := []string{"PATH=" + os.Getenv("PATH")}
 	for k, v := range c.vars {
 		env = append(env, k+"="+v)
