@@ -223,3 +223,29 @@ func BenchmarkInsertMemory(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkKeywordCoverage is the keyword half of judging a match: the share
+// of a 4-word query each of 20 candidates holds.
+func BenchmarkKeywordCoverage(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(sizeName(n), func(b *testing.B) {
+			db := benchDB(b, n)
+			defer db.Close()
+			ctx := context.Background()
+			r := rand.New(rand.NewPCG(6, 6))
+			ids := make([]string, 20)
+			for i := range ids {
+				ids[i] = "mem_" + strconv.Itoa(1+r.IntN(n)) + "_bench"
+			}
+			var lat benchreport.Latencies
+			for b.Loop() {
+				lat.Time(func() {
+					if _, err := db.KeywordCoverage(ctx, randomSentence(r, 4), ids); err != nil {
+						b.Fatal(err)
+					}
+				})
+			}
+			lat.Report(b, 90)
+		})
+	}
+}

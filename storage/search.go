@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -201,31 +200,38 @@ func (s *DB) rankFTS(ctx context.Context, q, rowidCond string, rowidArg any, f m
 
 // KeywordCoverage tells, for each of the memories ids that exist, the fraction
 // of text's content words it contains (stemmed, any spelling of a code word).
-// Text without content words covers nothing. One indexed look-up per word.
+// Text without content words covers nothing. Each word is looked up in the
+// index at the memories' rowids only (a literal IN list, which FTS5 seeks to),
+// never by reading every memory that holds a common word.
 func (s *DB) KeywordCoverage(ctx context.Context, text string, ids []string) (map[string]float64, error) {
 	out := make(map[string]float64, len(ids))
 	terms := memory.QueryTerms(text)
 	if len(ids) == 0 || len(terms) == 0 {
 		return out, nil
 	}
-	list, err := json.Marshal(ids)
-	if err != nil {
-		return nil, err
+	idOf, err := s.seqsOf(ctx, ids)
+	if err != nil || len(idOf) == 0 {
+		return out, err
 	}
-	counts := make(map[string]int, len(ids))
+	args := make([]any, 1, len(idOf)+1)
+	for seq := range idOf {
+		args = append(args, seq)
+	}
+	query := `SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid IN (` + placeholders(len(idOf)) + `)`
+	counts := make(map[string]int, len(idOf))
 	for _, t := range terms {
-		rows, err := s.db.QueryContext(ctx, `SELECT m.id FROM memories m JOIN memories_fts ON memories_fts.rowid = m.seq
-			WHERE m.id IN (SELECT value FROM json_each(?)) AND memories_fts MATCH ?`, string(list), ftsTerm(t))
+		args[0] = ftsTerm(t)
+		rows, err := s.db.QueryContext(ctx, query, args...)
 		if err != nil {
 			return nil, fmt.Errorf("keyword coverage: %w", err)
 		}
 		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
+			var seq int64
+			if err := rows.Scan(&seq); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("keyword coverage: %w", err)
 			}
-			counts[id]++
+			counts[idOf[seq]]++
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
@@ -236,4 +242,23 @@ func (s *DB) KeywordCoverage(ctx context.Context, text string, ids []string) (ma
 		out[id] = float64(c) / float64(len(terms)) // exactly 1 when every word is there
 	}
 	return out, nil
+}
+
+// seqsOf maps the rowids of the memories ids that exist to their ids.
+func (s *DB) seqsOf(ctx context.Context, ids []string) (map[int64]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, id FROM memories WHERE id IN (`+placeholders(len(ids))+`)`, anySlice(ids)...)
+	if err != nil {
+		return nil, fmt.Errorf("keyword coverage: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[int64]string, len(ids))
+	for rows.Next() {
+		var seq int64
+		var id string
+		if err := rows.Scan(&seq, &id); err != nil {
+			return nil, fmt.Errorf("keyword coverage: %w", err)
+		}
+		out[seq] = id
+	}
+	return out, rows.Err()
 }
