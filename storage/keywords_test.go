@@ -103,6 +103,7 @@ func TestMigrationRebuildsKeywordIndexOfOldDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	keywordsVersion := versionOf("stemmed_keywords.sql")
 	for _, m := range ms[:keywordsVersion-1] {
 		if _, err := old.Exec(m.sql); err != nil {
 			t.Fatalf("%s: %v", m.name, err)

@@ -92,19 +92,13 @@ func (s *DB) migrate(ctx context.Context) error {
 			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 				return fmt.Errorf("migration %s: %w", m.name, err)
 			}
+			if after := afterMigration[migrationTopic(m.name)]; after != nil {
+				if err := after(ctx, tx); err != nil {
+					return fmt.Errorf("migration %s: %w", m.name, err)
+				}
+			}
 			if err := setMeta(ctx, tx, metaSchemaVersion, strconv.Itoa(m.version)); err != nil {
 				return err
-			}
-		}
-		if current < signsVersion && len(ms) >= signsVersion {
-			// Vectors stored before vector_signs existed need their signs computed.
-			if err := backfillSigns(ctx, tx); err != nil {
-				return fmt.Errorf("migration to version %d: %w", signsVersion, err)
-			}
-		}
-		if current < keywordsVersion && len(ms) >= keywordsVersion {
-			if err := backfillSearchWords(ctx, tx); err != nil {
-				return fmt.Errorf("migration to version %d: %w", keywordsVersion, err)
 			}
 		}
 		return nil
@@ -115,12 +109,37 @@ func newerSchemaError(current, supported int) error {
 	return fmt.Errorf("database schema version %d is newer than this recall supports (%d): upgrade recall", current, supported)
 }
 
-// signsVersion is the schema version that added the vector_signs table.
-const signsVersion = 2
+// afterMigration is the work done in Go right after a migration's SQL, keyed
+// by the migration's name without its number, so that renumbering a migration
+// (when another lands first) needs no change here.
+var afterMigration = map[string]func(context.Context, *sql.Tx) error{
+	// Vectors stored before vector_signs existed need their signs computed.
+	"vector_signs.sql": backfillSigns,
+	// Memories stored before search_words existed need theirs.
+	"stemmed_keywords.sql": backfillSearchWords,
+}
 
-// keywordsVersion is the schema version that stems keywords and indexes the
-// other spellings of code words (search_words).
-const keywordsVersion = 3
+// migrationTopic is a migration's file name without its number: "0003_x.sql"
+// gives "x.sql".
+func migrationTopic(name string) string {
+	_, topic, _ := strings.Cut(name, "_")
+	return topic
+}
+
+// versionOf is the schema version of the migration named topic (without its
+// number), or 0.
+func versionOf(topic string) int {
+	ms, err := migrations()
+	if err != nil {
+		return 0
+	}
+	for _, m := range ms {
+		if migrationTopic(m.name) == topic {
+			return m.version
+		}
+	}
+	return 0
+}
 
 // backfillSearchWords fills search_words for the memories stored before it
 // existed; the update trigger re-indexes each one changed.
