@@ -95,6 +95,9 @@ func Run(ctx context.Context, svc *memory.Service, d *Dataset, l *Loaded, floor 
 
 	// Without an embedder every answer is keyword-only by design, not degraded.
 	vectors, _ := svc.EmbeddingStatus(ctx)
+	// The handler's prompt part as `recall hook` builds it (cmd/recall/hook.go):
+	// a setting added there that changes what is injected belongs here too, or
+	// the figures describe a hook nobody runs.
 	h := &hook.Handler{Memory: svc, Logger: logger, Floor: floor}
 	out := make([]Outcome, 0, len(d.Queries))
 	for _, q := range d.Queries {
