@@ -206,10 +206,14 @@ func notConfirmed(selection *memory.ForgetResult) (forgetOutput, error) {
 	if len(selection.Protected) > 0 {
 		msg += fmt.Sprintf(" (golden rules %v need force=true)", selection.Protected)
 	}
+	if selection.Message != "" {
+		msg += "; " + selection.Message
+	}
 	out := forgetOutput{
-		Error:        &msg,
-		ForgetResult: &memory.ForgetResult{DeletedIDs: []string{}, Mode: selection.Mode, DryRun: true},
-		WouldDelete:  selection,
+		Error: &msg,
+		ForgetResult: &memory.ForgetResult{DeletedIDs: []string{}, Deleted: []memory.ForgottenMemory{}, Mode: selection.Mode,
+			DryRun: true, Message: "nothing deleted: confirm=false"},
+		WouldDelete: selection,
 	}
 	return out, failedWith(msg)
 }

@@ -99,8 +99,8 @@ func writeRecords(ctx context.Context, tx *sql.Tx, r Records) (*ImportResult, er
 func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *ImportResult, p *progress) (map[string]string, error) {
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
 		namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
-		access_count, embedding_pending)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+		access_count, embedding_pending, search_words)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
 		ON CONFLICT DO NOTHING`)
 	if err != nil {
 		return nil, err
@@ -124,7 +124,7 @@ func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *Im
 		}
 		r, err := ins.ExecContext(ctx, m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance,
 			m.Confidence, meta, formatTime(m.CreatedAt), formatTime(orZero(m.UpdatedAt, m.CreatedAt)),
-			formatTime(orZero(m.AccessedAt, m.CreatedAt)), m.AccessCount)
+			formatTime(orZero(m.AccessedAt, m.CreatedAt)), m.AccessCount, memory.SearchWords(m.Content))
 		if err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
 		}
