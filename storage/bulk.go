@@ -19,7 +19,7 @@ type Records struct {
 	Memories []*memory.Memory
 	Edges    []memory.Edge
 	Events   []memory.ValidationEvent
-	Files    []memory.FileActivity
+	Files    []FileRow
 	// Projects are project bindings by column (see RecordVisitor.Project).
 	Projects []map[string]any
 	// Progress, when set, is told every progressStep rows how many of all the
@@ -40,6 +40,14 @@ func (p *progress) step() {
 	if p.fn != nil && (p.done%progressStep == 0 || p.done == p.total) {
 		p.fn(p.done, p.total)
 	}
+}
+
+// FileRow is a file activity row as stored: one touch, or (Summary) the
+// folded count of older touches of one file and action.
+type FileRow struct {
+	memory.FileActivity
+	Touches int  `json:"touches"`
+	Summary bool `json:"summary"`
 }
 
 // ImportResult counts what a bulk write added and what it left out.
@@ -225,10 +233,10 @@ func writeEvents(ctx context.Context, tx *sql.Tx, evs []memory.ValidationEvent, 
 	return nil
 }
 
-func writeFiles(ctx context.Context, tx *sql.Tx, fs []memory.FileActivity, res *ImportResult, p *progress) error {
+func writeFiles(ctx context.Context, tx *sql.Tx, fs []FileRow, res *ImportResult, p *progress) error {
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO file_activity (id, file_path, action, session_id,
-		project_root, file_type, metadata, created_at)
-		VALUES (CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM file_activity WHERE id = ?1) THEN ?1 END, ?, ?, ?, ?, ?, ?, ?)`)
+		project_root, file_type, metadata, created_at, touches, summary)
+		VALUES (CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM file_activity WHERE id = ?1) THEN ?1 END, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -240,7 +248,7 @@ func writeFiles(ctx context.Context, tx *sql.Tx, fs []memory.FileActivity, res *
 			return fmt.Errorf("file activity %d: %w", a.ID, err)
 		}
 		if _, err := ins.ExecContext(ctx, a.ID, a.FilePath, string(a.Action), a.SessionID, a.ProjectRoot, a.FileType,
-			meta, formatTime(a.CreatedAt)); err != nil {
+			meta, formatTime(a.CreatedAt), max(a.Touches, 1), a.Summary); err != nil {
 			return fmt.Errorf("file activity %d: %w", a.ID, err)
 		}
 		res.Files++

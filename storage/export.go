@@ -15,7 +15,7 @@ type RecordVisitor struct {
 	Memory func(*memory.Memory) error
 	Edge   func(*memory.Edge) error
 	Event  func(*memory.ValidationEvent) error
-	File   func(*memory.FileActivity) error
+	File   func(*FileRow) error
 	// Project receives each project binding (root <-> namespace) as its
 	// columns, when the database keeps them.
 	Project func(map[string]any) error
@@ -122,15 +122,16 @@ func exportEvents(ctx context.Context, tx querier, fn func(*memory.ValidationEve
 	})
 }
 
-func exportFiles(ctx context.Context, tx querier, fn func(*memory.FileActivity) error) error {
+func exportFiles(ctx context.Context, tx querier, fn func(*FileRow) error) error {
 	if fn == nil {
 		return nil
 	}
-	return eachRow(ctx, tx, `SELECT id, file_path, action, session_id, project_root, file_type, metadata, created_at
-		FROM file_activity ORDER BY id`, func(rows *sql.Rows) error {
-		var a memory.FileActivity
+	return eachRow(ctx, tx, `SELECT id, file_path, action, session_id, project_root, file_type, metadata, created_at,
+		touches, summary FROM file_activity ORDER BY id`, func(rows *sql.Rows) error {
+		var a FileRow
 		var action, meta, created string
-		if err := rows.Scan(&a.ID, &a.FilePath, &action, &a.SessionID, &a.ProjectRoot, &a.FileType, &meta, &created); err != nil {
+		if err := rows.Scan(&a.ID, &a.FilePath, &action, &a.SessionID, &a.ProjectRoot, &a.FileType, &meta, &created,
+			&a.Touches, &a.Summary); err != nil {
 			return err
 		}
 		a.Action = memory.FileAction(action)

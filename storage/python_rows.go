@@ -23,7 +23,7 @@ func readPython(ctx context.Context, q querier) (Records, error) {
 		{"memories", func(r pyRow) { recs.Memories = append(recs.Memories, pythonMemory(r)) }},
 		{"edges", func(r pyRow) { recs.Edges = append(recs.Edges, pythonEdge(r)) }},
 		{"validation_events", func(r pyRow) { recs.Events = append(recs.Events, pythonEvent(r)) }},
-		{"file_activity", func(r pyRow) { recs.Files = append(recs.Files, pythonFile(r)) }},
+		{"file_activity", func(r pyRow) { recs.Files = append(recs.Files, FileRow{FileActivity: pythonFile(r), Touches: 1}) }},
 	}
 	for _, st := range steps {
 		rows, err := readTable(ctx, q, st.table)

@@ -31,7 +31,7 @@ func ExportJSONL(ctx context.Context, src Source, w io.Writer, now time.Time) (E
 		Memory: func(m *memory.Memory) error { n.Memories++; return enc.Encode(toMemoryRecord(m)) },
 		Edge:   func(e *memory.Edge) error { n.Edges++; return enc.Encode(toEdgeRecord(e)) },
 		Event:  func(ev *memory.ValidationEvent) error { n.Events++; return enc.Encode(toEventRecord(ev)) },
-		File:   func(a *memory.FileActivity) error { n.Files++; return enc.Encode(toFileRecord(a)) },
+		File:   func(a *storage.FileRow) error { n.Files++; return enc.Encode(toFileRecord(a)) },
 		Project: func(row map[string]any) error {
 			n.Projects++
 			row["record"] = KindProject

@@ -102,6 +102,10 @@ type fileRecord struct {
 	FileType    string            `json:"file_type"`
 	Metadata    map[string]any    `json:"metadata"`
 	CreatedAt   time.Time         `json:"created_at"`
+	// Touches is how many touches the row stands for (1, or more for a
+	// summary row folding older touches of one file and action).
+	Touches int  `json:"touches,omitempty"`
+	Summary bool `json:"summary,omitempty"`
 }
 
 func toMemoryRecord(m *memory.Memory) memoryRecord {
@@ -142,14 +146,16 @@ func (r eventRecord) event() memory.ValidationEvent {
 		ConfidenceAfter: r.ConfidenceAfter, CreatedAt: r.CreatedAt.UTC()}
 }
 
-func toFileRecord(a *memory.FileActivity) fileRecord {
+func toFileRecord(a *storage.FileRow) fileRecord {
 	return fileRecord{Record: KindFile, ID: a.ID, FilePath: a.FilePath, Action: a.Action, SessionID: a.SessionID,
-		ProjectRoot: a.ProjectRoot, FileType: a.FileType, Metadata: orEmpty(a.Metadata), CreatedAt: a.CreatedAt}
+		ProjectRoot: a.ProjectRoot, FileType: a.FileType, Metadata: orEmpty(a.Metadata), CreatedAt: a.CreatedAt,
+		Touches: a.Touches, Summary: a.Summary}
 }
 
-func (r fileRecord) file() memory.FileActivity {
-	return memory.FileActivity{ID: r.ID, FilePath: r.FilePath, Action: r.Action, SessionID: r.SessionID,
-		ProjectRoot: r.ProjectRoot, FileType: r.FileType, Metadata: r.Metadata, CreatedAt: r.CreatedAt.UTC()}
+func (r fileRecord) file() storage.FileRow {
+	return storage.FileRow{FileActivity: memory.FileActivity{ID: r.ID, FilePath: r.FilePath, Action: r.Action, SessionID: r.SessionID,
+		ProjectRoot: r.ProjectRoot, FileType: r.FileType, Metadata: r.Metadata, CreatedAt: r.CreatedAt.UTC()},
+		Touches: max(r.Touches, 1), Summary: r.Summary}
 }
 
 func orEmpty(m map[string]any) map[string]any {

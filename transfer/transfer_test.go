@@ -52,16 +52,25 @@ func export(t testing.TB, db *storage.DB) string {
 // TestJSONLRoundTrip exports a database, imports the export into an empty
 // one and exports that: the two exports are the same records.
 func TestJSONLRoundTrip(t *testing.T) {
-	first := export(t, sampleDB(t))
-	if n := strings.Count(first, "\n"); n != 1+7+4+3+2 {
-		t.Fatalf("export has %d lines, want a header and 16 records:\n%s", n, first)
+	src := sampleDB(t)
+	// A summary row: 42 older touches of one file folded into one row.
+	if _, err := src.SQL().Exec(`INSERT INTO file_activity (file_path, action, session_id, project_root, file_type, metadata, created_at, touches, summary)
+		VALUES ('/src/billing/old.go', 'edit', '', '/src/billing', 'go', '{}', '2024-01-01T00:00:00.000000000Z', 42, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	first := export(t, src)
+	if n := strings.Count(first, "\n"); n != 1+7+4+3+3 {
+		t.Fatalf("export has %d lines, want a header and 17 records:\n%s", n, first)
+	}
+	if !strings.Contains(first, `"touches":42,"summary":true`) {
+		t.Errorf("the summary row lost its touches:\n%s", first)
 	}
 	empty := openDB(t, "empty.db")
 	rep, err := Import(context.Background(), empty, strings.NewReader(first), ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.BadLines) != 0 || rep.Result.Memories != 7 || rep.Result.Edges != 4 || rep.Result.Events != 3 || rep.Result.Files != 2 {
+	if len(rep.BadLines) != 0 || rep.Result.Memories != 7 || rep.Result.Edges != 4 || rep.Result.Events != 3 || rep.Result.Files != 3 {
 		t.Fatalf("import report = %+v %+v", rep, rep.Result)
 	}
 	if second := export(t, empty); second != first {
