@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -56,7 +57,7 @@ func TestUpdateNoticesRewrittenAndRemovedFiles(t *testing.T) {
 	update(t, ix, root, Limits{})
 
 	blog := filepath.Join(root, "-home-dev-blog", "7a7a7a7a-0000-4000-8000-000000000007.jsonl")
-	rewritten := `{"type":"user","uuid":"r-1","sessionId":"7a7a","cwd":"/home/dev/blog","timestamp":"2024-03-01T00:00:00Z","message":{"role":"user","content":"Switch the blog to Hugo"}}` + "\n"
+	rewritten := `{"type":"user","uuid":"r-1","sessionId":"7a7a","cwd":"/home/dev/blog","timestamp":"2024-03-01T00:00:00Z","message":{"role":"user","content":"Switch the blog to Hugo` + strings.Repeat(" now", 300) + `"}}` + "\n"
 	if err := os.WriteFile(blog, []byte(rewritten), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -139,7 +139,7 @@ func TestSearchFiltersByProjectAndDate(t *testing.T) {
 
 	day := func(s string) time.Time { d, _ := time.Parse("2006-01-02", s); return d }
 	// u-0007 is at 2025-01-15T23:59:59.999Z, u-0009 at 2025-01-16T00:00:00Z.
-	got := matchedUUIDs(search(t, ix, Query{Text: "login", After: day("2025-01-15"), Before: day("2025-01-16")}))
+	got := matchedUUIDs(search(t, ix, Query{Text: "login screenshot JWT", After: day("2025-01-15"), Before: day("2025-01-16")}))
 	if !slices.Contains(got, "u-0007") || slices.Contains(got, "u-0009") {
 		t.Errorf("before is exclusive, the last millisecond of the day is in: %v", got)
 	}
