@@ -1,10 +1,12 @@
 package history
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"syscall"
+	"time"
 )
 
 // ErrBusy means another process is updating the index.
@@ -31,6 +33,22 @@ func TryLock(indexPath string) (*Lock, error) {
 		return nil, fmt.Errorf("lock history index: %w", err)
 	}
 	return &Lock{f: f}, nil
+}
+
+// WaitLock takes the update lock, waiting for another process to finish
+// until ctx ends.
+func WaitLock(ctx context.Context, indexPath string) (*Lock, error) {
+	for {
+		l, err := TryLock(indexPath)
+		if !errors.Is(err, ErrBusy) {
+			return l, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (waited until %v)", ErrBusy, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // Unlock releases the lock.

@@ -37,7 +37,7 @@ func TestPluginHooksRunRecallHookEvents(t *testing.T) {
 	readJSONFile(t, "../hooks/hooks.json", &cfg)
 	want := map[string]string{
 		"SessionStart": "session-start", "UserPromptSubmit": "user-prompt-submit",
-		"PostToolUse": "post-tool-use", "SessionEnd": "session-end",
+		"PostToolUse": "post-tool-use", "SessionEnd": "session-end", "PreCompact": "pre-compact",
 	}
 	if len(cfg.Hooks) != len(want) {
 		t.Fatalf("hooks.json wires %d events, want %d", len(cfg.Hooks), len(want))
