@@ -175,3 +175,25 @@ func TestSearchContextAndMergedWindows(t *testing.T) {
 		t.Errorf("without context: %d matches, %d context", r.TotalMatches, len(r.Results[0].Context))
 	}
 }
+
+func TestOneIndexerAtATime(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "history.db")
+	first, err := TryLock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TryLock(path); err != ErrBusy {
+		t.Fatalf("second lock: %v, want ErrBusy", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := WaitLock(ctx, path); err == nil {
+		t.Fatal("WaitLock took a held lock")
+	}
+	first.Unlock()
+	again, err := WaitLock(context.Background(), path)
+	if err != nil {
+		t.Fatalf("lock after release: %v", err)
+	}
+	again.Unlock()
+}
