@@ -165,3 +165,24 @@ func TestAroundReturnsTheWindow(t *testing.T) {
 		t.Errorf("unknown uuid: %v", err)
 	}
 }
+
+func TestReadAroundFindsTheSessionsTranscripts(t *testing.T) {
+	root := "testdata/projects"
+	msgs, anchor, err := ReadAround(root, shopSession, "a-0011", 1, 5)
+	if err != nil || !slices.Equal(uuids(msgs), []string{"u-0010", "a-0011"}) || anchor != 1 {
+		t.Errorf("main transcript: %v %d %v", uuids(msgs), anchor, err)
+	}
+	// A message of a subagent of the session, new layout and old.
+	for _, id := range []string{"sa-0002", "ol-0002"} {
+		msgs, anchor, err = ReadAround(root, shopSession, id, 1, 0)
+		if err != nil || len(msgs) != 2 || msgs[anchor].UUID != id {
+			t.Errorf("%s: %v %d %v", id, uuids(msgs), anchor, err)
+		}
+	}
+	if _, _, err := ReadAround(root, "no-such-session", "u-0001", 1, 1); err == nil || !strings.Contains(err.Error(), "no transcript") {
+		t.Errorf("unknown session: %v", err)
+	}
+	if _, _, err := ReadAround(root, shopSession, "nope", 1, 1); err == nil || !strings.Contains(err.Error(), "not in session") {
+		t.Errorf("unknown message: %v", err)
+	}
+}

@@ -1,10 +1,12 @@
 package history
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Window is a stretch of one conversation, for drill-down from a search
@@ -35,6 +37,35 @@ func FindTranscript(root, sessionID string) (string, error) {
 	return "", fmt.Errorf("no transcript of session %q under %s", sessionID, root)
 }
 
+// ReadAround reads the conversation around message uuid of a session
+// straight from Claude Code's transcripts under root (always up to date,
+// nothing indexed needed): at most before messages before it and after after
+// it, in file order, and the anchor's index among them. The session's own
+// transcript is read first, then its subagents'. Session summaries anchored
+// to (session, uuid) drill down with it.
+func ReadAround(root, sessionID, uuid string, before, after int) ([]Message, int, error) {
+	found, err := Scan(root)
+	if err != nil {
+		return nil, 0, err
+	}
+	slices.SortStableFunc(found, func(a, b Transcript) int { return cmp.Compare(a.AgentID, b.AgentID) }) // the session first
+	seen := false
+	for _, t := range found {
+		if t.SessionID != sessionID && t.SessionID != "" {
+			continue
+		}
+		msgs, anchor, err := Reader{}.Around(t.Path, uuid, before, after)
+		if err == nil {
+			return msgs, anchor, nil
+		}
+		seen = seen || t.SessionID == sessionID
+	}
+	if !seen {
+		return nil, 0, fmt.Errorf("no transcript of session %q under %s", sessionID, root)
+	}
+	return nil, 0, fmt.Errorf("message %q is not in session %q", uuid, sessionID)
+}
+
 // Show reads a conversation from its transcript (always up to date, full
 // text): the window of before and after messages around uuid, or with uuid
 // empty the whole session. The index only says which file holds uuid (a
@@ -44,17 +75,21 @@ func (ix *Index) Show(ctx context.Context, root, sessionID, uuid string, before,
 	if err != nil {
 		return nil, err
 	}
-	if path == "" {
-		if path, err = FindTranscript(root, sessionID); err != nil {
-			return nil, err
-		}
-	}
 	w := &Window{SessionID: sessionID, Project: project, Path: path, Messages: []View{}}
 	var msgs []Message
 	anchor := -1
-	if uuid != "" {
+	switch {
+	case path != "" && uuid != "":
 		msgs, anchor, err = Reader{}.Around(path, uuid, before, after)
-	} else {
+	case uuid != "": // not indexed yet
+		msgs, anchor, err = ReadAround(root, sessionID, uuid, before, after)
+	default:
+		if path == "" {
+			if path, err = FindTranscript(root, sessionID); err != nil {
+				return nil, err
+			}
+			w.Path = path
+		}
 		msgs, _, err = Reader{}.ReadFile(path)
 	}
 	if err != nil {

@@ -104,7 +104,7 @@ func (ix *Index) checkModel(ctx context.Context, model string) error {
 }
 
 func (ix *Index) embedBatch(ctx context.Context, e Embedder, n int) (int, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT id, text FROM messages WHERE embedded = 0 ORDER BY id LIMIT ?`, n)
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, text FROM messages WHERE embedded = 0 ORDER BY id DESC LIMIT ?`, n) // newest first
 	if err != nil {
 		return 0, err
 	}
