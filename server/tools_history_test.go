@@ -161,4 +161,3 @@ func TestHistorySearchIsHybridOnceEmbeddedAndDegradesWithoutOllama(t *testing.T)
 		t.Errorf("without Ollama: %v", out)
 	}
 }
-
