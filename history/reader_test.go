@@ -186,3 +186,16 @@ func TestReadAroundFindsTheSessionsTranscripts(t *testing.T) {
 		t.Errorf("unknown message: %v", err)
 	}
 }
+
+func TestToolCallsAreSummedUpByTheirTellingArgument(t *testing.T) {
+	msgs, _, err := Reader{}.ReadFile(filepath.Join(shopDir, shopSession, "subagents", "agent-a1b2c3.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := byUUID(t, msgs, "sa-0002").Text; !strings.HasPrefix(got, "[Grep] checkClockSkew\n") {
+		t.Errorf("Grep call: %q", got)
+	}
+	if !msgs[0].Sidechain || msgs[0].AgentID != "a1b2c3" {
+		t.Errorf("subagent fields: %+v", msgs[0])
+	}
+}

@@ -75,7 +75,7 @@ func blockText(b block, opts TextOptions) string {
 }
 
 // toolArgs are the arguments that say what a tool call did, by preference.
-var toolArgs = []string{"command", "file_path", "notebook_path", "path", "pattern", "url", "query", "description", "prompt"}
+var toolArgs = []string{"command", "file_path", "notebook_path", "pattern", "path", "url", "query", "description", "prompt"}
 
 // toolCall sums up a tool call in one line: the tool and its telling argument.
 func toolCall(name string, input map[string]any) string {
