@@ -177,7 +177,7 @@ func TestSearchContextAndMergedWindows(t *testing.T) {
 }
 
 func TestOneIndexerAtATime(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "history.db")
+	path := filepath.Join(t.TempDir(), "not-yet", "history.db") // the first run creates the directory
 	first, err := TryLock(path)
 	if err != nil {
 		t.Fatal(err)

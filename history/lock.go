@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
 	"time"
 )
@@ -21,6 +22,9 @@ type Lock struct{ f *os.File }
 // TryLock takes the update lock of the index at indexPath without waiting;
 // ErrBusy when another process holds it.
 func TryLock(indexPath string) (*Lock, error) {
+	if err := os.MkdirAll(filepath.Dir(indexPath), 0o700); err != nil {
+		return nil, fmt.Errorf("create history index directory: %w", err)
+	}
 	f, err := os.OpenFile(indexPath+".lock", os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open history index lock: %w", err)
