@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -218,4 +219,65 @@ func BenchmarkRescanUnchanged(b *testing.B) {
 			b.Fatal(st, err)
 		}
 	}
+}
+
+var benchVectors = flag.Int("history.vectors", 5000, "embedded messages BenchmarkSearchHybrid searches")
+
+// randomEmbedder gives unit vectors of mxbai-embed-large's dimension; only
+// their cost matters here, not their meaning.
+type randomEmbedder struct{ r *rand.Rand }
+
+func (e randomEmbedder) Model() string { return "random-1024" }
+
+func (e randomEmbedder) EmbedDocuments(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i := range out {
+		out[i] = e.vector()
+	}
+	return out, nil
+}
+
+func (e randomEmbedder) vector() []float32 {
+	v := make([]float32, 1024)
+	var norm float64
+	for i := range v {
+		v[i] = float32(e.r.NormFloat64())
+		norm += float64(v[i] * v[i])
+	}
+	for i := range v {
+		v[i] /= float32(math.Sqrt(norm))
+	}
+	return v
+}
+
+// BenchmarkSearchHybrid searches -history.vectors embedded messages by
+// keywords and meaning at once.
+func BenchmarkSearchHybrid(b *testing.B) {
+	root := filepath.Join(b.TempDir(), "projects")
+	writeCorpus(b, root, 0, *benchVectors, 500, 600)
+	ix, err := Open(context.Background(), filepath.Join(b.TempDir(), "history.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Update(context.Background(), UpdateOptions{Root: root}); err != nil {
+		b.Fatal(err)
+	}
+	emb := randomEmbedder{rand.New(rand.NewPCG(3, 4))}
+	if _, err := ix.Embed(context.Background(), emb, 256, 0); err != nil {
+		b.Fatal(err)
+	}
+	c := newCorpus(5)
+	var took []time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		q := Query{Text: c.sentence(1 + i%3), Vector: emb.vector(), Context: 3, Threshold: 0.2, MaxResults: 10, IncludeSubagents: true}
+		start := time.Now()
+		if _, err := ix.Search(context.Background(), q); err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, time.Since(start))
+	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
 }
