@@ -58,7 +58,7 @@ type Response struct {
 
 // Limits of a search.
 const (
-	maxCandidates   = 1000 // matches ranked per search, before windows merge
+	maxCandidates   = 1000 // matches ranked per search (the newest), before windows merge
 	maxContentChars = 2000 // of each message shown; drill down for the rest
 	rrfK            = 60   // reciprocal rank fusion constant
 )
@@ -161,9 +161,15 @@ func (ix *Index) keywordCandidates(ctx context.Context, text string, f filter) (
 }
 
 func (ix *Index) matchFTS(ctx context.Context, match string, f filter) ([]candidate, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT m.id, m.file_id, m.seq, bm25(messages_fts) AS rank
-		FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid JOIN files f ON f.id = m.file_id
-		WHERE messages_fts MATCH ? AND `+f.where+` ORDER BY rank, m.id LIMIT ?`,
+	// The inner query walks the matches newest first (FTS5 streams rowid
+	// order without sorting) and stops at maxCandidates; only those get a
+	// BM25 rank. A word found in 50,000 messages then costs what one found in
+	// 1,000 does, and its matches are ranked among the newest.
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, file_id, seq, rank FROM (
+			SELECT m.id, m.file_id, m.seq, bm25(messages_fts) AS rank
+			FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid JOIN files f ON f.id = m.file_id
+			WHERE messages_fts MATCH ? AND `+f.where+` ORDER BY messages_fts.rowid DESC LIMIT ?)
+		ORDER BY rank, id`,
 		append(append([]any{match}, f.args...), maxCandidates)...)
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
