@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
-	_ "github.com/mattn/go-sqlite3" // the driver, built with tag sqlite_fts5
+	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/recall-mcp/recall/keywords"
 )
@@ -57,6 +57,22 @@ var schema = []string{
 
 var loadVec sync.Once
 
+// driverName is go-sqlite3 with memory-mapped reads: a vector search reads
+// every vector of the vec0 table, and through mmap those reads are page
+// cache lookups instead of read system calls.
+const driverName = "sqlite3_recall_history"
+
+const mmapSize = 1 << 30
+
+func init() {
+	sql.Register(driverName, &sqlite3.SQLiteDriver{
+		ConnectHook: func(c *sqlite3.SQLiteConn) error {
+			_, err := c.Exec(fmt.Sprintf("PRAGMA mmap_size = %d", mmapSize), nil)
+			return err
+		},
+	})
+}
+
 // Index is the history index: one SQLite file (history.db), shared by every
 // Recall process; one of them updates it at a time (see Lock).
 type Index struct {
@@ -76,7 +92,7 @@ func Open(ctx context.Context, path string) (*Index, error) {
 	q.Set("_busy_timeout", "10000")
 	q.Set("_foreign_keys", "on")
 	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+	db, err := sql.Open(driverName, "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("open history index %s: %w", path, err)
 	}
