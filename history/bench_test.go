@@ -146,7 +146,7 @@ func BenchmarkUpdate(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
-		ix, err := Open(context.Background(), filepath.Join(b.TempDir(), "history.db"))
+		ix, err := OpenForIndexing(context.Background(), filepath.Join(b.TempDir(), "history.db"))
 		if err != nil {
 			b.Fatal(err)
 		}

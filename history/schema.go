@@ -80,8 +80,20 @@ type Index struct {
 	path string
 }
 
-// Open opens (creating if needed) the index at path.
+// Open opens (creating if needed) the index at path, for searching (with
+// memory-mapped reads) and updating.
 func Open(ctx context.Context, path string) (*Index, error) {
+	return open(ctx, path, driverName)
+}
+
+// OpenForIndexing opens the index without memory-mapped reads: pages of the
+// index a long update touches would count as the indexer's resident memory
+// (a gigabyte for a large history); without mmap it stays SQLite's page cache.
+func OpenForIndexing(ctx context.Context, path string) (*Index, error) {
+	return open(ctx, path, "sqlite3")
+}
+
+func open(ctx context.Context, path, driver string) (*Index, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create history index directory: %w", err)
 	}
@@ -92,7 +104,7 @@ func Open(ctx context.Context, path string) (*Index, error) {
 	q.Set("_busy_timeout", "10000")
 	q.Set("_foreign_keys", "on")
 	q.Set("_txlock", "immediate")
-	db, err := sql.Open(driverName, "file:"+path+"?"+q.Encode())
+	db, err := sql.Open(driver, "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("open history index %s: %w", path, err)
 	}

@@ -61,7 +61,7 @@ func runHistoryIndex(ctx context.Context, e *env, fs *flag.FlagSet, args []strin
 
 // indexHistory updates the index, then embeds what has no vector yet.
 func indexHistory(ctx context.Context, e *env, cfg *config.Config, log *slog.Logger, embed, report bool) error {
-	ix, err := history.Open(ctx, cfg.HistoryIndexPath())
+	ix, err := history.OpenForIndexing(ctx, cfg.HistoryIndexPath())
 	if err != nil {
 		return err
 	}
