@@ -2,8 +2,10 @@ package history
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/embedding/ollamatest"
@@ -73,5 +75,39 @@ func TestAnotherModelsVectorsAreDropped(t *testing.T) {
 	st, err := ix.Embed(ctx, b, 8, 0)
 	if err != nil || st.Messages != 16 {
 		t.Fatalf("new model: %+v %v", st, err)
+	}
+}
+
+// TestHybridSearchWithOllama embeds the fixtures and searches them through
+// the Ollama named by OLLAMA_HOST when it is set (a real server, models
+// pulled), else through the fake.
+func TestHybridSearchWithOllama(t *testing.T) {
+	host := strings.TrimSpace(os.Getenv("OLLAMA_HOST"))
+	if host == "" {
+		host = ollamatest.New(t).URL()
+	} else if !strings.Contains(host, "://") {
+		host = "http://" + host
+	}
+	client, err := embedding.New(embedding.Options{Host: host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Check(context.Background()); err != nil {
+		t.Skipf("Ollama at %s is not usable: %v", host, err)
+	}
+	root := copyTree(t)
+	ix := openIndex(t)
+	update(t, ix, root, Limits{})
+	st, err := ix.Embed(context.Background(), client, 8, 0)
+	if err != nil || st.Pending != 0 {
+		t.Fatalf("embed: %+v %v", st, err)
+	}
+	s := &Service{Index: ix, Root: root, Embedder: client, EmbedTimeout: 2 * time.Minute} // a loaded machine is slow
+	r, err := s.Search(context.Background(), SearchRequest{Query: "token bucket rate limiter", Context: 1, Threshold: 0.2, MaxResults: 5, IncludeSubagents: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Mode != "hybrid" || r.TotalMatches == 0 || r.Note != "" {
+		t.Errorf("hybrid search: mode %s, %d matches, note %q", r.Mode, r.TotalMatches, r.Note)
 	}
 }
