@@ -41,8 +41,10 @@ func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 		log.Error("hook not answered", "hook", rest[0], "err", err)
 		return nil
 	}
-	if ev, err := hook.ParseEvent(rest[0]); err == nil && (ev == hook.SessionStart || ev == hook.PreCompact) && cfg.History {
-		startBackgroundIndex(cfg, log) // detached: returns at once
+	if ev, err := hook.ParseEvent(rest[0]); err == nil && (ev == hook.SessionStart || ev == hook.PreCompact) {
+		if cfg.History {
+			startBackgroundIndex(cfg, log) // detached: returns at once
+		}
 		if ev == hook.PreCompact {
 			return nil // nothing to answer, no database to open
 		}
