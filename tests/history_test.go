@@ -200,3 +200,22 @@ func TestHookPreCompactStartsTheIndexerAndSaysNothing(t *testing.T) {
 	}
 	c.waitForIndexer(16)
 }
+
+func TestHookStartsNoSecondIndexer(t *testing.T) {
+	c := newCLIEnv(t)
+	projects, shop := fakeClaudeProjects(t, c)
+	c.vars["RECALL_HISTORY"] = "on"
+	c.vars["RECALL_HISTORY_DIR"] = projects
+	// Another process is indexing: it holds the lock.
+	held, err := history.TryLock(filepath.Join(c.dir, "history.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.hook("PreCompact", hookInput(t, "PreCompact", shop, nil))
+	c.hook("SessionStart", hookInput(t, "SessionStart", shop, nil))
+	time.Sleep(500 * time.Millisecond) // time for a wrongly started indexer to index
+	held.Unlock()
+	if st := c.historyStats(); st.Messages != 0 {
+		t.Errorf("a second indexer ran beside the first: %+v", st)
+	}
+}
