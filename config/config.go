@@ -38,6 +38,9 @@ type Config struct {
 	HistoryProjects        []string      // only these projects' transcripts; empty: all
 	HistoryDays            int           // only transcripts written this many days back; 0: all
 	HistoryEmbed           bool          // embed history in the background
+	MatchMinSimilarity     float64       // similarity floor of a match
+	PromptMinCoverage      float64       // share of a prompt's content words an injected memory contains
+	ActivityRetentionDays  int           // file activity older than this is summarised
 }
 
 // HistoryIndexPath is the history index's file: history.db beside the memory
@@ -97,6 +100,9 @@ func Load() (*Config, error) {
 		HistoryProjects:        p.list("RECALL_HISTORY_PROJECTS", raw.HistoryProjects),
 		HistoryDays:            p.integer("RECALL_HISTORY_DAYS", raw.HistoryDays, 0, 0),
 		HistoryEmbed:           p.onOff("RECALL_HISTORY_EMBED", raw.HistoryEmbed),
+		MatchMinSimilarity:     p.fraction("RECALL_MATCH_MIN_SIMILARITY", raw.MatchMinSimilarity),
+		PromptMinCoverage:      p.fraction("RECALL_PROMPT_MIN_COVERAGE", raw.PromptMinCoverage),
+		ActivityRetentionDays:  p.integer("RECALL_ACTIVITY_RETENTION_DAYS", raw.ActivityRetentionDays, 1, 0),
 	}
 	if err := errors.Join(p.errs...); err != nil {
 		return nil, err
