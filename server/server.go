@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/recall-mcp/recall/history"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/validation"
 )
@@ -19,8 +20,10 @@ import (
 type Deps struct {
 	Memory   *memory.Service
 	Curation *validation.Service
-	Version  string
-	Logger   *slog.Logger
+	// History, when set, adds the conversation history tools.
+	History *history.Service
+	Version string
+	Logger  *slog.Logger
 }
 
 // instructions tell the client how the tools fit together; clients show them
@@ -49,6 +52,9 @@ func New(d Deps) *mcp.Server {
 	h.addGraphTools(srv)
 	h.addCurationTools(srv)
 	h.addFileTools(srv)
+	if d.History != nil {
+		h.addHistoryTools(srv, d.History)
+	}
 	return srv
 }
 

@@ -48,7 +48,7 @@ func init() {
 	commands = []*command{
 		serveCommand, callCommand, hookCommand,
 		storeCommand, searchCommand, listCommand, forgetCommand, statsCommand,
-		reindexCommand, exportCommand, importCommand, doctorCommand, versionCommand,
+		reindexCommand, historyCommand, exportCommand, importCommand, doctorCommand, versionCommand,
 	}
 }
 

@@ -117,7 +117,7 @@ func runImport(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 		return err
 	}
 	defer a.Close()
-	bar := progressBar(e.stderr)
+	bar := importProgress(e.stderr)
 	rep, err := transfer.Import(ctx, a.db, in, transfer.ImportOptions{Namespace: *ns, Progress: bar})
 	if err != nil {
 		return err
@@ -156,9 +156,9 @@ func printImport(stdout, stderr io.Writer, rep *transfer.ImportReport) {
 	}
 }
 
-// progressBar draws the writing progress on stderr when it is a terminal;
+// importProgress draws the writing progress on stderr when it is a terminal;
 // nil (no progress) otherwise, so logs and pipes stay clean.
-func progressBar(stderr io.Writer) transfer.Progress {
+func importProgress(stderr io.Writer) transfer.Progress {
 	f, ok := stderr.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
