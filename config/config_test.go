@@ -53,6 +53,9 @@ func TestDefaults(t *testing.T) {
 		StaleDays:              30,
 		HTTPToken:              "",
 		HookTimeout:            3 * time.Second,
+		Capture:                true,
+		Summaries:              true,
+		SummaryCalls:           20,
 	}
 	if *got != want {
 		t.Errorf("defaults:\n got %+v\nwant %+v", *got, want)
@@ -84,6 +87,9 @@ var overrides = []struct {
 	{"RECALL_STALE_DAYS", "1", func(c *config.Config) bool { return c.StaleDays == 1 }},
 	{"RECALL_HTTP_TOKEN", "s3cret", func(c *config.Config) bool { return c.HTTPToken == "s3cret" }},
 	{"RECALL_HOOK_TIMEOUT", "750ms", func(c *config.Config) bool { return c.HookTimeout == 750*time.Millisecond }},
+	{"RECALL_CAPTURE", "off", func(c *config.Config) bool { return !c.Capture }},
+	{"RECALL_SUMMARIES", "off", func(c *config.Config) bool { return !c.Summaries }},
+	{"RECALL_SUMMARY_CALLS", "3", func(c *config.Config) bool { return c.SummaryCalls == 3 }},
 }
 
 func TestEveryOverride(t *testing.T) {

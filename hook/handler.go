@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -24,7 +25,12 @@ type Handler struct {
 	Memory      *memory.Service
 	Context     ContextFunc
 	TokenBudget int // of the session-start context
-	Logger      *slog.Logger
+	// Capture writes the session journal; nil when capture is off.
+	Capture *capture.Recorder
+	// Summaries queues a summary of the session at Stop, PreCompact and
+	// SessionEnd (made later by recall serve).
+	Summaries bool
+	Logger    *slog.Logger
 	Now         func() time.Time
 
 	degraded bool // already logged that recall fell back to keywords
@@ -47,8 +53,10 @@ func (h *Handler) Handle(ctx context.Context, event string, in *Input) (*Output,
 		return h.userPromptSubmit(ctx, in)
 	case PostToolUse:
 		return nil, h.postToolUse(ctx, in)
+	case Stop, PreCompact:
+		return nil, h.queueSummary(ctx, event, in)
 	case SessionEnd:
-		return nil, h.sessionEnd(ctx, in)
+		return nil, errors.Join(h.sessionEnd(ctx, in), h.queueSummary(ctx, event, in))
 	}
 	_, err := ParseEvent(event)
 	return nil, err
@@ -92,6 +100,13 @@ func (h *Handler) sessionStart(ctx context.Context, in *Input) (*Output, error) 
 // userPromptSubmit lists the few memories most relevant to the prompt, as an
 // index of ids the model can expand with the memory tools.
 func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, error) {
+	if h.Capture != nil {
+		// Recorded before the search: the prompt is kept even when the
+		// search fails or times out.
+		if _, err := h.Capture.Prompt(ctx, h.anchor(in, ""), in.Prompt); err != nil {
+			h.log().Warn("prompt not captured", "session_id", in.SessionID, "err", err)
+		}
+	}
 	prompt := strings.TrimSpace(in.Prompt)
 	if utf8.RuneCountInString(prompt) < minPromptChars {
 		return nil, nil
@@ -217,8 +232,45 @@ var fileActions = map[string]memory.FileAction{
 	"NotebookEdit": memory.ActionEdit,
 }
 
-// postToolUse records which file a file tool touched. Other tools are ignored.
+// postToolUse records the tool call in the journal and, for file tools, which
+// file was touched.
 func (h *Handler) postToolUse(ctx context.Context, in *Input) error {
+	var captured error
+	if h.Capture != nil {
+		_, captured = h.Capture.Observation(ctx, h.anchor(in, capture.LastUserTurn(in.TranscriptPath)), capture.Tool{
+			Name: in.ToolName, Input: in.ToolInput.Raw, Response: in.ToolResponse, Cwd: in.Cwd,
+		})
+		if captured != nil {
+			captured = fmt.Errorf("capture tool call: %w", captured)
+		}
+	}
+	return errors.Join(captured, h.recordFileActivity(ctx, in))
+}
+
+// anchor places a journal entry: the project from cwd, the session, the turn
+// and the transcript.
+func (h *Handler) anchor(in *Input, turn string) capture.Anchor {
+	return capture.Anchor{Namespace: FindProject(in.Cwd).Namespace, SessionID: in.SessionID, TurnID: turn, TranscriptPath: in.TranscriptPath}
+}
+
+// queueSummary asks for a summary of the session so far, anchored to its last
+// turn. The chat model is never called here: recall serve works the queue.
+func (h *Handler) queueSummary(ctx context.Context, event string, in *Input) error {
+	if h.Capture == nil || !h.Summaries {
+		return nil
+	}
+	if in.SessionID == "" {
+		return fmt.Errorf("%s without session_id: no session to summarise", eventNames[event])
+	}
+	if err := h.Capture.Store.QueueSummary(ctx, in.SessionID, event, capture.LastUserTurn(in.TranscriptPath)); err != nil {
+		return fmt.Errorf("queue summary: %w", err)
+	}
+	return nil
+}
+
+// recordFileActivity records which file a file tool touched. Other tools are
+// ignored.
+func (h *Handler) recordFileActivity(ctx context.Context, in *Input) error {
 	action, ok := fileActions[in.ToolName]
 	if !ok {
 		return nil

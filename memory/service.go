@@ -18,6 +18,9 @@ type Options struct {
 	QueryEmbedTimeout time.Duration
 	Logger            *slog.Logger
 	Now               func() time.Time // for tests; time.Now when nil
+	// Scrub makes content safe to keep before it is stored (private sections
+	// dropped, secrets redacted); nil keeps content as given.
+	Scrub func(string) string
 }
 
 // Service carries out every memory operation over a Store, an Embedder and,

@@ -90,3 +90,10 @@ func TestEveryGitleaksRuleCompiles(t *testing.T) {
 		}
 	}
 }
+
+func TestScrubRedactsATruncatedPrivateKey(t *testing.T) {
+	cut := privateKey[:len(privateKey)/2]
+	if got := Clean("head\n" + cut); strings.Contains(got, "MIIEpAIBAAKCAQEA") {
+		t.Fatalf("truncated key kept:\n%s", got)
+	}
+}

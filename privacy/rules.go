@@ -55,6 +55,12 @@ func (r *rule) compiled() *regexp.Regexp {
 // code; a session's text holds shell commands and .env files).
 var ownRules = []*rule{
 	{
+		// A private key cut off by trimming has no END line for gitleaks' rule.
+		id:       "private-key-unterminated",
+		pattern:  `(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----|\z)`,
+		keywords: []string{"private key"},
+	},
+	{
 		id:       "url-password",
 		pattern:  `(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@'"]+:([^\s/@'"]{1,200})@`,
 		keywords: []string{"://"},

@@ -12,6 +12,7 @@ import (
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/privacy"
 	"github.com/recall-mcp/recall/server"
 	"github.com/recall-mcp/recall/storage"
 	"github.com/recall-mcp/recall/validation"
@@ -89,6 +90,7 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 		DefaultTokenBudget: cfg.DefaultTokenBudget,
 		QueryEmbedTimeout:  min(cfg.OllamaTimeout, maxQueryEmbedWait),
 		Logger:             log,
+		Scrub:              privacy.Clean,
 	})
 	cur := validation.New(db, mem, embedder, ollama, validation.Options{
 		ContradictionThreshold: cfg.ContradictionThreshold,

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/validation"
 )
@@ -20,8 +21,10 @@ var hookCommand = &command{
 	args: "<" + strings.Join(hook.Events, "|") + ">",
 	summary: "Answer a Claude Code hook (JSON on stdin, answer on stdout).\n" +
 		"session-start injects the project's context, user-prompt-submit the memories\n" +
-		"relevant to the prompt; post-tool-use records touched files; session-end\n" +
-		"records the end. Whatever goes wrong, a hook exits 0 and logs to stderr.",
+		"relevant to the prompt and records the prompt; post-tool-use records the tool\n" +
+		"call and touched files; stop, pre-compact and session-end queue a summary of\n" +
+		"the session (session-end also records the end). Whatever goes wrong, a hook\n" +
+		"exits 0 and logs to stderr.",
 	run: runHook,
 }
 
@@ -47,6 +50,7 @@ func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 		h := &hook.Handler{
 			Memory:      a.mem,
 			TokenBudget: cfg.DefaultTokenBudget,
+			Summaries:   cfg.Summaries,
 			Logger:      log,
 			Context: func(ctx context.Context, query, project string, budget int) (string, error) {
 				res, err := a.cur.Context(ctx, validation.ContextRequest{Query: query, Project: project, TokenBudget: budget})
@@ -58,6 +62,9 @@ func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 				}
 				return res.Context, nil
 			},
+		}
+		if cfg.Capture {
+			h.Capture = &capture.Recorder{Store: a.db}
 		}
 		// The database is left open: the process ends right after answering,
 		// every write is already committed to the WAL, and closing the last
