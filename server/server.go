@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/validation"
 )
@@ -18,8 +19,10 @@ import (
 type Deps struct {
 	Memory   *memory.Service
 	Curation *validation.Service
-	Version  string
-	Logger   *slog.Logger
+	// Capture reads the session journal; nil leaves its three tools out.
+	Capture *capture.Reader
+	Version string
+	Logger  *slog.Logger
 }
 
 // instructions tell the client how the tools fit together; clients show them
@@ -48,6 +51,9 @@ func New(d Deps) *mcp.Server {
 	h.addGraphTools(srv)
 	h.addCurationTools(srv)
 	h.addFileTools(srv)
+	if d.Capture != nil {
+		h.addCaptureTools(srv, d.Capture)
+	}
 	return srv
 }
 

@@ -9,7 +9,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// toolNames are the tools of the Python Recall plus memory_edge_forget_tool.
+// toolNames are the tools of the Python Recall plus memory_edge_forget_tool and
+// the three reading steps over captured sessions (recall_*).
 var toolNames = []string{
 	"file_activity_add", "file_activity_recent",
 	"memory_analyze_health", "memory_apply_tool", "memory_check_supersedes",
@@ -17,6 +18,7 @@ var toolNames = []string{
 	"memory_edge_forget_tool", "memory_forget_tool", "memory_inspect_graph_tool",
 	"memory_list_tool", "memory_outcome_tool", "memory_recall_tool",
 	"memory_relate_tool", "memory_store_tool", "memory_validate_tool",
+	"recall_details", "recall_search", "recall_timeline",
 	"validation_history_tool",
 }
 

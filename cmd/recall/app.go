@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/hook"
@@ -113,5 +114,6 @@ func (a *app) Close() {
 
 // mcpServer builds the MCP server over the app's services.
 func (a *app) mcpServer() *mcp.Server {
-	return server.New(server.Deps{Memory: a.mem, Curation: a.cur, Version: version(), Logger: a.log})
+	return server.New(server.Deps{Memory: a.mem, Curation: a.cur, Capture: &capture.Reader{Store: a.db, Memories: a.mem},
+		Version: version(), Logger: a.log})
 }
