@@ -199,6 +199,45 @@ func TestCaptureWholeSessionThroughHooks(t *testing.T) {
 	}
 }
 
+// The three reading tools find what the hooks captured, and nothing private.
+func TestCapturedSessionFoundByTheReadingTools(t *testing.T) {
+	c := newCLIEnv(t)
+	runCapturedSession(t, c)
+
+	index := c.call("recall_search", `{"query": "go test orders cache", "project": "project:shop-api"}`)
+	results, _ := index["results"].([]any)
+	if len(results) == 0 {
+		t.Fatalf("search found nothing: %v", index)
+	}
+	first := results[0].(map[string]any)
+	if !strings.HasPrefix(first["title"].(string), "Bash: go test ./orders/...") || first["kind"] != "observation" {
+		t.Fatalf("best result %v, want the Bash observation", first)
+	}
+	id := first["id"].(string)
+
+	tl := c.call("recall_timeline", `{"id": "`+id+`", "before": 1, "after": 1}`)
+	if got := len(tl["results"].([]any)); got != 3 {
+		t.Fatalf("timeline around %s: %d results: %v", id, got, tl)
+	}
+
+	details := c.call("recall_details", `{"ids": ["`+id+`"]}`)
+	rec := details["records"].([]any)[0].(map[string]any)
+	anchor := rec["anchor"].(map[string]any)
+	if anchor["session_id"] != captureSession || anchor["turn_id"] != "turn-1-uuid" || !strings.HasSuffix(anchor["transcript_path"].(string), captureSession+".jsonl") {
+		t.Errorf("anchor %v", anchor)
+	}
+	if !strings.Contains(rec["text"].(string), "bytes not kept") {
+		t.Errorf("details of the 5 MB call do not say what was trimmed")
+	}
+
+	for _, q := range []string{"Elm Street", sessionPass, "R4nd0mT0k3nVa1u3Xq9Zp2Lm8Kd7Wv5Bn3Jh6Yt1"} {
+		found := c.call("recall_search", `{"query": "`+q+`"}`)
+		if rs, _ := found["results"].([]any); len(rs) != 0 {
+			t.Errorf("search for %q found %v", q, rs)
+		}
+	}
+}
+
 func TestCaptureOffRecordsNothing(t *testing.T) {
 	c := newCLIEnv(t)
 	c.vars["RECALL_CAPTURE"] = "off"
