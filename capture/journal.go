@@ -98,6 +98,8 @@ type Store interface {
 	// before a time (when not zero), with their pending summaries; it returns
 	// how many entries went and the ids of the session memories they became.
 	ForgetEntries(ctx context.Context, sessionID string, before time.Time) (int, []string, error)
+	// CountEntries counts what ForgetEntries would delete.
+	CountEntries(ctx context.Context, sessionID string, before time.Time) (int, error)
 
 	// QueueSummary records that a session wants a summary; a session already
 	// waiting keeps one job, with the newer turn anchor.

@@ -31,7 +31,7 @@ type Handler struct {
 	// SessionEnd (made later by recall serve).
 	Summaries bool
 	Logger    *slog.Logger
-	Now         func() time.Time
+	Now       func() time.Time
 
 	degraded bool // already logged that recall fell back to keywords
 }

@@ -220,8 +220,12 @@ func (s *DB) ForgetEntries(ctx context.Context, sessionID string, before time.Ti
 		}
 		n64, _ := res.RowsAffected()
 		n = int(n64)
+		// File activity is captured by the same hooks.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM file_activity WHERE `+where, args...); err != nil {
+			return fmt.Errorf("forget file activity: %w", err)
+		}
 		if sessionID != "" {
-			for _, q := range []string{`DELETE FROM summary_jobs WHERE session_id = ?`, `DELETE FROM capture_sessions WHERE session_id = ?`} {
+			for _, q := range []string{`DELETE FROM summary_jobs WHERE session_id = ?`, `DELETE FROM capture_sessions WHERE session_id = ?`, `DELETE FROM sessions WHERE id = ?`} {
 				if _, err := tx.ExecContext(ctx, q, sessionID); err != nil {
 					return fmt.Errorf("forget journal: %w", err)
 				}
@@ -235,6 +239,21 @@ func (s *DB) ForgetEntries(ctx context.Context, sessionID string, before time.Ti
 		return nil
 	})
 	return n, memIDs, err
+}
+
+// CountEntries counts the journal entries of a session (when set) and/or
+// created before a time (when not zero).
+func (s *DB) CountEntries(ctx context.Context, sessionID string, before time.Time) (int, error) {
+	q := `SELECT count(*) FROM journal WHERE (? = '' OR session_id = ?) AND (? = '' OR created_at < ?)`
+	b := ""
+	if !before.IsZero() {
+		b = formatTime(before)
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, q, sessionID, sessionID, b, b).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count journal: %w", err)
+	}
+	return n, nil
 }
 
 func (s *DB) queryEntries(ctx context.Context, query string, args ...any) ([]*capture.Entry, error) {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/storage"
@@ -244,5 +245,38 @@ func TestCaptureOffRecordsNothing(t *testing.T) {
 	runCapturedSession(t, c)
 	if es := c.journal(captureSession); len(es) != 0 {
 		t.Fatalf("RECALL_CAPTURE=off still captured %d entries", len(es))
+	}
+}
+
+func TestForgetCapturedSessionAndBeforeDate(t *testing.T) {
+	c := newCLIEnv(t)
+	runCapturedSession(t, c)
+	if n := len(c.journal(captureSession)); n == 0 {
+		t.Fatal("nothing captured")
+	}
+	out := c.ok("forget", "--session", captureSession)
+	if !strings.Contains(out, "would delete 6 captured entries") || len(c.journal(captureSession)) != 6 {
+		t.Fatalf("forget without --yes: %s", out)
+	}
+	out = c.ok("forget", "--session", captureSession, "--yes")
+	if !strings.Contains(out, "deleted 6 captured entries") {
+		t.Fatalf("forget --session: %s", out)
+	}
+	if n := len(c.journal(captureSession)); n != 0 {
+		t.Fatalf("%d entries left after forget --session", n)
+	}
+	if files := c.call("file_activity_recent", `{"days": 1}`); len(files["files"].([]any)) != 0 {
+		t.Errorf("file activity of the session kept: %v", files["files"])
+	}
+
+	runCapturedSession(t, c)
+	if out := c.ok("forget", "--before", "2000-01-01", "--yes"); !strings.Contains(out, "deleted 0 captured entries") {
+		t.Fatalf("forget --before 2000: %s", out)
+	}
+	if out := c.ok("forget", "--before", time.Now().Add(time.Hour).UTC().Format(time.RFC3339), "--yes"); !strings.Contains(out, "deleted 6 captured entries") {
+		t.Fatalf("forget --before now: %s", out)
+	}
+	if r := c.run("", "forget", "--before", "last tuesday"); r.code != 2 || !strings.Contains(r.stderr, "2026-03-01") {
+		t.Fatalf("bad date: exit %d, %s", r.code, r.stderr)
 	}
 }
