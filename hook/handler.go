@@ -25,6 +25,8 @@ type Handler struct {
 	Memory      *memory.Service
 	Context     ContextFunc
 	TokenBudget int // of the session-start context
+	// Floor keeps what is relevant enough to inject; KeywordFloor when nil.
+	Floor FloorFunc
 	// Capture writes the session journal; nil when capture is off.
 	Capture *capture.Recorder
 	// Summaries queues a summary of the session at Stop, PreCompact and
@@ -80,7 +82,10 @@ func (h *Handler) log() *slog.Logger {
 // The context is answered even when the session cannot be recorded.
 func (h *Handler) sessionStart(ctx context.Context, in *Input) (*Output, error) {
 	p := FindProject(in.Cwd)
-	text, err := h.Context(ctx, "", p.Name, h.TokenBudget)
+	// The last sessions take their share of the budget first; memories the rest.
+	recent := h.recentSessions(ctx, p.Namespace)
+	budget := max(h.TokenBudget-estimateTokens(len(recent)), minContextBudget)
+	text, err := h.Context(ctx, "", p.Name, budget)
 	if err != nil {
 		return nil, fmt.Errorf("build context for %s: %w", p.Namespace, err)
 	}
@@ -90,11 +95,53 @@ func (h *Handler) sessionStart(ctx context.Context, in *Input) (*Output, error) 
 			h.log().Warn("session start not recorded", "session_id", in.SessionID, "err", err)
 		}
 	}
-	if strings.TrimSpace(text) == "" {
+	text = strings.TrimSpace(text + "\n\n" + recent)
+	if text == "" {
 		return nil, nil
 	}
 	text += fmt.Sprintf("\n\nThis project's memories are in namespace `%s`; store lasting preferences, decisions and patterns there with memory_store_tool (or in `global` when they hold for every project).\n", p.Namespace)
 	return contextOutput(SessionStart, text), nil
+}
+
+// Settings of the recent-sessions part of the session-start context.
+const (
+	recentSessionCount  = 3
+	recentSessionShare  = 5   // of the token budget, at most 1/recentSessionShare
+	recentSessionTokens = 400 // and at most this many tokens
+	minContextBudget    = 100 // the least budget memory_context_tool accepts
+)
+
+// recentSessions lists the project's last session summaries, newest first, as
+// index lines the model can expand with recall_details, within a share of the
+// token budget. Nothing when capture is off or there are none.
+func (h *Handler) recentSessions(ctx context.Context, namespace string) string {
+	if h.Capture == nil {
+		return ""
+	}
+	sums, err := h.Capture.Store.RecentSummaries(ctx, namespace, recentSessionCount)
+	if err != nil {
+		h.log().Warn("recent sessions not listed", "namespace", namespace, "err", err)
+		return ""
+	}
+	if len(sums) == 0 {
+		return ""
+	}
+	limit := min(h.TokenBudget/recentSessionShare, recentSessionTokens)
+	var b strings.Builder
+	b.WriteString("## Recent sessions (recall)\n")
+	header := b.Len()
+	for _, s := range sums {
+		line := fmt.Sprintf("- [%s] %s · %s\n", capture.EntryID(s.ID), s.CreatedAt.Format("2006-01-02"), s.Title)
+		if estimateTokens(b.Len()+len(line)) > limit {
+			break
+		}
+		b.WriteString(line)
+	}
+	if b.Len() == header {
+		return ""
+	}
+	b.WriteString("What was done in them: recall_details with ids, recall_timeline for what came around.\n")
+	return b.String()
 }
 
 // userPromptSubmit lists the few memories most relevant to the prompt, as an
@@ -118,7 +165,11 @@ func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, err
 	if err != nil {
 		return nil, err
 	}
-	return contextOutput(UserPromptSubmit, formatIndex(found)), nil
+	floor := h.Floor
+	if floor == nil {
+		floor = KeywordFloor
+	}
+	return contextOutput(UserPromptSubmit, formatIndex(floor(prompt, found))), nil
 }
 
 // promptCandidates is how many memories of any namespace the prompt hook
@@ -198,7 +249,7 @@ func formatIndex(ms []memory.ScoredMemory) string {
 	if b.Len() == header {
 		return ""
 	}
-	b.WriteString("Full text and related memories: memory_recall_tool or memory_inspect_graph_tool with an id.\n")
+	b.WriteString("Full text: recall_details with ids; related memories: memory_inspect_graph_tool; past sessions: recall_search.\n")
 	return b.String()
 }
 

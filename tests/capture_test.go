@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ollama/ollama/api"
+
 	"github.com/recall-mcp/recall/capture"
+	"github.com/recall-mcp/recall/embedding/ollamatest"
 	"github.com/recall-mcp/recall/storage"
 )
 
@@ -278,5 +282,121 @@ func TestForgetCapturedSessionAndBeforeDate(t *testing.T) {
 	}
 	if r := c.run("", "forget", "--before", "last tuesday"); r.code != 2 || !strings.Contains(r.stderr, "2026-03-01") {
 		t.Fatalf("bad date: exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// serveUntil runs `recall serve` on stdio until done reports true (polled) or
+// the wait runs out, then ends it the way a client does, by closing stdin.
+func (c *cliEnv) serveUntil(what string, done func() bool) {
+	c.t.Helper()
+	cmd := exec.Command(recallBin, "serve")
+	for k, v := range c.vars {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Env = append(cmd.Env, "PATH="+os.Getenv("PATH"))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		c.t.Fatal(err)
+	}
+	ok := false
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if ok = done(); ok {
+			break
+		}
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		c.t.Errorf("recall serve: %v\n%s", err, stderr.String())
+	}
+	if !ok {
+		c.t.Fatalf("recall serve never got to %s\nstderr:\n%s", what, stderr.String())
+	}
+}
+
+func (c *cliEnv) summaries(namespace string) []*capture.Entry {
+	c.t.Helper()
+	db, err := storage.Open(context.Background(), c.dbPath)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer db.Close()
+	es, err := db.RecentSummaries(context.Background(), namespace, 10)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return es
+}
+
+// summaryReplies answers the summary requests with a scripted summary and
+// every other chat (curation) with the fake server's default.
+func summaryReplies(title string, bullets ...string) ollamatest.ChatFunc {
+	return func(req api.ChatRequest) (string, error) {
+		if len(req.Messages) > 0 && strings.Contains(req.Messages[0].Content, "summarise a coding session") {
+			b, err := json.Marshal(map[string]any{"title": title, "bullets": bullets})
+			return string(b), err
+		}
+		return `{"relation": "none", "confidence": 0, "reason": "unrelated", "contradicts": false}`, nil
+	}
+}
+
+func TestCapturedSessionSummarisedByServeAndInjectedNextSession(t *testing.T) {
+	c := newCLIEnv(t)
+	c.ollama.SetChat(summaryReplies("Cached orders in Redis, started on billing export",
+		"Cached the order list in Redis", "go test ./orders passes", "Looked for cancelled invoices in billing"))
+	runCapturedSession(t, c)
+
+	c.serveUntil("a session summary", func() bool { return len(c.summaries("project:shop-api")) > 0 })
+	s := c.summaries("project:shop-api")[0]
+	if s.SessionID != captureSession || s.TurnID != "turn-2-uuid" || s.MemoryID == "" ||
+		!strings.Contains(s.Body, "- Cached the order list in Redis") {
+		t.Fatalf("summary %+v", s)
+	}
+	prompt := ""
+	for _, r := range c.ollama.ChatRequests() {
+		if strings.Contains(r.Messages[0].Content, "summarise a coding session") {
+			prompt = r.Messages[1].Content
+		}
+	}
+	for _, leaked := range []string{"Elm Street", sessionPass, sessionToken} {
+		if strings.Contains(prompt, leaked) {
+			t.Errorf("the chat model was sent %q", leaked)
+		}
+	}
+
+	// The summary is a session memory, found by the reading tools.
+	found := c.call("recall_search", `{"query": "billing export cancelled invoices", "project": "project:shop-api"}`)
+	kinds := map[string]bool{}
+	for _, r := range found["results"].([]any) {
+		kinds[r.(map[string]any)["kind"].(string)] = true
+	}
+	if !kinds["summary"] || !kinds["session"] {
+		t.Errorf("search finds kinds %v, want the summary and its session memory", kinds)
+	}
+
+	// The next session starts with the last sessions' summaries, and a prompt
+	// about the same work gets the session memory in its index.
+	_, cwd := newProject(t, c, "shop-api")
+	next := hookInput(t, "SessionStart", cwd, map[string]any{"source": "startup"})
+	a, r := c.hook("session-start", next)
+	if a == nil {
+		t.Fatalf("session-start said nothing; stderr:\n%s", r.stderr)
+	}
+	ctxText := a.HookSpecificOutput.AdditionalContext
+	if !strings.Contains(ctxText, "## Recent sessions") || !strings.Contains(ctxText, "["+capture.EntryID(s.ID)+"]") ||
+		!strings.Contains(ctxText, "Cached orders in Redis, started on billing export") {
+		t.Errorf("session-start context lacks the last session:\n%s", ctxText)
+	}
+	a, r = c.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "Continue with the billing export for cancelled invoices"}))
+	if a == nil || !strings.Contains(a.HookSpecificOutput.AdditionalContext, "["+s.MemoryID+"] session · Session summary: Cached orders") {
+		t.Errorf("prompt index lacks the session summary %s; stdout %q stderr %s", s.MemoryID, r.stdout, r.stderr)
+	}
+	a, _ = c.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "Write a haiku about autumn leaves"}))
+	if a != nil {
+		t.Errorf("an unrelated prompt got memories injected:\n%s", a.HookSpecificOutput.AdditionalContext)
 	}
 }
