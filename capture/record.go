@@ -162,36 +162,51 @@ func compactJSON(raw json.RawMessage) string {
 	return b.String()
 }
 
-// responseText is a tool's output as text: the text fields of Claude Code's
-// tool responses (stdout and stderr of Bash, a file's content, a result) when
-// it has them, else the JSON itself.
+// toolResponse holds the text fields of Claude Code's tool responses (stdout and
+// stderr of Bash, a file's content, a result); other fields are skipped unread.
+type toolResponse struct {
+	Error   string `json:"error"`
+	Stderr  string `json:"stderr"`
+	Stdout  string `json:"stdout"`
+	Result  string `json:"result"`
+	Output  string `json:"output"`
+	Content any    `json:"content"`
+	Message string `json:"message"`
+	File    struct {
+		Content string `json:"content"`
+	} `json:"file"`
+}
+
+// responseText is a tool's output as text: its text fields when it has them,
+// else the JSON itself. It decodes the response once, whatever its shape, since
+// a response can be megabytes.
 func responseText(raw json.RawMessage) string {
-	if len(raw) == 0 {
+	trimmed := bytes.TrimLeft(raw, " \t\r\n")
+	if len(trimmed) == 0 {
 		return ""
 	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var m map[string]any
-	if json.Unmarshal(raw, &m) != nil {
-		return compactJSON(raw)
-	}
-	var parts []string
-	for _, k := range []string{"error", "stderr", "stdout", "result", "output", "content", "message"} {
-		if s, ok := m[k].(string); ok && strings.TrimSpace(s) != "" {
-			parts = append(parts, s)
+	switch trimmed[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	case '{':
+		var r toolResponse
+		if json.Unmarshal(raw, &r) == nil {
+			content, _ := r.Content.(string)
+			var parts []string
+			for _, p := range []string{r.Error, r.Stderr, r.Stdout, r.Result, r.Output, content, r.Message, r.File.Content} {
+				if strings.TrimSpace(p) != "" {
+					parts = append(parts, p)
+				}
+			}
+			if len(parts) > 0 {
+				return strings.Join(parts, "\n")
+			}
 		}
 	}
-	if f, ok := m["file"].(map[string]any); ok {
-		if s, ok := f["content"].(string); ok {
-			parts = append(parts, s)
-		}
-	}
-	if len(parts) == 0 {
-		return compactJSON(raw)
-	}
-	return strings.Join(parts, "\n")
+	return string(raw)
 }
 
 // scanMargin is how far past a cut the text is scanned for secrets, so that a
