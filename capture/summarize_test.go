@@ -159,3 +159,21 @@ func TestSummaryReplyThatDoesNotParseIsAFailedCall(t *testing.T) {
 		t.Fatalf("failed call counted %d times, want 1", calls)
 	}
 }
+
+func TestSummaryInterruptedAtShutdownIsHandedBack(t *testing.T) {
+	ctx := context.Background()
+	f := newSummaryFixture(t, 5)
+	f.work(t, "work summarised while the server stops")
+	f.ollama.SetDelay(time.Minute) // the chat model never answers in time
+	f.sum.Start(ctx)
+	time.Sleep(500 * time.Millisecond) // the worker claims at once and waits on the model
+	closeCtx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	if err := f.sum.Close(closeCtx); err == nil {
+		t.Fatal("Close with a job in flight past its deadline should say the job was interrupted")
+	}
+	job, err := f.db.ClaimSummary(ctx, time.Minute)
+	if err != nil || job == nil || job.SessionID != "s1" {
+		t.Fatalf("interrupted job not handed back: %+v %v", job, err)
+	}
+}
