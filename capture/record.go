@@ -77,6 +77,9 @@ func (r *Recorder) Observation(ctx context.Context, a Anchor, t Tool) (*Entry, e
 	if t.Name == "" {
 		return nil, fmt.Errorf("tool_name is empty: want the name of the tool that ran")
 	}
+	if OwnTool(t.Name) {
+		return nil, nil
+	}
 	args := decodeObject(t.Input)
 	input, inputCut := keep(compactJSON(t.Input), MaxInputBytes)
 	output, outputCut := keep(responseText(t.Response), MaxResponseBytes)
@@ -91,6 +94,14 @@ func (r *Recorder) Observation(ctx context.Context, a Anchor, t Tool) (*Entry, e
 		return nil, err
 	}
 	return e, nil
+}
+
+// OwnTool reports whether a tool is one of Recall's own, as Claude Code names
+// MCP tools (mcp__recall__recall_search, mcp__plugin_recall_recall__...). Their
+// calls are not captured: reading memories would fill the journal with copies
+// of itself.
+func OwnTool(name string) bool {
+	return strings.HasPrefix(name, "mcp__") && strings.Contains(strings.ToLower(name), "recall")
 }
 
 func (r *Recorder) entry(a Anchor, k Kind) *Entry {
