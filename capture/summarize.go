@@ -3,12 +3,14 @@ package capture
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/privacy"
 )
@@ -19,7 +21,8 @@ import (
 // chat model for a title and a few bullets over the entries not yet summarised,
 // and writes the summary to the journal and as a `session` memory of low
 // importance linked to the entries it covers. Each chat call counts against the
-// session's cap; a failed call is retried later, a few times, then dropped.
+// session's cap; a call that failed for want of Ollama is retried later, a few
+// times, then dropped; a reply that does not parse or is empty is dropped.
 
 // Summarizer settings.
 const (
@@ -145,13 +148,19 @@ func (s *Summarizer) RunOnce(ctx context.Context) (bool, error) {
 	case ctx.Err() != nil:
 		return true, s.Store.FinishSummary(finish, job.SessionID, "interrupted at shutdown", true)
 	default:
-		retry := job.Attempts < maxSummaryAttempts
+		// At temperature 0 the same entries get the same reply: a reply that
+		// does not parse or says nothing is not asked for again. Ollama down
+		// or slow is retried.
+		retry := job.Attempts < maxSummaryAttempts && !errors.Is(err, embedding.ErrBadReply) && !errors.Is(err, errEmptySummary)
 		if ferr := s.Store.FinishSummary(finish, job.SessionID, err.Error(), retry); ferr != nil {
 			return true, ferr
 		}
 		return true, fmt.Errorf("summary of session %s (attempt %d, retry %v): %w", job.SessionID, job.Attempts, retry, err)
 	}
 }
+
+// errEmptySummary is a reply that parses but says nothing.
+var errEmptySummary = errors.New("the chat model's summary has no title or no bullets")
 
 // summaryReply is what the chat model answers.
 type summaryReply struct {
@@ -204,7 +213,7 @@ func (s *Summarizer) summarize(ctx context.Context, job *SummaryJob) error {
 	}
 	title := oneLine(privacy.Clean(reply.Title), maxTitleRunes)
 	if title == "" || len(reply.Bullets) == 0 {
-		return fmt.Errorf("the chat model's summary has no title or no bullets: %+v", reply)
+		return fmt.Errorf("%w: %+v", errEmptySummary, reply)
 	}
 	return s.record(ctx, job, entries, title, reply.Bullets)
 }

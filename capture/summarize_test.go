@@ -158,6 +158,26 @@ func TestSummaryReplyThatDoesNotParseIsAFailedCall(t *testing.T) {
 	if _, calls, _ := f.db.SummaryProgress(ctx, "s1"); calls != 1 {
 		t.Fatalf("failed call counted %d times, want 1", calls)
 	}
+	// The same prompt at temperature 0 gets the same reply: it is not retried.
+	if job, _ := f.db.ClaimSummary(ctx, time.Minute); job != nil {
+		t.Fatalf("a summary whose reply did not parse is queued again: %+v", job)
+	}
+}
+
+func TestEmptySummaryIsNotRetried(t *testing.T) {
+	ctx := context.Background()
+	f := newSummaryFixture(t, 5)
+	f.work(t, "some work")
+	f.ollama.QueueReplies(`{"title": "", "bullets": [""]}`) // what a model of random weights answers
+	if _, err := f.sum.RunOnce(ctx); err == nil {
+		t.Fatal("an empty summary should fail the attempt")
+	}
+	if job, _ := f.db.ClaimSummary(ctx, time.Minute); job != nil {
+		t.Fatalf("an empty summary is queued again: %+v", job)
+	}
+	if sums, _ := f.db.RecentSummaries(ctx, "project:shop", 5); len(sums) != 0 {
+		t.Fatalf("an empty summary was stored: %+v", sums[0])
+	}
 }
 
 func TestSummaryInterruptedAtShutdownIsHandedBack(t *testing.T) {
