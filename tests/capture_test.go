@@ -400,3 +400,20 @@ func TestCapturedSessionSummarisedByServeAndInjectedNextSession(t *testing.T) {
 		t.Errorf("an unrelated prompt got memories injected:\n%s", a.HookSpecificOutput.AdditionalContext)
 	}
 }
+
+func TestSummariesOffCapturesButQueuesNothing(t *testing.T) {
+	c := newCLIEnv(t)
+	c.vars["RECALL_SUMMARIES"] = "off"
+	runCapturedSession(t, c)
+	if n := len(c.journal(captureSession)); n != 6 {
+		t.Fatalf("RECALL_SUMMARIES=off captured %d entries, want 6", n)
+	}
+	db, err := storage.Open(context.Background(), c.dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if job, _ := db.ClaimSummary(context.Background(), time.Minute); job != nil {
+		t.Fatalf("RECALL_SUMMARIES=off queued %+v", job)
+	}
+}
