@@ -132,6 +132,12 @@ func TestCaptureToolsTimelineAndErrors(t *testing.T) {
 		t.Fatalf("timeline of %s: %v", ids[0], tl)
 	}
 	mem := store(t, cs, map[string]any{"content": "Pagination MUST use cursors", "memory_type": "decision", "namespace": "project:shop"})
+	// A memory's timeline is its project's journal around the moment it was
+	// stored (after the whole fixture session), with the memory itself.
+	mtl := resultIDs(t, callText(t, cs, "recall_timeline", map[string]any{"id": mem, "before": 2, "after": 2}))
+	if len(mtl) != 3 || mtl[2] != mem || !strings.HasPrefix(mtl[0], "j") {
+		t.Fatalf("timeline of memory %s: %v", mem, mtl)
+	}
 	recs := call(t, cs, "recall_details", map[string]any{"ids": []string{mem, ids[0], "j999999"}})
 	if n := len(recs["records"].([]any)); n != 2 || fmt.Sprint(recs["missing"]) != "[j999999]" {
 		t.Fatalf("details: %v", recs)
