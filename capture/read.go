@@ -212,16 +212,18 @@ func (r *Reader) memory(ctx context.Context, id string) (*memory.Memory, error) 
 
 // Record is one full record: a memory or a journal entry.
 type Record struct {
-	ID         string         `json:"id"`
-	Kind       string         `json:"kind"`
-	Project    string         `json:"project"`
-	Date       string         `json:"date"`
-	Title      string         `json:"title,omitempty"`
-	Text       string         `json:"text"`
-	Tool       string         `json:"tool,omitempty"`
-	Files      []string       `json:"files,omitempty"`
-	Confidence *float64       `json:"confidence,omitempty"`
-	Metadata   map[string]any `json:"metadata,omitempty"`
+	ID         string   `json:"id"`
+	Kind       string   `json:"kind"`
+	Project    string   `json:"project"`
+	Date       string   `json:"date"`
+	Title      string   `json:"title,omitempty"`
+	Text       string   `json:"text"`
+	Tool       string   `json:"tool,omitempty"`
+	Files      []string `json:"files,omitempty"`
+	Confidence *float64 `json:"confidence,omitempty"`
+	// TrimmedBytes is how much of a huge tool output was not kept.
+	TrimmedBytes int            `json:"trimmed_bytes,omitempty"`
+	Metadata     map[string]any `json:"metadata,omitempty"`
 	// Anchor leads to the conversation in Claude Code's transcript.
 	Anchor *TranscriptAnchor `json:"anchor,omitempty"`
 }
@@ -277,7 +279,7 @@ func (r *Reader) Details(ctx context.Context, ids []string) (records []Record, m
 
 func entryRecord(e *Entry) Record {
 	rec := Record{ID: EntryID(e.ID), Kind: string(e.Kind), Project: e.Namespace, Date: day(e.CreatedAt),
-		Title: e.Title, Text: e.Body, Tool: e.ToolName, Files: e.Files}
+		Title: e.Title, Text: e.Body, Tool: e.ToolName, Files: e.Files, TrimmedBytes: e.TrimmedBytes}
 	if e.SessionID != "" {
 		rec.Anchor = &TranscriptAnchor{SessionID: e.SessionID, TurnID: e.TurnID, TranscriptPath: e.TranscriptPath}
 	}

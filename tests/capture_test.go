@@ -190,6 +190,10 @@ func TestCaptureWholeSessionThroughHooks(t *testing.T) {
 		t.Errorf("Edit files %v", edit.Files)
 	}
 
+	if out := c.ok("stats"); !strings.Contains(out, "session journal:    6 entries (1 trimmed), 1 summaries pending") {
+		t.Errorf("stats do not count the capture:\n%s", out)
+	}
+
 	db, err := storage.Open(context.Background(), c.dbPath)
 	if err != nil {
 		t.Fatal(err)

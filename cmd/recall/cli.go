@@ -315,6 +315,7 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 	}
 	fmt.Fprintf(w, "embeddings:         %s (dimension %d), %d pending\n", model, st.EmbeddingDim, st.PendingEmbeddings)
 	fmt.Fprintf(w, "curation jobs:      %d pending\n", st.PendingJobs)
+	fmt.Fprintf(w, "session journal:    %d entries (%d trimmed), %d summaries pending\n", st.JournalEntries, st.TrimmedEntries, st.PendingSummaries)
 	return nil
 }
 
