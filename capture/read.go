@@ -80,11 +80,23 @@ func (r *Reader) Search(ctx context.Context, req SearchRequest) ([]IndexItem, er
 	if err != nil {
 		return nil, err
 	}
+	// A summary answers "what did we do about X" in one record: summaries
+	// come first among the journal's matches, each group in BM25 order.
+	slices.SortStableFunc(hits, func(a, b EntryHit) int {
+		return cmp.Compare(kindRank(a.Entry.Kind), kindRank(b.Entry.Kind))
+	})
 	entries := make([]IndexItem, len(hits))
 	for i, h := range hits {
 		entries[i] = EntryItem(h.Entry)
 	}
 	return fuse(limit, mems, entries), nil
+}
+
+func kindRank(k Kind) int {
+	if k == KindSummary {
+		return 0
+	}
+	return 1
 }
 
 func (r *Reader) searchMemories(ctx context.Context, query string, namespaces []string, limit int) ([]IndexItem, error) {

@@ -36,6 +36,9 @@ type Config struct {
 	Capture                bool          // hooks write the session journal
 	Summaries              bool          // the chat model summarises captured sessions
 	SummaryCalls           int           // chat calls per session for summaries, at most
+	MatchMinSimilarity     float64       // similarity floor of a match
+	PromptMinCoverage      float64       // share of a prompt's content words an injected memory contains
+	ActivityRetentionDays  int           // file activity older than this is summarised
 }
 
 // Error is a variable with a value Recall does not accept.
@@ -84,6 +87,9 @@ func Load() (*Config, error) {
 		Capture:                p.onOff("RECALL_CAPTURE", raw.Capture),
 		Summaries:              p.onOff("RECALL_SUMMARIES", raw.Summaries),
 		SummaryCalls:           p.integer("RECALL_SUMMARY_CALLS", raw.SummaryCalls, 1, 1000),
+		MatchMinSimilarity:     p.fraction("RECALL_MATCH_MIN_SIMILARITY", raw.MatchMinSimilarity),
+		PromptMinCoverage:      p.fraction("RECALL_PROMPT_MIN_COVERAGE", raw.PromptMinCoverage),
+		ActivityRetentionDays:  p.integer("RECALL_ACTIVITY_RETENTION_DAYS", raw.ActivityRetentionDays, 1, 0),
 	}
 	if err := errors.Join(p.errs...); err != nil {
 		return nil, err

@@ -81,7 +81,7 @@ func (s *DB) Entries(ctx context.Context, ids []int64) ([]*capture.Entry, error)
 
 // SearchEntries ranks entries by BM25 over title and body, best first.
 func (s *DB) SearchEntries(ctx context.Context, text string, namespaces []string, limit int) ([]capture.EntryHit, error) {
-	q := ftsQuery(text)
+	q := ftsQuery(text, "OR")
 	if q == "" {
 		return nil, nil
 	}

@@ -90,6 +90,7 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 		DefaultConfidence:  cfg.DefaultConfidence,
 		DefaultTokenBudget: cfg.DefaultTokenBudget,
 		QueryEmbedTimeout:  min(cfg.OllamaTimeout, maxQueryEmbedWait),
+		MatchMinSimilarity: cfg.MatchMinSimilarity,
 		Logger:             log,
 		Scrub:              privacy.Clean,
 	})

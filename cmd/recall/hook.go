@@ -8,6 +8,7 @@ import (
 
 	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/hook"
+	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/validation"
 )
 
@@ -51,6 +52,7 @@ func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 			Memory:      a.mem,
 			TokenBudget: cfg.DefaultTokenBudget,
 			Summaries:   cfg.Summaries,
+			Floor:       memory.Floor{MinCoverage: cfg.PromptMinCoverage, MinSimilarity: cfg.MatchMinSimilarity},
 			Logger:      log,
 			Context: func(ctx context.Context, query, project string, budget int) (string, error) {
 				res, err := a.cur.Context(ctx, validation.ContextRequest{Query: query, Project: project, TokenBudget: budget})
