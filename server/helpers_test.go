@@ -43,8 +43,9 @@ func newFixture(t testing.TB) *fixture {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	mem := memory.NewService(db, client, memory.Options{Logger: log})
 	cur := validation.New(db, mem, client, client, validation.Options{Logger: log})
+	hist := newHistory(t, filepath.Join(t.TempDir(), "no-transcripts-yet"), client)
 	reader := &capture.Reader{Store: db, Memories: mem}
-	return &fixture{srv: New(Deps{Memory: mem, Curation: cur, Capture: reader, Version: "test", Logger: log}), mem: mem, db: db, ollama: ol}
+	return &fixture{srv: New(Deps{Memory: mem, Curation: cur, History: hist, Capture: reader, Version: "test", Logger: log}), mem: mem, db: db, ollama: ol}
 }
 
 // connect opens a client session to the fixture's server over in-memory transports.

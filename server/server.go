@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/recall-mcp/recall/capture"
+	"github.com/recall-mcp/recall/history"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/validation"
 )
@@ -21,6 +22,8 @@ type Deps struct {
 	Curation *validation.Service
 	// Capture reads the session journal; nil leaves its three tools out.
 	Capture *capture.Reader
+	// History, when set, adds the conversation history tools.
+	History *history.Service
 	Version string
 	Logger  *slog.Logger
 }
@@ -53,6 +56,9 @@ func New(d Deps) *mcp.Server {
 	h.addFileTools(srv)
 	if d.Capture != nil {
 		h.addCaptureTools(srv, d.Capture)
+	}
+	if d.History != nil {
+		h.addHistoryTools(srv, d.History)
 	}
 	return srv
 }

@@ -9,8 +9,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// toolNames are the tools of the Python Recall plus memory_edge_forget_tool and
-// the three reading steps over captured sessions (recall_*).
+// toolNames are the tools of the Python Recall plus memory_edge_forget_tool,
+// the conversation history tools and the three reading steps over captured
+// sessions (recall_*).
 var toolNames = []string{
 	"file_activity_add", "file_activity_recent",
 	"memory_analyze_health", "memory_apply_tool", "memory_check_supersedes",
@@ -18,13 +19,14 @@ var toolNames = []string{
 	"memory_edge_forget_tool", "memory_forget_tool", "memory_inspect_graph_tool",
 	"memory_list_tool", "memory_outcome_tool", "memory_recall_tool",
 	"memory_relate_tool", "memory_store_tool", "memory_validate_tool",
-	"recall_details", "recall_search", "recall_timeline",
+	"read_history", "recall_details", "recall_search", "recall_timeline",
+	"search_global_history", "search_project_history",
 	"validation_history_tool",
 }
 
 // maxToolsListChars bounds tools/list: every client sends it to the model in
 // every conversation.
-const maxToolsListChars = 12000
+const maxToolsListChars = 13000
 
 func TestToolsListNamesDefaultsAndSize(t *testing.T) {
 	cs := newFixture(t).connect(t)
@@ -70,6 +72,9 @@ func TestToolsListNamesDefaultsAndSize(t *testing.T) {
 		"memory_list_tool":             {"limit": 100.0, "offset": 0.0, "order_by": "created_at", "descending": true},
 		"validation_history_tool":      {"limit": 50.0},
 		"file_activity_recent":         {"limit": 20.0, "days": 14.0},
+		"search_project_history":       {"context_before_after": 3.0, "threshold": 0.2, "max_results": 10.0, "offset": 0.0, "include_subagents": true},
+		"search_global_history":        {"context_before_after": 3.0, "threshold": 0.2, "max_results": 10.0, "offset": 0.0, "include_subagents": true},
+		"read_history":                 {"window": 10.0},
 	}
 	for tool, defaults := range wantDefaults {
 		var schema struct {

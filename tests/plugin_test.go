@@ -88,3 +88,24 @@ func TestPluginStartsTheMCPServer(t *testing.T) {
 		t.Fatalf("plugin.json = %+v, want name recall and a version", manifest)
 	}
 }
+
+func TestPluginSkillTellsWhenToSearchHistory(t *testing.T) {
+	b, err := os.ReadFile("../skills/conversation-history/SKILL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	front, body, ok := strings.Cut(strings.TrimPrefix(text, "---\n"), "\n---\n")
+	if !strings.HasPrefix(text, "---\n") || !ok {
+		t.Fatalf("SKILL.md has no frontmatter")
+	}
+	if !strings.Contains(front, "name: conversation-history") || !strings.Contains(front, "description: ") {
+		t.Errorf("frontmatter lacks name or description:\n%s", front)
+	}
+	// The tools it names are the server's (the server tests check those names).
+	for _, tool := range []string{"search_project_history", "search_global_history", "read_history"} {
+		if !strings.Contains(body, tool) {
+			t.Errorf("SKILL.md does not say when to use %s", tool)
+		}
+	}
+}

@@ -24,8 +24,9 @@ var hookCommand = &command{
 		"session-start injects the project's context, user-prompt-submit the memories\n" +
 		"relevant to the prompt and records the prompt; post-tool-use records the tool\n" +
 		"call and touched files; stop, pre-compact and session-end queue a summary of\n" +
-		"the session (session-end also records the end). Whatever goes wrong, a hook\n" +
-		"exits 0 and logs to stderr.",
+		"the session (session-end also records the end); session-start and pre-compact\n" +
+		"also start the conversation history indexer in the background. Whatever goes\n" +
+		"wrong, a hook exits 0 and logs to stderr.",
 	run: runHook,
 }
 
@@ -42,6 +43,14 @@ func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 		// A broken configuration must not break the user's session either.
 		log.Error("hook not answered", "hook", rest[0], "err", err)
 		return nil
+	}
+	if ev, err := hook.ParseEvent(rest[0]); err == nil && (ev == hook.SessionStart || ev == hook.PreCompact) {
+		if cfg.History {
+			startBackgroundIndex(cfg, log) // detached: returns at once
+		}
+		if ev == hook.PreCompact && !(cfg.Capture && cfg.Summaries) {
+			return nil // nothing to answer, no summary to queue, no database to open
+		}
 	}
 	open := func(ctx context.Context) (*hook.Handler, func(), error) {
 		a, err := openAppWith(ctx, cfg, log, modeHook)
