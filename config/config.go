@@ -33,6 +33,9 @@ type Config struct {
 	StaleDays              int
 	HTTPToken              string
 	HookTimeout            time.Duration // how long a hook waits for Ollama
+	Capture                bool          // hooks write the session journal
+	Summaries              bool          // the chat model summarises captured sessions
+	SummaryCalls           int           // chat calls per session for summaries, at most
 	History                bool          // conversation history on
 	HistoryDir             string        // Claude Code's projects directory
 	HistoryProjects        []string      // only these projects' transcripts; empty: all
@@ -95,6 +98,9 @@ func Load() (*Config, error) {
 		StaleDays:              p.integer("RECALL_STALE_DAYS", raw.StaleDays, 1, 0),
 		HTTPToken:              raw.HTTPToken,
 		HookTimeout:            p.duration("RECALL_HOOK_TIMEOUT", raw.HookTimeout),
+		Capture:                p.onOff("RECALL_CAPTURE", raw.Capture),
+		Summaries:              p.onOff("RECALL_SUMMARIES", raw.Summaries),
+		SummaryCalls:           p.integer("RECALL_SUMMARY_CALLS", raw.SummaryCalls, 1, 1000),
 		History:                p.onOff("RECALL_HISTORY", raw.History),
 		HistoryDir:             p.path("RECALL_HISTORY_DIR", raw.HistoryDir),
 		HistoryProjects:        p.list("RECALL_HISTORY_PROJECTS", raw.HistoryProjects),

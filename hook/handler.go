@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -24,9 +25,14 @@ type Handler struct {
 	Context     ContextFunc
 	TokenBudget int // of the session-start context
 	// Floor is what a memory must clear to be injected on a prompt.
-	Floor  memory.Floor
-	Logger *slog.Logger
-	Now    func() time.Time
+	Floor memory.Floor
+	// Capture writes the session journal; nil when capture is off.
+	Capture *capture.Recorder
+	// Summaries queues a summary of the session at Stop, PreCompact and
+	// SessionEnd (made later by recall serve).
+	Summaries bool
+	Logger    *slog.Logger
+	Now       func() time.Time
 
 	degraded bool // already logged that recall fell back to keywords
 }
@@ -48,10 +54,10 @@ func (h *Handler) Handle(ctx context.Context, event string, in *Input) (*Output,
 		return h.userPromptSubmit(ctx, in)
 	case PostToolUse:
 		return nil, h.postToolUse(ctx, in)
+	case Stop, PreCompact:
+		return nil, h.queueSummary(ctx, event, in)
 	case SessionEnd:
-		return nil, h.sessionEnd(ctx, in)
-	case PreCompact:
-		return nil, nil // the caller starts the history indexer; nothing to say
+		return nil, errors.Join(h.sessionEnd(ctx, in), h.queueSummary(ctx, event, in))
 	}
 	_, err := ParseEvent(event)
 	return nil, err
@@ -75,7 +81,10 @@ func (h *Handler) log() *slog.Logger {
 // The context is answered even when the session cannot be recorded.
 func (h *Handler) sessionStart(ctx context.Context, in *Input) (*Output, error) {
 	p := FindProject(in.Cwd)
-	text, err := h.Context(ctx, "", p.Name, h.TokenBudget)
+	// The last sessions take their share of the budget first; memories the rest.
+	recent := h.recentSessions(ctx, p.Namespace)
+	budget := max(h.TokenBudget-estimateTokens(len(recent)), minContextBudget)
+	text, err := h.Context(ctx, "", p.Name, budget)
 	if err != nil {
 		return nil, fmt.Errorf("build context for %s: %w", p.Namespace, err)
 	}
@@ -85,7 +94,8 @@ func (h *Handler) sessionStart(ctx context.Context, in *Input) (*Output, error) 
 			h.log().Warn("session start not recorded", "session_id", in.SessionID, "err", err)
 		}
 	}
-	if strings.TrimSpace(text) == "" {
+	text = strings.TrimSpace(text + "\n\n" + recent)
+	if text == "" {
 		return nil, nil
 	}
 	text += fmt.Sprintf("\n\nThis project's memories are in namespace `%s`; store lasting preferences, decisions and patterns there with memory_store_tool (or in `global` when they hold for every project).\n", p.Namespace)
@@ -95,6 +105,13 @@ func (h *Handler) sessionStart(ctx context.Context, in *Input) (*Output, error) 
 // userPromptSubmit lists the few memories most relevant to the prompt, as an
 // index of ids the model can expand with the memory tools.
 func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, error) {
+	if h.Capture != nil {
+		// Recorded before the search: the prompt is kept even when the
+		// search fails or times out.
+		if _, err := h.Capture.Prompt(ctx, h.anchor(in, ""), in.Prompt); err != nil {
+			h.log().Warn("prompt not captured", "session_id", in.SessionID, "err", err)
+		}
+	}
 	prompt := strings.TrimSpace(in.Prompt)
 	if utf8.RuneCountInString(prompt) < minPromptChars {
 		return nil, nil
@@ -152,7 +169,7 @@ func formatIndex(ms []memory.ScoredMemory) string {
 	if b.Len() == header {
 		return ""
 	}
-	b.WriteString("Full text and related memories: memory_recall_tool or memory_inspect_graph_tool with an id.\n")
+	b.WriteString("Full text: recall_details with ids; related memories: memory_inspect_graph_tool; past sessions: recall_search.\n")
 	return b.String()
 }
 
@@ -186,8 +203,24 @@ var fileActions = map[string]memory.FileAction{
 	"NotebookEdit": memory.ActionEdit,
 }
 
-// postToolUse records which file a file tool touched. Other tools are ignored.
+// postToolUse records the tool call in the journal and, for file tools, which
+// file was touched.
 func (h *Handler) postToolUse(ctx context.Context, in *Input) error {
+	var captured error
+	if h.Capture != nil {
+		_, captured = h.Capture.Observation(ctx, h.anchor(in, capture.LastUserTurn(in.TranscriptPath)), capture.Tool{
+			Name: in.ToolName, Input: in.ToolInput.Raw, Response: in.ToolResponse, Cwd: in.Cwd,
+		})
+		if captured != nil {
+			captured = fmt.Errorf("capture tool call: %w", captured)
+		}
+	}
+	return errors.Join(captured, h.recordFileActivity(ctx, in))
+}
+
+// recordFileActivity records which file a file tool touched. Other tools are
+// ignored.
+func (h *Handler) recordFileActivity(ctx context.Context, in *Input) error {
 	action, ok := fileActions[in.ToolName]
 	if !ok {
 		return nil

@@ -18,20 +18,22 @@ const (
 	SessionStart     = "session-start"
 	UserPromptSubmit = "user-prompt-submit"
 	PostToolUse      = "post-tool-use"
-	SessionEnd       = "session-end"
+	Stop             = "stop"
 	PreCompact       = "pre-compact"
+	SessionEnd       = "session-end"
 )
 
 // Events lists the events Recall answers, in the order of a session.
-var Events = []string{SessionStart, UserPromptSubmit, PostToolUse, PreCompact, SessionEnd}
+var Events = []string{SessionStart, UserPromptSubmit, PostToolUse, Stop, PreCompact, SessionEnd}
 
 // eventNames maps an event to Claude Code's name for it (hook_event_name).
 var eventNames = map[string]string{
 	SessionStart:     "SessionStart",
 	UserPromptSubmit: "UserPromptSubmit",
 	PostToolUse:      "PostToolUse",
-	SessionEnd:       "SessionEnd",
+	Stop:             "Stop",
 	PreCompact:       "PreCompact",
+	SessionEnd:       "SessionEnd",
 }
 
 // ParseEvent accepts an event as `recall hook` takes it (session-start) or as
@@ -59,16 +61,37 @@ type Input struct {
 	Reason string `json:"reason,omitempty"`
 	// UserPromptSubmit: the prompt as typed.
 	Prompt string `json:"prompt,omitempty"`
-	// PostToolUse: the tool and its arguments.
-	ToolName  string    `json:"tool_name,omitempty"`
-	ToolInput ToolInput `json:"tool_input"`
+	// PostToolUse: the tool, its arguments and what it answered.
+	ToolName     string          `json:"tool_name,omitempty"`
+	ToolInput    ToolInput       `json:"tool_input"`
+	ToolResponse json.RawMessage `json:"tool_response,omitempty"`
+	ToolUseID    string          `json:"tool_use_id,omitempty"`
+	// Stop: true when Claude Code continues because a Stop hook asked it to.
+	StopHookActive bool `json:"stop_hook_active,omitempty"`
+	// PreCompact: manual or auto.
+	Trigger string `json:"trigger,omitempty"`
 }
 
-// ToolInput holds the arguments of file tools that matter here. Other tools'
-// arguments are ignored.
+// ToolInput is a tool's arguments: kept whole (Raw) for the journal, with the
+// file paths of file tools picked out.
 type ToolInput struct {
-	FilePath     string `json:"file_path,omitempty"`
-	NotebookPath string `json:"notebook_path,omitempty"`
+	FilePath     string
+	NotebookPath string
+	Raw          json.RawMessage
+}
+
+// UnmarshalJSON keeps the arguments whatever their shape; arguments that are not
+// an object name no file.
+func (t *ToolInput) UnmarshalJSON(b []byte) error {
+	t.Raw = append(json.RawMessage(nil), b...)
+	var paths struct {
+		FilePath     string `json:"file_path"`
+		NotebookPath string `json:"notebook_path"`
+	}
+	if json.Unmarshal(b, &paths) == nil {
+		t.FilePath, t.NotebookPath = paths.FilePath, paths.NotebookPath
+	}
+	return nil
 }
 
 // maxInputBytes bounds what is read from stdin: PostToolUse carries whole file

@@ -138,6 +138,9 @@ type Stats struct {
 	FileActivity      int            `json:"file_activity"`
 	PendingEmbeddings int            `json:"pending_embeddings"`
 	PendingJobs       int            `json:"pending_jobs"`
+	JournalEntries    int            `json:"journal_entries"`   // captured prompts, tool calls, summaries
+	TrimmedEntries    int            `json:"trimmed_entries"`   // of those, kept in part (huge payloads)
+	PendingSummaries  int            `json:"pending_summaries"` // sessions waiting for their summary
 	EmbeddingModel    string         `json:"embedding_model"`
 	EmbeddingDim      int            `json:"embedding_dimension"`
 	SchemaVersion     int            `json:"schema_version"`

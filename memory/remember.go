@@ -58,6 +58,11 @@ func (s *Service) newMemory(req StoreRequest) (*Memory, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s.opts.Scrub != nil {
+		if content, err = checkText("content", s.opts.Scrub(content), MaxContentBytes); err != nil {
+			return nil, fmt.Errorf("%w (nothing is left once <private> sections are removed)", err)
+		}
+	}
 	typ := TypeSession
 	if req.Type != "" {
 		if typ, err = ParseType(string(req.Type)); err != nil {

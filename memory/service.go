@@ -21,6 +21,9 @@ type Options struct {
 	MatchMinSimilarity float64
 	Logger             *slog.Logger
 	Now                func() time.Time // for tests; time.Now when nil
+	// Scrub makes content safe to keep before it is stored (private sections
+	// dropped, secrets redacted); nil keeps content as given.
+	Scrub func(string) string
 }
 
 // Service carries out every memory operation over a Store, an Embedder and,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/embedding/ollamatest"
 	"github.com/recall-mcp/recall/memory"
@@ -22,6 +23,7 @@ import (
 type fixture struct {
 	srv    *mcp.Server
 	mem    *memory.Service
+	db     *storage.DB
 	ollama *ollamatest.Server
 }
 
@@ -42,7 +44,8 @@ func newFixture(t testing.TB) *fixture {
 	mem := memory.NewService(db, client, memory.Options{Logger: log})
 	cur := validation.New(db, mem, client, client, validation.Options{Logger: log})
 	hist := newHistory(t, filepath.Join(t.TempDir(), "no-transcripts-yet"), client)
-	return &fixture{srv: New(Deps{Memory: mem, Curation: cur, History: hist, Version: "test", Logger: log}), mem: mem, ollama: ol}
+	reader := &capture.Reader{Store: db, Memories: mem}
+	return &fixture{srv: New(Deps{Memory: mem, Curation: cur, History: hist, Capture: reader, Version: "test", Logger: log}), mem: mem, db: db, ollama: ol}
 }
 
 // connect opens a client session to the fixture's server over in-memory transports.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/history"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/validation"
@@ -20,6 +21,8 @@ import (
 type Deps struct {
 	Memory   *memory.Service
 	Curation *validation.Service
+	// Capture reads the session journal; nil leaves its three tools out.
+	Capture *capture.Reader
 	// History, when set, adds the conversation history tools.
 	History *history.Service
 	Version string
@@ -52,6 +55,9 @@ func New(d Deps) *mcp.Server {
 	h.addGraphTools(srv)
 	h.addCurationTools(srv)
 	h.addFileTools(srv)
+	if d.Capture != nil {
+		h.addCaptureTools(srv, d.Capture)
+	}
 	if d.History != nil {
 		h.addHistoryTools(srv, d.History)
 	}

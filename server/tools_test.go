@@ -9,8 +9,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// toolNames are the tools of the Python Recall plus memory_edge_forget_tool
-// and the conversation history tools.
+// toolNames are the tools of the Python Recall plus memory_edge_forget_tool,
+// the conversation history tools and the three reading steps over captured
+// sessions (recall_*).
 var toolNames = []string{
 	"file_activity_add", "file_activity_recent",
 	"memory_analyze_health", "memory_apply_tool", "memory_check_supersedes",
@@ -18,7 +19,8 @@ var toolNames = []string{
 	"memory_edge_forget_tool", "memory_forget_tool", "memory_inspect_graph_tool",
 	"memory_list_tool", "memory_outcome_tool", "memory_recall_tool",
 	"memory_relate_tool", "memory_store_tool", "memory_validate_tool",
-	"read_history", "search_global_history", "search_project_history",
+	"read_history", "recall_details", "recall_search", "recall_timeline",
+	"search_global_history", "search_project_history",
 	"validation_history_tool",
 }
 

@@ -23,6 +23,9 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 		{`SELECT count(*) FROM file_activity`, &st.FileActivity},
 		{`SELECT count(*) FROM memories WHERE embedding_pending = 1`, &st.PendingEmbeddings},
 		{`SELECT count(*) FROM curation_jobs`, &st.PendingJobs},
+		{`SELECT count(*) FROM journal`, &st.JournalEntries},
+		{`SELECT count(*) FROM journal WHERE trimmed_bytes > 0`, &st.TrimmedEntries},
+		{`SELECT count(*) FROM summary_jobs`, &st.PendingSummaries},
 	}
 	for _, c := range counts {
 		if err := s.db.QueryRowContext(ctx, c.query).Scan(c.dest); err != nil {

@@ -34,8 +34,44 @@ func BenchmarkHookPostToolUse(b *testing.B) {
 	benchmarkHook(b, "post-tool-use", "PostToolUse", map[string]any{"tool_name": "Edit", "tool_input": map[string]any{"file_path": "/src/shop-api/orders.go"}}, "")
 }
 
+// The capture benchmarks measure what capture adds: a tool call recorded in the
+// journal (with a typical 2 KB output, and with a 5 MB one), and a Stop that
+// reads the transcript's end and queues the summary. BenchmarkHookPostToolUse
+// with RECALL_CAPTURE=off is the same hook without capture.
+
+func BenchmarkHookPostToolUseCaptureBash(b *testing.B) {
+	out := strings.Repeat("ok  \tgithub.com/shop/api/orders\t0.412s\n", 50)
+	benchmarkHook(b, "post-tool-use", "PostToolUse", map[string]any{"tool_name": "Bash",
+		"tool_input":    map[string]any{"command": "go test ./orders/...", "description": "Run the order tests"},
+		"tool_response": map[string]any{"stdout": out, "stderr": "", "interrupted": false}}, "")
+}
+
+func BenchmarkHookPostToolUseCaptureHugeOutput(b *testing.B) {
+	out := strings.Repeat("orders row 12345 cached in redis ok\n", 5<<20/36)
+	benchmarkHook(b, "post-tool-use", "PostToolUse", map[string]any{"tool_name": "Bash",
+		"tool_input":    map[string]any{"command": "cat orders.csv"},
+		"tool_response": map[string]any{"stdout": out}}, "")
+}
+
+func BenchmarkHookPostToolUseCaptureOff(b *testing.B) {
+	b.Setenv("RECALL_CAPTURE", "off")
+	BenchmarkHookPostToolUse(b)
+}
+
+func BenchmarkHookUserPromptSubmitCaptureOff(b *testing.B) {
+	b.Setenv("RECALL_CAPTURE", "off")
+	BenchmarkHookUserPromptSubmit(b)
+}
+
+func BenchmarkHookStop(b *testing.B) {
+	benchmarkHook(b, "stop", "Stop", map[string]any{"stop_hook_active": false}, "")
+}
+
 func benchmarkHook(b *testing.B, event, eventName string, fields map[string]any, wantOutput string) {
 	c := newCLIEnv(b)
+	if v, ok := os.LookupEnv("RECALL_CAPTURE"); ok {
+		c.vars["RECALL_CAPTURE"] = v
+	}
 	_, cwd := newProject(b, c, "shop-api")
 	for i := range 100 {
 		c.call("memory_store_tool", fmt.Sprintf(`{"content": "Decision %d: the orders service MUST cache item %d for %d minutes", "memory_type": "decision", "namespace": "project:shop-api"}`, i, i, i%7+1))

@@ -16,10 +16,13 @@ var wantTools = []string{
 	"memory_edge_forget_tool", "memory_forget_tool", "memory_inspect_graph_tool",
 	"memory_list_tool", "memory_outcome_tool", "memory_recall_tool",
 	"memory_relate_tool", "memory_store_tool", "memory_validate_tool",
+	"recall_details", "recall_search", "recall_timeline",
 	"validation_history_tool",
 }
 
-func TestStdioListsTheEighteenTools(t *testing.T) {
+// TestStdioListsTheTools: the eighteen tools of the Python Recall and the three
+// reading steps over captured sessions.
+func TestStdioListsTheTools(t *testing.T) {
 	env, _ := recallEnv(t)
 	cs, _ := startStdio(t, env)
 	defer cs.Close()

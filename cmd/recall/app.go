@@ -8,11 +8,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/history"
 	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/privacy"
 	"github.com/recall-mcp/recall/server"
 	"github.com/recall-mcp/recall/storage"
 	"github.com/recall-mcp/recall/validation"
@@ -92,6 +94,7 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 		QueryEmbedTimeout:  min(cfg.OllamaTimeout, maxQueryEmbedWait),
 		MatchMinSimilarity: cfg.MatchMinSimilarity,
 		Logger:             log,
+		Scrub:              privacy.Clean,
 	})
 	cur := validation.New(db, mem, embedder, ollama, validation.Options{
 		ContradictionThreshold: cfg.ContradictionThreshold,
@@ -132,5 +135,6 @@ func (a *app) Close() {
 
 // mcpServer builds the MCP server over the app's services.
 func (a *app) mcpServer() *mcp.Server {
-	return server.New(server.Deps{Memory: a.mem, Curation: a.cur, History: a.hist, Version: version(), Logger: a.log})
+	return server.New(server.Deps{Memory: a.mem, Curation: a.cur, History: a.hist,
+		Capture: &capture.Reader{Store: a.db, Memories: a.mem}, Version: version(), Logger: a.log})
 }

@@ -11,7 +11,9 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"time"
 
+	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -161,10 +163,12 @@ func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 
 var forgetCommand = &command{
 	name: "forget",
-	args: "<id | query> [--yes] [--force] [--namespace NS] [-n N]",
+	args: "<id | query> [--yes] [--force] [--namespace NS] [-n N] | --session ID | --before DATE [--yes]",
 	summary: "Delete a memory by id, or the memories matching a query.\n" +
 		"A query only shows what it would delete until --yes is given; golden rules\n" +
-		"need --force.",
+		"need --force. --session and --before remove captured material instead: the\n" +
+		"journal of a session, or everything captured before a date (2026-03-01 or\n" +
+		"RFC 3339), with its file activity and the session memories summaries became.",
 	run: runForget,
 }
 
@@ -173,11 +177,19 @@ func runForget(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 	force := fs.Bool("force", false, "also delete golden rules")
 	ns := fs.String("namespace", "", "only memories of this namespace (query mode)")
 	n := fs.Int("n", 5, "at most this many memories (query mode)")
+	session := fs.String("session", "", "remove what was captured of this Claude Code session")
+	before := fs.String("before", "", "remove what was captured before this date (2026-03-01 or RFC 3339)")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	input := strings.TrimSpace(strings.Join(rest, " "))
+	if *session != "" || *before != "" {
+		if input != "" {
+			return usagef("give either an id or query, or --session/--before, not both")
+		}
+		return forgetCaptured(ctx, e, *session, *before, *yes)
+	}
 	if input == "" {
 		return usagef("missing the id or query of what to forget")
 	}
@@ -213,6 +225,54 @@ func runForget(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 		fmt.Fprintln(e.stdout, "nothing deleted yet: run again with --yes to delete these")
 	}
 	return nil
+}
+
+// forgetCaptured removes captured material of a session and/or before a date;
+// without --yes it only counts it.
+func forgetCaptured(ctx context.Context, e *env, session, beforeArg string, yes bool) error {
+	var before time.Time
+	if beforeArg != "" {
+		var err error
+		if before, err = parseDate(beforeArg); err != nil {
+			return err
+		}
+	}
+	a, err := openApp(ctx, e.stderr, modeFull)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if !yes {
+		n, err := a.db.CountEntries(ctx, session, before)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "would delete %d captured entries, with their file activity and session memories\n", n)
+		if n > 0 {
+			fmt.Fprintln(e.stdout, "nothing deleted yet: run again with --yes to delete them")
+		}
+		return nil
+	}
+	res, err := capture.Forget(ctx, a.db, a.db, session, before)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "deleted %d captured entries and %d session memories\n", res.Entries, len(res.Memories))
+	for _, id := range res.Kept {
+		fmt.Fprintf(e.stdout, "kept %s: a golden rule now (delete it by id with --force)\n", id)
+	}
+	return nil
+}
+
+// parseDate reads a day (2026-03-01, midnight UTC) or an RFC 3339 time.
+func parseDate(s string) (time.Time, error) {
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, usagef("invalid --before %q: want a date like 2026-03-01 or a time like 2026-03-01T15:04:05Z", s)
 }
 
 var statsCommand = &command{
@@ -255,6 +315,7 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 	}
 	fmt.Fprintf(w, "embeddings:         %s (dimension %d), %d pending\n", model, st.EmbeddingDim, st.PendingEmbeddings)
 	fmt.Fprintf(w, "curation jobs:      %d pending\n", st.PendingJobs)
+	fmt.Fprintf(w, "session journal:    %d entries (%d trimmed), %d summaries pending\n", st.JournalEntries, st.TrimmedEntries, st.PendingSummaries)
 	return nil
 }
 

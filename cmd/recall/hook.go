@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/validation"
@@ -21,10 +22,11 @@ var hookCommand = &command{
 	args: "<" + strings.Join(hook.Events, "|") + ">",
 	summary: "Answer a Claude Code hook (JSON on stdin, answer on stdout).\n" +
 		"session-start injects the project's context, user-prompt-submit the memories\n" +
-		"relevant to the prompt; post-tool-use records touched files; session-end\n" +
-		"records the end; session-start and pre-compact also start the conversation\n" +
-		"history indexer in the background. Whatever goes wrong, a hook exits 0 and\n" +
-		"logs to stderr.",
+		"relevant to the prompt and records the prompt; post-tool-use records the tool\n" +
+		"call and touched files; stop, pre-compact and session-end queue a summary of\n" +
+		"the session (session-end also records the end); session-start and pre-compact\n" +
+		"also start the conversation history indexer in the background. Whatever goes\n" +
+		"wrong, a hook exits 0 and logs to stderr.",
 	run: runHook,
 }
 
@@ -46,8 +48,8 @@ func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 		if cfg.History {
 			startBackgroundIndex(cfg, log) // detached: returns at once
 		}
-		if ev == hook.PreCompact {
-			return nil // nothing to answer, no database to open
+		if ev == hook.PreCompact && !(cfg.Capture && cfg.Summaries) {
+			return nil // nothing to answer, no summary to queue, no database to open
 		}
 	}
 	open := func(ctx context.Context) (*hook.Handler, func(), error) {
@@ -58,6 +60,7 @@ func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 		h := &hook.Handler{
 			Memory:      a.mem,
 			TokenBudget: cfg.DefaultTokenBudget,
+			Summaries:   cfg.Summaries,
 			Floor:       memory.Floor{MinCoverage: cfg.PromptMinCoverage, MinSimilarity: cfg.MatchMinSimilarity},
 			Logger:      log,
 			Context: func(ctx context.Context, query, project string, budget int) (string, error) {
@@ -70,6 +73,9 @@ func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 				}
 				return res.Context, nil
 			},
+		}
+		if cfg.Capture {
+			h.Capture = &capture.Recorder{Store: a.db}
 		}
 		// The database is left open: the process ends right after answering,
 		// every write is already committed to the WAL, and closing the last

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/server"
 )
 
@@ -68,6 +69,8 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 	})
 	wg.Go(func() { a.keepFileActivityBounded(ctx) })
 	a.cur.Start(work)
+	summaries := a.summarizer()
+	summaries.Start(work)
 
 	srv := a.mcpServer()
 	if *addr != "" {
@@ -87,11 +90,23 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 	if cerr := a.cur.Close(closeCtx); cerr != nil {
 		a.log.Warn("curation queue not drained; the rest resumes at the next start", "err", cerr)
 	}
+	if serr := summaries.Close(closeCtx); serr != nil {
+		a.log.Warn("summary queue not drained", "err", serr)
+	}
 	wg.Wait()
 	if err != nil && !signalled {
 		return err
 	}
 	return nil
+}
+
+// summarizer works the queue of session summaries; with capture or summaries
+// off it is a summarizer that never starts.
+func (a *app) summarizer() *capture.Summarizer {
+	if !a.cfg.Capture || !a.cfg.Summaries {
+		return &capture.Summarizer{}
+	}
+	return &capture.Summarizer{Store: a.db, Judge: a.ollama, Memories: a.mem, MaxCalls: a.cfg.SummaryCalls, Logger: a.log}
 }
 
 // checkLoopback refuses an address that other machines could reach.

@@ -1,0 +1,308 @@
+package capture
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// Memories is what reading needs of the curated store. memory.Service has it.
+type Memories interface {
+	Recall(ctx context.Context, req memory.RecallRequest) (*memory.RecallResult, error)
+	Get(ctx context.Context, id string) (*memory.Memory, error)
+}
+
+// Reader answers the three reading steps over the journal and the memories.
+type Reader struct {
+	Store    Store
+	Memories Memories
+}
+
+// IndexItem is one line of an index: enough to decide whether to read more.
+type IndexItem struct {
+	ID      string  `json:"id"`
+	Kind    string  `json:"kind"` // a memory type, or prompt, observation, summary
+	Title   string  `json:"title"`
+	Date    string  `json:"date"`
+	Project string  `json:"project"`
+	Score   float64 `json:"score,omitempty"`
+}
+
+// Search limits.
+const (
+	DefaultSearchLimit = 10
+	MaxSearchLimit     = 50
+	indexTitleRunes    = 100
+	// rrfK is the rank offset of reciprocal-rank fusion: memories and journal
+	// entries are scored on different scales, so only their ranks are merged.
+	rrfK = 60
+)
+
+// SearchRequest asks for an index of what matches a query.
+type SearchRequest struct {
+	Query     string
+	Namespace string // a project's namespace: it and global; empty: everywhere
+	Limit     int
+}
+
+// Search returns a compact index of memories and journal entries matching the
+// query, best first.
+func (r *Reader) Search(ctx context.Context, req SearchRequest) ([]IndexItem, error) {
+	if strings.TrimSpace(req.Query) == "" {
+		return nil, memory.Invalidf("query", `""`, "words to search for")
+	}
+	limit := req.Limit
+	if limit == 0 {
+		limit = DefaultSearchLimit
+	}
+	if limit < 1 || limit > MaxSearchLimit {
+		return nil, memory.Invalidf("limit", limit, fmt.Sprintf("a whole number from 1 to %d", MaxSearchLimit))
+	}
+	var namespaces []string
+	if req.Namespace != "" {
+		if err := memory.ValidateNamespace(req.Namespace); err != nil {
+			return nil, err
+		}
+		namespaces = []string{req.Namespace, memory.GlobalNamespace}
+	}
+	mems, err := r.searchMemories(ctx, req.Query, namespaces, limit)
+	if err != nil {
+		return nil, err
+	}
+	hits, err := r.Store.SearchEntries(ctx, req.Query, namespaces, limit)
+	if err != nil {
+		return nil, err
+	}
+	// A summary answers "what did we do about X" in one record: summaries
+	// come first among the journal's matches, each group in BM25 order.
+	slices.SortStableFunc(hits, func(a, b EntryHit) int {
+		return cmp.Compare(kindRank(a.Entry.Kind), kindRank(b.Entry.Kind))
+	})
+	entries := make([]IndexItem, len(hits))
+	for i, h := range hits {
+		entries[i] = EntryItem(h.Entry)
+	}
+	return fuse(limit, mems, entries), nil
+}
+
+func kindRank(k Kind) int {
+	if k == KindSummary {
+		return 0
+	}
+	return 1
+}
+
+func (r *Reader) searchMemories(ctx context.Context, query string, namespaces []string, limit int) ([]IndexItem, error) {
+	if r.Memories == nil {
+		return nil, nil
+	}
+	scopes := namespaces
+	if len(scopes) == 0 {
+		scopes = []string{""}
+	}
+	var out []memory.ScoredMemory
+	for _, ns := range scopes {
+		res, err := r.Memories.Recall(ctx, memory.RecallRequest{Query: query, NResults: limit, Namespace: ns})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, res.Memories...)
+	}
+	slices.SortStableFunc(out, func(a, b memory.ScoredMemory) int { return cmp.Compare(b.Score, a.Score) })
+	items := make([]IndexItem, len(out))
+	for i, m := range out {
+		items[i] = MemoryItem(m.Memory)
+	}
+	return items, nil
+}
+
+// fuse merges ranked lists by reciprocal rank and keeps the best limit.
+func fuse(limit int, lists ...[]IndexItem) []IndexItem {
+	score := map[string]float64{}
+	byID := map[string]IndexItem{}
+	for _, l := range lists {
+		for rank, it := range l {
+			score[it.ID] += 1 / float64(rrfK+rank+1)
+			byID[it.ID] = it
+		}
+	}
+	out := make([]IndexItem, 0, len(byID))
+	for id, it := range byID {
+		it.Score = math.Round(score[id]*rrfK*1000) / 1000 // 1.0 is a first place in one list
+		out = append(out, it)
+	}
+	slices.SortFunc(out, func(a, b IndexItem) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return strings.Compare(b.Date, a.Date)
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}
+
+// MemoryItem is a memory as an index line.
+func MemoryItem(m *memory.Memory) IndexItem {
+	return IndexItem{ID: m.ID, Kind: string(m.Type), Title: oneLine(m.Content, indexTitleRunes), Date: day(m.CreatedAt), Project: m.Namespace}
+}
+
+// EntryItem is a journal entry as an index line.
+func EntryItem(e *Entry) IndexItem {
+	return IndexItem{ID: EntryID(e.ID), Kind: string(e.Kind), Title: oneLine(e.Title, indexTitleRunes), Date: day(e.CreatedAt), Project: e.Namespace}
+}
+
+func day(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") }
+
+// Timeline limits.
+const (
+	DefaultAround = 3
+	MaxAround     = 20
+)
+
+// Timeline returns what happened around an id, oldest first: for a journal
+// entry, its neighbours in the same session; for a memory, the journal entries
+// of its project around the moment it was stored, with the memory itself.
+func (r *Reader) Timeline(ctx context.Context, id string, before, after int) ([]IndexItem, error) {
+	for _, n := range []struct {
+		name string
+		v    int
+	}{{"before", before}, {"after", after}} {
+		if n.v < 0 || n.v > MaxAround {
+			return nil, memory.Invalidf(n.name, n.v, fmt.Sprintf("a whole number from 0 to %d", MaxAround))
+		}
+	}
+	if n, ok := ParseEntryID(id); ok {
+		es, err := r.Store.Around(ctx, n, before, after)
+		if errors.Is(err, memory.ErrNotFound) {
+			return nil, errNoEntry(id)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return entryItems(es), nil
+	}
+	m, err := r.memory(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	es, err := r.Store.NamespaceAround(ctx, m.Namespace, m.CreatedAt, before, after)
+	if err != nil {
+		return nil, err
+	}
+	items := append(entryItems(es), MemoryItem(m))
+	slices.SortStableFunc(items, func(a, b IndexItem) int { return strings.Compare(a.Date, b.Date) })
+	return items, nil
+}
+
+func entryItems(es []*Entry) []IndexItem {
+	out := make([]IndexItem, len(es))
+	for i, e := range es {
+		out[i] = EntryItem(e)
+	}
+	return out
+}
+
+func (r *Reader) memory(ctx context.Context, id string) (*memory.Memory, error) {
+	if r.Memories == nil || !memory.LooksLikeID(id) {
+		return nil, errNoEntry(id)
+	}
+	m, err := r.Memories.Get(ctx, id)
+	if errors.Is(err, memory.ErrNotFound) {
+		return nil, errNoEntry(id)
+	}
+	return m, err
+}
+
+// Record is one full record: a memory or a journal entry.
+type Record struct {
+	ID         string   `json:"id"`
+	Kind       string   `json:"kind"`
+	Project    string   `json:"project"`
+	Date       string   `json:"date"`
+	Title      string   `json:"title,omitempty"`
+	Text       string   `json:"text"`
+	Tool       string   `json:"tool,omitempty"`
+	Files      []string `json:"files,omitempty"`
+	Confidence *float64 `json:"confidence,omitempty"`
+	// TrimmedBytes is how much of a huge tool output was not kept.
+	TrimmedBytes int            `json:"trimmed_bytes,omitempty"`
+	Metadata     map[string]any `json:"metadata,omitempty"`
+	// Anchor leads to the conversation in Claude Code's transcript.
+	Anchor *TranscriptAnchor `json:"anchor,omitempty"`
+}
+
+// TranscriptAnchor places a record in a Claude Code transcript.
+type TranscriptAnchor struct {
+	SessionID      string `json:"session_id"`
+	TurnID         string `json:"turn_id,omitempty"`
+	TranscriptPath string `json:"transcript_path,omitempty"`
+}
+
+// MaxDetailIDs bounds one details request: details are for the few ids the
+// index showed to matter.
+const MaxDetailIDs = 20
+
+// Details returns the full records of ids, in their order. Ids that match
+// nothing are returned in missing; none matching at all is an error.
+func (r *Reader) Details(ctx context.Context, ids []string) (records []Record, missing []string, err error) {
+	if len(ids) == 0 || len(ids) > MaxDetailIDs {
+		return nil, nil, memory.Invalidf("ids", fmt.Sprintf("%d ids", len(ids)), fmt.Sprintf("1 to %d ids from the search or timeline tools", MaxDetailIDs))
+	}
+	var entryIDs []int64
+	for _, id := range ids {
+		if n, ok := ParseEntryID(id); ok {
+			entryIDs = append(entryIDs, n)
+		}
+	}
+	es, err := r.Store.Entries(ctx, entryIDs)
+	if err != nil {
+		return nil, nil, err
+	}
+	byID := map[string]*Entry{}
+	for _, e := range es {
+		byID[EntryID(e.ID)] = e
+	}
+	for _, id := range ids {
+		if e, ok := byID[id]; ok {
+			records = append(records, entryRecord(e))
+			continue
+		}
+		m, err := r.memory(ctx, id)
+		if err != nil {
+			missing = append(missing, id)
+			continue
+		}
+		records = append(records, memoryRecord(m))
+	}
+	if len(records) == 0 {
+		return nil, missing, errNoEntry(strings.Join(ids, ", "))
+	}
+	return records, missing, nil
+}
+
+func entryRecord(e *Entry) Record {
+	rec := Record{ID: EntryID(e.ID), Kind: string(e.Kind), Project: e.Namespace, Date: day(e.CreatedAt),
+		Title: e.Title, Text: e.Body, Tool: e.ToolName, Files: e.Files, TrimmedBytes: e.TrimmedBytes}
+	if e.SessionID != "" {
+		rec.Anchor = &TranscriptAnchor{SessionID: e.SessionID, TurnID: e.TurnID, TranscriptPath: e.TranscriptPath}
+	}
+	if e.MemoryID != "" {
+		rec.Metadata = map[string]any{"memory_id": e.MemoryID}
+	}
+	return rec
+}
+
+func memoryRecord(m *memory.Memory) Record {
+	c := m.Confidence
+	return Record{ID: m.ID, Kind: string(m.Type), Project: m.Namespace, Date: day(m.CreatedAt),
+		Text: m.Content, Confidence: &c, Metadata: m.Metadata}
+}

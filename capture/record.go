@@ -1,0 +1,262 @@
+package capture
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/recall-mcp/recall/privacy"
+)
+
+// Limits of what one entry keeps. A tool's output can be megabytes (a 5 MB file
+// read); the journal keeps the start, says how much it dropped, and the
+// transcript anchor leads to the rest.
+const (
+	MaxPromptBytes   = 16 << 10
+	MaxInputBytes    = 2 << 10 // of a tool's arguments, in the body
+	MaxResponseBytes = 4 << 10 // of a tool's output, in the body
+	maxTitleRunes    = 160
+	maxOutcomeRunes  = 80
+)
+
+// Recorder writes the journal on the hooks' hot path: no network, no model.
+type Recorder struct {
+	Store Store
+	Now   func() time.Time
+}
+
+func (r *Recorder) now() time.Time {
+	if r.Now != nil {
+		return r.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// Anchor places an entry in a session.
+type Anchor struct {
+	Namespace      string
+	SessionID      string
+	TurnID         string
+	TranscriptPath string
+}
+
+// Prompt records what the user asked, private sections and secrets removed.
+func (r *Recorder) Prompt(ctx context.Context, a Anchor, prompt string) (*Entry, error) {
+	text, cut := keep(prompt, MaxPromptBytes)
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return nil, nil
+	}
+	e := r.entry(a, KindPrompt)
+	e.Title = oneLine(text, maxTitleRunes)
+	e.Body = text
+	e.TrimmedBytes = cut
+	if _, err := r.Store.AddEntry(ctx, e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Tool is one tool call as PostToolUse reports it.
+type Tool struct {
+	Name     string
+	Input    json.RawMessage
+	Response json.RawMessage
+	Cwd      string
+}
+
+// Observation records one tool call: a one-line title (tool, file or command,
+// outcome) for the index and a trimmed body (arguments and output) for details.
+func (r *Recorder) Observation(ctx context.Context, a Anchor, t Tool) (*Entry, error) {
+	if t.Name == "" {
+		return nil, fmt.Errorf("tool_name is empty: want the name of the tool that ran")
+	}
+	if OwnTool(t.Name) {
+		return nil, nil
+	}
+	args := decodeObject(t.Input)
+	input, inputCut := keep(compactJSON(t.Input), MaxInputBytes)
+	output, outputCut := keep(responseText(t.Response), MaxResponseBytes)
+
+	e := r.entry(a, KindObservation)
+	e.ToolName = t.Name
+	e.Files = filesOf(args, t.Cwd)
+	e.Title = privacy.Clean(observationTitle(t.Name, args, e.Files, output))
+	e.Body = fmt.Sprintf("tool: %s\ninput: %s\noutput:\n%s", t.Name, input, output)
+	e.TrimmedBytes = inputCut + outputCut
+	if _, err := r.Store.AddEntry(ctx, e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// OwnTool reports whether a tool is one of Recall's own, as Claude Code names
+// MCP tools (mcp__recall__recall_search, mcp__plugin_recall_recall__...). Their
+// calls are not captured: reading memories would fill the journal with copies
+// of itself.
+func OwnTool(name string) bool {
+	return strings.HasPrefix(name, "mcp__") && strings.Contains(strings.ToLower(name), "recall")
+}
+
+func (r *Recorder) entry(a Anchor, k Kind) *Entry {
+	return &Entry{Kind: k, Namespace: a.Namespace, SessionID: a.SessionID, TurnID: a.TurnID,
+		TranscriptPath: a.TranscriptPath, CreatedAt: r.now()}
+}
+
+// observationTitle is "Tool target → outcome" on one line.
+func observationTitle(tool string, args map[string]any, files []string, output string) string {
+	target := ""
+	for _, k := range []string{"command", "pattern", "query", "url", "description", "prompt"} {
+		if s, ok := args[k].(string); ok && s != "" {
+			target = s
+			break
+		}
+	}
+	if target == "" && len(files) > 0 {
+		target = strings.Join(files, ", ")
+	} else if len(files) > 0 && tool != "Bash" {
+		target += " in " + strings.Join(files, ", ")
+	}
+	title := tool
+	if target != "" {
+		title += ": " + oneLine(target, maxTitleRunes)
+	}
+	if out := oneLine(output, maxOutcomeRunes); out != "" {
+		title += " → " + out
+	}
+	return oneLine(title, maxTitleRunes)
+}
+
+// fileKeys are the arguments of Claude Code's tools that name files.
+var fileKeys = []string{"file_path", "notebook_path", "path"}
+
+// filesOf lists the files a tool's arguments name, absolute.
+func filesOf(args map[string]any, cwd string) []string {
+	var files []string
+	for _, k := range fileKeys {
+		p, ok := args[k].(string)
+		if !ok || p == "" {
+			continue
+		}
+		if !filepath.IsAbs(p) && cwd != "" {
+			p = filepath.Join(cwd, p)
+		}
+		files = append(files, p)
+	}
+	sort.Strings(files)
+	return files
+}
+
+func decodeObject(raw json.RawMessage) map[string]any {
+	var m map[string]any
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &m) // not an object: no named arguments
+	}
+	return m
+}
+
+// compactJSON renders a tool's arguments on as few bytes as possible.
+func compactJSON(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "{}"
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// toolResponse holds the text fields of Claude Code's tool responses (stdout and
+// stderr of Bash, a file's content, a result); other fields are skipped unread.
+type toolResponse struct {
+	Error   string `json:"error"`
+	Stderr  string `json:"stderr"`
+	Stdout  string `json:"stdout"`
+	Result  string `json:"result"`
+	Output  string `json:"output"`
+	Content any    `json:"content"`
+	Message string `json:"message"`
+	File    struct {
+		Content string `json:"content"`
+	} `json:"file"`
+}
+
+// responseText is a tool's output as text: its text fields when it has them,
+// else the JSON itself. It decodes the response once, whatever its shape, since
+// a response can be megabytes.
+func responseText(raw json.RawMessage) string {
+	trimmed := bytes.TrimLeft(raw, " \t\r\n")
+	if len(trimmed) == 0 {
+		return ""
+	}
+	switch trimmed[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	case '{':
+		var r toolResponse
+		if json.Unmarshal(raw, &r) == nil {
+			content, _ := r.Content.(string)
+			var parts []string
+			for _, p := range []string{r.Error, r.Stderr, r.Stdout, r.Result, r.Output, content, r.Message, r.File.Content} {
+				if strings.TrimSpace(p) != "" {
+					parts = append(parts, p)
+				}
+			}
+			if len(parts) > 0 {
+				return strings.Join(parts, "\n")
+			}
+		}
+	}
+	return string(raw)
+}
+
+// scanMargin is how far past a cut the text is scanned for secrets, so that a
+// secret straddling the cut is recognised whole and not kept half.
+const scanMargin = 1 << 10
+
+// keep makes at most limit bytes of s safe to store: private sections removed,
+// secrets redacted, then trimmed with a note of what was left out. It returns
+// how many bytes of s were not kept.
+func keep(s string, limit int) (string, int) {
+	clean := privacy.Clean(cutAt(s, limit+scanMargin))
+	if len(clean) <= limit && len(s) <= limit+scanMargin {
+		return clean, 0
+	}
+	kept := cutAt(clean, limit)
+	dropped := len(s) - len(kept)
+	return kept + fmt.Sprintf("\n[… %d bytes not kept]", dropped), dropped
+}
+
+// cutAt keeps at most n bytes of s, cut at a line end where one is near and
+// never inside a character.
+func cutAt(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	if nl := strings.LastIndexByte(s[:n], '\n'); nl > n/2 {
+		n = nl
+	}
+	return s[:n]
+}
+
+// oneLine squeezes whitespace and cuts s to max runes.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	return string([]rune(s)[:max-1]) + "…"
+}

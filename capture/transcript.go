@@ -1,0 +1,77 @@
+package capture
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+)
+
+// tailBytes is how much of a transcript's end LastUserTurn reads: a hook must
+// not read a transcript of many megabytes to find its last turn.
+const tailBytes = 256 << 10
+
+// LastUserTurn returns the uuid of the last prompt the user typed in a Claude
+// Code transcript (JSONL), read from the file's end; "" when there is none in
+// reach or the file cannot be read. Tool results, which Claude Code also writes
+// as user lines, are not turns.
+func LastUserTurn(path string) string {
+	if path == "" {
+		return ""
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	size, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return ""
+	}
+	start := max(size-tailBytes, 0)
+	buf := make([]byte, size-start)
+	if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
+		return ""
+	}
+	lines := bytes.Split(buf, []byte("\n"))
+	for i := len(lines) - 1; i >= 0; i-- {
+		if id := userTurn(lines[i]); id != "" {
+			return id
+		}
+	}
+	return ""
+}
+
+// userTurn returns a transcript line's uuid when it is a prompt the user typed.
+func userTurn(line []byte) string {
+	if !bytes.Contains(line, []byte(`"user"`)) {
+		return ""
+	}
+	var l struct {
+		Type    string `json:"type"`
+		UUID    string `json:"uuid"`
+		IsMeta  bool   `json:"isMeta"`
+		Message struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(line, &l) != nil || l.Type != "user" || l.IsMeta || l.UUID == "" {
+		return ""
+	}
+	var text string
+	if json.Unmarshal(l.Message.Content, &text) == nil {
+		return l.UUID
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(l.Message.Content, &blocks) != nil {
+		return ""
+	}
+	for _, b := range blocks {
+		if b.Type == "tool_result" {
+			return ""
+		}
+	}
+	return l.UUID
+}

@@ -1,0 +1,293 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/recall-mcp/recall/capture"
+	"github.com/recall-mcp/recall/memory"
+)
+
+var _ capture.Store = (*DB)(nil)
+
+const journalColumns = `id, kind, namespace, session_id, turn_id, transcript_path, tool_name,
+	title, body, files, memory_id, trimmed_bytes, created_at`
+
+// AddEntry appends an entry to the journal and returns its id.
+func (s *DB) AddEntry(ctx context.Context, e *capture.Entry) (int64, error) {
+	var id int64
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		id, err = insertEntry(ctx, tx, e)
+		return err
+	})
+	return id, err
+}
+
+func insertEntry(ctx context.Context, tx *sql.Tx, e *capture.Entry) (int64, error) {
+	if e.Title == "" {
+		return 0, memory.Invalidf("title", `""`, "a one-line title")
+	}
+	files, err := json.Marshal(orEmpty(e.Files))
+	if err != nil {
+		return 0, fmt.Errorf("encode files: %w", err)
+	}
+	var id int64
+	err = tx.QueryRowContext(ctx, `INSERT INTO journal (kind, namespace, session_id, turn_id, transcript_path,
+			tool_name, title, body, files, memory_id, trimmed_bytes, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		string(e.Kind), e.Namespace, e.SessionID, e.TurnID, e.TranscriptPath, e.ToolName,
+		e.Title, e.Body, string(files), e.MemoryID, e.TrimmedBytes, formatTime(orNow(e.CreatedAt, time.Now()))).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("add journal entry: %w", err)
+	}
+	e.ID = id
+	return id, nil
+}
+
+func orEmpty(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
+}
+
+// Entries returns the entries among ids that exist, in the order of ids.
+func (s *DB) Entries(ctx context.Context, ids []int64) ([]*capture.Entry, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	found, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal WHERE id IN (`+placeholders(len(ids))+`)`, anySlice(ids)...)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]*capture.Entry, len(found))
+	for _, e := range found {
+		byID[e.ID] = e
+	}
+	out := make([]*capture.Entry, 0, len(found))
+	for _, id := range ids {
+		if e, ok := byID[id]; ok {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// SearchEntries ranks entries by BM25 over title and body, best first.
+func (s *DB) SearchEntries(ctx context.Context, text string, namespaces []string, limit int) ([]capture.EntryHit, error) {
+	q := ftsQuery(text, "OR")
+	if q == "" {
+		return nil, nil
+	}
+	if limit <= 0 {
+		limit = defaultSearchLimit
+	}
+	where, args := "1", []any{q}
+	if len(namespaces) > 0 {
+		where = "j.namespace IN (" + placeholders(len(namespaces)) + ")"
+		args = append(args, anySlice(namespaces)...)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+prefixColumns("j.", journalColumns)+`, bm25(journal_fts) AS rank
+		FROM journal_fts JOIN journal j ON j.id = journal_fts.rowid
+		WHERE journal_fts MATCH ? AND `+where+`
+		ORDER BY rank, j.id DESC LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("journal search: %w", err)
+	}
+	defer rows.Close()
+	var hits []capture.EntryHit
+	for rows.Next() {
+		var rank float64
+		e, err := scanEntry(rows, &rank)
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, capture.EntryHit{Entry: e, Score: -rank})
+	}
+	return hits, rows.Err()
+}
+
+func prefixColumns(prefix, cols string) string {
+	parts := strings.Split(cols, ",")
+	for i, p := range parts {
+		parts[i] = prefix + strings.TrimSpace(p)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// SessionEntries returns a session's entries after afterID, oldest first.
+func (s *DB) SessionEntries(ctx context.Context, sessionID string, afterID int64, limit int) ([]*capture.Entry, error) {
+	return s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
+		WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`, sessionID, afterID, limit)
+}
+
+// Around returns the entry id with its neighbours in the same session.
+func (s *DB) Around(ctx context.Context, id int64, before, after int) ([]*capture.Entry, error) {
+	var session string
+	err := s.db.QueryRowContext(ctx, `SELECT session_id FROM journal WHERE id = ?`, id).Scan(&session)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, memory.NotFound("journal entry", capture.EntryID(id))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read journal entry: %w", err)
+	}
+	older, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
+		WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?`, session, id, before)
+	if err != nil {
+		return nil, err
+	}
+	rest, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
+		WHERE session_id = ? AND id >= ? ORDER BY id LIMIT ?`, session, id, after+1)
+	if err != nil {
+		return nil, err
+	}
+	return append(reversed(older), rest...), nil
+}
+
+// NamespaceAround returns the entries of a namespace nearest a moment.
+func (s *DB) NamespaceAround(ctx context.Context, namespace string, at time.Time, before, after int) ([]*capture.Entry, error) {
+	t := formatTime(at)
+	older, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
+		WHERE namespace = ? AND created_at <= ? ORDER BY created_at DESC, id DESC LIMIT ?`, namespace, t, before)
+	if err != nil {
+		return nil, err
+	}
+	newer, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
+		WHERE namespace = ? AND created_at > ? ORDER BY created_at, id LIMIT ?`, namespace, t, after)
+	if err != nil {
+		return nil, err
+	}
+	return append(reversed(older), newer...), nil
+}
+
+func reversed(es []*capture.Entry) []*capture.Entry {
+	for i, j := 0, len(es)-1; i < j; i, j = i+1, j-1 {
+		es[i], es[j] = es[j], es[i]
+	}
+	return es
+}
+
+// RecentSummaries returns the newest summaries of a namespace.
+func (s *DB) RecentSummaries(ctx context.Context, namespace string, limit int) ([]*capture.Entry, error) {
+	return s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
+		WHERE namespace = ? AND kind = ? ORDER BY created_at DESC, id DESC LIMIT ?`,
+		namespace, string(capture.KindSummary), limit)
+}
+
+// ForgetEntries deletes captured material of a session and/or before a time.
+func (s *DB) ForgetEntries(ctx context.Context, sessionID string, before time.Time) (int, []string, error) {
+	if sessionID == "" && before.IsZero() {
+		return 0, nil, memory.Invalidf("session or before", `""`, "a session id or a date")
+	}
+	var conds []string
+	var args []any
+	if sessionID != "" {
+		conds = append(conds, "session_id = ?")
+		args = append(args, sessionID)
+	}
+	if !before.IsZero() {
+		conds = append(conds, "created_at < ?")
+		args = append(args, formatTime(before))
+	}
+	where := strings.Join(conds, " AND ")
+	var n int
+	var memIDs []string
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT memory_id FROM journal WHERE memory_id != '' AND `+where, args...)
+		if err != nil {
+			return fmt.Errorf("forget journal: %w", err)
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			memIDs = append(memIDs, id)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE `+where, args...)
+		if err != nil {
+			return fmt.Errorf("forget journal: %w", err)
+		}
+		n64, _ := res.RowsAffected()
+		n = int(n64)
+		// File activity is captured by the same hooks.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM file_activity WHERE `+where, args...); err != nil {
+			return fmt.Errorf("forget file activity: %w", err)
+		}
+		if sessionID != "" {
+			for _, q := range []string{`DELETE FROM summary_jobs WHERE session_id = ?`, `DELETE FROM capture_sessions WHERE session_id = ?`, `DELETE FROM sessions WHERE id = ?`} {
+				if _, err := tx.ExecContext(ctx, q, sessionID); err != nil {
+					return fmt.Errorf("forget journal: %w", err)
+				}
+			}
+		}
+		if !before.IsZero() {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM summary_jobs WHERE created_at < ?`, formatTime(before)); err != nil {
+				return fmt.Errorf("forget journal: %w", err)
+			}
+		}
+		return nil
+	})
+	return n, memIDs, err
+}
+
+// CountEntries counts the journal entries of a session (when set) and/or
+// created before a time (when not zero).
+func (s *DB) CountEntries(ctx context.Context, sessionID string, before time.Time) (int, error) {
+	q := `SELECT count(*) FROM journal WHERE (? = '' OR session_id = ?) AND (? = '' OR created_at < ?)`
+	b := ""
+	if !before.IsZero() {
+		b = formatTime(before)
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, q, sessionID, sessionID, b, b).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count journal: %w", err)
+	}
+	return n, nil
+}
+
+func (s *DB) queryEntries(ctx context.Context, query string, args ...any) ([]*capture.Entry, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read journal: %w", err)
+	}
+	defer rows.Close()
+	var out []*capture.Entry
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+func scanEntry(rows *sql.Rows, extra ...any) (*capture.Entry, error) {
+	var e capture.Entry
+	var kind, files, created string
+	dest := append([]any{&e.ID, &kind, &e.Namespace, &e.SessionID, &e.TurnID, &e.TranscriptPath, &e.ToolName,
+		&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &created}, extra...)
+	if err := rows.Scan(dest...); err != nil {
+		return nil, fmt.Errorf("read journal: %w", err)
+	}
+	e.Kind = capture.Kind(kind)
+	if err := json.Unmarshal([]byte(files), &e.Files); err != nil {
+		return nil, fmt.Errorf("read journal entry %d files: %w", e.ID, err)
+	}
+	var err error
+	if e.CreatedAt, err = parseTime(created); err != nil {
+		return nil, err
+	}
+	return &e, nil
+}

@@ -1,0 +1,99 @@
+package storage
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/recall-mcp/recall/capture"
+)
+
+func addEntry(t *testing.T, db *DB, session, title string, at time.Time) int64 {
+	t.Helper()
+	id, err := db.AddEntry(context.Background(), &capture.Entry{Kind: capture.KindObservation, Namespace: "project:shop",
+		SessionID: session, Title: title, Body: title + " (full record)", Files: []string{"/src/a.go"}, CreatedAt: at})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func TestJournalSearchAroundAndForget(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	var ids []int64
+	for i, title := range []string{"Read orders.go", "Edit orders.go: cache orders in Redis", "Bash: go test ./orders", "Edit billing.go"} {
+		ids = append(ids, addEntry(t, db, "s1", title, t0.Add(time.Duration(i)*time.Minute)))
+	}
+	other := addEntry(t, db, "s2", "Edit cache.go: Redis client", t0.Add(48*time.Hour))
+
+	hits, err := db.SearchEntries(ctx, `redis" OR *`, []string{"project:shop"}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 2 {
+		t.Fatalf("search redis: %d hits, want 2", len(hits))
+	}
+	if hits, _ := db.SearchEntries(ctx, "redis", []string{"project:other"}, 10); len(hits) != 0 {
+		t.Fatalf("search leaked across namespaces: %v", hits)
+	}
+
+	around, err := db.Around(ctx, ids[1], 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(around) != 3 || around[0].ID != ids[0] || around[1].ID != ids[1] || around[2].ID != ids[2] {
+		t.Fatalf("around %d: %+v", ids[1], around)
+	}
+	if got, _ := db.Entries(ctx, []int64{other, ids[0], 9999}); len(got) != 2 || got[0].ID != other || got[1].Files[0] != "/src/a.go" {
+		t.Fatalf("entries: %+v", got)
+	}
+
+	if err := db.QueueSummary(ctx, "s1", "stop", "turn-1"); err != nil {
+		t.Fatal(err)
+	}
+	n, _, err := db.ForgetEntries(ctx, "s1", time.Time{})
+	if err != nil || n != 4 {
+		t.Fatalf("forget session s1: %d, %v", n, err)
+	}
+	if hits, _ := db.SearchEntries(ctx, "orders", nil, 10); len(hits) != 0 {
+		t.Fatalf("forgotten entries still found: %d", len(hits))
+	}
+	if job, _ := db.ClaimSummary(ctx, time.Minute); job != nil {
+		t.Fatalf("forgotten session's summary job still queued: %+v", job)
+	}
+	if n, _, _ := db.ForgetEntries(ctx, "", t0.Add(72*time.Hour)); n != 1 {
+		t.Fatalf("forget before: %d, want 1", n)
+	}
+}
+
+func TestSummaryJobsOnePerSessionLeased(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	for _, turn := range []string{"t1", "t2"} {
+		if err := db.QueueSummary(ctx, "s1", "stop", turn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	job, err := db.ClaimSummary(ctx, time.Minute)
+	if err != nil || job == nil || job.TurnID != "t2" || job.Attempts != 1 {
+		t.Fatalf("claim: %+v, %v", job, err)
+	}
+	if again, _ := db.ClaimSummary(ctx, time.Minute); again != nil {
+		t.Fatalf("a leased job was claimed twice: %+v", again)
+	}
+	if err := db.FinishSummary(ctx, "s1", "ollama down", true); err != nil {
+		t.Fatal(err)
+	}
+	if job, _ = db.ClaimSummary(ctx, time.Minute); job == nil || job.Attempts != 2 {
+		t.Fatalf("released job not claimed again: %+v", job)
+	}
+	id, err := db.RecordSummary(ctx, &capture.Entry{Kind: capture.KindSummary, Namespace: "global", SessionID: "s1", Title: "did things"}, 7)
+	if err != nil || id == 0 {
+		t.Fatal(err)
+	}
+	if through, calls, _ := db.SummaryProgress(ctx, "s1"); through != 7 || calls != 1 {
+		t.Fatalf("progress %d %d", through, calls)
+	}
+}
