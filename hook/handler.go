@@ -77,16 +77,34 @@ func (h *Handler) sessionStart(ctx context.Context, in *Input) (*Output, error) 
 		return nil, fmt.Errorf("build context for %s: %w", p.Namespace, err)
 	}
 	if in.SessionID != "" {
-		s := &memory.Session{ID: in.SessionID, Namespace: p.Namespace, Cwd: in.Cwd, StartedAt: h.now()}
-		if err := h.Memory.Store().UpsertSession(ctx, s); err != nil {
-			h.log().Warn("session start not recorded", "session_id", in.SessionID, "err", err)
-		}
+		h.recordSessionStart(ctx, &memory.Session{ID: in.SessionID, Namespace: p.Namespace, Cwd: in.Cwd, StartedAt: h.now()})
 	}
 	if strings.TrimSpace(text) == "" {
 		return nil, nil
 	}
 	text += fmt.Sprintf("\n\nThis project's memories are in namespace `%s`; store lasting preferences, decisions and patterns there with memory_store_tool (or in `global` when they hold for every project).\n", p.Namespace)
 	return contextOutput(SessionStart, text), nil
+}
+
+// sessionRecordWait is how long session-start waits to record the session
+// before answering anyway: the context matters more than the record.
+const sessionRecordWait = 300 * time.Millisecond
+
+// recordSessionStart records the session's start, waiting at most
+// sessionRecordWait: while another process holds the write lock the answer
+// goes out without the record (the write is abandoned when the hook exits;
+// session-end records the session again).
+func (h *Handler) recordSessionStart(ctx context.Context, s *memory.Session) {
+	done := make(chan error, 1)
+	go func() { done <- h.Memory.Store().UpsertSession(ctx, s) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			h.log().Warn("session start not recorded", "session_id", s.ID, "err", err)
+		}
+	case <-time.After(sessionRecordWait):
+		h.log().Warn("session start not recorded: the database is busy with another writer", "session_id", s.ID)
+	}
 }
 
 // userPromptSubmit lists the few memories most relevant to the prompt, as an
@@ -103,7 +121,9 @@ func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, err
 	if err != nil {
 		return nil, err
 	}
-	return contextOutput(UserPromptSubmit, formatIndex(found)), nil
+	text, shown := formatIndex(found)
+	h.Memory.MarkAccessed(ctx, shown)
+	return contextOutput(UserPromptSubmit, text), nil
 }
 
 // promptCandidates is how many memories of any namespace the prompt hook
@@ -150,7 +170,9 @@ func (h *Handler) relevant(ctx context.Context, prompt, project string) ([]memor
 }
 
 func (h *Handler) recall(ctx context.Context, prompt, namespace string, n int) (*memory.RecallResult, error) {
-	res, err := h.Memory.Recall(ctx, memory.RecallRequest{Query: prompt, NResults: n, Namespace: namespace})
+	// Access counts move only for the memories the index lists (see
+	// userPromptSubmit), not for every candidate of every namespace searched.
+	res, err := h.Memory.Recall(ctx, memory.RecallRequest{Query: prompt, NResults: n, Namespace: namespace, SkipAccessUpdate: true})
 	if err != nil {
 		return nil, fmt.Errorf("recall in %q: %w", namespace, err)
 	}
@@ -162,11 +184,12 @@ func (h *Handler) recall(ctx context.Context, prompt, namespace string, n int) (
 }
 
 // formatIndex renders memories as a compact list of ids, types and previews,
-// stopping before the token limit.
-func formatIndex(ms []memory.ScoredMemory) string {
+// stopping before the token limit, and returns the ids it listed.
+func formatIndex(ms []memory.ScoredMemory) (string, []string) {
 	if len(ms) == 0 {
-		return ""
+		return "", nil
 	}
+	var shown []string
 	var b strings.Builder
 	b.WriteString("## Relevant memories (recall)\n")
 	header := b.Len()
@@ -179,12 +202,13 @@ func formatIndex(ms []memory.ScoredMemory) string {
 			break
 		}
 		b.WriteString(line)
+		shown = append(shown, m.ID)
 	}
 	if b.Len() == header {
-		return ""
+		return "", nil
 	}
 	b.WriteString("Full text and related memories: memory_recall_tool or memory_inspect_graph_tool with an id.\n")
-	return b.String()
+	return b.String(), shown
 }
 
 // estimateTokens assumes four bytes of English text per token.
