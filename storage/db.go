@@ -31,14 +31,14 @@ const BestEffortBusyTimeout = 200
 // DB is a Recall database. It implements memory.Store and is safe for concurrent
 // use by many goroutines and many processes.
 type DB struct {
-	db     *sql.DB
+	db *sql.DB
 	// bestEffort is a second pool on the same file whose connections give up
 	// on a held write lock after BestEffortBusyTimeout; it carries the writes
 	// a reader makes in passing, which may be lost but must not block.
 	bestEffort *sql.DB
 	path       string
-	signs  *signIndex
-	loader signLoader // loads signs in the background; Close stops it
+	signs      *signIndex
+	loader     signLoader // loads signs in the background; Close stops it
 }
 
 var _ memory.Store = (*DB)(nil)
