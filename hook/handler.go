@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/project"
 )
 
 // ContextFunc builds the token-budgeted context of a project (golden rules first,
@@ -22,6 +23,7 @@ type ContextFunc func(ctx context.Context, query, project string, tokenBudget in
 // Handler answers hook events over the memory service.
 type Handler struct {
 	Memory      *memory.Service
+	Projects    *project.Resolver // which project a cwd belongs to
 	Context     ContextFunc
 	TokenBudget int // of the session-start context
 	Logger      *slog.Logger
@@ -71,8 +73,11 @@ func (h *Handler) log() *slog.Logger {
 // sessionStart injects the project's context and records that the session began.
 // The context is answered even when the session cannot be recorded.
 func (h *Handler) sessionStart(ctx context.Context, in *Input) (*Output, error) {
-	p := FindProject(in.Cwd)
-	text, err := h.Context(ctx, "", p.Name, h.TokenBudget)
+	p, err := h.Projects.ForDir(ctx, in.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	text, err := h.Context(ctx, "", p.Namespace, h.TokenBudget)
 	if err != nil {
 		return nil, fmt.Errorf("build context for %s: %w", p.Namespace, err)
 	}
@@ -117,7 +122,11 @@ func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, err
 	if len(prompt) > memory.MaxQueryBytes {
 		prompt = truncateBytes(prompt, memory.MaxQueryBytes)
 	}
-	found, err := h.relevant(ctx, prompt, FindProject(in.Cwd).Namespace)
+	p, err := h.Projects.ForDir(ctx, in.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	found, err := h.relevant(ctx, prompt, p.Namespace)
 	if err != nil {
 		return nil, err
 	}
@@ -257,8 +266,11 @@ func (h *Handler) postToolUse(ctx context.Context, in *Input) error {
 	if !filepath.IsAbs(path) && in.Cwd != "" {
 		path = filepath.Join(in.Cwd, path)
 	}
-	p := FindProject(in.Cwd)
-	_, err := h.Memory.AddFileActivity(ctx, memory.FileActivityRequest{
+	p, err := h.Projects.ForDir(ctx, in.Cwd)
+	if err != nil {
+		return err
+	}
+	_, err = h.Memory.AddFileActivity(ctx, memory.FileActivityRequest{
 		FilePath:    path,
 		Action:      string(action),
 		SessionID:   in.SessionID,
@@ -277,10 +289,14 @@ func (h *Handler) sessionEnd(ctx context.Context, in *Input) error {
 	if in.SessionID == "" {
 		return errors.New("session end without session_id")
 	}
+	p, err := h.Projects.ForDir(ctx, in.Cwd)
+	if err != nil {
+		return err
+	}
 	ended := h.now()
 	s := &memory.Session{
 		ID:        in.SessionID,
-		Namespace: FindProject(in.Cwd).Namespace,
+		Namespace: p.Namespace,
 		Cwd:       in.Cwd,
 		StartedAt: ended, // kept by the store when the start was recorded
 		EndedAt:   &ended,

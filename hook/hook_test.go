@@ -5,72 +5,12 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
 )
-
-func TestFindProjectWalksUpToGitRoot(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "shop-api")
-	sub := filepath.Join(root, "internal", "orders")
-	if err := os.MkdirAll(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	p := FindProject(sub)
-	if p.Root != root || p.Name != "shop-api" || p.Namespace != "project:shop-api" {
-		t.Fatalf("FindProject(%s) = %+v, want root %s and namespace project:shop-api", sub, p, root)
-	}
-}
-
-func TestFindProjectAcceptsGitFileOfWorktree(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "wt")
-	if err := os.MkdirAll(filepath.Join(root, "src"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, ".git"), []byte("gitdir: /elsewhere\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if p := FindProject(filepath.Join(root, "src")); p.Root != root {
-		t.Fatalf("root = %s, want %s", p.Root, root)
-	}
-}
-
-func TestFindProjectWithoutGitIsTheDirectory(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "scratch")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	p := FindProject(dir)
-	// A .git above the temp dir would change the answer; only check when none.
-	if p.Root == dir && p.Namespace != "project:scratch" {
-		t.Fatalf("namespace = %s, want project:scratch", p.Namespace)
-	}
-}
-
-// Any directory name gives a namespace the store accepts, so no name can make
-// every hook answer nothing.
-func TestFindProjectNamesAlwaysValidate(t *testing.T) {
-	for _, base := range []string{" spaced ", "tab\there", strings.Repeat("é", 125), "x\x7fy"} {
-		dir := filepath.Join(t.TempDir(), base)
-		if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		p := FindProject(dir)
-		if err := memory.ValidateNamespace(p.Namespace); err != nil {
-			t.Errorf("directory %q: namespace %q refused: %v", base, p.Namespace, err)
-		}
-		if strings.TrimSpace(p.Name) != p.Name {
-			t.Errorf("directory %q: name %q keeps surrounding space", base, p.Name)
-		}
-	}
-}
 
 func TestReadInputPostToolUse(t *testing.T) {
 	in, err := ReadInput(strings.NewReader(`{"session_id":"s1","cwd":"/src/app","hook_event_name":"PostToolUse","tool_name":"NotebookEdit","tool_input":{"notebook_path":"/src/app/a.ipynb","new_source":"x"},"tool_response":{"ok":true}}`))

@@ -12,6 +12,7 @@ import (
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/project"
 	"github.com/recall-mcp/recall/server"
 	"github.com/recall-mcp/recall/storage"
 	"github.com/recall-mcp/recall/validation"
@@ -26,6 +27,9 @@ type app struct {
 	ollama *embedding.Client
 	mem    *memory.Service
 	cur    *validation.Service
+	// projects resolves directories to project namespaces for hooks, the CLI
+	// and the MCP server alike.
+	projects *project.Resolver
 }
 
 // appMode says how much of Recall a command needs.
@@ -99,7 +103,8 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 		Logger:                 log,
 	})
 	mem.SetCurator(cur)
-	return &app{cfg: cfg, log: log, db: db, ollama: ollama, mem: mem, cur: cur}, nil
+	projects := project.NewResolver(db, cfg.Project, log)
+	return &app{cfg: cfg, log: log, db: db, ollama: ollama, mem: mem, cur: cur, projects: projects}, nil
 }
 
 // Close closes the database.

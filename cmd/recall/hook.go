@@ -46,6 +46,7 @@ func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 		}
 		h := &hook.Handler{
 			Memory:      a.mem,
+			Projects:    a.projects,
 			TokenBudget: cfg.DefaultTokenBudget,
 			Logger:      log,
 			Context: func(ctx context.Context, query, project string, budget int) (string, error) {
