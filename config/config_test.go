@@ -84,6 +84,7 @@ var overrides = []struct {
 	{"RECALL_STALE_DAYS", "1", func(c *config.Config) bool { return c.StaleDays == 1 }},
 	{"RECALL_HTTP_TOKEN", "s3cret", func(c *config.Config) bool { return c.HTTPToken == "s3cret" }},
 	{"RECALL_HOOK_TIMEOUT", "750ms", func(c *config.Config) bool { return c.HookTimeout == 750*time.Millisecond }},
+	{"RECALL_PROJECT", "shop-api", func(c *config.Config) bool { return c.Project == "project:shop-api" }},
 }
 
 func TestEveryOverride(t *testing.T) {
@@ -212,6 +213,7 @@ func TestBadValuesNameTheVariableTheValueAndWhatIsAccepted(t *testing.T) {
 		{"RECALL_LOG_LEVEL", "verbose", "RECALL_LOG_LEVEL=verbose: must be one of DEBUG, INFO, WARNING (or WARN), ERROR"},
 		{"RECALL_DEFAULT_NAMESPACE", "team", `RECALL_DEFAULT_NAMESPACE=team: must be "global" or "project:<name>"`},
 		{"RECALL_DEFAULT_NAMESPACE", "project:", `RECALL_DEFAULT_NAMESPACE=project:: must be "global" or "project:<name>"`},
+		{"RECALL_PROJECT", "project:\x07", "RECALL_PROJECT=project:\x07: must be empty, a project name, or \"project:<name>\""},
 		{"RECALL_DEFAULT_TOKEN_BUDGET", "99", "RECALL_DEFAULT_TOKEN_BUDGET=99: must be a whole number of at least 100"},
 		{"RECALL_DEFAULT_TOKEN_BUDGET", "4k", "RECALL_DEFAULT_TOKEN_BUDGET=4k: must be a whole number of at least 100"},
 		{"RECALL_CURATION", "maybe", "RECALL_CURATION=maybe: must be on or off"},
