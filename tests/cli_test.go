@@ -23,6 +23,7 @@ type cliEnv struct {
 	dbPath string
 	ollama *ollamatest.Server
 	vars   map[string]string
+	cwd    string // working directory of the runs; empty: the test's
 }
 
 func newCLIEnv(t testing.TB) *cliEnv {
@@ -59,6 +60,7 @@ func (c *cliEnv) run(stdin string, args ...string) cliResult {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Dir = c.cwd
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

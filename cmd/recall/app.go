@@ -114,7 +114,11 @@ func (a *app) Close() {
 	}
 }
 
-// mcpServer builds the MCP server over the app's services.
-func (a *app) mcpServer() *mcp.Server {
-	return server.New(server.Deps{Memory: a.mem, Curation: a.cur, Version: version(), Logger: a.log})
+// mcpServer builds the MCP server over the app's services. callerDir is the
+// working directory of a local caller (`recall call`), empty when serving.
+func (a *app) mcpServer(callerDir string) *mcp.Server {
+	return server.New(server.Deps{
+		Memory: a.mem, Curation: a.cur, Projects: a.projects, CallerDir: callerDir,
+		Version: version(), Logger: a.log,
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/recall-mcp/recall/server"
@@ -54,7 +55,11 @@ func runCall(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 		return err
 	}
 	defer a.Close()
-	out, err := server.Call(ctx, a.mcpServer(), tool, json.RawMessage(argsJSON))
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("working directory: %w", err)
+	}
+	out, err := server.Call(ctx, a.mcpServer(cwd), tool, json.RawMessage(argsJSON))
 	if err != nil {
 		return err
 	}
