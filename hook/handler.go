@@ -93,7 +93,7 @@ func (h *Handler) sessionStart(ctx context.Context, in *Input) (*Output, error) 
 
 // sessionRecordWait is how long session-start waits to record the session
 // before answering anyway: the context matters more than the record.
-const sessionRecordWait = 300 * time.Millisecond
+const sessionRecordWait = 100 * time.Millisecond
 
 // recordSessionStart records the session's start, waiting at most
 // sessionRecordWait: while another process holds the write lock the answer

@@ -26,7 +26,7 @@ const BusyTimeout = 10000
 // BestEffortBusyTimeout is how long a best-effort write (access counts and
 // times) waits for another process's write lock, in milliseconds, before it is
 // dropped: a read must never wait seconds behind a writer for its bookkeeping.
-const BestEffortBusyTimeout = 200
+const BestEffortBusyTimeout = 100
 
 // DB is a Recall database. It implements memory.Store and is safe for concurrent
 // use by many goroutines and many processes.

@@ -40,6 +40,28 @@ func holdWriteLock(t *testing.T, path string, d time.Duration) <-chan struct{} {
 	return released
 }
 
+// holdWriteLockUntilDone holds the write lock from another connection until
+// the test or benchmark ends.
+func holdWriteLockUntilDone(t testing.TB, path string) {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		conn.ExecContext(context.Background(), "ROLLBACK")
+		conn.Close()
+		db.Close()
+	})
+}
+
 // stillLocked fails the test when the lock was let go before what was just
 // run answered: then it waited on the writer.
 func stillLocked(t *testing.T, released <-chan struct{}, what string) {
