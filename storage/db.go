@@ -87,7 +87,6 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	quick.SetMaxOpenConns(1) // bookkeeping writes queue here, not on the file lock
 	s := &DB{db: db, bestEffort: quick, path: path, signs: newSignIndex()}
 	if err := s.migrate(ctx); err != nil {
 		s.closePools()
