@@ -134,7 +134,7 @@ func TestProjectsRenameAndMerge(t *testing.T) {
 		t.Fatalf("renaming onto a used namespace should be refused with a hint to merge; exit %d: %s", r.code, r.stderr)
 	}
 	out := c.ok("projects", "merge", "legacy-api", "api")
-	if !strings.Contains(out, "1 memories moved") || !strings.Contains(out, "duplicate "+a1+" folded into "+b1) {
+	if !strings.Contains(out, "1 memory moved") || !strings.Contains(out, "duplicate "+a1+" folded into "+b1) {
 		t.Fatalf("merge should move one memory and fold the duplicate %s into %s:\n%s", a1, b1, out)
 	}
 	list := c.call("memory_list_tool", `{"namespace": "project:api"}`)

@@ -67,7 +67,7 @@ func runProjects(ctx context.Context, e *env, fs *flag.FlagSet, args []string) e
 		if *asJSON {
 			return printJSON(map[string]any{"from": from, "to": to, "moved": n})
 		}
-		fmt.Fprintf(e.stdout, "renamed %s to %s: %d memories moved\n", from, to, n)
+		fmt.Fprintf(e.stdout, "renamed %s to %s: %s moved\n", from, to, plural(n, "memory", "memories"))
 		return nil
 	case "merge":
 		rep, err := a.db.MergeProjects(ctx, asProject(rest[0]), asProject(rest[1]))
@@ -77,7 +77,8 @@ func runProjects(ctx context.Context, e *env, fs *flag.FlagSet, args []string) e
 		if *asJSON {
 			return printJSON(rep)
 		}
-		fmt.Fprintf(e.stdout, "merged %s into %s: %d memories moved, %d roots moved\n", rep.From, rep.Into, rep.Moved, rep.Roots)
+		fmt.Fprintf(e.stdout, "merged %s into %s: %s moved, %s moved\n", rep.From, rep.Into,
+			plural(rep.Moved, "memory", "memories"), plural(rep.Roots, "root", "roots"))
 		for _, d := range rep.Duplicates {
 			fmt.Fprintf(e.stdout, "duplicate %s folded into %s (same content)\n", d.Deleted, d.KeptID)
 		}
@@ -87,11 +88,13 @@ func runProjects(ctx context.Context, e *env, fs *flag.FlagSet, args []string) e
 }
 
 func listProjects(ctx context.Context, e *env, a *app, asJSON bool, printJSON func(any) error) error {
-	ps, err := a.db.ProjectSummaries(ctx)
+	// Resolve first: a directory seen for the first time is bound now, and the
+	// list shows it.
+	here, err := a.projects.ForDir(ctx, "")
 	if err != nil {
 		return err
 	}
-	here, err := a.projects.ForDir(ctx, "")
+	ps, err := a.db.ProjectSummaries(ctx)
 	if err != nil {
 		return err
 	}
@@ -106,7 +109,7 @@ func listProjects(ctx context.Context, e *env, a *app, asJSON bool, printJSON fu
 		if len(p.Roots) > 0 {
 			roots = strings.Join(p.Roots, ", ")
 		}
-		fmt.Fprintf(e.stdout, "%s\t%d memories\t%s\n", p.Namespace, p.Memories, roots)
+		fmt.Fprintf(e.stdout, "%s\t%s\t%s\n", p.Namespace, plural(p.Memories, "memory", "memories"), roots)
 	}
 	fmt.Fprintf(e.stdout, "this directory: %s (root %s, from %s)\n", here.Namespace, here.Root, here.Source)
 	return nil
@@ -119,4 +122,12 @@ func asProject(s string) string {
 		return s
 	}
 	return memory.ProjectNamespace(s)
+}
+
+// plural writes a count with the right form of its noun.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
