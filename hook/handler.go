@@ -87,8 +87,16 @@ func (h *Handler) sessionStart(ctx context.Context, in *Input) (*Output, error) 
 	if strings.TrimSpace(text) == "" {
 		return nil, nil
 	}
-	text += fmt.Sprintf("\n\nThis project's memories are in namespace `%s`; store lasting preferences, decisions and patterns there with memory_store_tool (or in `global` when they hold for every project).\n", p.Namespace)
+	text += fmt.Sprintf("\n\nThis project's memories are in namespace `%s` (%s); store lasting preferences, decisions and patterns there with memory_store_tool (or in `global` when they hold for every project).\n", p.Namespace, projectOrigin(p))
 	return contextOutput(SessionStart, text), nil
+}
+
+// projectOrigin says in a few words how the session's project was found.
+func projectOrigin(p project.Project) string {
+	if p.Source == project.SourcePinned {
+		return "pinned by RECALL_PROJECT"
+	}
+	return "the project rooted at " + p.Root
 }
 
 // sessionRecordWait is how long session-start waits to record the session

@@ -62,7 +62,7 @@ func TestTwoDirectoriesWithOneNameAreTwoProjects(t *testing.T) {
 	secret := c.store("The api MUST sign requests with the production HMAC key", "--type", "decision", "--namespace", "project:api")
 
 	workCtx, workNS := sessionContext(t, c, filepath.Join(work))
-	if workNS != "project:api" || !strings.Contains(workCtx, secret) {
+	if workNS != "project:api" || !strings.Contains(workCtx, secret) || !strings.Contains(workCtx, "rooted at "+work) {
 		t.Fatalf("the first root to claim project:api should get it and its memory %s; namespace %s:\n%s", secret, workNS, workCtx)
 	}
 	playCtx, playNS := sessionContext(t, c, play)
@@ -111,7 +111,7 @@ func TestRecallProjectPinsTheNamespace(t *testing.T) {
 	ci := c.store("CI builds MUST run with -race", "--type", "decision", "--namespace", "project:ci-pipeline")
 	c.vars["RECALL_PROJECT"] = "ci-pipeline"
 	text, ns := sessionContext(t, c, dir)
-	if ns != "project:ci-pipeline" || !strings.Contains(text, ci) {
+	if ns != "project:ci-pipeline" || !strings.Contains(text, ci) || !strings.Contains(text, "pinned by RECALL_PROJECT") {
 		t.Fatalf("with RECALL_PROJECT=ci-pipeline session-start used %s:\n%s", ns, text)
 	}
 	c.vars["RECALL_PROJECT"] = "project:\x07bad"
