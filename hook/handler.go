@@ -73,7 +73,7 @@ func (h *Handler) log() *slog.Logger {
 // sessionStart injects the project's context and records that the session began.
 // The context is answered even when the session cannot be recorded.
 func (h *Handler) sessionStart(ctx context.Context, in *Input) (*Output, error) {
-	p, err := h.Projects.ForDir(ctx, in.Cwd)
+	p, err := h.project(ctx, in.Cwd)
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +89,14 @@ func (h *Handler) sessionStart(ctx context.Context, in *Input) (*Output, error) 
 	}
 	text += fmt.Sprintf("\n\nThis project's memories are in namespace `%s` (%s); store lasting preferences, decisions and patterns there with memory_store_tool (or in `global` when they hold for every project).\n", p.Namespace, projectOrigin(p))
 	return contextOutput(SessionStart, text), nil
+}
+
+// project resolves the project of the event's working directory.
+func (h *Handler) project(ctx context.Context, cwd string) (project.Project, error) {
+	if h.Projects == nil {
+		return project.Project{}, errors.New("hook handler without a project resolver")
+	}
+	return h.Projects.ForDir(ctx, cwd)
 }
 
 // projectOrigin says in a few words how the session's project was found.
@@ -130,7 +138,7 @@ func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, err
 	if len(prompt) > memory.MaxQueryBytes {
 		prompt = truncateBytes(prompt, memory.MaxQueryBytes)
 	}
-	p, err := h.Projects.ForDir(ctx, in.Cwd)
+	p, err := h.project(ctx, in.Cwd)
 	if err != nil {
 		return nil, err
 	}
@@ -274,7 +282,7 @@ func (h *Handler) postToolUse(ctx context.Context, in *Input) error {
 	if !filepath.IsAbs(path) && in.Cwd != "" {
 		path = filepath.Join(in.Cwd, path)
 	}
-	p, err := h.Projects.ForDir(ctx, in.Cwd)
+	p, err := h.project(ctx, in.Cwd)
 	if err != nil {
 		return err
 	}
@@ -297,7 +305,7 @@ func (h *Handler) sessionEnd(ctx context.Context, in *Input) error {
 	if in.SessionID == "" {
 		return errors.New("session end without session_id")
 	}
-	p, err := h.Projects.ForDir(ctx, in.Cwd)
+	p, err := h.project(ctx, in.Cwd)
 	if err != nil {
 		return err
 	}
