@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/recall-mcp/recall/history"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/project"
 	"github.com/recall-mcp/recall/validation"
@@ -19,6 +20,8 @@ import (
 type Deps struct {
 	Memory   *memory.Service
 	Curation *validation.Service
+	// History, when set, adds the conversation history tools.
+	History *history.Service
 	// Projects resolves the caller's project for a context without one.
 	Projects *project.Resolver
 	// CallerDir is the working directory of a local caller (`recall call`),
@@ -55,6 +58,9 @@ func New(d Deps) *mcp.Server {
 	h.addGraphTools(srv)
 	h.addCurationTools(srv)
 	h.addFileTools(srv)
+	if d.History != nil {
+		h.addHistoryTools(srv, d.History)
+	}
 	return srv
 }
 

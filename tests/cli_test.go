@@ -23,7 +23,7 @@ type cliEnv struct {
 	dbPath string
 	ollama *ollamatest.Server
 	vars   map[string]string
-	cwd    string // working directory of the runs; empty: the test's
+	cwd    string // working directory of the runs; "" is the test's
 }
 
 func newCLIEnv(t testing.TB) *cliEnv {
@@ -36,6 +36,8 @@ func newCLIEnv(t testing.TB) *cliEnv {
 		"RECALL_LOG_LEVEL":    "debug",
 		"RECALL_HOOK_TIMEOUT": "1s",
 		"HOME":                dir, // doctor looks for Claude Code's files under it
+		// No background history indexer outlives a test unless it asks for one.
+		"RECALL_HISTORY": "off",
 	}
 	return c
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/embedding"
+	"github.com/recall-mcp/recall/history"
 	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/project"
@@ -30,6 +31,7 @@ type app struct {
 	// projects resolves directories to project namespaces for hooks, the CLI
 	// and the MCP server alike.
 	projects *project.Resolver
+	hist   *history.Service // nil unless opened (serve), or with RECALL_HISTORY=off
 }
 
 // appMode says how much of Recall a command needs.
@@ -108,8 +110,26 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 	return &app{cfg: cfg, log: log, db: db, ollama: ollama, mem: mem, cur: cur, projects: projects}, nil
 }
 
+// openHistory adds the conversation history to the app; searches start a
+// background index at most once a minute.
+func (a *app) openHistory(ctx context.Context) {
+	if !a.cfg.History {
+		return
+	}
+	hs, err := openHistory(ctx, a.cfg, a.log)
+	if err != nil {
+		a.log.Warn("conversation history unavailable", "err", err)
+		return
+	}
+	hs.Refresh = refresher(a.cfg, a.log, time.Minute)
+	a.hist = hs
+}
+
 // Close closes the database.
 func (a *app) Close() {
+	if a.hist != nil {
+		a.hist.Index.Close()
+	}
 	if err := a.db.Close(); err != nil {
 		a.log.Error("close database", "err", err)
 	}
@@ -119,7 +139,7 @@ func (a *app) Close() {
 // working directory of a local caller (`recall call`), empty when serving.
 func (a *app) mcpServer(callerDir string) *mcp.Server {
 	return server.New(server.Deps{
-		Memory: a.mem, Curation: a.cur, Projects: a.projects, CallerDir: callerDir,
+		Memory: a.mem, Curation: a.cur, History: a.hist, Projects: a.projects, CallerDir: callerDir,
 		Version: version(), Logger: a.log,
 	})
 }

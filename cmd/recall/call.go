@@ -59,6 +59,7 @@ func runCall(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 	if err != nil {
 		return fmt.Errorf("working directory: %w", err)
 	}
+	a.openHistory(ctx)
 	out, err := server.Call(ctx, a.mcpServer(cwd), tool, json.RawMessage(argsJSON))
 	if err != nil {
 		return err
