@@ -31,7 +31,7 @@ type app struct {
 	// projects resolves directories to project namespaces for hooks, the CLI
 	// and the MCP server alike.
 	projects *project.Resolver
-	hist   *history.Service // nil unless opened (serve), or with RECALL_HISTORY=off
+	hist     *history.Service // nil unless opened (serve), or with RECALL_HISTORY=off
 }
 
 // appMode says how much of Recall a command needs.
