@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/recall-mcp/recall/memory"
 )
@@ -182,7 +183,8 @@ func (d *Dataset) Check() error {
 		if m.Content == "" {
 			bad("memory %s: content is empty", m.ID)
 		}
-		key := [2]string{m.Namespace, memory.ContentHash(m.Content)}
+		// The store trims content, then hashes it as the Python Recall does.
+		key := [2]string{m.Namespace, memory.ContentHash(strings.TrimSpace(m.Content))}
 		if other, ok := contents[key]; ok {
 			bad("memory %s: same content as %s in %s (the store would keep one)", m.ID, other, m.Namespace)
 		}

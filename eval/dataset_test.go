@@ -65,7 +65,7 @@ func TestCheckNamesEveryMistake(t *testing.T) {
 {"id":"a","namespace":"project:shop","type":"pattern","content":"Another text."}
 {"id":"b","namespace":"proj:shop","type":"pattern","content":"Bad namespace."}
 {"id":"c","namespace":"global","type":"note","content":"Bad type."}
-{"id":"d","namespace":"global","type":"pattern","content":"use GOOSE   for migrations."}
+{"id":"d","namespace":"global","type":"pattern","content":"  Use goose for migrations.\n"}
 {"id":"e","namespace":"project:other","type":"pattern","content":"Only in another project."}
 `
 	queries := `{"id":"q1","category":"exact","query":"goose","relevant":["a","zzz"]}

@@ -207,11 +207,13 @@ func ValidateNamespace(ns string) error {
 // ProjectNamespace returns the namespace of a project name.
 func ProjectNamespace(name string) string { return ProjectNamespacePref + name }
 
-// ContentHash is the dedup key: SHA-256 of the normalised content (trimmed, runs
-// of white space folded to one space, lower-cased), first 16 hex characters.
+// ContentHash is the dedup key, computed as the Python Recall computes it so
+// that the same content deduplicates across the two: SHA-256 of the content's
+// UTF-8 bytes, first 16 hex characters. Content is trimmed before it is stored
+// and hashed; nothing else is normalised (Python does not), so "Run gofmt" and
+// "run gofmt" are two memories in both.
 func ContentHash(content string) string {
-	norm := strings.ToLower(strings.Join(strings.Fields(content), " "))
-	sum := sha256.Sum256([]byte(norm))
+	sum := sha256.Sum256([]byte(content))
 	return hex.EncodeToString(sum[:])[:16]
 }
 

@@ -61,17 +61,22 @@ func TestRememberDuplicateCostsNoEmbedding(t *testing.T) {
 func TestRememberDeduplicatesPerNamespace(t *testing.T) {
 	e := newEnv(t)
 	first := e.remember(t, memory.StoreRequest{Content: "Run gofmt before committing", Namespace: "project:recall"})
-	again := e.remember(t, memory.StoreRequest{Content: "run   GOFMT before committing", Namespace: "project:recall"})
+	again := e.remember(t, memory.StoreRequest{Content: "  Run gofmt before committing\n", Namespace: "project:recall"})
 	if !again.Duplicate || again.ID != first.ID {
-		t.Fatalf("same normalised content in the same namespace: got %+v, want duplicate of %s", again, first.ID)
+		t.Fatalf("same content in the same namespace: got %+v, want duplicate of %s", again, first.ID)
+	}
+	// The Python Recall hashes content as given: another case is another memory.
+	cased := e.remember(t, memory.StoreRequest{Content: "run GOFMT before committing", Namespace: "project:recall"})
+	if cased.Duplicate {
+		t.Fatalf("content differing in case must not be a duplicate (Python's hash), got %+v", cased)
 	}
 	other := e.remember(t, memory.StoreRequest{Content: "Run gofmt before committing", Namespace: "global"})
 	if other.Duplicate || other.ID == first.ID {
 		t.Fatalf("another namespace must get its own memory, got %+v", other)
 	}
 	n, err := e.svc.Count(context.Background(), memory.CountRequest{})
-	if err != nil || n != 2 {
-		t.Fatalf("count = %d, %v; want 2", n, err)
+	if err != nil || n != 3 {
+		t.Fatalf("count = %d, %v; want 3", n, err)
 	}
 }
 
@@ -212,5 +217,18 @@ func TestRememberKeepsTheMemoryWhenTheSpaceChangesUnderIt(t *testing.T) {
 	}
 	if m, err := db.GetMemory(ctx, res.ID); err != nil || m.Content != "written during a reindex" {
 		t.Fatalf("stored %+v, %v", m, err)
+	}
+}
+
+// TestContentHashIsPythons pins the hash to the Python Recall's
+// hashlib.sha256(content.encode("utf-8")).hexdigest()[:16].
+func TestContentHashIsPythons(t *testing.T) {
+	for content, want := range map[string]string{
+		"User prefers dark mode": "cb41542b3bdcaddb",
+		"Ünïcode — ok":           "ccc6782b98e6fd7f",
+	} {
+		if got := memory.ContentHash(content); got != want {
+			t.Errorf("ContentHash(%q) = %s, want %s", content, got, want)
+		}
 	}
 }

@@ -54,6 +54,12 @@ func NewService(store Store, embedder Embedder, opts Options) *Service {
 	return &Service{store: store, embedder: embedder, opts: opts}
 }
 
+// StoreDefaults are the namespace and importance a memory stored without them
+// gets (the tool schemas declare them).
+func (s *Service) StoreDefaults() (namespace string, importance float64) {
+	return s.opts.DefaultNamespace, s.opts.DefaultImportance
+}
+
 // SetCurator plugs in curation after store (relationship inference, contradictions).
 func (s *Service) SetCurator(c Curator) { s.curator = c }
 

@@ -31,7 +31,7 @@ func TestBadArgumentsAreToolErrors(t *testing.T) {
 		{"bad memory type", "memory_store_tool", map[string]any{"content": "x", "memory_type": "fact"}, []string{"memory_type", "preference"}},
 		{"importance out of range", "memory_store_tool", map[string]any{"content": "x", "importance": 1.5}, []string{"importance", "0 to 1"}},
 		{"negative importance", "memory_store_tool", map[string]any{"content": "x", "importance": -0.1}, []string{"importance", "0 to 1"}},
-		{"list limit 5000", "memory_list_tool", map[string]any{"limit": 5000}, []string{"limit", "1000"}},
+		{"list limit -5", "memory_list_tool", map[string]any{"limit": -5}, []string{"limit", "1000"}},
 		{"bad order_by", "memory_list_tool", map[string]any{"order_by": "size"}, []string{"order_by", "created_at"}},
 		{"bad recall namespace", "memory_recall_tool", map[string]any{"query": "builds", "namespace": "project:"}, []string{"namespace"}},
 		{"decay factor out of range", "memory_recall_tool", map[string]any{"query": "builds", "decay_factor": 7}, []string{"decay_factor"}},
@@ -51,6 +51,9 @@ func TestBadArgumentsAreToolErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			text := callErr(t, cs, c.tool, c.args, c.wants...)
+			if contains(text, "validating root") || contains(text, "/properties/") {
+				t.Errorf("error %q speaks of the schema, not of the argument", text)
+			}
 			t.Logf("%s: %s", c.tool, text)
 		})
 	}
@@ -70,6 +73,11 @@ func TestBadArgumentsAreToolErrors(t *testing.T) {
 		text := contentText(res)
 		if !res.IsError || !contains(text, r.want) {
 			t.Errorf("%s %s: isError %v %q, want a tool error mentioning %q", r.tool, r.args, res.IsError, text, r.want)
+		}
+		for _, internal := range []string{"Go struct", "interface {}", "reflect", "validating root", "/properties/"} {
+			if contains(text, internal) {
+				t.Errorf("%s %s: error %q shows internals (%q)", r.tool, r.args, text, internal)
+			}
 		}
 		t.Logf("%s %s: %s", r.tool, r.args, text)
 	}

@@ -25,3 +25,12 @@ func toolError(log *slog.Logger, tool string, err error) error {
 	log.Error("tool failed", "tool", tool, "error", err)
 	return fmt.Errorf("%s failed: %w", tool, err)
 }
+
+// failure is a tool error that carries a result: the handler's output becomes
+// the error's structured content (success false, error, and what the caller
+// needs besides, such as a forget's unconfirmed selection).
+type failure struct{ msg string }
+
+func (f *failure) Error() string { return f.msg }
+
+func failedWith(msg string) error { return &failure{msg: msg} }

@@ -106,6 +106,30 @@ func callErr(t testing.TB, cs *mcp.ClientSession, tool string, args map[string]a
 	return text
 }
 
+// callFailure calls a tool that must fail in the Python Recall's shape: a tool
+// error whose structured content has success false and an error mentioning
+// want. It returns the structured content.
+func callFailure(t testing.TB, cs *mcp.ClientSession, tool string, args map[string]any, want string) map[string]any {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s(%v): protocol error %v, want a tool error", tool, args, err)
+	}
+	if !res.IsError {
+		t.Fatalf("%s(%v): succeeded with %s, want a tool error", tool, args, contentText(res))
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil || out == nil {
+		t.Fatalf("%s(%v): structured content %s is not an object", tool, args, b)
+	}
+	msg, _ := out["error"].(string)
+	if out["success"] != false || !strings.Contains(msg, want) {
+		t.Fatalf("%s(%v): structured content %s, want success false and an error mentioning %q", tool, args, b, want)
+	}
+	return out
+}
+
 // store stores a memory through the tool and returns its id.
 func store(t testing.TB, cs *mcp.ClientSession, args map[string]any) string {
 	t.Helper()

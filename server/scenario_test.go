@@ -30,7 +30,7 @@ func TestEveryToolWithGoodArguments(t *testing.T) {
 	if stored["memory_type"] != "session" || stored["namespace"] != "global" {
 		t.Errorf("defaults: memory_type %v namespace %v, want session and global", stored["memory_type"], stored["namespace"])
 	}
-	dup := call(t, cs, "memory_store_tool", map[string]any{"content": "  you must use TABLE-DRIVEN tests in Go packages. ", "namespace": "project:demo"})
+	dup := call(t, cs, "memory_store_tool", map[string]any{"content": "  You MUST use table-driven tests in Go packages.\n", "namespace": "project:demo"})
 	if dup["id"] != a || dup["duplicate"] != true {
 		t.Errorf("storing the same content again: id %v duplicate %v, want %s true", dup["id"], dup["duplicate"], a)
 	}
@@ -127,9 +127,10 @@ func TestEveryToolWithGoodArguments(t *testing.T) {
 	if gone["deleted_count"] != 1.0 {
 		t.Errorf("edge forget = %v", gone)
 	}
-	dry := call(t, cs, "memory_forget_tool", map[string]any{"input": b, "confirm": false})
-	if ids := dry["deleted_ids"].([]any); len(ids) != 1 || dry["dry_run"] != true {
-		t.Errorf("forget dry run = %v", dry)
+	dry := callFailure(t, cs, "memory_forget_tool", map[string]any{"input": b, "confirm": false}, "Deletion not confirmed")
+	would, _ := dry["would_delete"].(map[string]any)
+	if ids := dry["deleted_ids"].([]any); len(ids) != 0 || would == nil || len(would["deleted_ids"].([]any)) != 1 {
+		t.Errorf("forget without confirm = %v, want nothing deleted and one memory in would_delete", dry)
 	}
 	forgot := call(t, cs, "memory_forget_tool", map[string]any{"memory_id": b})
 	if forgot["deleted_count"] != 1.0 {

@@ -6,6 +6,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -75,7 +76,8 @@ type handlers struct {
 
 // addTool registers one typed tool. Its arguments are validated against the
 // schema inferred from In (with the tool's defaults); an error from call
-// becomes a tool error whose text says what was wrong.
+// becomes a tool error whose text says what was wrong. A failure made by
+// failedWith keeps the result call returned as the error's structured content.
 func addTool[In, Out any](srv *mcp.Server, h handlers, name, description string, defaults map[string]any, call func(context.Context, In) (Out, error)) {
 	addRequestTool(srv, h, name, description, defaults, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		out, err := call(ctx, in)
@@ -95,6 +97,11 @@ func addRequestTool[In, Out any](srv *mcp.Server, h handlers, name, description 
 	}
 	mcp.AddTool(srv, tool, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		res, out, err := call(ctx, req, in)
+		var failed *failure
+		if errors.As(err, &failed) {
+			res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: failed.msg}}}
+			return res, out, nil
+		}
 		if err != nil {
 			var zero Out
 			return nil, zero, toolError(h.log, name, err)

@@ -30,7 +30,8 @@ type validateArgs struct {
 type validateOutput struct {
 	// Success is the operation's, as in the Python Recall; the outcome
 	// reported is in the confidence change.
-	Success bool `json:"success"`
+	Success bool    `json:"success"`
+	Error   *string `json:"error"`
 	*validation.ValidateResult
 }
 
@@ -41,7 +42,8 @@ type applyArgs struct {
 }
 
 type applyOutput struct {
-	Success bool `json:"success"`
+	Success bool    `json:"success"`
+	Error   *string `json:"error"`
 	*validation.ApplyResult
 }
 
@@ -53,7 +55,8 @@ type outcomeArgs struct {
 }
 
 type outcomeOutput struct {
-	Success bool `json:"success"`
+	Success bool    `json:"success"`
+	Error   *string `json:"error"`
 	*validation.OutcomeResult
 }
 
@@ -63,9 +66,14 @@ type detectArgs struct {
 	CreateEdges         bool    `json:"create_edges,omitempty"`
 }
 
+// detectOutput gives contradictions as the Python Recall does, a list of
+// memory ids; the judgments behind them are in contradiction_details.
 type detectOutput struct {
-	Success bool `json:"success"`
+	Success bool    `json:"success"`
+	Error   *string `json:"error"`
 	*validation.DetectResult
+	Contradictions []string                   `json:"contradictions"`
+	Details        []validation.Contradiction `json:"contradiction_details"`
 }
 
 type supersedeArgs struct {
@@ -74,8 +82,10 @@ type supersedeArgs struct {
 }
 
 type supersedeOutput struct {
-	Success bool `json:"success"`
+	Success bool    `json:"success"`
+	Error   *string `json:"error"`
 	*validation.SupersedeResult
+	SupersededID *string `json:"superseded_id"` // null when none, as in the Python Recall
 }
 
 type healthArgs struct {
@@ -84,11 +94,6 @@ type healthArgs struct {
 	IncludeLowConfidence  bool   `json:"include_low_confidence,omitempty"`
 	IncludeStale          bool   `json:"include_stale,omitempty"`
 	StaleDays             int    `json:"stale_days,omitempty"`
-}
-
-type healthOutput struct {
-	Success bool `json:"success"`
-	*validation.HealthReport
 }
 
 type historyArgs struct {
@@ -149,7 +154,14 @@ func (h handlers) addCurationTools(srv *mcp.Server) {
 		func(ctx context.Context, a detectArgs) (detectOutput, error) {
 			threshold, create := a.SimilarityThreshold, a.CreateEdges
 			res, err := h.cur.DetectContradictions(ctx, validation.DetectRequest{MemoryID: a.MemoryID, SimilarityThreshold: &threshold, CreateEdges: &create})
-			return detectOutput{Success: err == nil, DetectResult: res}, err
+			if err != nil {
+				return detectOutput{}, err
+			}
+			ids := make([]string, len(res.Contradictions))
+			for i, c := range res.Contradictions {
+				ids[i] = c.MemoryID
+			}
+			return detectOutput{Success: true, DetectResult: res, Contradictions: ids, Details: res.Contradictions}, nil
 		})
 
 	addTool(srv, h, "memory_check_supersedes",
@@ -158,7 +170,10 @@ func (h handlers) addCurationTools(srv *mcp.Server) {
 		func(ctx context.Context, a supersedeArgs) (supersedeOutput, error) {
 			create := a.CreateEdge
 			res, err := h.cur.CheckSupersedes(ctx, validation.SupersedeRequest{MemoryID: a.MemoryID, CreateEdge: &create})
-			return supersedeOutput{Success: err == nil, SupersedeResult: res}, err
+			if err != nil {
+				return supersedeOutput{}, err
+			}
+			return supersedeOutput{Success: true, SupersedeResult: res, SupersededID: optional(res.SupersededID)}, nil
 		})
 
 	addTool(srv, h, "memory_analyze_health",
@@ -173,7 +188,10 @@ func (h handlers) addCurationTools(srv *mcp.Server) {
 				IncludeStale:          &s,
 				StaleDays:             a.StaleDays,
 			})
-			return healthOutput{Success: err == nil, HealthReport: res}, err
+			if err != nil {
+				return healthOutput{}, err
+			}
+			return healthOf(res), nil
 		})
 
 	addTool(srv, h, "validation_history_tool",

@@ -20,7 +20,7 @@ type inspectArgs struct {
 
 type inspectOutput struct {
 	Success bool `json:"success"`
-	*memory.InspectResult
+	graphView
 }
 
 type relateArgs struct {
@@ -38,14 +38,15 @@ type relateOutput struct {
 type edgeForgetArgs struct {
 	EdgeID    int64  `json:"edge_id,omitempty"`
 	MemoryID  string `json:"memory_id,omitempty" jsonschema:"all edges of this memory in direction"`
-	Direction string `json:"direction,omitempty" jsonschema:"outgoing, incoming, both"`
+	Direction string `json:"direction,omitempty" jsonschema:"outgoing, incoming, both; with memory_id"`
 	SourceID  string `json:"source_id,omitempty" jsonschema:"with target_id: edges between the two"`
 	TargetID  string `json:"target_id,omitempty"`
 	Relation  string `json:"relation,omitempty" jsonschema:"only edges of this relation"`
 }
 
 type edgeForgetOutput struct {
-	Success bool `json:"success"`
+	Success bool    `json:"success"`
+	Error   *string `json:"error"`
 	*memory.EdgeForgetResult
 }
 
@@ -63,7 +64,10 @@ func (h handlers) addGraphTools(srv *mcp.Server) {
 				DecayFactor:   a.DecayFactor,
 				OutputFormat:  a.OutputFormat,
 			})
-			return inspectOutput{Success: err == nil, InspectResult: res}, err
+			if err != nil {
+				return inspectOutput{}, err
+			}
+			return inspectOutput{Success: true, graphView: graphOf(res)}, nil
 		})
 
 	addTool(srv, h, "memory_relate_tool",
@@ -82,12 +86,18 @@ func (h handlers) addGraphTools(srv *mcp.Server) {
 
 	addTool(srv, h, "memory_edge_forget_tool",
 		"Delete edges by edge_id, by memory_id (with direction), or by source_id+target_id; relation narrows.",
-		nil,
+		map[string]any{"direction": string(memory.DirectionBoth)},
 		func(ctx context.Context, a edgeForgetArgs) (edgeForgetOutput, error) {
+			// direction (default both) applies to memory_id; source_id+target_id
+			// keeps its meaning, edges from source to target.
+			var dir memory.Direction
+			if a.MemoryID != "" {
+				dir = memory.Direction(a.Direction)
+			}
 			res, err := h.mem.ForgetEdges(ctx, memory.EdgeForgetRequest{
 				EdgeID:    a.EdgeID,
 				MemoryID:  a.MemoryID,
-				Direction: memory.Direction(a.Direction),
+				Direction: dir,
 				SourceID:  a.SourceID,
 				TargetID:  a.TargetID,
 				Relation:  memory.Relation(a.Relation),

@@ -18,7 +18,8 @@ type storeArgs struct {
 }
 
 type storeOutput struct {
-	Success bool `json:"success"`
+	Success bool    `json:"success"`
+	Error   *string `json:"error"`
 	*memory.StoreResult
 }
 
@@ -37,11 +38,16 @@ type recallArgs struct {
 }
 
 type recallOutput struct {
-	Success bool `json:"success"`
-	*memory.RecallResult
+	Success  bool             `json:"success"`
+	Memories []recalledMemory `json:"memories"`
+	Expanded []expandedMemory `json:"expanded"`
+	Total    int              `json:"total"`
 	// Score is the mean score of the direct hits (null without hits), as the
 	// Python Recall reports it.
-	Score *float64 `json:"score"`
+	Score          *float64 `json:"score"`
+	SearchMode     string   `json:"search_mode"`
+	Degraded       bool     `json:"degraded"`
+	DegradedReason string   `json:"degraded_reason,omitempty"`
 }
 
 type forgetArgs struct {
@@ -55,8 +61,11 @@ type forgetArgs struct {
 }
 
 type forgetOutput struct {
-	Success bool `json:"success"`
+	Success bool    `json:"success"`
+	Error   *string `json:"error"`
 	*memory.ForgetResult
+	// WouldDelete is what confirm=true would delete, given with confirm=false.
+	WouldDelete *memory.ForgetResult `json:"would_delete,omitempty"`
 }
 
 type countArgs struct {
@@ -94,16 +103,28 @@ type pagination struct {
 }
 
 type listOutput struct {
-	Success bool `json:"success"`
-	*memory.ListResult
-	Pagination pagination `json:"pagination"`
-	Filters    filters    `json:"filters"`
+	Success    bool           `json:"success"`
+	Memories   []listedMemory `json:"memories"`
+	Count      int            `json:"count"`
+	Total      int            `json:"total"`
+	Pagination pagination     `json:"pagination"`
+	Filters    filters        `json:"filters"`
+	Warning    string         `json:"warning,omitempty"`
 }
 
 func (h handlers) addMemoryTools(srv *mcp.Server) {
+	h.addStoreTool(srv)
+	h.addRecallTool(srv)
+	h.addForgetTool(srv)
+	h.addCountTool(srv)
+	h.addListTool(srv)
+}
+
+func (h handlers) addStoreTool(srv *mcp.Server) {
+	ns, importance := h.mem.StoreDefaults()
 	addTool(srv, h, "memory_store_tool",
 		"Store a memory (deduplicated per namespace). Returns id, content_hash, auto_relationships (relationships are inferred in the background; memory_inspect_graph_tool shows them later).",
-		map[string]any{"memory_type": string(memory.TypeSession)},
+		map[string]any{"memory_type": string(memory.TypeSession), "namespace": ns, "importance": importance},
 		func(ctx context.Context, a storeArgs) (storeOutput, error) {
 			res, err := h.mem.Remember(ctx, memory.StoreRequest{
 				Content:    a.Content,
@@ -114,7 +135,9 @@ func (h handlers) addMemoryTools(srv *mcp.Server) {
 			})
 			return storeOutput{Success: err == nil, StoreResult: res}, err
 		})
+}
 
+func (h handlers) addRecallTool(srv *mcp.Server) {
 	addTool(srv, h, "memory_recall_tool",
 		"Search memories by meaning and keywords, optionally expanding along graph edges.",
 		map[string]any{"n_results": 5, "include_related": false, "max_depth": 1, "max_expanded": 20, "decay_factor": 0.7},
@@ -135,11 +158,23 @@ func (h handlers) addMemoryTools(srv *mcp.Server) {
 			if err != nil {
 				return recallOutput{}, err
 			}
-			return recallOutput{Success: true, RecallResult: res, Score: meanScore(res.Memories)}, nil
-		})
+			return recallOutput{
+				Success:  true,
+				Memories: recalled(res.Memories),
+				Expanded: expandedView(res.Memories, res.Expanded),
+				Total:    len(res.Memories), // the direct hits, as the Python Recall counts
 
+				Score:          meanScore(res.Memories),
+				SearchMode:     res.SearchMode,
+				Degraded:       res.Degraded,
+				DegradedReason: res.Reason,
+			}, nil
+		})
+}
+
+func (h handlers) addForgetTool(srv *mcp.Server) {
 	addTool(srv, h, "memory_forget_tool",
-		"Delete memories by memory_id, query or input. Golden rules need force=true.",
+		"Delete memories by memory_id, query or input. Golden rules need force=true. confirm=false deletes nothing and fails, listing would_delete.",
 		map[string]any{"n_results": 5, "confirm": true, "force": false},
 		func(ctx context.Context, a forgetArgs) (forgetOutput, error) {
 			res, err := h.mem.Forget(ctx, memory.ForgetRequest{
@@ -154,12 +189,36 @@ func (h handlers) addMemoryTools(srv *mcp.Server) {
 			if err != nil {
 				return forgetOutput{}, err
 			}
-			if len(res.Protected) > 0 && res.DeletedCount == 0 && !res.DryRun {
+			if !a.Confirm {
+				return notConfirmed(res)
+			}
+			if len(res.Protected) > 0 && res.DeletedCount == 0 {
 				return forgetOutput{}, fmt.Errorf("%s %v: %w", "refused to delete golden rules", res.Protected, memory.ErrProtected)
 			}
 			return forgetOutput{Success: true, ForgetResult: res}, nil
 		})
+}
 
+// notConfirmed is forget's answer to confirm=false: the Python Recall's failure
+// "Deletion not confirmed", with the selection a confirmed call would delete.
+func notConfirmed(selection *memory.ForgetResult) (forgetOutput, error) {
+	msg := fmt.Sprintf("Deletion not confirmed: nothing was deleted; confirm=true would delete %d memories %v", len(selection.DeletedIDs), selection.DeletedIDs)
+	if len(selection.Protected) > 0 {
+		msg += fmt.Sprintf(" (golden rules %v need force=true)", selection.Protected)
+	}
+	if selection.Message != "" {
+		msg += "; " + selection.Message
+	}
+	out := forgetOutput{
+		Error: &msg,
+		ForgetResult: &memory.ForgetResult{DeletedIDs: []string{}, Deleted: []memory.ForgottenMemory{}, Mode: selection.Mode,
+			DryRun: true, Message: "nothing deleted: confirm=false"},
+		WouldDelete: selection,
+	}
+	return out, failedWith(msg)
+}
+
+func (h handlers) addCountTool(srv *mcp.Server) {
 	addTool(srv, h, "memory_count_tool",
 		"Count memories, optionally by namespace and memory_type.",
 		nil,
@@ -170,26 +229,34 @@ func (h handlers) addMemoryTools(srv *mcp.Server) {
 			}
 			return countOutput{Success: true, Count: n, Filters: filters{Namespace: optional(a.Namespace), MemoryType: optional(a.MemoryType)}}, nil
 		})
+}
 
+func (h handlers) addListTool(srv *mcp.Server) {
 	addTool(srv, h, "memory_list_tool",
 		"List memories with filters and pagination.",
 		map[string]any{"limit": 100, "offset": 0, "order_by": string(memory.OrderCreatedAt), "descending": true},
 		func(ctx context.Context, a listArgs) (listOutput, error) {
 			desc := a.Descending
+			limit, warning := clampLimit(a.Limit)
+			// Superseded memories are listed, as count counts them (and as the
+			// Python Recall, which has no superseding, lists everything).
 			res, err := h.mem.List(ctx, memory.ListRequest{
-				Namespace:  a.Namespace,
-				Type:       memory.Type(a.MemoryType),
-				Limit:      a.Limit,
-				Offset:     a.Offset,
-				OrderBy:    a.OrderBy,
-				Descending: &desc,
+				Namespace:         a.Namespace,
+				Type:              memory.Type(a.MemoryType),
+				Limit:             limit,
+				Offset:            a.Offset,
+				OrderBy:           a.OrderBy,
+				Descending:        &desc,
+				IncludeSuperseded: true,
 			})
 			if err != nil {
 				return listOutput{}, err
 			}
 			return listOutput{
 				Success:    true,
-				ListResult: res,
+				Memories:   listed(res.Memories),
+				Count:      res.Count,
+				Total:      res.Total,
 				Pagination: pagination{Limit: res.Limit, Offset: res.Offset, HasMore: res.HasMore},
 				Filters: filters{
 					Namespace:  optional(a.Namespace),
@@ -197,8 +264,18 @@ func (h handlers) addMemoryTools(srv *mcp.Server) {
 					OrderBy:    a.OrderBy,
 					Descending: &desc,
 				},
+				Warning: warning,
 			}, nil
 		})
+}
+
+// clampLimit lowers a list limit above the maximum to the maximum, as the
+// Python Recall does, and says so.
+func clampLimit(limit int) (int, string) {
+	if limit > memory.MaxListLimit {
+		return memory.MaxListLimit, fmt.Sprintf("limit %d is above the maximum; %d used", limit, memory.MaxListLimit)
+	}
+	return limit, ""
 }
 
 // relations converts relation names; the service validates them.

@@ -57,7 +57,8 @@ func TestToolsListNamesDefaultsAndSize(t *testing.T) {
 
 	// The defaults of the tool table are in the schemas, where clients see them.
 	wantDefaults := map[string]map[string]any{
-		"memory_store_tool":            {"memory_type": "session"},
+		"memory_store_tool":            {"memory_type": "session", "namespace": "global", "importance": 0.5},
+		"memory_edge_forget_tool":      {"direction": "both"},
 		"memory_recall_tool":           {"n_results": 5.0, "include_related": false, "max_depth": 1.0, "max_expanded": 20.0, "decay_factor": 0.7},
 		"memory_inspect_graph_tool":    {"max_depth": 2.0, "direction": "both", "include_scores": true, "decay_factor": 0.7, "output_format": "json"},
 		"memory_relate_tool":           {"weight": 1.0},

@@ -57,6 +57,10 @@ const MmapSize = 1 << 30
 func init() {
 	sql.Register(driverName, &sqlite3.SQLiteDriver{
 		ConnectHook: func(c *sqlite3.SQLiteConn) error {
+			// Migrations recompute content hashes in SQL with the domain's rule.
+			if err := c.RegisterFunc("recall_content_hash", memory.ContentHash, true); err != nil {
+				return err
+			}
 			_, err := c.Exec(fmt.Sprintf("PRAGMA mmap_size = %d", MmapSize), nil)
 			return err
 		},
@@ -64,7 +68,7 @@ func init() {
 }
 
 // Open opens (creating if needed) the database at path and brings its schema up
-// to date. Every pooled connection gets WAL, a busy timeout, foreign keys and
+// to date; a Python Recall database is backed up and converted in place. Every pooled connection gets WAL, a busy timeout, foreign keys and
 // immediate write transactions from the DSN.
 func Open(ctx context.Context, path string) (*DB, error) {
 	if path == "" {
@@ -88,6 +92,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	s := &DB{db: db, bestEffort: quick, path: path, signs: newSignIndex()}
+	if err := s.migratePython(ctx); err != nil {
+		s.closePools()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
 	if err := s.migrate(ctx); err != nil {
 		s.closePools()
 		return nil, fmt.Errorf("open database %s: %w", path, err)

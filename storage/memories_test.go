@@ -66,7 +66,7 @@ func TestDedupIsPerNamespace(t *testing.T) {
 	db := openTest(t)
 	first := mustInsert(t, db, newMemory("Run go vet before committing", "global", memory.TypePattern), nil)
 
-	again := newMemory("  run GO vet   before committing ", "global", memory.TypeDecision)
+	again := newMemory("Run go vet before committing", "global", memory.TypeDecision)
 	got, created, err := db.InsertMemory(ctx, again, nil)
 	if err != nil {
 		t.Fatal(err)

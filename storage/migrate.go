@@ -88,21 +88,31 @@ func (s *DB) migrate(ctx context.Context) error {
 		if current > len(ms) {
 			return newerSchemaError(current, len(ms))
 		}
-		for _, m := range ms[current:] {
-			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return applyMigrations(ctx, tx, current)
+	})
+}
+
+// applyMigrations brings a database at schema version current up to date
+// inside tx.
+func applyMigrations(ctx context.Context, tx *sql.Tx, current int) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	for _, m := range ms[current:] {
+		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+		if after := afterMigration[migrationTopic(m.name)]; after != nil {
+			if err := after(ctx, tx); err != nil {
 				return fmt.Errorf("migration %s: %w", m.name, err)
 			}
-			if after := afterMigration[migrationTopic(m.name)]; after != nil {
-				if err := after(ctx, tx); err != nil {
-					return fmt.Errorf("migration %s: %w", m.name, err)
-				}
-			}
-			if err := setMeta(ctx, tx, metaSchemaVersion, strconv.Itoa(m.version)); err != nil {
-				return err
-			}
 		}
-		return nil
-	})
+		if err := setMeta(ctx, tx, metaSchemaVersion, strconv.Itoa(m.version)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func newerSchemaError(current, supported int) error {

@@ -7,7 +7,7 @@ import (
 	"github.com/recall-mcp/recall/memory"
 )
 
-// A database of schema version 4 (before project_roots) migrates without
+// A database of schema version 5 (before project_roots) migrates without
 // losing or moving a memory; its namespaces go to the first root claiming them.
 func TestProjectRootsMigrationKeepsEveryMemory(t *testing.T) {
 	ctx := context.Background()
@@ -16,7 +16,7 @@ func TestProjectRootsMigrationKeepsEveryMemory(t *testing.T) {
 	other := mustInsert(t, db, newMemory("web note", "project:web", memory.TypeDecision), nil)
 	for _, q := range []string{
 		`DROP TABLE project_roots`,
-		`UPDATE meta SET value = '4' WHERE key = 'schema_version'`,
+		`UPDATE meta SET value = '5' WHERE key = 'schema_version'`,
 	} {
 		if _, err := db.SQL().Exec(q); err != nil {
 			t.Fatal(err)

@@ -78,8 +78,14 @@ func TestForgetToolDeletesOnlyWhatMatches(t *testing.T) {
 		t.Fatalf("queries about absent topics deleted %d memories", total-n)
 	}
 
-	dry := ok(t, cs, "memory_forget_tool", map[string]any{"query": "flamegraph profiling", "confirm": false})
-	if got := deletedIDs(t, dry); !slices.Equal(got, want) || dry["dry_run"] != true {
+	// confirm=false fails as in the Python Recall ("Deletion not confirmed"),
+	// deleting nothing and listing the selection in would_delete.
+	dry := callTool(t, cs, "memory_forget_tool", map[string]any{"query": "flamegraph profiling", "confirm": false})
+	would, _ := dry.out["would_delete"].(map[string]any)
+	if !dry.isError || dry.out["success"] != false || would == nil {
+		t.Fatalf("confirm=false = %v, want a failure listing would_delete", dry.out)
+	}
+	if got := deletedIDs(t, would); !slices.Equal(got, want) || would["dry_run"] != true {
 		t.Errorf("confirm=false selected %v, want %v as a dry run", got, want)
 	}
 	if n := memoryCount(t, cs); n != total {

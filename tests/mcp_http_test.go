@@ -88,7 +88,7 @@ func TestHTTPWithoutToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	ok(t, cs, "memory_store_tool", map[string]any{"content": "HTTP clients MAY share one server."})
-	fails(t, cs, "memory_list_tool", map[string]any{"limit": 5000}, "limit", "1000")
+	fails(t, cs, "memory_list_tool", map[string]any{"limit": -5}, "limit", "1000")
 	if c := ok(t, cs, "memory_count_tool", map[string]any{})["count"]; c != 1.0 {
 		t.Errorf("count over HTTP = %v", c)
 	}

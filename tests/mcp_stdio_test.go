@@ -117,7 +117,7 @@ func TestStdioBadArguments(t *testing.T) {
 	fails(t, cs, "memory_store_tool", map[string]any{"content": "x", "importance": 3}, "importance", "0 to 1")
 	fails(t, cs, "memory_store_tool", map[string]any{"content": "x", "namespace": "team"}, "namespace", "project:<name>")
 	fails(t, cs, "memory_recall_tool", map[string]any{"query": 7}, "query", "string")
-	fails(t, cs, "memory_list_tool", map[string]any{"limit": 5000}, "limit", "1000")
+	fails(t, cs, "memory_list_tool", map[string]any{"limit": -5}, "limit", "1000")
 	fails(t, cs, "memory_inspect_graph_tool", map[string]any{"memory_id": unknown}, unknown, "not found")
 	fails(t, cs, "memory_apply_tool", map[string]any{"memory_id": unknown, "context": "x"}, unknown, "not found")
 	fails(t, cs, "memory_relate_tool", map[string]any{"source_id": id, "target_id": unknown, "relation": "relates_to"}, unknown)

@@ -231,7 +231,7 @@ func appendBrief(list []MemoryBrief, m *memory.Memory, last *time.Time, now time
 // brief is a memory as a report shows it; with now set it counts the days
 // since its last validation (or creation).
 func brief(m *memory.Memory, last *time.Time, now time.Time) MemoryBrief {
-	b := MemoryBrief{ID: m.ID, Content: preview(m.Content), Type: m.Type, Namespace: m.Namespace, Confidence: m.Confidence, LastValidated: last}
+	b := MemoryBrief{ID: m.ID, Content: preview(m.Content), Type: m.Type, Namespace: m.Namespace, Confidence: m.Confidence, LastValidated: last, AccessedAt: m.AccessedAt}
 	if !now.IsZero() {
 		ref := m.CreatedAt
 		if last != nil {

@@ -236,14 +236,16 @@ func (s *Service) History(ctx context.Context, req HistoryRequest) (*HistoryResu
 			events = append(events, ev)
 		}
 	}
-	sum := summarize(all)
+	// The summary counts the events the filters selected, as the Python
+	// Recall's does: a history of failures alone reports no successes.
+	sum := summarize(events)
 	sum.CurrentConfidence = m.Confidence
 	sum.MemoryType = m.Type
 	return &HistoryResult{MemoryID: m.ID, Events: events, Count: len(events), Summary: sum}, nil
 }
 
 // summarize counts events; the success rate is succeeded / (succeeded +
-// failed), 0 when there is no outcome.
+// failed), nil (null) when there is no outcome, as in the Python Recall.
 func summarize(events []memory.ValidationEvent) HistorySummary {
 	var sum HistorySummary
 	for _, ev := range events {
@@ -258,7 +260,8 @@ func summarize(events []memory.ValidationEvent) HistorySummary {
 	}
 	sum.TotalEvents = len(events)
 	if n := sum.Succeeded + sum.Failed; n > 0 {
-		sum.SuccessRate = round4(float64(sum.Succeeded) / float64(n))
+		rate := round4(float64(sum.Succeeded) / float64(n))
+		sum.SuccessRate = &rate
 	}
 	return sum
 }

@@ -72,8 +72,7 @@ type HistoryRequest struct {
 	Limit     int    `json:"limit,omitempty"`
 }
 
-// HistoryResult is the events (newest first) and a summary over all of the
-// memory's events, whatever the filter and limit.
+// HistoryResult is the events (newest first) and a summary of those events.
 type HistoryResult struct {
 	MemoryID string                   `json:"memory_id"`
 	Events   []memory.ValidationEvent `json:"events"`
@@ -82,13 +81,13 @@ type HistoryResult struct {
 }
 
 // HistorySummary counts a memory's events. SuccessRate is
-// succeeded / (succeeded + failed), 0 when there is no outcome yet.
+// succeeded / (succeeded + failed), nil when there is no outcome yet.
 type HistorySummary struct {
 	TotalEvents       int         `json:"total_events"`
 	Applied           int         `json:"applied"`
 	Succeeded         int         `json:"succeeded"`
 	Failed            int         `json:"failed"`
-	SuccessRate       float64     `json:"success_rate"`
+	SuccessRate       *float64    `json:"success_rate"`
 	CurrentConfidence float64     `json:"current_confidence"`
 	MemoryType        memory.Type `json:"memory_type"`
 }
@@ -197,6 +196,7 @@ type MemoryBrief struct {
 	Namespace      string      `json:"namespace"`
 	Confidence     float64     `json:"confidence"`
 	LastValidated  *time.Time  `json:"last_validated,omitempty"`
+	AccessedAt     time.Time   `json:"accessed_at"`
 	DaysSinceCheck int         `json:"days_since_validation,omitempty"`
 }
 

@@ -106,7 +106,29 @@ func doctorDatabase(ctx context.Context, r *report, cfg *config.Config) *storage
 	} else {
 		r.check(ok, fmt.Sprintf("database: schema %d, integrity ok, %d memories, %s", st.SchemaVersion, st.Memories, humanBytes(st.FileBytes)))
 	}
+	doctorPythonImport(ctx, r, db)
 	return db
+}
+
+// doctorPythonImport says whether the database began as the Python Recall's,
+// and what its migration kept and left out. (Vectors still to make are
+// reported with the embeddings: the Python Recall kept its own outside SQLite.)
+func doctorPythonImport(ctx context.Context, r *report, db *storage.DB) {
+	imp, err := db.PythonImport(ctx)
+	if err != nil {
+		r.check(warn, "Python Recall migration record: "+err.Error())
+		return
+	}
+	if imp == nil {
+		return
+	}
+	res := imp.Result
+	r.check(ok, fmt.Sprintf("Python Recall database found and migrated on %s: kept %d memories, %d edges, %d validation events, %d file activity rows; original backed up at %s",
+		imp.At.Local().Format("2006-01-02 15:04"), res.Memories+res.Existing, res.Edges, res.Events, res.Files, imp.Backup))
+	if len(res.Skipped) > 0 {
+		r.check(warn, fmt.Sprintf("Python Recall migration left out %d rows: %s", len(res.Skipped), strings.Join(res.Skipped, "; ")),
+			"the backup above still holds them")
+	}
 }
 
 // doctorOllama checks that Ollama answers and has both models.

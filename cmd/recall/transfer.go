@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/recall-mcp/recall/transfer"
+)
+
+var exportCommand = &command{
+	name: "export",
+	args: "[-o FILE] [--format jsonl|memory-jsonl] [--markdown DIR]",
+	summary: "Write everything out: memories, edges, validation events, file activity, projects.\n" +
+		"jsonl (default) is Recall's lossless, versioned format, one record a line, which\n" +
+		"`recall import` reads back. memory-jsonl is the MCP memory server's memory.jsonl.\n" +
+		"--markdown DIR writes a readable record instead: a file per namespace, memories\n" +
+		"grouped by type, with ids, confidence, dates and links to related memories.",
+	run: runExport,
+}
+
+func runExport(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+	out := fs.String("o", "-", "file to write (- is stdout)")
+	format := fs.String("format", "jsonl", "jsonl or memory-jsonl")
+	mdDir := fs.String("markdown", "", "write a markdown record into this directory instead")
+	if err := parseFlagsOnly(fs, args); err != nil {
+		return err
+	}
+	if *format != "jsonl" && *format != "memory-jsonl" {
+		return usagef("--format %q: want jsonl or memory-jsonl", *format)
+	}
+	a, err := openApp(ctx, e.stderr, modeFull)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if *mdDir != "" {
+		files, err := transfer.ExportMarkdown(ctx, a.db, *mdDir)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "wrote %d markdown files to %s\n", len(files), *mdDir)
+		return nil
+	}
+	return writeTo(*out, e.stdout, func(w io.Writer) error {
+		if *format == "memory-jsonl" {
+			return transfer.ExportMemoryServer(ctx, a.db, w)
+		}
+		n, err := transfer.ExportJSONL(ctx, a.db, w, time.Now())
+		if err == nil {
+			fmt.Fprintf(e.stderr, "exported %d memories, %d edges, %d validation events, %d file activity rows, %d project bindings\n", n.Memories, n.Edges, n.Events, n.Files, n.Projects)
+		}
+		return err
+	})
+}
+
+// writeTo runs write on stdout or on a file that appears only when complete
+// (a temporary name, renamed at the end), so an interrupted export never
+// leaves a truncated file where a good one is expected.
+func writeTo(path string, stdout io.Writer, write func(io.Writer) error) error {
+	if path == "-" {
+		return write(stdout)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.partial")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+var importCommand = &command{
+	name: "import",
+	args: "[--namespace NS] <file | ->",
+	summary: "Read memories in: a `recall export` (jsonl) or the MCP memory server's memory.jsonl,\n" +
+		"told apart by the first line. Every line is checked; bad lines are reported by\n" +
+		"number and left out, the good ones are written in one transaction (all or none).\n" +
+		"Memories keep their ids and times; vectors are made later (`recall serve` fills\n" +
+		"them in batches). Exits 1 when a line was left out.",
+	run: runImport,
+}
+
+func runImport(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+	ns := fs.String("namespace", "", `namespace of a memory server file's memories (default "global")`)
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usagef("give one file to import (- reads stdin)")
+	}
+	in := e.stdin
+	if rest[0] != "-" {
+		f, err := os.Open(rest[0])
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	a, err := openApp(ctx, e.stderr, modeFull)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	bar := importProgress(e.stderr)
+	rep, err := transfer.Import(ctx, a.db, in, transfer.ImportOptions{Namespace: *ns, Progress: bar})
+	if err != nil {
+		return err
+	}
+	printImport(e.stdout, e.stderr, rep)
+	if len(rep.BadLines) > 0 {
+		return exitError{1}
+	}
+	return nil
+}
+
+func printImport(stdout, stderr io.Writer, rep *transfer.ImportReport) {
+	r := rep.Result
+	fmt.Fprintf(stdout, "imported %d memories, %d edges, %d validation events, %d file activity rows from %s (%d lines)\n",
+		r.Memories, r.Edges, r.Events, r.Files, rep.Format, rep.Lines)
+	if r.Projects > 0 {
+		fmt.Fprintf(stdout, "imported %d project bindings\n", r.Projects)
+	}
+	if r.Existing > 0 {
+		fmt.Fprintf(stdout, "%d memories were already stored (same id, or same content in the namespace)\n", r.Existing)
+	}
+	if rep.Mapping != "" {
+		fmt.Fprintln(stdout, "mapping:", rep.Mapping)
+	}
+	for _, s := range r.Skipped {
+		fmt.Fprintln(stdout, "skipped:", s)
+	}
+	if r.Memories > 0 {
+		fmt.Fprintln(stdout, "vectors: made in the background by `recall serve` (or now by `recall reindex`); keyword search works meanwhile")
+	}
+	for _, b := range rep.BadLines {
+		fmt.Fprintln(stderr, "left out", b.String())
+	}
+	if n := len(rep.BadLines); n > 0 {
+		fmt.Fprintf(stderr, "lines left out: %d; the good lines were imported\n", n)
+	}
+}
+
+// importProgress draws the writing progress on stderr when it is a terminal;
+// nil (no progress) otherwise, so logs and pipes stay clean.
+func importProgress(stderr io.Writer) transfer.Progress {
+	f, ok := stderr.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	var bar *progressbar.ProgressBar
+	return func(done, total int) {
+		if bar == nil {
+			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription("importing"),
+				progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
+		}
+		_ = bar.Set(done) // a progress bar that cannot draw is no reason to stop an import
+	}
+}

@@ -1,0 +1,302 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// Records are rows moved in bulk: an import, or a Python Recall database
+// migrated in place. Memories keep their ids and times; edges, events and file
+// activity keep their ids where those are free. Every memory arrives without a
+// vector (pending): vectors are made by the configured model, later, in batches.
+type Records struct {
+	Memories []*memory.Memory
+	Edges    []memory.Edge
+	Events   []memory.ValidationEvent
+	Files    []FileRow
+	// Projects are project bindings by column (see RecordVisitor.Project).
+	Projects []map[string]any
+	// Progress, when set, is told every progressStep rows how many of all the
+	// rows are written (inside the transaction: nothing is committed yet).
+	Progress func(done, total int)
+}
+
+const progressStep = 500
+
+// progress counts written rows for Records.Progress.
+type progress struct {
+	fn          func(done, total int)
+	done, total int
+}
+
+func (p *progress) step() {
+	p.done++
+	if p.fn != nil && (p.done%progressStep == 0 || p.done == p.total) {
+		p.fn(p.done, p.total)
+	}
+}
+
+// FileRow is a file activity row as stored: one touch, or (Summary) the
+// folded count of older touches of one file and action.
+type FileRow struct {
+	memory.FileActivity
+	Touches int  `json:"touches"`
+	Summary bool `json:"summary"`
+}
+
+// ImportResult counts what a bulk write added and what it left out.
+type ImportResult struct {
+	Memories int `json:"memories"`
+	Edges    int `json:"edges"`
+	Events   int `json:"validation_events"`
+	Files    int `json:"file_activity"`
+	Projects int `json:"projects"`
+	// Existing counts memories already stored, by id or by content in the same
+	// namespace; edges and events that name them are attached to the stored one.
+	Existing int `json:"existing_memories"`
+	// Skipped says why a row was left out (an edge to a memory that is not
+	// there, say), one line per row.
+	Skipped []string `json:"skipped,omitempty"`
+}
+
+// Import writes records in one transaction: all of them or, on error, none.
+func (s *DB) Import(ctx context.Context, r Records) (*ImportResult, error) {
+	var res *ImportResult
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		res, err = writeRecords(ctx, tx, r)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// writeRecords writes records inside tx. Memories go first; ids map each
+// incoming memory id to the id it is stored under (itself, or the existing
+// memory with the same content).
+func writeRecords(ctx context.Context, tx *sql.Tx, r Records) (*ImportResult, error) {
+	res := &ImportResult{}
+	p := &progress{fn: r.Progress, total: len(r.Memories) + len(r.Edges) + len(r.Events) + len(r.Files)}
+	ids, err := writeMemories(ctx, tx, r.Memories, res, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeEdges(ctx, tx, r.Edges, ids, res, p); err != nil {
+		return nil, err
+	}
+	if err := writeEvents(ctx, tx, r.Events, ids, res, p); err != nil {
+		return nil, err
+	}
+	if err := writeFiles(ctx, tx, r.Files, res, p); err != nil {
+		return nil, err
+	}
+	if err := writeProjects(ctx, tx, r.Projects, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *ImportResult, p *progress) (map[string]string, error) {
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
+		namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
+		access_count, embedding_pending, search_words)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
+		ON CONFLICT DO NOTHING`)
+	if err != nil {
+		return nil, err
+	}
+	defer ins.Close()
+	existing, err := tx.PrepareContext(ctx, `SELECT id FROM memories WHERE id = ? OR (namespace = ? AND content_hash = ?)`)
+	if err != nil {
+		return nil, err
+	}
+	defer existing.Close()
+
+	ids := make(map[string]string, len(ms))
+	for _, m := range ms {
+		p.step()
+		if m.ContentHash == "" {
+			m.ContentHash = memory.ContentHash(m.Content)
+		}
+		meta, err := encodeMetadata(m.Metadata)
+		if err != nil {
+			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
+		}
+		r, err := ins.ExecContext(ctx, m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance,
+			m.Confidence, meta, formatTime(m.CreatedAt), formatTime(orZero(m.UpdatedAt, m.CreatedAt)),
+			formatTime(orZero(m.AccessedAt, m.CreatedAt)), m.AccessCount, memory.SearchWords(m.Content))
+		if err != nil {
+			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
+		}
+		if n, _ := r.RowsAffected(); n == 1 {
+			ids[m.ID] = m.ID
+			res.Memories++
+			continue
+		}
+		var id string
+		if err := existing.QueryRowContext(ctx, m.ID, m.Namespace, m.ContentHash).Scan(&id); err != nil {
+			return nil, fmt.Errorf("memory %s: finding the stored copy: %w", m.ID, err)
+		}
+		ids[m.ID] = id
+		res.Existing++
+	}
+	return ids, nil
+}
+
+func writeEdges(ctx context.Context, tx *sql.Tx, es []memory.Edge, ids map[string]string, res *ImportResult, p *progress) error {
+	// An incoming id is kept when free, so an export read back into an empty
+	// database is the same database.
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO edges (id, source_id, target_id, relation, weight, metadata, created_at)
+		VALUES (CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM edges WHERE id = ?1) THEN ?1 END, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (source_id, target_id, relation) DO NOTHING`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	for _, e := range es {
+		p.step()
+		src, tgt, err := resolveEnds(ctx, tx, ids, e.SourceID, e.TargetID)
+		if err != nil {
+			return err
+		}
+		if src == "" || tgt == "" || src == tgt {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("edge %d %s -> %s: a memory at either end is missing", e.ID, e.SourceID, e.TargetID))
+			continue
+		}
+		meta, err := encodeMetadata(e.Metadata)
+		if err != nil {
+			return fmt.Errorf("edge %d: %w", e.ID, err)
+		}
+		r, err := ins.ExecContext(ctx, e.ID, src, tgt, string(e.Relation), e.Weight, meta, formatTime(e.CreatedAt))
+		if err != nil {
+			return fmt.Errorf("edge %d: %w", e.ID, err)
+		}
+		if n, _ := r.RowsAffected(); n == 1 {
+			res.Edges++
+		}
+	}
+	return nil
+}
+
+// resolveEnds maps edge ends through ids, falling back to memories already
+// stored; "" for an end that is nowhere.
+func resolveEnds(ctx context.Context, tx *sql.Tx, ids map[string]string, ends ...string) (string, string, error) {
+	out := make([]string, len(ends))
+	for i, id := range ends {
+		if mapped, ok := ids[id]; ok {
+			out[i] = mapped
+			continue
+		}
+		var found string
+		err := tx.QueryRowContext(ctx, `SELECT id FROM memories WHERE id = ?`, id).Scan(&found)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return "", "", err
+		}
+		ids[id] = found
+		out[i] = found
+	}
+	return out[0], out[1], nil
+}
+
+func writeEvents(ctx context.Context, tx *sql.Tx, evs []memory.ValidationEvent, ids map[string]string, res *ImportResult, p *progress) error {
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO validation_events (id, memory_id, event_type, context,
+		error_msg, session_id, confidence_before, confidence_after, created_at)
+		VALUES (CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM validation_events WHERE id = ?1) THEN ?1 END, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	for _, ev := range evs {
+		p.step()
+		id, _, err := resolveEnds(ctx, tx, ids, ev.MemoryID, ev.MemoryID)
+		if err != nil {
+			return err
+		}
+		if id == "" {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("validation event %d: memory %s is missing", ev.ID, ev.MemoryID))
+			continue
+		}
+		if _, err := ins.ExecContext(ctx, ev.ID, id, string(ev.EventType), ev.Context, ev.ErrorMsg, ev.SessionID,
+			ev.ConfidenceBefore, ev.ConfidenceAfter, formatTime(ev.CreatedAt)); err != nil {
+			return fmt.Errorf("validation event %d: %w", ev.ID, err)
+		}
+		res.Events++
+	}
+	return nil
+}
+
+func writeFiles(ctx context.Context, tx *sql.Tx, fs []FileRow, res *ImportResult, p *progress) error {
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO file_activity (id, file_path, action, session_id,
+		project_root, file_type, metadata, created_at, touches, summary)
+		VALUES (CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM file_activity WHERE id = ?1) THEN ?1 END, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	for _, a := range fs {
+		p.step()
+		meta, err := encodeMetadata(a.Metadata)
+		if err != nil {
+			return fmt.Errorf("file activity %d: %w", a.ID, err)
+		}
+		if _, err := ins.ExecContext(ctx, a.ID, a.FilePath, string(a.Action), a.SessionID, a.ProjectRoot, a.FileType,
+			meta, formatTime(a.CreatedAt), max(a.Touches, 1), a.Summary); err != nil {
+			return fmt.Errorf("file activity %d: %w", a.ID, err)
+		}
+		res.Files++
+	}
+	return nil
+}
+
+func orZero(t, fallback time.Time) time.Time {
+	if t.IsZero() {
+		return fallback
+	}
+	return t
+}
+
+// writeProjects adds project bindings by column name; a binding whose root (or
+// other unique column) is already bound is left as it is. A database without
+// the table says so in Skipped.
+func writeProjects(ctx context.Context, tx *sql.Tx, rows []map[string]any, res *ImportResult) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	cols, err := columnsOf(ctx, tx, projectsTable)
+	if err != nil {
+		return err
+	}
+	if len(cols) == 0 {
+		res.Skipped = append(res.Skipped, fmt.Sprintf("%d project bindings: this database keeps none", len(rows)))
+		return nil
+	}
+	for _, row := range rows {
+		var names []string
+		var vals []any
+		for k, v := range row {
+			if cols[k] {
+				names = append(names, k)
+				vals = append(vals, v)
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		r, err := tx.ExecContext(ctx, `INSERT INTO `+projectsTable+` (`+strings.Join(names, ", ")+`) VALUES (`+placeholders(len(names))+`) ON CONFLICT DO NOTHING`, vals...)
+		if err != nil {
+			return fmt.Errorf("project binding %v: %w", row, err)
+		}
+		if n, _ := r.RowsAffected(); n == 1 {
+			res.Projects++
+		}
+	}
+	return nil
+}

@@ -1,0 +1,45 @@
+package transfer
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"time"
+
+	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
+)
+
+// ExportCounts says how many records of each kind an export wrote.
+type ExportCounts struct {
+	Memories, Edges, Events, Files, Projects int
+}
+
+// ExportJSONL writes everything src holds to w, one JSON record a line: a
+// header naming the format and version, then memories, edges, validation
+// events and file activity. The records are a snapshot of one moment.
+func ExportJSONL(ctx context.Context, src Source, w io.Writer, now time.Time) (ExportCounts, error) {
+	var n ExportCounts
+	bw := bufio.NewWriterSize(w, 64*1024)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false) // content is text for people and programs, not HTML
+	if err := enc.Encode(header{Record: KindHeader, Format: Format, Version: Version, ExportedAt: now.UTC()}); err != nil {
+		return n, err
+	}
+	err := src.Export(ctx, storage.RecordVisitor{
+		Memory: func(m *memory.Memory) error { n.Memories++; return enc.Encode(toMemoryRecord(m)) },
+		Edge:   func(e *memory.Edge) error { n.Edges++; return enc.Encode(toEdgeRecord(e)) },
+		Event:  func(ev *memory.ValidationEvent) error { n.Events++; return enc.Encode(toEventRecord(ev)) },
+		File:   func(a *storage.FileRow) error { n.Files++; return enc.Encode(toFileRecord(a)) },
+		Project: func(row map[string]any) error {
+			n.Projects++
+			row["record"] = KindProject
+			return enc.Encode(row)
+		},
+	})
+	if err != nil {
+		return n, err
+	}
+	return n, bw.Flush()
+}

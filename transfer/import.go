@@ -1,0 +1,263 @@
+package transfer
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
+)
+
+// maxLineBytes bounds one line: a memory's content and metadata at their
+// limits, JSON-escaped, fit with room to spare.
+const maxLineBytes = 4 << 20
+
+// Formats an import recognises from its first record.
+const (
+	FormatRecall       = "recall-export"
+	FormatMemoryServer = "mcp-memory-server"
+)
+
+// LineError is a line left out of an import, and why.
+type LineError struct {
+	Line int    `json:"line"`
+	Err  string `json:"error"`
+}
+
+func (e LineError) String() string { return fmt.Sprintf("line %d: %s", e.Line, e.Err) }
+
+// ImportReport says what an import read, wrote and left out.
+type ImportReport struct {
+	Format   string                `json:"format"`
+	Lines    int                   `json:"lines"`
+	BadLines []LineError           `json:"bad_lines"`
+	Result   *storage.ImportResult `json:"result"`
+	// Mapping says how a foreign format was mapped onto memories and edges.
+	Mapping string `json:"mapping,omitempty"`
+}
+
+// Progress, when set, is told how many records have been written so far.
+type Progress func(done, total int)
+
+// Import reads a JSONL file (Recall's export, or the MCP memory server's
+// memory.jsonl, told apart by the first record), checks every line, and writes
+// the good ones in one transaction: a bad line is reported by number and left
+// out; an error while writing leaves nothing written.
+func Import(ctx context.Context, sink Sink, r io.Reader, opts ImportOptions) (*ImportReport, error) {
+	if opts.Namespace != "" {
+		if err := memory.ValidateNamespace(opts.Namespace); err != nil {
+			return nil, err
+		}
+	}
+	lines, err := readLines(r)
+	if err != nil {
+		return nil, err
+	}
+	rep := &ImportReport{Lines: len(lines), BadLines: []LineError{}}
+	var recs storage.Records
+	switch detectFormat(lines) {
+	case FormatMemoryServer:
+		rep.Format, rep.Mapping = FormatMemoryServer, memoryServerMapping
+		recs, rep.BadLines = parseMemoryServer(lines, opts)
+	default:
+		rep.Format = FormatRecall
+		if recs, rep.BadLines, err = parseRecall(lines); err != nil {
+			return nil, err
+		}
+	}
+	recs.Progress = opts.Progress
+	if rep.Result, err = sink.Import(ctx, recs); err != nil {
+		return nil, fmt.Errorf("import: nothing was written: %w", err)
+	}
+	return rep, nil
+}
+
+// ImportOptions tune an import.
+type ImportOptions struct {
+	// Namespace receives the memories of a memory server file (default global).
+	Namespace string
+	Progress  Progress
+}
+
+// line is one non-empty line of the input with its number.
+type line struct {
+	n    int
+	text []byte
+}
+
+func readLines(r io.Reader) ([]line, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), maxLineBytes)
+	var out []line
+	for n := 1; sc.Scan(); n++ {
+		text := []byte(strings.TrimSpace(sc.Text()))
+		if len(text) > 0 {
+			out = append(out, line{n: n, text: text})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("line %d is longer than %d bytes: not a Recall or memory server JSONL file", len(out)+1, maxLineBytes)
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// detectFormat reads the first record: Recall's export starts with a header;
+// the memory server's lines carry "type": "entity" or "relation".
+func detectFormat(lines []line) string {
+	for _, l := range lines {
+		var probe struct {
+			Record string `json:"record"`
+			Type   string `json:"type"`
+		}
+		if json.Unmarshal(l.text, &probe) != nil {
+			continue
+		}
+		if probe.Record == "" && (probe.Type == "entity" || probe.Type == "relation") {
+			return FormatMemoryServer
+		}
+		return FormatRecall
+	}
+	return FormatRecall
+}
+
+// parseRecall checks every line of a Recall export. A header of a newer
+// version is an error for the whole file: its records may mean something this
+// build cannot know.
+func parseRecall(lines []line) (storage.Records, []LineError, error) {
+	var recs storage.Records
+	bad := []LineError{}
+	for _, l := range lines {
+		var probe struct {
+			Record  string `json:"record"`
+			Format  string `json:"format"`
+			Version int    `json:"version"`
+		}
+		if err := json.Unmarshal(l.text, &probe); err != nil {
+			bad = append(bad, LineError{l.n, "not JSON: " + err.Error()})
+			continue
+		}
+		if probe.Record == KindHeader {
+			if probe.Format != Format || probe.Version > Version {
+				return recs, nil, fmt.Errorf("line %d: an export of format %q version %d; this recall reads %s up to version %d: upgrade recall", l.n, probe.Format, probe.Version, Format, Version)
+			}
+			continue
+		}
+		if err := addRecord(&recs, probe.Record, l.text); err != nil {
+			bad = append(bad, LineError{l.n, err.Error()})
+		}
+	}
+	return recs, bad, nil
+}
+
+// addRecord decodes and checks one record and adds it to recs.
+func addRecord(recs *storage.Records, kind string, text []byte) error {
+	switch kind {
+	case KindMemory:
+		var r memoryRecord
+		if err := strictDecode(text, &r); err != nil {
+			return err
+		}
+		m := r.memory()
+		if err := checkMemory(m); err != nil {
+			return err
+		}
+		recs.Memories = append(recs.Memories, m)
+	case KindEdge:
+		var r edgeRecord
+		if err := strictDecode(text, &r); err != nil {
+			return err
+		}
+		if err := checkEdge(r.edge()); err != nil {
+			return err
+		}
+		recs.Edges = append(recs.Edges, r.edge())
+	case KindEvent:
+		var r eventRecord
+		if err := strictDecode(text, &r); err != nil {
+			return err
+		}
+		if _, err := memory.ParseEventType(string(r.EventType)); err != nil {
+			return err
+		}
+		recs.Events = append(recs.Events, r.event())
+	case KindFile:
+		var r fileRecord
+		if err := strictDecode(text, &r); err != nil {
+			return err
+		}
+		if _, err := memory.ParseFileAction(string(r.Action)); err != nil || r.FilePath == "" {
+			return fmt.Errorf("file_activity: file_path %q, action %q: want a path and one of read, write, edit, multiedit", r.FilePath, r.Action)
+		}
+		recs.Files = append(recs.Files, r.file())
+	case KindProject:
+		row := map[string]any{}
+		if err := strictDecode(text, &row); err != nil {
+			return err
+		}
+		delete(row, "record")
+		recs.Projects = append(recs.Projects, row)
+	default:
+		return fmt.Errorf("record %q is not one of %s, %s, %s, %s, %s", kind, KindMemory, KindEdge, KindEvent, KindFile, KindProject)
+	}
+	return nil
+}
+
+func strictDecode(text []byte, v any) error {
+	if err := json.Unmarshal(text, v); err != nil {
+		return fmt.Errorf("not a valid record: %w", err)
+	}
+	return nil
+}
+
+// checkMemory applies the rules every stored memory obeys.
+func checkMemory(m *memory.Memory) error {
+	if err := memory.ValidateID("id", m.ID); err != nil {
+		return err
+	}
+	if strings.TrimSpace(m.Content) == "" || len(m.Content) > memory.MaxContentBytes {
+		return memory.Invalidf("content", fmt.Sprintf("of %d bytes", len(m.Content)), fmt.Sprintf("non-empty text of at most %d bytes", memory.MaxContentBytes))
+	}
+	if _, err := memory.ParseType(string(m.Type)); err != nil {
+		return err
+	}
+	if err := memory.ValidateNamespace(m.Namespace); err != nil {
+		return err
+	}
+	for name, v := range map[string]float64{"importance": m.Importance, "confidence": m.Confidence} {
+		if math.IsNaN(v) || v < 0 || v > 1 {
+			return memory.Invalidf(name, v, "a number from 0 to 1")
+		}
+	}
+	if m.CreatedAt.IsZero() {
+		return memory.Invalidf("created_at", "(missing)", "an RFC 3339 time")
+	}
+	// The hash is the dedup key: computed here, never trusted from the file,
+	// so an edited line cannot slip a duplicate past it.
+	m.ContentHash = memory.ContentHash(m.Content)
+	return nil
+}
+
+func checkEdge(e memory.Edge) error {
+	if err := memory.ValidateID("source_id", e.SourceID); err != nil {
+		return err
+	}
+	if err := memory.ValidateID("target_id", e.TargetID); err != nil {
+		return err
+	}
+	if _, err := memory.ParseRelation(string(e.Relation)); err != nil {
+		return err
+	}
+	if math.IsNaN(e.Weight) || e.Weight <= 0 || e.Weight > 1 {
+		return memory.Invalidf("weight", e.Weight, "a number greater than 0 and at most 1")
+	}
+	return nil
+}

@@ -1,0 +1,166 @@
+// Package transfer moves Recall's data in and out: a lossless, versioned JSONL
+// export and its import, a markdown record a person can read and keep in git,
+// and the official MCP memory server's memory.jsonl. It reads and writes
+// through the small interfaces below; storage implements them.
+package transfer
+
+import (
+	"context"
+	"time"
+
+	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
+)
+
+// Format and Version name the JSONL export. An import refuses a newer
+// version, with a message saying to upgrade; older versions stay readable.
+const (
+	Format  = "recall-export"
+	Version = 1
+)
+
+// Record kinds: the value of every line's "record" field.
+const (
+	KindHeader = "header"
+	KindMemory = "memory"
+	KindEdge   = "edge"
+	KindEvent  = "validation_event"
+	KindFile   = "file_activity"
+	// KindProject is a project binding (root <-> namespace), carried column by
+	// column as the database keeps it.
+	KindProject = "project"
+)
+
+// Source is what an export reads.
+type Source interface {
+	Export(ctx context.Context, v storage.RecordVisitor) error
+}
+
+// Sink is what an import writes to: all records in one transaction.
+type Sink interface {
+	Import(ctx context.Context, r storage.Records) (*storage.ImportResult, error)
+}
+
+// header is the first line of an export.
+type header struct {
+	Record     string    `json:"record"`
+	Format     string    `json:"format"`
+	Version    int       `json:"version"`
+	ExportedAt time.Time `json:"exported_at"`
+}
+
+// memoryRecord is a memory line: every stored field, times in RFC 3339 with
+// nanoseconds (lossless). No vector: the importing side makes its own with its
+// configured model.
+type memoryRecord struct {
+	Record      string         `json:"record"`
+	ID          string         `json:"id"`
+	Content     string         `json:"content"`
+	ContentHash string         `json:"content_hash"`
+	MemoryType  memory.Type    `json:"memory_type"`
+	Namespace   string         `json:"namespace"`
+	Importance  float64        `json:"importance"`
+	Confidence  float64        `json:"confidence"`
+	Metadata    map[string]any `json:"metadata"`
+	CreatedAt   time.Time      `json:"created_at"`
+	UpdatedAt   time.Time      `json:"updated_at"`
+	AccessedAt  time.Time      `json:"accessed_at"`
+	AccessCount int            `json:"access_count"`
+}
+
+type edgeRecord struct {
+	Record    string          `json:"record"`
+	ID        int64           `json:"id"`
+	SourceID  string          `json:"source_id"`
+	TargetID  string          `json:"target_id"`
+	Relation  memory.Relation `json:"relation"`
+	Weight    float64         `json:"weight"`
+	Metadata  map[string]any  `json:"metadata"`
+	CreatedAt time.Time       `json:"created_at"`
+}
+
+type eventRecord struct {
+	Record           string           `json:"record"`
+	ID               int64            `json:"id"`
+	MemoryID         string           `json:"memory_id"`
+	EventType        memory.EventType `json:"event_type"`
+	Context          string           `json:"context"`
+	ErrorMsg         string           `json:"error_msg"`
+	SessionID        string           `json:"session_id"`
+	ConfidenceBefore float64          `json:"confidence_before"`
+	ConfidenceAfter  float64          `json:"confidence_after"`
+	CreatedAt        time.Time        `json:"created_at"`
+}
+
+type fileRecord struct {
+	Record      string            `json:"record"`
+	ID          int64             `json:"id"`
+	FilePath    string            `json:"file_path"`
+	Action      memory.FileAction `json:"action"`
+	SessionID   string            `json:"session_id"`
+	ProjectRoot string            `json:"project_root"`
+	FileType    string            `json:"file_type"`
+	Metadata    map[string]any    `json:"metadata"`
+	CreatedAt   time.Time         `json:"created_at"`
+	// Touches is how many touches the row stands for (1, or more for a
+	// summary row folding older touches of one file and action).
+	Touches int  `json:"touches,omitempty"`
+	Summary bool `json:"summary,omitempty"`
+}
+
+func toMemoryRecord(m *memory.Memory) memoryRecord {
+	return memoryRecord{
+		Record: KindMemory, ID: m.ID, Content: m.Content, ContentHash: m.ContentHash, MemoryType: m.Type,
+		Namespace: m.Namespace, Importance: m.Importance, Confidence: m.Confidence, Metadata: orEmpty(m.Metadata),
+		CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, AccessedAt: m.AccessedAt, AccessCount: m.AccessCount,
+	}
+}
+
+func (r memoryRecord) memory() *memory.Memory {
+	return &memory.Memory{
+		ID: r.ID, Content: r.Content, ContentHash: r.ContentHash, Type: r.MemoryType, Namespace: r.Namespace,
+		Importance: r.Importance, Confidence: r.Confidence, Metadata: orEmpty(r.Metadata),
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), AccessedAt: r.AccessedAt.UTC(), AccessCount: r.AccessCount,
+	}
+}
+
+func toEdgeRecord(e *memory.Edge) edgeRecord {
+	return edgeRecord{Record: KindEdge, ID: e.ID, SourceID: e.SourceID, TargetID: e.TargetID, Relation: e.Relation,
+		Weight: e.Weight, Metadata: orEmpty(e.Metadata), CreatedAt: e.CreatedAt}
+}
+
+func (r edgeRecord) edge() memory.Edge {
+	return memory.Edge{ID: r.ID, SourceID: r.SourceID, TargetID: r.TargetID, Relation: r.Relation, Weight: r.Weight,
+		Metadata: r.Metadata, CreatedAt: r.CreatedAt.UTC()}
+}
+
+func toEventRecord(ev *memory.ValidationEvent) eventRecord {
+	return eventRecord{Record: KindEvent, ID: ev.ID, MemoryID: ev.MemoryID, EventType: ev.EventType, Context: ev.Context,
+		ErrorMsg: ev.ErrorMsg, SessionID: ev.SessionID, ConfidenceBefore: ev.ConfidenceBefore,
+		ConfidenceAfter: ev.ConfidenceAfter, CreatedAt: ev.CreatedAt}
+}
+
+func (r eventRecord) event() memory.ValidationEvent {
+	return memory.ValidationEvent{ID: r.ID, MemoryID: r.MemoryID, EventType: r.EventType, Context: r.Context,
+		ErrorMsg: r.ErrorMsg, SessionID: r.SessionID, ConfidenceBefore: r.ConfidenceBefore,
+		ConfidenceAfter: r.ConfidenceAfter, CreatedAt: r.CreatedAt.UTC()}
+}
+
+func toFileRecord(a *storage.FileRow) fileRecord {
+	return fileRecord{Record: KindFile, ID: a.ID, FilePath: a.FilePath, Action: a.Action, SessionID: a.SessionID,
+		ProjectRoot: a.ProjectRoot, FileType: a.FileType, Metadata: orEmpty(a.Metadata), CreatedAt: a.CreatedAt,
+		Touches: a.Touches, Summary: a.Summary}
+}
+
+func (r fileRecord) file() storage.FileRow {
+	return storage.FileRow{FileActivity: memory.FileActivity{ID: r.ID, FilePath: r.FilePath, Action: r.Action, SessionID: r.SessionID,
+		ProjectRoot: r.ProjectRoot, FileType: r.FileType, Metadata: r.Metadata, CreatedAt: r.CreatedAt.UTC()},
+		Touches: max(r.Touches, 1), Summary: r.Summary}
+}
+
+func orEmpty(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}

@@ -1,0 +1,257 @@
+package transfer
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recall-mcp/recall/internal/pyrecall"
+	"github.com/recall-mcp/recall/storage"
+)
+
+func openDB(t testing.TB, name string) *storage.DB {
+	t.Helper()
+	db, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// sampleDB is a database with memories of every type, edges, validation
+// events and file activity (the Python sample, migrated).
+func sampleDB(t testing.TB) *storage.DB {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "recall.db")
+	if err := pyrecall.Create(path, pyrecall.Sample()); err != nil {
+		t.Fatal(err)
+	}
+	db, err := storage.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func export(t testing.TB, db *storage.DB) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := ExportJSONL(context.Background(), db, &buf, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// TestJSONLRoundTrip exports a database, imports the export into an empty
+// one and exports that: the two exports are the same records.
+func TestJSONLRoundTrip(t *testing.T) {
+	src := sampleDB(t)
+	// A summary row: 42 older touches of one file folded into one row.
+	if _, err := src.SQL().Exec(`INSERT INTO file_activity (file_path, action, session_id, project_root, file_type, metadata, created_at, touches, summary)
+		VALUES ('/src/billing/old.go', 'edit', '', '/src/billing', 'go', '{}', '2024-01-01T00:00:00.000000000Z', 42, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	first := export(t, src)
+	if n := strings.Count(first, "\n"); n != 1+7+4+3+3 {
+		t.Fatalf("export has %d lines, want a header and 17 records:\n%s", n, first)
+	}
+	if !strings.Contains(first, `"touches":42,"summary":true`) {
+		t.Errorf("the summary row lost its touches:\n%s", first)
+	}
+	empty := openDB(t, "empty.db")
+	rep, err := Import(context.Background(), empty, strings.NewReader(first), ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.BadLines) != 0 || rep.Result.Memories != 7 || rep.Result.Edges != 4 || rep.Result.Events != 3 || rep.Result.Files != 3 {
+		t.Fatalf("import report = %+v %+v", rep, rep.Result)
+	}
+	if second := export(t, empty); second != first {
+		t.Errorf("export after import differs:\nfirst:\n%s\nsecond:\n%s", first, second)
+	}
+	// Importing the same file again adds nothing and says so.
+	again, err := Import(context.Background(), empty, strings.NewReader(first), ImportOptions{})
+	if err != nil || again.Result.Memories != 0 || again.Result.Existing != 7 || again.Result.Edges != 0 {
+		t.Errorf("second import = %+v, %v; want every memory found existing", again.Result, err)
+	}
+}
+
+// TestImportReportsBadLinesAndKeepsTheGood mixes broken lines among good ones.
+func TestImportReportsBadLinesAndKeepsTheGood(t *testing.T) {
+	lines := strings.Split(strings.TrimSpace(export(t, sampleDB(t))), "\n")
+	broken := slices.Clone(lines[:3])                                                        // header and two memories
+	broken = append(broken, `{"record": "memory", "id": "mem_1_ab", "content": `)            // line 4: cut short
+	broken = append(broken, strings.Replace(lines[3], `"namespace":"`, `"namespace":"x`, 1)) // line 5: bad namespace
+	broken = append(broken, `{"record": "vector", "id": 1}`)                                 // line 6: unknown kind
+	broken = append(broken, lines[4])                                                        // line 7: good
+	db := openDB(t, "target.db")
+	rep, err := Import(context.Background(), db, strings.NewReader(strings.Join(broken, "\n")), ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nums []int
+	for _, b := range rep.BadLines {
+		nums = append(nums, b.Line)
+	}
+	if !slices.Equal(nums, []int{4, 5, 6}) || !strings.Contains(rep.BadLines[1].Err, "namespace") {
+		t.Errorf("bad lines = %v, want lines 4, 5 and 6 (5 for its namespace)", rep.BadLines)
+	}
+	if rep.Result.Memories != 3 {
+		t.Errorf("imported %d memories, want the 3 good ones", rep.Result.Memories)
+	}
+}
+
+// TestImportIsAllOrNothing stops an import halfway through writing: nothing
+// of it stays.
+func TestImportIsAllOrNothing(t *testing.T) {
+	src := export(t, sampleDB(t))
+	db := openDB(t, "target.db")
+	ctx, cancel := context.WithCancel(context.Background())
+	// Progress is told once rows are written, inside the transaction: cancel there.
+	opts := ImportOptions{Progress: func(done, total int) { cancel() }}
+	_, err := Import(ctx, db, strings.NewReader(src), opts)
+	// The cancellation reaches the commit as context.Canceled or as the
+	// transaction already rolled back, whichever database/sql sees first.
+	if err == nil || !strings.Contains(err.Error(), "nothing was written") {
+		t.Fatalf("import cancelled halfway: err = %v, want a failure saying nothing was written", err)
+	}
+	if st, _ := db.Stats(context.Background()); st.Memories != 0 || st.Edges != 0 {
+		t.Errorf("after a failed import the database holds %d memories, %d edges; want none", st.Memories, st.Edges)
+	}
+}
+
+// TestImportRefusesANewerVersion reads an export from a later recall.
+func TestImportRefusesANewerVersion(t *testing.T) {
+	_, err := Import(context.Background(), openDB(t, "x.db"), strings.NewReader(`{"record":"header","format":"recall-export","version":99}`), ImportOptions{})
+	if err == nil || !strings.Contains(err.Error(), "upgrade recall") {
+		t.Errorf("newer export: %v, want a refusal saying to upgrade", err)
+	}
+}
+
+const memoryServerFile = `{"type":"entity","name":"John_Smith","entityType":"person","observations":["Speaks fluent Spanish","Graduated in 2019"]}
+{"type":"entity","name":"Anthropic","entityType":"organization","observations":["Makes Claude"]}
+{"type":"relation","from":"John_Smith","to":"Anthropic","relationType":"works_at"}
+`
+
+// TestMemoryServerRoundTrip imports the MCP memory server's memory.jsonl and
+// writes it back: the same entities and relations.
+func TestMemoryServerRoundTrip(t *testing.T) {
+	db := openDB(t, "recall.db")
+	rep, err := Import(context.Background(), db, strings.NewReader(memoryServerFile+`{"type":"relation","from":"John_Smith","to":"Nobody","relationType":"knows"}`), ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Format != FormatMemoryServer || rep.Result.Memories != 2 || rep.Result.Edges != 1 || len(rep.BadLines) != 1 || rep.BadLines[0].Line != 4 || rep.Mapping == "" {
+		t.Fatalf("memory server import = %+v %+v", rep, rep.Result)
+	}
+	var buf bytes.Buffer
+	if err := ExportMemoryServer(context.Background(), db, &buf); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	want := strings.Split(strings.TrimSpace(memoryServerFile), "\n")
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("memory server export:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestMarkdownRecord writes the sample as markdown: a file per namespace,
+// golden rules first, ids, confidence, dates and links across files; the
+// same database gives the same files (a record kept in git shows real changes).
+func TestMarkdownRecord(t *testing.T) {
+	db := sampleDB(t)
+	dir := t.TempDir()
+	files, err := ExportMarkdown(context.Background(), db, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 2 || filepath.Base(files[0]) != "global.md" || filepath.Base(files[1]) != "project-billing.md" {
+		t.Fatalf("files = %v, want global.md and project-billing.md", files)
+	}
+	global := readFile(t, files[0])
+	billing := readFile(t, files[1])
+	for _, want := range []string{
+		"# Memories of global",
+		"## Golden rules\n\n<a id=\"0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f\"></a>\n> Never commit secrets to the repository",
+		"confidence 0.95 · importance 1.00 · created 2025-01-01",
+	} {
+		if !strings.Contains(global, want) {
+			t.Errorf("global.md lacks %q:\n%s", want, global)
+		}
+	}
+	if strings.Index(global, "## Golden rules") > strings.Index(global, "## Preferences") {
+		t.Errorf("golden rules are not first:\n%s", global)
+	}
+	if !strings.Contains(billing, "- caused_by [3f2b8c1e-5d4a-4b6f-9e8d-7c6b5a4f3e2d](project-billing.md#3f2b8c1e-5d4a-4b6f-9e8d-7c6b5a4f3e2d)") {
+		t.Errorf("project-billing.md lacks the session's link to the decision it was caused by:\n%s", billing)
+	}
+	again := t.TempDir()
+	files2, err := ExportMarkdown(context.Background(), db, again)
+	if err != nil || readFile(t, files2[0]) != global || readFile(t, files2[1]) != billing {
+		t.Errorf("a second export differs from the first")
+	}
+}
+
+func readFile(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// withProjects gives db the project bindings table (as the projects migration
+// makes it) and returns db.
+func withProjects(t testing.TB, db *storage.DB, rows ...[2]string) *storage.DB {
+	t.Helper()
+	if _, err := db.SQL().Exec(`CREATE TABLE IF NOT EXISTS project_roots (root TEXT PRIMARY KEY, namespace TEXT NOT NULL, created_at TEXT NOT NULL) STRICT`); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if _, err := db.SQL().Exec(`INSERT INTO project_roots VALUES (?, ?, '2025-01-01T00:00:00.000000000Z')`, r[0], r[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db
+}
+
+// TestProjectsTravel exports project bindings and imports them back.
+func TestProjectsTravel(t *testing.T) {
+	src := withProjects(t, sampleDB(t), [2]string{"/src/billing", "project:billing"})
+	first := export(t, src)
+	if !strings.Contains(first, `{"created_at":"2025-01-01T00:00:00.000000000Z","namespace":"project:billing","record":"project","root":"/src/billing"}`) {
+		t.Fatalf("export lacks the project binding:\n%s", first)
+	}
+	dst := withProjects(t, openDB(t, "dst.db"))
+	rep, err := Import(context.Background(), dst, strings.NewReader(first), ImportOptions{})
+	if err != nil || rep.Result.Projects != 1 {
+		t.Fatalf("import = %+v, %v; want one project", rep, err)
+	}
+	if second := export(t, dst); second != first {
+		t.Errorf("export after import differs:\n%s\nwant:\n%s", second, first)
+	}
+}
+
+// TestMemoryServerEntitiesObeyTheRules refuses an entity too big to be a
+// memory (by line) and a namespace Recall does not accept (before reading).
+func TestMemoryServerEntitiesObeyTheRules(t *testing.T) {
+	db := openDB(t, "recall.db")
+	huge := `{"type":"entity","name":"Big","entityType":"blob","observations":["` + strings.Repeat("x", 70*1024) + `"]}`
+	rep, err := Import(context.Background(), db, strings.NewReader(memoryServerFile+huge+"\n"), ImportOptions{})
+	if err != nil || len(rep.BadLines) != 1 || rep.BadLines[0].Line != 4 || !strings.Contains(rep.BadLines[0].Err, "content") {
+		t.Errorf("huge entity: %+v, %v; want line 4 refused for its content", rep, err)
+	}
+	if _, err := Import(context.Background(), db, strings.NewReader(memoryServerFile), ImportOptions{Namespace: "team"}); err == nil || !strings.Contains(err.Error(), "namespace") {
+		t.Errorf("namespace team: %v, want a refusal naming the namespace", err)
+	}
+}
