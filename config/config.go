@@ -36,6 +36,7 @@ type Config struct {
 	Capture                bool          // hooks write the session journal
 	Summaries              bool          // the chat model summarises captured sessions
 	SummaryCalls           int           // chat calls per session for summaries, at most
+	Project                string        // pinned project namespace ("project:<name>"), "" when unset
 	History                bool          // conversation history on
 	HistoryDir             string        // Claude Code's projects directory
 	HistoryProjects        []string      // only these projects' transcripts; empty: all
@@ -101,6 +102,7 @@ func Load() (*Config, error) {
 		Capture:                p.onOff("RECALL_CAPTURE", raw.Capture),
 		Summaries:              p.onOff("RECALL_SUMMARIES", raw.Summaries),
 		SummaryCalls:           p.integer("RECALL_SUMMARY_CALLS", raw.SummaryCalls, 1, 1000),
+		Project:                p.project("RECALL_PROJECT", raw.Project),
 		History:                p.onOff("RECALL_HISTORY", raw.History),
 		HistoryDir:             p.path("RECALL_HISTORY_DIR", raw.HistoryDir),
 		HistoryProjects:        p.list("RECALL_HISTORY_PROJECTS", raw.HistoryProjects),

@@ -101,6 +101,7 @@ var overrides = []struct {
 	{"RECALL_CAPTURE", "off", func(c *config.Config) bool { return !c.Capture }},
 	{"RECALL_SUMMARIES", "off", func(c *config.Config) bool { return !c.Summaries }},
 	{"RECALL_SUMMARY_CALLS", "3", func(c *config.Config) bool { return c.SummaryCalls == 3 }},
+	{"RECALL_PROJECT", "shop-api", func(c *config.Config) bool { return c.Project == "project:shop-api" }},
 	{"RECALL_HISTORY", "off", func(c *config.Config) bool { return !c.History }},
 	{"RECALL_HISTORY_DIR", "/srv/claude/projects", func(c *config.Config) bool { return c.HistoryDir == "/srv/claude/projects" }},
 	{"RECALL_HISTORY_PROJECTS", " /home/a, /home/b ,", func(c *config.Config) bool {
@@ -255,6 +256,7 @@ func TestBadValuesNameTheVariableTheValueAndWhatIsAccepted(t *testing.T) {
 		{"RECALL_LOG_LEVEL", "verbose", "RECALL_LOG_LEVEL=verbose: must be one of DEBUG, INFO, WARNING (or WARN), ERROR"},
 		{"RECALL_DEFAULT_NAMESPACE", "team", `RECALL_DEFAULT_NAMESPACE=team: must be "global" or "project:<name>"`},
 		{"RECALL_DEFAULT_NAMESPACE", "project:", `RECALL_DEFAULT_NAMESPACE=project:: must be "global" or "project:<name>"`},
+		{"RECALL_PROJECT", "project:\x07", "RECALL_PROJECT=project:\x07: must be empty, a project name, or \"project:<name>\""},
 		{"RECALL_DEFAULT_TOKEN_BUDGET", "99", "RECALL_DEFAULT_TOKEN_BUDGET=99: must be a whole number of at least 100"},
 		{"RECALL_DEFAULT_TOKEN_BUDGET", "4k", "RECALL_DEFAULT_TOKEN_BUDGET=4k: must be a whole number of at least 100"},
 		{"RECALL_CURATION", "maybe", "RECALL_CURATION=maybe: must be on or off"},

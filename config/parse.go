@@ -118,6 +118,21 @@ func (p *parser) namespace(name, raw string) string {
 	return v
 }
 
+// project reads a pinned project: empty, a name or "project:<name>", returned
+// as its namespace.
+func (p *parser) project(name, raw string) string {
+	v := strings.TrimSpace(raw)
+	if v == "" {
+		return ""
+	}
+	ns := memory.ProjectNamespace(strings.TrimPrefix(v, memory.ProjectNamespacePref))
+	if memory.ValidateNamespace(ns) != nil {
+		p.bad(name, raw)
+		return ""
+	}
+	return ns
+}
+
 // host reads an Ollama address the way Ollama reads OLLAMA_HOST: the scheme is
 // optional (http), and so is the port (11434 without a scheme, else the scheme's
 // own); a path is kept, for Ollama behind a proxy.

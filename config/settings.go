@@ -31,6 +31,7 @@ type env struct {
 	Capture                string `envconfig:"RECALL_CAPTURE" default:"on" accepts:"on or off" desc:"hooks record prompts and one line per tool call in the session journal"`
 	Summaries              string `envconfig:"RECALL_SUMMARIES" default:"on" accepts:"on or off" desc:"the chat model summarises captured sessions (in recall serve, after Stop, PreCompact and SessionEnd)"`
 	SummaryCalls           string `envconfig:"RECALL_SUMMARY_CALLS" default:"20" accepts:"a whole number from 1 to 1000" desc:"most chat-model calls spent on summaries of one session"`
+	Project                string `envconfig:"RECALL_PROJECT" default:"" accepts:"empty, a project name, or \"project:<name>\"" desc:"pins the project namespace of hooks, the CLI and memory_context_tool for a shell or CI job (empty: from the git root of the working directory, or the MCP client's roots)"`
 	HookTimeout            string `envconfig:"RECALL_HOOK_TIMEOUT" default:"3s" accepts:"a positive number of seconds, or a duration like 2s or 1m30s" desc:"longest wait of a Claude Code hook for Ollama"`
 	History                string `envconfig:"RECALL_HISTORY" default:"on" accepts:"on or off" desc:"index and search Claude Code's conversation transcripts (history tools, hooks)"`
 	HistoryDir             string `envconfig:"RECALL_HISTORY_DIR" default:"~/.claude/projects" accepts:"a directory path (~ is your home directory)" desc:"Claude Code's transcripts; when unset, $CLAUDE_CONFIG_DIR/projects is used if that is set"`

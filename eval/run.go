@@ -11,6 +11,7 @@ import (
 
 	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/project"
 )
 
 // Depth is how many results each query asks recall for: enough for R@10.
@@ -115,6 +116,11 @@ func Run(ctx context.Context, svc *memory.Service, d *Dataset, l *Loaded, floor 
 		if err != nil {
 			return nil, err
 		}
+		// A project is its root, bound to a namespace in the database; the
+		// two runs (keyword-only, hybrid) use fresh directories, which would
+		// be new roots of taken names. Pinning the query's namespace, as
+		// RECALL_PROJECT does, keeps every run on the dataset's projects.
+		h.Projects = project.NewResolver(nil, q.Namespace(), logger)
 		if o.Injected, err = Inject(ctx, h, q.Query, dir); err != nil {
 			return nil, fmt.Errorf("query %s: prompt hook: %w", q.ID, err)
 		}

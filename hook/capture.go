@@ -11,10 +11,14 @@ import (
 // The hooks' part in session capture: where entries are anchored, summaries
 // queued, and the last sessions listed at session start.
 
-// anchor places a journal entry: the project from cwd, the session, the turn
-// and the transcript.
-func (h *Handler) anchor(in *Input, turn string) capture.Anchor {
-	return capture.Anchor{Namespace: FindProject(in.Cwd).Namespace, SessionID: in.SessionID, TurnID: turn, TranscriptPath: in.TranscriptPath}
+// anchor places a journal entry: the project of cwd (as the project resolver
+// binds it), the session, the turn and the transcript.
+func (h *Handler) anchor(ctx context.Context, in *Input, turn string) (capture.Anchor, error) {
+	p, err := h.project(ctx, in.Cwd)
+	if err != nil {
+		return capture.Anchor{}, err
+	}
+	return capture.Anchor{Namespace: p.Namespace, SessionID: in.SessionID, TurnID: turn, TranscriptPath: in.TranscriptPath}, nil
 }
 
 // queueSummary asks for a summary of the session so far, anchored to its last

@@ -12,6 +12,7 @@ import (
 
 	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/project"
 )
 
 // ContextFunc builds the token-budgeted context of a project (golden rules first,
@@ -22,6 +23,7 @@ type ContextFunc func(ctx context.Context, query, project string, tokenBudget in
 // Handler answers hook events over the memory service.
 type Handler struct {
 	Memory      *memory.Service
+	Projects    *project.Resolver // which project a cwd belongs to
 	Context     ContextFunc
 	TokenBudget int // of the session-start context
 	// Floor is what a memory must clear to be injected on a prompt.
@@ -80,26 +82,63 @@ func (h *Handler) log() *slog.Logger {
 // sessionStart injects the project's context and records that the session began.
 // The context is answered even when the session cannot be recorded.
 func (h *Handler) sessionStart(ctx context.Context, in *Input) (*Output, error) {
-	p := FindProject(in.Cwd)
+	p, err := h.project(ctx, in.Cwd)
+	if err != nil {
+		return nil, err
+	}
 	// The last sessions take their share of the budget first; memories the rest.
 	recent := h.recentSessions(ctx, p.Namespace)
 	budget := max(h.TokenBudget-estimateTokens(len(recent)), minContextBudget)
-	text, err := h.Context(ctx, "", p.Name, budget)
+	text, err := h.Context(ctx, "", p.Namespace, budget)
 	if err != nil {
 		return nil, fmt.Errorf("build context for %s: %w", p.Namespace, err)
 	}
 	if in.SessionID != "" {
-		s := &memory.Session{ID: in.SessionID, Namespace: p.Namespace, Cwd: in.Cwd, StartedAt: h.now()}
-		if err := h.Memory.Store().UpsertSession(ctx, s); err != nil {
-			h.log().Warn("session start not recorded", "session_id", in.SessionID, "err", err)
-		}
+		h.recordSessionStart(ctx, &memory.Session{ID: in.SessionID, Namespace: p.Namespace, Cwd: in.Cwd, StartedAt: h.now()})
 	}
 	text = strings.TrimSpace(text + "\n\n" + recent)
 	if text == "" {
 		return nil, nil
 	}
-	text += fmt.Sprintf("\n\nThis project's memories are in namespace `%s`; store lasting preferences, decisions and patterns there with memory_store_tool (or in `global` when they hold for every project).\n", p.Namespace)
+	text += fmt.Sprintf("\n\nThis project's memories are in namespace `%s` (%s); store lasting preferences, decisions and patterns there with memory_store_tool (or in `global` when they hold for every project).\n", p.Namespace, projectOrigin(p))
 	return contextOutput(SessionStart, text), nil
+}
+
+// project resolves the project of the event's working directory.
+func (h *Handler) project(ctx context.Context, cwd string) (project.Project, error) {
+	if h.Projects == nil {
+		return project.Project{}, errors.New("hook handler without a project resolver")
+	}
+	return h.Projects.ForDir(ctx, cwd)
+}
+
+// projectOrigin says in a few words how the session's project was found.
+func projectOrigin(p project.Project) string {
+	if p.Source == project.SourcePinned {
+		return "pinned by RECALL_PROJECT"
+	}
+	return "the project rooted at " + p.Root
+}
+
+// sessionRecordWait is how long session-start waits to record the session
+// before answering anyway: the context matters more than the record.
+const sessionRecordWait = 100 * time.Millisecond
+
+// recordSessionStart records the session's start, waiting at most
+// sessionRecordWait: while another process holds the write lock the answer
+// goes out without the record (the write is abandoned when the hook exits;
+// session-end records the session again).
+func (h *Handler) recordSessionStart(ctx context.Context, s *memory.Session) {
+	done := make(chan error, 1)
+	go func() { done <- h.Memory.Store().UpsertSession(ctx, s) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			h.log().Warn("session start not recorded", "session_id", s.ID, "err", err)
+		}
+	case <-time.After(sessionRecordWait):
+		h.log().Warn("session start not recorded: the database is busy with another writer", "session_id", s.ID)
+	}
 }
 
 // userPromptSubmit lists the few memories most relevant to the prompt, as an
@@ -108,7 +147,11 @@ func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, err
 	if h.Capture != nil {
 		// Recorded before the search: the prompt is kept even when the
 		// search fails or times out.
-		if _, err := h.Capture.Prompt(ctx, h.anchor(in, ""), in.Prompt); err != nil {
+		a, err := h.anchor(ctx, in, "")
+		if err == nil {
+			_, err = h.Capture.Prompt(ctx, a, in.Prompt)
+		}
+		if err != nil {
 			h.log().Warn("prompt not captured", "session_id", in.SessionID, "err", err)
 		}
 	}
@@ -119,17 +162,23 @@ func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, err
 	if len(prompt) > memory.MaxQueryBytes {
 		prompt = truncateBytes(prompt, memory.MaxQueryBytes)
 	}
-	found, err := h.relevant(ctx, prompt, FindProject(in.Cwd).Namespace)
+	p, err := h.project(ctx, in.Cwd)
 	if err != nil {
 		return nil, err
 	}
-	return contextOutput(UserPromptSubmit, formatIndex(found)), nil
+	found, err := h.relevant(ctx, prompt, p.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	text, shown := formatIndex(found)
+	h.Memory.MarkAccessed(ctx, shown)
+	return contextOutput(UserPromptSubmit, text), nil
 }
 
 // relevant returns the memories of the project's and the global namespace that
 // clear the relevance floor for the prompt, best first: a prompt about nothing
-// stored gets nothing. It only reads: a hook never waits on a writer to count
-// an access.
+// stored gets nothing. It only reads; userPromptSubmit counts an access, best
+// effort, for the memories it lists.
 func (h *Handler) relevant(ctx context.Context, prompt, project string) ([]memory.ScoredMemory, error) {
 	f := memory.Filter{Namespaces: []string{project, memory.GlobalNamespace}}
 	res, err := h.Memory.Matching(ctx, prompt, f, promptResults, h.Floor)
@@ -148,11 +197,12 @@ func (h *Handler) relevant(ctx context.Context, prompt, project string) ([]memor
 }
 
 // formatIndex renders memories as a compact list of ids, types and previews,
-// stopping before the token limit.
-func formatIndex(ms []memory.ScoredMemory) string {
+// stopping before the token limit, and returns the ids it listed.
+func formatIndex(ms []memory.ScoredMemory) (string, []string) {
 	if len(ms) == 0 {
-		return ""
+		return "", nil
 	}
+	var shown []string
 	var b strings.Builder
 	b.WriteString("## Relevant memories (recall)\n")
 	header := b.Len()
@@ -165,12 +215,13 @@ func formatIndex(ms []memory.ScoredMemory) string {
 			break
 		}
 		b.WriteString(line)
+		shown = append(shown, m.ID)
 	}
 	if b.Len() == header {
-		return ""
+		return "", nil
 	}
 	b.WriteString("Full text: recall_details with ids; related memories: memory_inspect_graph_tool; past sessions: recall_search.\n")
-	return b.String()
+	return b.String(), shown
 }
 
 // estimateTokens assumes four bytes of English text per token.
@@ -208,9 +259,13 @@ var fileActions = map[string]memory.FileAction{
 func (h *Handler) postToolUse(ctx context.Context, in *Input) error {
 	var captured error
 	if h.Capture != nil {
-		_, captured = h.Capture.Observation(ctx, h.anchor(in, capture.LastUserTurn(in.TranscriptPath)), capture.Tool{
-			Name: in.ToolName, Input: in.ToolInput.Raw, Response: in.ToolResponse, Cwd: in.Cwd,
-		})
+		var a capture.Anchor
+		a, captured = h.anchor(ctx, in, capture.LastUserTurn(in.TranscriptPath))
+		if captured == nil {
+			_, captured = h.Capture.Observation(ctx, a, capture.Tool{
+				Name: in.ToolName, Input: in.ToolInput.Raw, Response: in.ToolResponse, Cwd: in.Cwd,
+			})
+		}
 		if captured != nil {
 			captured = fmt.Errorf("capture tool call: %w", captured)
 		}
@@ -235,8 +290,11 @@ func (h *Handler) recordFileActivity(ctx context.Context, in *Input) error {
 	if !filepath.IsAbs(path) && in.Cwd != "" {
 		path = filepath.Join(in.Cwd, path)
 	}
-	p := FindProject(in.Cwd)
-	_, err := h.Memory.AddFileActivity(ctx, memory.FileActivityRequest{
+	p, err := h.project(ctx, in.Cwd)
+	if err != nil {
+		return err
+	}
+	_, err = h.Memory.AddFileActivity(ctx, memory.FileActivityRequest{
 		FilePath:    path,
 		Action:      string(action),
 		SessionID:   in.SessionID,
@@ -255,10 +313,14 @@ func (h *Handler) sessionEnd(ctx context.Context, in *Input) error {
 	if in.SessionID == "" {
 		return errors.New("session end without session_id")
 	}
+	p, err := h.project(ctx, in.Cwd)
+	if err != nil {
+		return err
+	}
 	ended := h.now()
 	s := &memory.Session{
 		ID:        in.SessionID,
-		Namespace: FindProject(in.Cwd).Namespace,
+		Namespace: p.Namespace,
 		Cwd:       in.Cwd,
 		StartedAt: ended, // kept by the store when the start was recorded
 		EndedAt:   &ended,

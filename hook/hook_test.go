@@ -5,72 +5,12 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
 )
-
-func TestFindProjectWalksUpToGitRoot(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "shop-api")
-	sub := filepath.Join(root, "internal", "orders")
-	if err := os.MkdirAll(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	p := FindProject(sub)
-	if p.Root != root || p.Name != "shop-api" || p.Namespace != "project:shop-api" {
-		t.Fatalf("FindProject(%s) = %+v, want root %s and namespace project:shop-api", sub, p, root)
-	}
-}
-
-func TestFindProjectAcceptsGitFileOfWorktree(t *testing.T) {
-	root := filepath.Join(t.TempDir(), "wt")
-	if err := os.MkdirAll(filepath.Join(root, "src"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, ".git"), []byte("gitdir: /elsewhere\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if p := FindProject(filepath.Join(root, "src")); p.Root != root {
-		t.Fatalf("root = %s, want %s", p.Root, root)
-	}
-}
-
-func TestFindProjectWithoutGitIsTheDirectory(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "scratch")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	p := FindProject(dir)
-	// A .git above the temp dir would change the answer; only check when none.
-	if p.Root == dir && p.Namespace != "project:scratch" {
-		t.Fatalf("namespace = %s, want project:scratch", p.Namespace)
-	}
-}
-
-// Any directory name gives a namespace the store accepts, so no name can make
-// every hook answer nothing.
-func TestFindProjectNamesAlwaysValidate(t *testing.T) {
-	for _, base := range []string{" spaced ", "tab\there", strings.Repeat("é", 125), "x\x7fy"} {
-		dir := filepath.Join(t.TempDir(), base)
-		if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		p := FindProject(dir)
-		if err := memory.ValidateNamespace(p.Namespace); err != nil {
-			t.Errorf("directory %q: namespace %q refused: %v", base, p.Namespace, err)
-		}
-		if strings.TrimSpace(p.Name) != p.Name {
-			t.Errorf("directory %q: name %q keeps surrounding space", base, p.Name)
-		}
-	}
-}
 
 func TestReadInputPostToolUse(t *testing.T) {
 	in, err := ReadInput(strings.NewReader(`{"session_id":"s1","cwd":"/src/app","hook_event_name":"PostToolUse","tool_name":"NotebookEdit","tool_input":{"notebook_path":"/src/app/a.ipynb","new_source":"x"},"tool_response":{"ok":true}}`))
@@ -109,7 +49,10 @@ func TestFormatIndexListsIDsTypesAndPreviews(t *testing.T) {
 		{Memory: &memory.Memory{ID: "mem_1_aa", Type: memory.TypeDecision, Content: "Use Postgres\nfor orders"}},
 		{Memory: &memory.Memory{ID: "mem_2_bb", Type: memory.TypePreference, Content: long}},
 	}
-	got := formatIndex(ms)
+	got, shown := formatIndex(ms)
+	if len(shown) != 2 || shown[0] != "mem_1_aa" || shown[1] != "mem_2_bb" {
+		t.Fatalf("listed ids = %v, want both", shown)
+	}
 	if !strings.HasPrefix(got, "## Relevant memories (recall)\n") {
 		t.Fatalf("index lacks its heading:\n%s", got)
 	}
@@ -119,7 +62,7 @@ func TestFormatIndexListsIDsTypesAndPreviews(t *testing.T) {
 	if !strings.Contains(got, "- [mem_2_bb] preference · ") || strings.Count(got, "word") != previewChars/5 {
 		t.Fatalf("second entry should be cut to %d characters:\n%s", previewChars, got)
 	}
-	if formatIndex(nil) != "" {
+	if text, ids := formatIndex(nil); text != "" || ids != nil {
 		t.Fatal("no memories should give no index")
 	}
 }
@@ -129,7 +72,7 @@ func TestFormatIndexStaysUnderTokenLimit(t *testing.T) {
 	for i := 0; i < 50; i++ {
 		ms = append(ms, memory.ScoredMemory{Memory: &memory.Memory{ID: "mem_1_" + strings.Repeat("a", i%5+1), Type: memory.TypePattern, Content: strings.Repeat("x", 400)}})
 	}
-	got := formatIndex(ms)
+	got, _ := formatIndex(ms)
 	if estimateTokens(len(got)) > promptTokenLimit+40 || strings.Count(got, "\n- [") > promptResults {
 		t.Fatalf("index of %d bytes and %d entries exceeds its limits", len(got), strings.Count(got, "- ["))
 	}

@@ -34,7 +34,9 @@ type Store interface {
 	ListMemories(ctx context.Context, q ListQuery) ([]*Memory, error)
 	// CountMemories counts memories by filter.
 	CountMemories(ctx context.Context, f Filter) (int, error)
-	// TouchMemories sets the access time and increments the access count.
+	// TouchMemories sets the access time and increments the access count. It
+	// is best effort: behind another process's write lock it gives up after a
+	// short wait and returns an error, never holding up the read it follows.
 	TouchMemories(ctx context.Context, ids []string, at time.Time) error
 
 	// SearchKeyword ranks memories by FTS5 BM25 for user text (never FTS5 syntax:

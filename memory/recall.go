@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 )
 
 // Recall defaults and limits (the tool's defaults).
@@ -63,7 +64,9 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (*RecallResult,
 		}
 	}
 	res.Total = len(res.Memories) + len(res.Expanded)
-	s.touch(ctx, res.Memories, res.Expanded)
+	if !req.SkipAccessUpdate {
+		s.touch(ctx, res.Memories, res.Expanded)
+	}
 	return res, nil
 }
 
@@ -273,8 +276,8 @@ func (s *Service) expand(ctx context.Context, direct []ScoredMemory, q recallQue
 	return out, nil
 }
 
-// touch records that memories were returned. A failure is logged, not
-// returned: the search itself succeeded.
+// touch records that memories were returned, in the results too. A failure is
+// logged, not returned: the search itself succeeded.
 func (s *Service) touch(ctx context.Context, lists ...[]ScoredMemory) {
 	now := s.now()
 	var ids []string
@@ -285,11 +288,23 @@ func (s *Service) touch(ctx context.Context, lists ...[]ScoredMemory) {
 			m.AccessCount++
 		}
 	}
+	s.markAccessed(ctx, ids, now)
+}
+
+// MarkAccessed records that the memories ids were handed to a caller: their
+// access time becomes now and their access count grows by one. It is best
+// effort (see Store.TouchMemories): a failure, such as another process holding
+// the write lock, is logged and never delays or fails the read.
+func (s *Service) MarkAccessed(ctx context.Context, ids []string) {
+	s.markAccessed(ctx, ids, s.now())
+}
+
+func (s *Service) markAccessed(ctx context.Context, ids []string, now time.Time) {
 	if len(ids) == 0 {
 		return
 	}
 	if err := s.store.TouchMemories(ctx, ids, now); err != nil {
-		s.log().Warn("updating access times failed", "err", err)
+		s.log().Warn("access counts not updated", "memories", len(ids), "err", err)
 	}
 }
 

@@ -500,3 +500,27 @@ func TestRecallGivesUpOnAHangingQueryEmbeddingAtItsOwnDeadline(t *testing.T) {
 		t.Fatalf("degraded %v mode %q reason %q memories %v", res.Degraded, res.SearchMode, res.Reason, ids(res.Memories))
 	}
 }
+
+// A caller that shows only some results skips the access update and marks
+// what it showed.
+func TestRecallCanLeaveAccessCountsToTheCaller(t *testing.T) {
+	e := newEnv(t)
+	notes := seedNotes(t, e)
+	ctx := context.Background()
+	res, err := e.svc.Recall(ctx, memory.RecallRequest{Query: deployQuery, SkipAccessUpdate: true})
+	if err != nil || len(res.Memories) < 2 {
+		t.Fatalf("recall: %v, %d memories", err, len(res.Memories))
+	}
+	for _, m := range res.Memories {
+		if got, _ := e.svc.Get(ctx, m.ID); got.AccessCount != 0 {
+			t.Fatalf("%s touched by a recall that skips the access update", m.ID)
+		}
+	}
+	e.svc.MarkAccessed(ctx, []string{notes["deploy"]})
+	for k, id := range notes {
+		got, _ := e.svc.Get(ctx, id)
+		if want := map[bool]int{true: 1, false: 0}[k == "deploy"]; got.AccessCount != want {
+			t.Errorf("%s: access count %d, want %d", k, got.AccessCount, want)
+		}
+	}
+}

@@ -41,6 +41,9 @@ type RecallRequest struct {
 	IncludeEdgeTypes  []Relation `json:"include_edge_types,omitempty"`
 	ExcludeEdgeTypes  []Relation `json:"exclude_edge_types,omitempty"`
 	IncludeSuperseded bool       `json:"include_superseded,omitempty"`
+	// SkipAccessUpdate leaves access counts and times alone: the caller shows
+	// only some of the results and marks those with MarkAccessed.
+	SkipAccessUpdate bool `json:"-"`
 }
 
 // ScoredMemory is a memory with the score that ranked it.

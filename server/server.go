@@ -14,6 +14,7 @@ import (
 	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/history"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/project"
 	"github.com/recall-mcp/recall/validation"
 )
 
@@ -25,8 +26,14 @@ type Deps struct {
 	Capture *capture.Reader
 	// History, when set, adds the conversation history tools.
 	History *history.Service
-	Version string
-	Logger  *slog.Logger
+	// Projects resolves the caller's project for a context without one.
+	Projects *project.Resolver
+	// CallerDir is the working directory of a local caller (`recall call`),
+	// whose project a context without one uses; empty for served clients,
+	// whose project comes from their roots.
+	CallerDir string
+	Version   string
+	Logger    *slog.Logger
 }
 
 // instructions tell the client how the tools fit together; clients show them
@@ -50,7 +57,7 @@ func New(d Deps) *mcp.Server {
 		Logger:       d.Logger,
 	})
 	srv.AddReceivingMiddleware(guard(d.Logger))
-	h := handlers{mem: d.Memory, cur: d.Curation, log: d.Logger}
+	h := handlers{mem: d.Memory, cur: d.Curation, projects: d.Projects, callerDir: d.CallerDir, log: d.Logger}
 	h.addMemoryTools(srv)
 	h.addGraphTools(srv)
 	h.addCurationTools(srv)
@@ -66,9 +73,11 @@ func New(d Deps) *mcp.Server {
 
 // handlers hold the services the tools call.
 type handlers struct {
-	mem *memory.Service
-	cur *validation.Service
-	log *slog.Logger
+	mem       *memory.Service
+	cur       *validation.Service
+	projects  *project.Resolver
+	callerDir string
+	log       *slog.Logger
 }
 
 // addTool registers one typed tool. Its arguments are validated against the
@@ -76,14 +85,24 @@ type handlers struct {
 // becomes a tool error whose text says what was wrong. A failure made by
 // failedWith keeps the result call returned as the error's structured content.
 func addTool[In, Out any](srv *mcp.Server, h handlers, name, description string, defaults map[string]any, call func(context.Context, In) (Out, error)) {
+	addRequestTool(srv, h, name, description, defaults, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		out, err := call(ctx, in)
+		return nil, out, err
+	})
+}
+
+// addRequestTool is addTool for a tool that needs the request itself (its
+// session, to ask the client for its roots) and may answer with a result of
+// its own (one asking the client for input).
+func addRequestTool[In, Out any](srv *mcp.Server, h handlers, name, description string, defaults map[string]any, call func(context.Context, *mcp.CallToolRequest, In) (*mcp.CallToolResult, Out, error)) {
 	tool := &mcp.Tool{
 		Name:         name,
 		Description:  description,
 		InputSchema:  inputSchema[In](defaults),
 		OutputSchema: objectOutput,
 	}
-	mcp.AddTool(srv, tool, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-		out, err := call(ctx, in)
+	mcp.AddTool(srv, tool, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		res, out, err := call(ctx, req, in)
 		var failed *failure
 		if errors.As(err, &failed) {
 			res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: failed.msg}}}
@@ -93,6 +112,6 @@ func addTool[In, Out any](srv *mcp.Server, h handlers, name, description string,
 			var zero Out
 			return nil, zero, toolError(h.log, name, err)
 		}
-		return nil, out, nil
+		return res, out, nil
 	})
 }

@@ -17,6 +17,8 @@ type contextArgs struct {
 type contextOutput struct {
 	Success bool `json:"success"`
 	*validation.ContextResult
+	// Project is the project the context was built for and how it was found.
+	Project projectUsed `json:"project"`
 }
 
 type validateArgs struct {
@@ -106,12 +108,19 @@ type historyOutput struct {
 }
 
 func (h handlers) addCurationTools(srv *mcp.Server) {
-	addTool(srv, h, "memory_context_tool",
-		"Markdown context for a session: RFC 2119 preamble, all golden rules, then relevant memories within token_budget.",
+	addRequestTool(srv, h, "memory_context_tool",
+		"Markdown context for a session: RFC 2119 preamble, all golden rules, then relevant memories within token_budget. Without project it uses the caller's project (RECALL_PROJECT, else the client's roots) or global memories only; the result's project says which and how.",
 		map[string]any{"token_budget": validation.DefaultTokenBudget},
-		func(ctx context.Context, a contextArgs) (contextOutput, error) {
-			res, err := h.cur.Context(ctx, validation.ContextRequest{Query: a.Query, Project: a.Project, TokenBudget: a.TokenBudget})
-			return contextOutput{Success: err == nil, ContextResult: res}, err
+		func(ctx context.Context, req *mcp.CallToolRequest, a contextArgs) (*mcp.CallToolResult, contextOutput, error) {
+			p, ask, err := h.contextProject(ctx, req, a.Project)
+			if err != nil || ask != nil {
+				return ask, contextOutput{}, err
+			}
+			res, err := h.cur.Context(ctx, validation.ContextRequest{Query: a.Query, Project: p.Namespace, TokenBudget: a.TokenBudget})
+			if err != nil {
+				return nil, contextOutput{}, err
+			}
+			return nil, contextOutput{Success: true, ContextResult: res, Project: p}, nil
 		})
 
 	addTool(srv, h, "memory_validate_tool",

@@ -23,13 +23,22 @@ import (
 // before giving up, in milliseconds.
 const BusyTimeout = 10000
 
+// BestEffortBusyTimeout is how long a best-effort write (access counts and
+// times) waits for another process's write lock, in milliseconds, before it is
+// dropped: a read must never wait seconds behind a writer for its bookkeeping.
+const BestEffortBusyTimeout = 100
+
 // DB is a Recall database. It implements memory.Store and is safe for concurrent
 // use by many goroutines and many processes.
 type DB struct {
-	db     *sql.DB
-	path   string
-	signs  *signIndex
-	loader signLoader // loads signs in the background; Close stops it
+	db *sql.DB
+	// bestEffort is a second pool on the same file whose connections give up
+	// on a held write lock after BestEffortBusyTimeout; it carries the writes
+	// a reader makes in passing, which may be lost but must not block.
+	bestEffort *sql.DB
+	path       string
+	signs      *signIndex
+	loader     signLoader // loads signs in the background; Close stops it
 }
 
 var _ memory.Store = (*DB)(nil)
@@ -73,29 +82,38 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	// Every connection the process opens from now on gets the vec0 module.
 	loadVec.Do(sqlite_vec.Auto)
 
-	db, err := sql.Open(driverName, dsn(path))
+	db, err := sql.Open(driverName, dsn(path, BusyTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	s := &DB{db: db, path: path, signs: newSignIndex()}
-	if err := s.migratePython(ctx); err != nil {
+	quick, err := sql.Open(driverName, dsn(path, BestEffortBusyTimeout))
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
+	s := &DB{db: db, bestEffort: quick, path: path, signs: newSignIndex()}
+	if err := s.migratePython(ctx); err != nil {
+		s.closePools()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
 	if err := s.migrate(ctx); err != nil {
-		db.Close()
+		s.closePools()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	return s, nil
 }
 
+func (s *DB) closePools() error {
+	return errors.Join(s.bestEffort.Close(), s.db.Close())
+}
+
 // dsn puts every connection setting in the connection string, so that each
 // connection database/sql opens gets them, not only the first one.
-func dsn(path string) string {
+func dsn(path string, busyTimeout int) string {
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
 	q.Set("_synchronous", "NORMAL") // durable across process crashes; WAL keeps it consistent
-	q.Set("_busy_timeout", fmt.Sprint(BusyTimeout))
+	q.Set("_busy_timeout", fmt.Sprint(busyTimeout))
 	q.Set("_foreign_keys", "on")
 	q.Set("_txlock", "immediate") // writers queue on BEGIN, never fail on lock upgrade
 	return "file:" + path + "?" + q.Encode()
@@ -104,7 +122,7 @@ func dsn(path string) string {
 // Close stops a background load of the vector signs and closes the database.
 func (s *DB) Close() error {
 	s.loader.stop()
-	return s.db.Close()
+	return s.closePools()
 }
 
 // Path is the database file's path.
@@ -119,6 +137,24 @@ func (s *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin write: %w", err)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// writeBestEffort is write on the best-effort pool: when another process
+// holds the write lock for longer than BestEffortBusyTimeout it fails with
+// SQLite's "database is locked" instead of waiting.
+func (s *DB) writeBestEffort(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.bestEffort.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin best-effort write: %w", err)
 	}
 	defer tx.Rollback()
 	if err := fn(tx); err != nil {

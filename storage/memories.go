@@ -319,12 +319,14 @@ func (s *DB) CountMemories(ctx context.Context, f memory.Filter) (int, error) {
 }
 
 // TouchMemories sets the access time and increments the access count of the
-// memories among ids that exist.
+// memories among ids that exist. It is best effort: behind another process's
+// write lock it gives up after BestEffortBusyTimeout with an error, so that the
+// read it follows is never held up.
 func (s *DB) TouchMemories(ctx context.Context, ids []string, at time.Time) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
+	return s.writeBestEffort(ctx, func(tx *sql.Tx) error {
 		for start := 0; start < len(ids); start += 500 {
 			chunk := ids[start:min(start+500, len(ids))]
 			args := append([]any{formatTime(at)}, anySlice(chunk)...)

@@ -67,7 +67,21 @@ func BenchmarkHookStop(b *testing.B) {
 	benchmarkHook(b, "stop", "Stop", map[string]any{"stop_hook_active": false}, "")
 }
 
+// The same two hooks while another process holds the write lock (BEGIN
+// IMMEDIATE) for the whole benchmark: reading must not wait on the writer.
+func BenchmarkHookUserPromptSubmitBehindWriter(b *testing.B) {
+	benchmarkHookWith(b, true, "user-prompt-submit", "UserPromptSubmit", map[string]any{"prompt": "Why are orders slow? Check how orders are cached"}, "Relevant memories")
+}
+
+func BenchmarkHookSessionStartBehindWriter(b *testing.B) {
+	benchmarkHookWith(b, true, "session-start", "SessionStart", map[string]any{"source": "startup"}, "Memory context")
+}
+
 func benchmarkHook(b *testing.B, event, eventName string, fields map[string]any, wantOutput string) {
+	benchmarkHookWith(b, false, event, eventName, fields, wantOutput)
+}
+
+func benchmarkHookWith(b *testing.B, behindWriter bool, event, eventName string, fields map[string]any, wantOutput string) {
 	c := newCLIEnv(b)
 	if v, ok := os.LookupEnv("RECALL_CAPTURE"); ok {
 		c.vars["RECALL_CAPTURE"] = v
@@ -88,6 +102,9 @@ func benchmarkHook(b *testing.B, event, eventName string, fields map[string]any,
 		env = append(env, k+"="+v)
 	}
 	env = append(env, "RECALL_LOG_LEVEL=error")
+	if behindWriter {
+		holdWriteLockUntilDone(b, c.dbPath)
+	}
 
 	var lat benchreport.Latencies
 	b.ResetTimer()

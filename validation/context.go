@@ -124,7 +124,22 @@ func (s *Service) Context(ctx context.Context, req ContextRequest) (*ContextResu
 	}
 	res.Context = b.String()
 	res.TokenEstimate = EstimateTokens(res.Context)
+	s.markAccessed(ctx, res.MemoryIDs)
 	return res, nil
+}
+
+// markAccessed counts an access to the memories the context hands out, and to
+// no other candidate it looked at. Best effort: never a reason to fail.
+func (s *Service) markAccessed(ctx context.Context, ids []string) {
+	if s.mem != nil {
+		s.mem.MarkAccessed(ctx, ids)
+		return
+	}
+	if len(ids) > 0 {
+		if err := s.store.TouchMemories(ctx, ids, s.now()); err != nil {
+			s.log().Warn("access counts not updated", "memories", len(ids), "err", err)
+		}
+	}
 }
 
 // relevant ranks one namespace's memories other than golden rules: by recall
@@ -161,7 +176,7 @@ func (s *Service) relevant(ctx context.Context, query, ns string) ([]*memory.Mem
 		}
 		return out, nil
 	}
-	rec, err := s.mem.Recall(ctx, memory.RecallRequest{Query: query, NResults: contextCandidates, Namespace: ns})
+	rec, err := s.mem.Recall(ctx, memory.RecallRequest{Query: query, NResults: contextCandidates, Namespace: ns, SkipAccessUpdate: true})
 	if err != nil {
 		return nil, fmt.Errorf("recalling from %s: %w", ns, err)
 	}

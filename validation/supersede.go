@@ -74,6 +74,30 @@ func (s *Service) recordOf(ctx context.Context, m *memory.Memory) (record, error
 	return record{confidence: m.Confidence, succeeded: sum.Succeeded, failed: sum.Failed}, nil
 }
 
+// checkSupersedeVerdict applies the record rule to a chat model's verdict that
+// newer supersedes older. It returns supersedes with the model's reason when
+// the records allow it, else contradicts with a reason that says why not.
+func (s *Service) checkSupersedeVerdict(ctx context.Context, newer, older *memory.Memory, reason string) (memory.Relation, string, error) {
+	mine, err := s.recordOf(ctx, newer)
+	if err != nil {
+		return "", "", err
+	}
+	theirs, err := s.recordOf(ctx, older)
+	if err != nil {
+		return "", "", err
+	}
+	if clearlyBetter(mine, theirs, older.IsGolden()) {
+		return memory.RelationSupersedes, reason, nil
+	}
+	why := fmt.Sprintf("the chat model judged that %s supersedes %s (%s), but its record (%s) is not clearly better than %s's (%s)",
+		newer.ID, older.ID, reason, mine, older.ID, theirs)
+	if older.IsGolden() {
+		why = fmt.Sprintf("the chat model judged that %s supersedes the golden rule %s (%s); golden rules are never superseded automatically",
+			newer.ID, older.ID, reason)
+	}
+	return memory.RelationContradicts, why, nil
+}
+
 // CheckSupersedes decides whether a memory supersedes an older one (see the
 // rule above) and, unless CreateEdge is false, adds a supersedes edge from it to
 // the superseded memory, which then leaves recall and context. When several

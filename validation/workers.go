@@ -22,9 +22,12 @@ import (
 // cosine similarity of at least Options.ContradictionThreshold, best first,
 // each classified by the chat model as relates_to, supersedes, caused_by,
 // contradicts or none. A classification with confidence >= 0.7 becomes an edge
-// from the newer memory to the older one. A supersedes verdict against a golden
-// rule becomes a contradicts edge instead: golden rules are never hidden by a
-// model's guess, and health analysis reports the conflict.
+// from the newer memory to the older one. A supersedes verdict must also pass
+// the record rule of memory_check_supersedes (see clearlyBetter): when the
+// newer memory's validation record is not clearly better, or the older one is
+// a golden rule, it becomes a contradicts edge instead. A model's guess never
+// hides a better-validated memory; health analysis reports the conflict, and
+// memory_check_supersedes settles it once the record speaks.
 
 // Job kinds and queue settings.
 const (
@@ -244,8 +247,10 @@ func (s *Service) inferRelationships(ctx context.Context, id string) ([]memory.A
 		if rel == "" || conf < MinJudgmentConfidence {
 			continue
 		}
-		if rel == memory.RelationSupersedes && older.IsGolden() {
-			rel = memory.RelationContradicts
+		if rel == memory.RelationSupersedes {
+			if rel, reason, err = s.checkSupersedeVerdict(ctx, newer, older, reason); err != nil {
+				return out, err
+			}
 		}
 		edgeID, _, err := s.linkOnce(ctx, newer.ID, older.ID, rel, conf, map[string]any{
 			"reason": reason, "similarity": c.similarity, "source": "auto",

@@ -149,3 +149,23 @@ func TestInferredSupersedesNeverHidesAGoldenRule(t *testing.T) {
 		t.Errorf("contradicts edges = %+v, want one from %s", got, newer.ID)
 	}
 }
+
+func TestInferredSupersedesFollowsTheRecordRule(t *testing.T) {
+	e := newEnv(t, validation.Options{Enabled: true})
+	e.needFake()
+	e.judgeBy(func(string) string { return `{"relation": "supersedes", "confidence": 0.95, "reason": "newer choice"}` })
+	old := e.remember(unittest, memory.TypePreference, "global")
+	newer := e.remember(pytest, memory.TypePreference, "global")
+	// Before the workers run, the newer memory earns a clearly better record:
+	// confidence 0.6 against 0.3, three successes.
+	for range 3 {
+		e.outcome(newer.ID, true, "")
+	}
+	e.svc.Start(e.ctx)
+	if err := e.svc.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.edges(old.ID, memory.RelationSupersedes); len(got) != 1 || got[0].SourceID != newer.ID {
+		t.Errorf("supersedes edges = %+v, want one from %s, whose record allows it", got, newer.ID)
+	}
+}

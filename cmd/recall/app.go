@@ -15,6 +15,7 @@ import (
 	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/privacy"
+	"github.com/recall-mcp/recall/project"
 	"github.com/recall-mcp/recall/server"
 	"github.com/recall-mcp/recall/storage"
 	"github.com/recall-mcp/recall/validation"
@@ -29,7 +30,10 @@ type app struct {
 	ollama *embedding.Client
 	mem    *memory.Service
 	cur    *validation.Service
-	hist   *history.Service // nil unless opened (serve), or with RECALL_HISTORY=off
+	// projects resolves directories to project namespaces for hooks, the CLI
+	// and the MCP server alike.
+	projects *project.Resolver
+	hist     *history.Service // nil unless opened (serve), or with RECALL_HISTORY=off
 }
 
 // appMode says how much of Recall a command needs.
@@ -105,7 +109,8 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 		Logger:                 log,
 	})
 	mem.SetCurator(cur)
-	return &app{cfg: cfg, log: log, db: db, ollama: ollama, mem: mem, cur: cur}, nil
+	projects := project.NewResolver(db, cfg.Project, log)
+	return &app{cfg: cfg, log: log, db: db, ollama: ollama, mem: mem, cur: cur, projects: projects}, nil
 }
 
 // openHistory adds the conversation history to the app; searches start a
@@ -133,8 +138,11 @@ func (a *app) Close() {
 	}
 }
 
-// mcpServer builds the MCP server over the app's services.
-func (a *app) mcpServer() *mcp.Server {
-	return server.New(server.Deps{Memory: a.mem, Curation: a.cur, History: a.hist,
-		Capture: &capture.Reader{Store: a.db, Memories: a.mem}, Version: version(), Logger: a.log})
+// mcpServer builds the MCP server over the app's services. callerDir is the
+// working directory of a local caller (`recall call`), empty when serving.
+func (a *app) mcpServer(callerDir string) *mcp.Server {
+	return server.New(server.Deps{
+		Memory: a.mem, Curation: a.cur, History: a.hist, Projects: a.projects, CallerDir: callerDir,
+		Capture: &capture.Reader{Store: a.db, Memories: a.mem}, Version: version(), Logger: a.log,
+	})
 }

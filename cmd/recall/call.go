@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/recall-mcp/recall/server"
@@ -54,8 +55,12 @@ func runCall(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 		return err
 	}
 	defer a.Close()
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("working directory: %w", err)
+	}
 	a.openHistory(ctx)
-	out, err := server.Call(ctx, a.mcpServer(), tool, json.RawMessage(argsJSON))
+	out, err := server.Call(ctx, a.mcpServer(cwd), tool, json.RawMessage(argsJSON))
 	if err != nil {
 		return err
 	}

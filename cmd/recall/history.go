@@ -14,7 +14,7 @@ import (
 	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/history"
-	"github.com/recall-mcp/recall/hook"
+	"github.com/recall-mcp/recall/project"
 )
 
 var historyCommand = &command{
@@ -58,7 +58,7 @@ func openHistory(ctx context.Context, cfg *config.Config, log *slog.Logger) (*hi
 	if err != nil {
 		return nil, err
 	}
-	s := &history.Service{Index: ix, Root: cfg.HistoryDir, Project: hook.FindProject("").Root,
+	s := &history.Service{Index: ix, Root: cfg.HistoryDir, Project: project.FindRoot(""),
 		EmbedTimeout: min(cfg.OllamaTimeout, maxQueryEmbedWait), Logger: log}
 	if cfg.HistoryEmbed {
 		client, err := newOllama(cfg)

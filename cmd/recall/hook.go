@@ -59,6 +59,7 @@ func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 		}
 		h := &hook.Handler{
 			Memory:      a.mem,
+			Projects:    a.projects,
 			TokenBudget: cfg.DefaultTokenBudget,
 			Summaries:   cfg.Summaries,
 			Floor:       memory.Floor{MinCoverage: cfg.PromptMinCoverage, MinSimilarity: cfg.MatchMinSimilarity},

@@ -48,7 +48,7 @@ func init() {
 	commands = []*command{
 		serveCommand, callCommand, hookCommand,
 		storeCommand, searchCommand, listCommand, forgetCommand, statsCommand,
-		reindexCommand, historyCommand, exportCommand, importCommand, doctorCommand, versionCommand,
+		projectsCommand, reindexCommand, historyCommand, exportCommand, importCommand, doctorCommand, versionCommand,
 	}
 }
 

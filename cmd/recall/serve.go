@@ -72,7 +72,7 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 	summaries := a.summarizer()
 	summaries.Start(work)
 
-	srv := a.mcpServer()
+	srv := a.mcpServer("") // clients' projects come from their roots
 	if *addr != "" {
 		a.log.Info("serving MCP over Streamable HTTP", "addr", *addr, "database", a.cfg.SQLitePath)
 		err = server.ServeHTTP(ctx, srv, *addr, a.cfg.HTTPToken)

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+var projectsCommand = &command{
+	name: "projects",
+	args: "[--json] | rename <namespace> <new-namespace> | merge <from-namespace> <into-namespace>",
+	summary: "List projects: each namespace with its root directories and memory count.\n" +
+		"A project is its root (the top level of its git repository, every worktree\n" +
+		"included, else the directory); a second root with a name already taken gets a\n" +
+		"distinct namespace such as project:api-3f2a.\n" +
+		"  rename A B   gives project A the unused name B (memories, roots, sessions move)\n" +
+		"  merge A B    moves everything of A into B; a memory of A whose content B\n" +
+		"               already holds is folded into B's copy (its edges and validation\n" +
+		"               events move there) and deleted\n" +
+		"Namespaces are written \"project:<name>\" or just the name.",
+	run: runProjects,
+}
+
+func runProjects(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+	asJSON := fs.Bool("json", false, "print JSON")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	verb := "list"
+	if len(rest) > 0 {
+		verb, rest = rest[0], rest[1:]
+	}
+	switch verb {
+	case "list":
+		if len(rest) > 0 {
+			return usagef("list takes no arguments, got %q", rest)
+		}
+	case "rename", "merge":
+		if len(rest) != 2 {
+			return usagef("%s wants two namespaces, got %d arguments", verb, len(rest))
+		}
+	default:
+		return usagef("unknown projects command %q: want list, rename or merge", verb)
+	}
+	a, err := openApp(ctx, e.stderr, modeFull)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	printJSON := func(v any) error {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	switch verb {
+	case "rename":
+		from, to := asProject(rest[0]), asProject(rest[1])
+		n, err := a.db.RenameProject(ctx, from, to)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(map[string]any{"from": from, "to": to, "moved": n})
+		}
+		fmt.Fprintf(e.stdout, "renamed %s to %s: %s moved\n", from, to, plural(n, "memory", "memories"))
+		return nil
+	case "merge":
+		rep, err := a.db.MergeProjects(ctx, asProject(rest[0]), asProject(rest[1]))
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(rep)
+		}
+		fmt.Fprintf(e.stdout, "merged %s into %s: %s moved, %s moved\n", rep.From, rep.Into,
+			plural(rep.Moved, "memory", "memories"), plural(rep.Roots, "root", "roots"))
+		for _, d := range rep.Duplicates {
+			fmt.Fprintf(e.stdout, "duplicate %s folded into %s (same content)\n", d.Deleted, d.KeptID)
+		}
+		return nil
+	}
+	return listProjects(ctx, e, a, *asJSON, printJSON)
+}
+
+func listProjects(ctx context.Context, e *env, a *app, asJSON bool, printJSON func(any) error) error {
+	// Resolve first: a directory seen for the first time is bound now, and the
+	// list shows it.
+	here, err := a.projects.ForDir(ctx, "")
+	if err != nil {
+		return err
+	}
+	ps, err := a.db.ProjectSummaries(ctx)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printJSON(map[string]any{"projects": ps, "current": here})
+	}
+	if len(ps) == 0 {
+		fmt.Fprintln(e.stdout, "no projects yet")
+	}
+	for _, p := range ps {
+		roots := "(no root bound yet: the first directory that claims the name gets it)"
+		if len(p.Roots) > 0 {
+			roots = strings.Join(p.Roots, ", ")
+		}
+		fmt.Fprintf(e.stdout, "%s\t%s\t%s\n", p.Namespace, plural(p.Memories, "memory", "memories"), roots)
+	}
+	fmt.Fprintf(e.stdout, "this directory: %s (root %s, from %s)\n", here.Namespace, here.Root, here.Source)
+	return nil
+}
+
+// asProject accepts "name" or "project:name".
+func asProject(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, memory.ProjectNamespacePref) {
+		return s
+	}
+	return memory.ProjectNamespace(s)
+}
+
+// plural writes a count with the right form of its noun.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
