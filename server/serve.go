@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -17,14 +18,23 @@ import (
 // shutdownGrace bounds how long HTTP shutdown waits for open requests.
 const shutdownGrace = 10 * time.Second
 
-// ServeStdio serves one client over stdin and stdout. It returns nil when ctx
-// is cancelled or the client closes stdin; calls in flight finish first (their
-// context is not cancelled with ctx, so a write is never cut in half).
+// ServeStdio serves one client over stdin and stdout. It returns nil when the
+// client closes stdin or ctx is cancelled; either way every request already
+// read is answered first.
 func ServeStdio(ctx context.Context, srv *mcp.Server) error {
-	return serveTransport(ctx, srv, &mcp.StdioTransport{})
+	return serveLines(ctx, srv, os.Stdin, os.Stdout)
 }
 
-func serveTransport(ctx context.Context, srv *mcp.Server, t mcp.Transport) error {
+// serveLines serves MCP as newline-delimited JSON on in and out.
+func serveLines(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Writer) error {
+	t := newLineTransport(in, out)
+	return serveTransport(ctx, srv, t, t.conn.StopReading)
+}
+
+// serveTransport serves one session until it ends or ctx is cancelled. On
+// cancellation, stop (when given) ends the input so that calls already read
+// are answered; otherwise the session is closed.
+func serveTransport(ctx context.Context, srv *mcp.Server, t mcp.Transport, stop func()) error {
 	ss, err := srv.Connect(context.WithoutCancel(ctx), t, nil)
 	if err != nil {
 		return fmt.Errorf("connect MCP session: %w", err)
@@ -33,8 +43,11 @@ func serveTransport(ctx context.Context, srv *mcp.Server, t mcp.Transport) error
 	go func() { ended <- ss.Wait() }()
 	select {
 	case <-ctx.Done():
-		// Close stops reading, waits for calls in flight, then closes the stream.
-		ss.Close()
+		if stop != nil {
+			stop()
+		} else {
+			ss.Close()
+		}
 		<-ended
 		return nil
 	case err := <-ended:

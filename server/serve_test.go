@@ -48,7 +48,7 @@ func TestServeTransportReturnsNilWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	st, ct := mcp.NewInMemoryTransports()
 	served := make(chan error, 1)
-	go func() { served <- serveTransport(ctx, f.srv, st) }()
+	go func() { served <- serveTransport(ctx, f.srv, st, nil) }()
 
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), ct, nil)
 	if err != nil {
@@ -69,7 +69,7 @@ func TestServeTransportReturnsNilWhenClientLeaves(t *testing.T) {
 	f := newFixture(t)
 	st, ct := mcp.NewInMemoryTransports()
 	served := make(chan error, 1)
-	go func() { served <- serveTransport(context.Background(), f.srv, st) }()
+	go func() { served <- serveTransport(context.Background(), f.srv, st, nil) }()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), ct, nil)
 	if err != nil {
 		t.Fatal(err)
