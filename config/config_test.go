@@ -52,6 +52,9 @@ func TestDefaults(t *testing.T) {
 		ContradictionThreshold: 0.7,
 		StaleDays:              30,
 		HTTPToken:              "",
+		HTTPSessionIdle:        30 * time.Minute,
+		HTTPMaxSessions:        1000,
+		SyncFull:               true,
 		HookTimeout:            3 * time.Second,
 	}
 	if *got != want {
@@ -83,6 +86,9 @@ var overrides = []struct {
 	{"RECALL_CONTRADICTION_THRESHOLD", "1", func(c *config.Config) bool { return c.ContradictionThreshold == 1 }},
 	{"RECALL_STALE_DAYS", "1", func(c *config.Config) bool { return c.StaleDays == 1 }},
 	{"RECALL_HTTP_TOKEN", "s3cret", func(c *config.Config) bool { return c.HTTPToken == "s3cret" }},
+	{"RECALL_HTTP_SESSION_IDLE", "90s", func(c *config.Config) bool { return c.HTTPSessionIdle == 90*time.Second }},
+	{"RECALL_HTTP_MAX_SESSIONS", "5", func(c *config.Config) bool { return c.HTTPMaxSessions == 5 }},
+	{"RECALL_SYNC", "Normal", func(c *config.Config) bool { return !c.SyncFull }},
 	{"RECALL_HOOK_TIMEOUT", "750ms", func(c *config.Config) bool { return c.HookTimeout == 750*time.Millisecond }},
 }
 
@@ -218,6 +224,8 @@ func TestBadValuesNameTheVariableTheValueAndWhatIsAccepted(t *testing.T) {
 		{"RECALL_CURATION_WORKERS", "0", "RECALL_CURATION_WORKERS=0: must be a whole number from 1 to 16"},
 		{"RECALL_CURATION_WORKERS", "17", "RECALL_CURATION_WORKERS=17: must be a whole number from 1 to 16"},
 		{"RECALL_CURATION_WORKERS", "2.5", "RECALL_CURATION_WORKERS=2.5: must be a whole number from 1 to 16"},
+		{"RECALL_SYNC", "off", "RECALL_SYNC=off: must be full or normal"},
+		{"RECALL_HTTP_MAX_SESSIONS", "0", "RECALL_HTTP_MAX_SESSIONS=0: must be a whole number from 1 to 100000"},
 		{"RECALL_STALE_DAYS", "0", "RECALL_STALE_DAYS=0: must be a whole number of at least 1"},
 		{"RECALL_OLLAMA_HOST", "ftp://host", "RECALL_OLLAMA_HOST=ftp://host: must be a URL like http://localhost:11434, or host:port"},
 		{"RECALL_OLLAMA_HOST", "localhost:99999", "RECALL_OLLAMA_HOST=localhost:99999: must be a URL like http://localhost:11434, or host:port"},

@@ -28,6 +28,9 @@ type env struct {
 	ContradictionThreshold string `envconfig:"RECALL_CONTRADICTION_THRESHOLD" default:"0.7" accepts:"a number from 0 to 1" desc:"similarity above which two memories are checked for contradiction"`
 	StaleDays              string `envconfig:"RECALL_STALE_DAYS" default:"30" accepts:"a whole number of at least 1" desc:"days without access after which health analysis calls a memory stale"`
 	HTTPToken              string `envconfig:"RECALL_HTTP_TOKEN" default:"" accepts:"any text; empty means no token" desc:"bearer token the HTTP transport requires (empty: none)"`
+	HTTPSessionIdle        string `envconfig:"RECALL_HTTP_SESSION_IDLE" default:"30m" accepts:"a positive number of seconds, or a duration like 2s or 1m30s" desc:"an HTTP session unused this long is closed"`
+	HTTPMaxSessions        string `envconfig:"RECALL_HTTP_MAX_SESSIONS" default:"1000" accepts:"a whole number from 1 to 100000" desc:"most HTTP sessions open at once; a new one closes the longest unused"`
+	Sync                   string `envconfig:"RECALL_SYNC" default:"full" accepts:"full or normal" desc:"SQLite synchronous mode: full survives power loss; normal is faster and survives crashes only"`
 	HookTimeout            string `envconfig:"RECALL_HOOK_TIMEOUT" default:"3s" accepts:"a positive number of seconds, or a duration like 2s or 1m30s" desc:"longest wait of a Claude Code hook for Ollama"`
 }
 

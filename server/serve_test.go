@@ -88,7 +88,7 @@ func TestHTTPWithBearerToken(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- serveListener(ctx, f.srv, ln, "s3cret") }()
+	go func() { served <- serveListener(ctx, f.srv, ln, HTTPOptions{Token: "s3cret"}) }()
 	url := "http://" + ln.Addr().String()
 
 	// A plain POST without the token is refused before MCP sees it.
@@ -133,7 +133,7 @@ func TestServeHTTPReportsABusyAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	err = ServeHTTP(context.Background(), newFixture(t).srv, ln.Addr().String(), "")
+	err = ServeHTTP(context.Background(), newFixture(t).srv, ln.Addr().String(), HTTPOptions{})
 	var opErr *net.OpError
 	if !errors.As(err, &opErr) || !strings.Contains(err.Error(), ln.Addr().String()) {
 		t.Errorf("ServeHTTP on a busy address = %v", err)
