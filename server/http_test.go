@@ -123,7 +123,7 @@ func TestHTTPSlowClientsAreCut(t *testing.T) {
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`
 	cases := map[string]struct{ head, trickle string }{
 		"headers": {"POST / HTTP/1.1\r\nHost: " + addr + "\r\n", "X-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"},
-		"body": {fmt.Sprintf("POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n", addr, len(body)), body},
+		"body":    {fmt.Sprintf("POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n", addr, len(body)), body},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

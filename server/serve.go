@@ -49,4 +49,3 @@ func serveTransport(ctx context.Context, srv *mcp.Server, t mcp.Transport, stop 
 		return fmt.Errorf("MCP session: %w", err)
 	}
 }
-
