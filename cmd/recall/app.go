@@ -74,7 +74,7 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 	if err != nil {
 		return nil, err
 	}
-	db, err := storage.Open(ctx, cfg.SQLitePath)
+	db, err := storage.OpenWith(ctx, cfg.SQLitePath, storage.Options{SyncNormal: !cfg.SyncFull})
 	if err != nil {
 		return nil, err
 	}
