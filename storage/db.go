@@ -173,11 +173,26 @@ func (s *DB) checkpointIfLarge() {
 	})
 }
 
+// checkpointWait bounds how long a checkpoint waits for readers, in
+// milliseconds. While it waits it holds the write lock, so it must give up
+// well before a writer's busy timeout would fail a store.
+const checkpointWait = 2000
+
 // Checkpoint copies the WAL into the database file and truncates the WAL,
-// waiting up to the busy timeout for readers of older snapshots to finish.
+// waiting up to checkpointWait for readers of older snapshots to finish.
 func (s *DB) Checkpoint(ctx context.Context) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", checkpointWait)); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	// The connection goes back to the pool: give it its usual timeout back.
+	defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout = %d", BusyTimeout))
 	var busy, logFrames, done int
-	if err := s.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logFrames, &done); err != nil {
+	if err := conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logFrames, &done); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	if busy != 0 {
