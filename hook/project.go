@@ -44,12 +44,12 @@ func FindProject(dir string) Project {
 // accepts.
 const maxProjectName = 200
 
-// projectName makes a directory name a valid namespace name: control characters
-// dropped, surrounding space trimmed (as the context's project argument is) and
+// projectName makes a directory name a valid namespace name: control and
+// invisible format characters (zero-width, direction marks) dropped, surrounding space trimmed (as the context's project argument is) and
 // length capped, so that no directory name can make every hook answer nothing.
 func projectName(base string) string {
 	name := strings.TrimSpace(strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
 			return -1
 		}
 		return r

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
+	"unicode/utf8"
 )
 
 // Type is the kind of a memory.
@@ -198,11 +198,27 @@ func ValidateNamespace(ns string) error {
 	if ns == GlobalNamespace {
 		return nil
 	}
-	if name, ok := strings.CutPrefix(ns, ProjectNamespacePref); ok && strings.TrimSpace(name) != "" && len(ns) <= 256 && !strings.ContainsFunc(name, unicode.IsControl) {
-		return nil
+	name, ok := strings.CutPrefix(ns, ProjectNamespacePref)
+	if !ok || strings.TrimSpace(name) == "" || len(ns) > maxNamespaceBytes {
+		return invalid("namespace", ns, `"global" or "project:<name>" (a name of at most 248 bytes)`)
 	}
-	return invalid("namespace", ns, `"global" or "project:<name>"`)
+	// A namespace that looks like another one could hide memories from
+	// whoever reads the first: no surrounding space, nothing invisible.
+	switch {
+	case !utf8.ValidString(name):
+		return Invalidf("namespace", fmt.Sprintf("%q (not valid UTF-8)", ns), `"project:<name>" with a name in UTF-8`)
+	case strings.TrimSpace(name) != name:
+		return Invalidf("namespace", fmt.Sprintf("%q (space before or after the name)", ns), `"project:<name>" with no space around the name`)
+	case strings.ContainsFunc(name, invisible):
+		i := strings.IndexFunc(name, invisible)
+		r, _ := utf8.DecodeRuneInString(name[i:])
+		return Invalidf("namespace", fmt.Sprintf("%q (invisible character %U)", ns, r), `"project:<name>" with a name of visible characters (no control, zero-width or direction marks)`)
+	}
+	return nil
 }
+
+// maxNamespaceBytes bounds a namespace, "project:" included.
+const maxNamespaceBytes = 256
 
 // ProjectNamespace returns the namespace of a project name.
 func ProjectNamespace(name string) string { return ProjectNamespacePref + name }
