@@ -2,11 +2,13 @@ package tests
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // What a new user tripped over, each driven through the built binary.
@@ -123,5 +125,37 @@ func TestBuildWithoutTheTagNamesIt(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "-tags sqlite_fts5") {
 		t.Errorf("the build error does not name the tag:\n%s", out)
+	}
+}
+
+// TestServeFillsPendingEmbeddingsAtStart: memories stored while Ollama was
+// down get their vectors when `recall serve` next starts, without a call.
+func TestServeFillsPendingEmbeddingsAtStart(t *testing.T) {
+	c := newCLIEnv(t)
+	up := c.vars["RECALL_OLLAMA_HOST"]
+	c.vars["RECALL_OLLAMA_HOST"] = "http://127.0.0.1:9" // nothing listens there
+	for i := range 40 {
+		c.store(fmt.Sprintf("Stored while Ollama was down, number %d.", i))
+	}
+	if out := c.ok("stats"); !strings.Contains(out, "40 pending") {
+		t.Fatalf("stats before serve:\n%s", out)
+	}
+	c.vars["RECALL_OLLAMA_HOST"] = up
+	var env []string
+	for k, v := range c.vars {
+		env = append(env, k+"="+v)
+	}
+	cs, _ := startStdio(t, append(os.Environ(), env...))
+	defer cs.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out := c.ok("stats")
+		if strings.Contains(out, ", 0 pending") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("recall serve did not fill the pending embeddings at start:\n%s", out)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
