@@ -26,7 +26,7 @@ type env struct {
 	Curation               string `envconfig:"RECALL_CURATION" default:"on" accepts:"on or off" desc:"infer relationships and look for contradictions with the chat model"`
 	CurationWorkers        string `envconfig:"RECALL_CURATION_WORKERS" default:"2" accepts:"a whole number from 1 to 16" desc:"curation jobs run at once"`
 	ContradictionThreshold string `envconfig:"RECALL_CONTRADICTION_THRESHOLD" default:"0.7" accepts:"a number from 0 to 1" desc:"similarity above which two memories are checked for contradiction"`
-	StaleDays              string `envconfig:"RECALL_STALE_DAYS" default:"30" accepts:"a whole number of at least 1" desc:"days without access after which health analysis calls a memory stale"`
+	StaleDays              string `envconfig:"RECALL_STALE_DAYS" default:"30" accepts:"a whole number of at least 1" desc:"days without a validation event (apply, outcome, validate; counted from creation when there is none) after which memory_analyze_health calls a memory stale; the default of its stale_days"`
 	HTTPToken              string `envconfig:"RECALL_HTTP_TOKEN" default:"" accepts:"any text; empty means no token" desc:"bearer token the HTTP transport requires (empty: none)"`
 	HTTPSessionIdle        string `envconfig:"RECALL_HTTP_SESSION_IDLE" default:"30m" accepts:"a positive number of seconds, or a duration like 2s or 1m30s" desc:"an HTTP session unused this long is closed"`
 	HTTPMaxSessions        string `envconfig:"RECALL_HTTP_MAX_SESSIONS" default:"1000" accepts:"a whole number from 1 to 100000" desc:"most HTTP sessions open at once; a new one closes the longest unused"`
