@@ -217,6 +217,9 @@ func ValidateNamespace(ns string) error {
 	return nil
 }
 
+// maxIDBytes bounds a memory id: minted ones are 26 bytes, UUIDs 36.
+const maxIDBytes = 64
+
 // maxNamespaceBytes bounds a namespace, "project:" included.
 const maxNamespaceBytes = 256
 
@@ -249,6 +252,10 @@ func LooksLikeID(s string) bool { return mintedID.MatchString(s) || uuidID.Match
 
 // ValidateID checks the form of a memory id given by a caller.
 func ValidateID(field, id string) error {
+	if len(id) > maxIDBytes {
+		// Not echoed: an error should not hand a megabyte back to the caller.
+		return Invalidf(field, fmt.Sprintf("of %d bytes", len(id)), fmt.Sprintf("a memory id (mem_<digits>_<hex> or a UUID, at most %d bytes)", maxIDBytes))
+	}
 	if LooksLikeID(id) {
 		return nil
 	}

@@ -65,3 +65,19 @@ func TestControlCharactersInIdentifiersAreRefused(t *testing.T) {
 	fails(t, cs, "memory_store_tool", map[string]any{"content": "big metadata", "metadata": map[string]any{"blob": strings.Repeat("x", 20000)}}, "metadata", "bytes")
 	ok(t, cs, "file_activity_add", good)
 }
+
+// TestOverlongIDsAreRefusedWithoutEcho: an id of a megabyte is refused by its
+// size, and the error does not repeat it.
+func TestOverlongIDsAreRefusedWithoutEcho(t *testing.T) {
+	env, _ := recallEnv(t)
+	cs, _ := startStdio(t, env)
+	defer cs.Close()
+	huge := "mem_" + strings.Repeat("1", 1<<20) + "_abc"
+	r := callTool(t, cs, "memory_inspect_graph_tool", map[string]any{"memory_id": huge})
+	if !r.isError || !strings.Contains(r.text, "memory_id") || !strings.Contains(r.text, "64 bytes") {
+		t.Errorf("a 1 MB id: error %v, text %.200q", r.isError, r.text)
+	}
+	if len(r.text) > 1000 {
+		t.Errorf("the error repeats the id: %d characters", len(r.text))
+	}
+}
