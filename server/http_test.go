@@ -100,12 +100,12 @@ func TestHTTPSessionsBeyondTheCapCloseTheLongestUnused(t *testing.T) {
 
 func TestHTTPIdleSessionsExpire(t *testing.T) {
 	f := newFixture(t)
-	url := startHTTP(t, f.srv, HTTPOptions{SessionIdle: 200 * time.Millisecond})
+	url := startHTTP(t, f.srv, HTTPOptions{SessionIdle: 2 * time.Second})
 	id := initSession(t, url)
 	if code := pingSession(t, url, id); code != http.StatusOK {
 		t.Fatalf("ping right away: %d", code)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for countSessions(f.srv) > 0 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}

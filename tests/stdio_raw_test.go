@@ -10,7 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // These tests speak raw newline-delimited JSON to the binary, as a shell
@@ -176,11 +175,17 @@ func TestStdioSIGTERMAnswersEveryRequestRead(t *testing.T) {
 		batch.WriteString(storeLine(100+i, fmt.Sprintf("Memory %d stored just before SIGTERM.", i)) + "\n")
 	}
 	io.WriteString(stdin, batch.String())
-	time.Sleep(50 * time.Millisecond) // let the server read some of them
+	// The first answer shows the server is reading the batch: signal then,
+	// with most of the batch read or waiting to be.
+	first, err := out.ReadBytes('\n')
+	if err != nil {
+		t.Fatalf("no answer to the first store: %v", err)
+	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	rest, _ := io.ReadAll(out)
+	rest = append(first, rest...)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("recall after SIGTERM: %v, want exit 0", err)
 	}
