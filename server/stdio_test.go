@@ -56,3 +56,21 @@ func TestLineConnWaitsForAnswersAtEndOfInput(t *testing.T) {
 		t.Errorf("the answer was not written: %q", out.String())
 	}
 }
+
+// TestLineConnRefusesAnOversizedLineAndReadsOn: a line over maxLineBytes is
+// answered -32600 without being held in memory, and the next line is read.
+func TestLineConnRefusesAnOversizedLineAndReadsOn(t *testing.T) {
+	var out strings.Builder
+	huge := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("x", maxLineBytes) + `"}}`
+	c := newLineConn(strings.NewReader(huge+"\n"+`{"jsonrpc":"2.0","id":2,"method":"ping"}`+"\n"), &out)
+	msg, err := c.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req, ok := msg.(*jsonrpc.Request); !ok || req.ID.Raw() != int64(2) {
+		t.Fatalf("read %#v, want the ping with id 2", msg)
+	}
+	if !strings.Contains(out.String(), `"code":-32600`) || !strings.Contains(out.String(), "longer than") {
+		t.Errorf("the oversized line got %q", out.String())
+	}
+}
