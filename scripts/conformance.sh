@@ -29,7 +29,8 @@ work=$(mktemp -d)
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  rm -rf "$work"
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$work" 2>/dev/null || true
 }
 trap cleanup EXIT
 
@@ -87,4 +88,5 @@ if [ "$mode" = stdio ] || [ "$mode" = all ]; then
   run_scenarios stdio "http://127.0.0.1:$port/mcp" "${SCENARIOS[@]}"
 fi
 
-exit $failed
+if [ "$failed" = 0 ]; then echo "all scenarios passed"; fi
+exit "$failed"
