@@ -36,6 +36,9 @@ type Config struct {
 	HTTPMaxSessions        int           // cap on open HTTP sessions
 	SyncFull               bool          // SQLite synchronous=FULL (else NORMAL)
 	HookTimeout            time.Duration // how long a hook waits for Ollama
+	MatchMinSimilarity     float64       // similarity floor of a match
+	PromptMinCoverage      float64       // share of a prompt's content words an injected memory contains
+	ActivityRetentionDays  int           // file activity older than this is summarised
 }
 
 // Error is a variable with a value Recall does not accept.
@@ -84,6 +87,9 @@ func Load() (*Config, error) {
 		HTTPMaxSessions:        p.integer("RECALL_HTTP_MAX_SESSIONS", raw.HTTPMaxSessions, 1, 100000),
 		SyncFull:               p.choice("RECALL_SYNC", raw.Sync, "full", "normal") == "full",
 		HookTimeout:            p.duration("RECALL_HOOK_TIMEOUT", raw.HookTimeout),
+		MatchMinSimilarity:     p.fraction("RECALL_MATCH_MIN_SIMILARITY", raw.MatchMinSimilarity),
+		PromptMinCoverage:      p.fraction("RECALL_PROMPT_MIN_COVERAGE", raw.PromptMinCoverage),
+		ActivityRetentionDays:  p.integer("RECALL_ACTIVITY_RETENTION_DAYS", raw.ActivityRetentionDays, 1, 0),
 	}
 	if err := errors.Join(p.errs...); err != nil {
 		return nil, err

@@ -25,7 +25,7 @@ func TestSignPrefilterAppliesFilters(t *testing.T) {
 	}
 	defer db.Close()
 	r := rand.New(rand.NewPCG(7, 7))
-	const crowd = 3000 // more than the candidates one search takes (1000 for 5 results)
+	const crowd = 5000 // more than the candidates a filtered search takes (2500 for 5 results)
 	for i := range crowd + 12 {
 		m := newMemory(fmt.Sprintf("prefilter memory %d", i), "project:crowd", memory.TypeDecision)
 		if i >= crowd { // the few that pass each filter
