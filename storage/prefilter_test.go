@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -25,17 +26,28 @@ func TestSignPrefilterAppliesFilters(t *testing.T) {
 	}
 	defer db.Close()
 	r := rand.New(rand.NewPCG(7, 7))
-	const crowd = 5000 // more than the candidates a filtered search takes (2500 for 5 results)
+	query := unitVector(r, 64)
+	// The crowd lies near the query and the few far from it: ranked by sign
+	// bits without the filter, the crowd would fill every candidate slot.
+	near := func(sign float32) []float32 {
+		v := unitVector(r, 64)
+		for i := range v {
+			v[i] = sign*query[i] + 0.3*v[i]
+		}
+		return v
+	}
+	const crowd = 3000 // more than the candidates a filtered search takes (2500 for 5 results)
 	for i := range crowd + 12 {
 		m := newMemory(fmt.Sprintf("prefilter memory %d", i), "project:crowd", memory.TypeDecision)
+		vec := near(1)
 		if i >= crowd { // the few that pass each filter
 			m.Namespace = "project:small"
 			m.Type = memory.TypePattern
 			m.Importance = 0.95
+			vec = near(-1)
 		}
-		mustInsert(t, db, m, unitVector(r, 64))
+		mustInsert(t, db, m, normalize(vec))
 	}
-	query := unitVector(r, 64)
 	for name, f := range map[string]memory.Filter{
 		"namespace":  {Namespaces: []string{"project:small"}},
 		"type":       {Types: []memory.Type{memory.TypePattern}},
@@ -56,4 +68,16 @@ func TestSignPrefilterAppliesFilters(t *testing.T) {
 			t.Errorf("%s filter: search by signs = %v, exact = %v", name, hitIDs(got), hitIDs(exact))
 		}
 	}
+}
+
+func normalize(v []float32) []float32 {
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	n = math.Sqrt(n)
+	for i := range v {
+		v[i] = float32(float64(v[i]) / n)
+	}
+	return v
 }
