@@ -52,7 +52,7 @@ func init() {
 	commands = []*command{
 		serveCommand, callCommand, hookCommand,
 		storeCommand, searchCommand, listCommand, forgetCommand, statsCommand,
-		reindexCommand, doctorCommand, versionCommand,
+		reindexCommand, historyCommand, doctorCommand, versionCommand,
 	}
 }
 
