@@ -32,6 +32,9 @@ type Config struct {
 	ContradictionThreshold float64
 	StaleDays              int
 	HTTPToken              string
+	HTTPSessionIdle        time.Duration // idle time after which an HTTP session is closed
+	HTTPMaxSessions        int           // cap on open HTTP sessions
+	SyncFull               bool          // SQLite synchronous=FULL (else NORMAL)
 	HookTimeout            time.Duration // how long a hook waits for Ollama
 	Capture                bool          // hooks write the session journal
 	Summaries              bool          // the chat model summarises captured sessions
@@ -98,6 +101,9 @@ func Load() (*Config, error) {
 		ContradictionThreshold: p.fraction("RECALL_CONTRADICTION_THRESHOLD", raw.ContradictionThreshold),
 		StaleDays:              p.integer("RECALL_STALE_DAYS", raw.StaleDays, 1, 0),
 		HTTPToken:              raw.HTTPToken,
+		HTTPSessionIdle:        p.duration("RECALL_HTTP_SESSION_IDLE", raw.HTTPSessionIdle),
+		HTTPMaxSessions:        p.integer("RECALL_HTTP_MAX_SESSIONS", raw.HTTPMaxSessions, 1, 100000),
+		SyncFull:               p.choice("RECALL_SYNC", raw.Sync, "full", "normal") == "full",
 		HookTimeout:            p.duration("RECALL_HOOK_TIMEOUT", raw.HookTimeout),
 		Capture:                p.onOff("RECALL_CAPTURE", raw.Capture),
 		Summaries:              p.onOff("RECALL_SUMMARIES", raw.Summaries),

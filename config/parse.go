@@ -110,6 +110,18 @@ func (p *parser) onOff(name, raw string) bool {
 	return false
 }
 
+// choice accepts one of the given words, in any case.
+func (p *parser) choice(name, raw string, words ...string) string {
+	v := strings.ToLower(p.value(name, raw))
+	for _, w := range words {
+		if v == w {
+			return v
+		}
+	}
+	p.bad(name, raw)
+	return ""
+}
+
 func (p *parser) namespace(name, raw string) string {
 	v := p.value(name, raw)
 	if memory.ValidateNamespace(v) != nil {

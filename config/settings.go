@@ -26,12 +26,15 @@ type env struct {
 	Curation               string `envconfig:"RECALL_CURATION" default:"on" accepts:"on or off" desc:"infer relationships and look for contradictions with the chat model"`
 	CurationWorkers        string `envconfig:"RECALL_CURATION_WORKERS" default:"2" accepts:"a whole number from 1 to 16" desc:"curation jobs run at once"`
 	ContradictionThreshold string `envconfig:"RECALL_CONTRADICTION_THRESHOLD" default:"0.7" accepts:"a number from 0 to 1" desc:"similarity above which two memories are checked for contradiction"`
-	StaleDays              string `envconfig:"RECALL_STALE_DAYS" default:"30" accepts:"a whole number of at least 1" desc:"days without access after which health analysis calls a memory stale"`
+	StaleDays              string `envconfig:"RECALL_STALE_DAYS" default:"30" accepts:"a whole number of at least 1" desc:"days without a validation event (apply, outcome, validate; counted from creation when there is none) after which memory_analyze_health calls a memory stale; the default of its stale_days"`
 	HTTPToken              string `envconfig:"RECALL_HTTP_TOKEN" default:"" accepts:"any text; empty means no token" desc:"bearer token the HTTP transport requires (empty: none)"`
 	Capture                string `envconfig:"RECALL_CAPTURE" default:"on" accepts:"on or off" desc:"hooks record prompts and one line per tool call in the session journal"`
 	Summaries              string `envconfig:"RECALL_SUMMARIES" default:"on" accepts:"on or off" desc:"the chat model summarises captured sessions (in recall serve, after Stop, PreCompact and SessionEnd)"`
 	SummaryCalls           string `envconfig:"RECALL_SUMMARY_CALLS" default:"20" accepts:"a whole number from 1 to 1000" desc:"most chat-model calls spent on summaries of one session"`
 	Project                string `envconfig:"RECALL_PROJECT" default:"" accepts:"empty, a project name, or \"project:<name>\"" desc:"pins the project namespace of hooks, the CLI and memory_context_tool for a shell or CI job (empty: from the git root of the working directory, or the MCP client's roots)"`
+	HTTPSessionIdle        string `envconfig:"RECALL_HTTP_SESSION_IDLE" default:"30m" accepts:"a positive number of seconds, or a duration like 2s or 1m30s" desc:"an HTTP session unused this long is closed"`
+	HTTPMaxSessions        string `envconfig:"RECALL_HTTP_MAX_SESSIONS" default:"1000" accepts:"a whole number from 1 to 100000" desc:"most HTTP sessions open at once; a new one closes the longest unused"`
+	Sync                   string `envconfig:"RECALL_SYNC" default:"full" accepts:"full or normal" desc:"SQLite synchronous mode: full survives power loss; normal is faster and survives crashes only"`
 	HookTimeout            string `envconfig:"RECALL_HOOK_TIMEOUT" default:"3s" accepts:"a positive number of seconds, or a duration like 2s or 1m30s" desc:"longest wait of a Claude Code hook for Ollama"`
 	History                string `envconfig:"RECALL_HISTORY" default:"on" accepts:"on or off" desc:"index and search Claude Code's conversation transcripts (history tools, hooks)"`
 	HistoryDir             string `envconfig:"RECALL_HISTORY_DIR" default:"~/.claude/projects" accepts:"a directory path (~ is your home directory)" desc:"Claude Code's transcripts; when unset, $CLAUDE_CONFIG_DIR/projects is used if that is set"`

@@ -43,7 +43,7 @@ type Handler struct {
 const (
 	minPromptChars   = 10  // shorter prompts ("yes", "go on") get no memories
 	promptResults    = 5   // memories listed at most
-	promptTokenLimit = 600 // the index stays under this estimate
+	promptTokenLimit = 600 // the index stays under this many tokens, as estimateTokens counts them
 	previewChars     = 200 // of each memory's content
 )
 
@@ -224,7 +224,11 @@ func formatIndex(ms []memory.ScoredMemory) (string, []string) {
 	return b.String(), shown
 }
 
-// estimateTokens assumes four bytes of English text per token.
+// estimateTokens counts four bytes of text a token, rounded up. For English
+// prose that is close to real tokenizers; for ids, code and non-Latin text it
+// counts fewer tokens than there are, so the index can run over 600 real
+// tokens (its five previews of 200 characters bound it in any case). The
+// context tool counts with validation.EstimateTokens instead.
 func estimateTokens(bytes int) int { return (bytes + 3) / 4 }
 
 // preview is the first previewChars characters of s on one line.

@@ -31,6 +31,18 @@ func (s *Service) AddFileActivity(ctx context.Context, req FileActivityRequest) 
 	if err := checkMetadata(req.Metadata); err != nil {
 		return nil, err
 	}
+	if err := CheckLine("file_path", p, maxFilePathBytes); err != nil {
+		return nil, err
+	}
+	if err := CheckLine("session_id", req.SessionID, MaxSessionIDBytes); err != nil {
+		return nil, err
+	}
+	if err := CheckLine("project_root", req.ProjectRoot, MaxProjectRootBytes); err != nil {
+		return nil, err
+	}
+	if err := CheckLine("file_type", req.FileType, MaxFileTypeBytes); err != nil {
+		return nil, err
+	}
 	ft := strings.TrimSpace(req.FileType)
 	if ft == "" {
 		ft = FileTypeOf(p)
@@ -59,6 +71,9 @@ func (s *Service) RecentFiles(ctx context.Context, req RecentFilesRequest) ([]Fi
 	}
 	days, err := intInRange("days", req.Days, DefaultRecentDays, 1, MaxRecentDays)
 	if err != nil {
+		return nil, err
+	}
+	if err := CheckLine("project_root", req.ProjectRoot, MaxProjectRootBytes); err != nil {
 		return nil, err
 	}
 	since := s.now().Add(-time.Duration(days) * 24 * time.Hour)

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
+	"unicode/utf8"
 )
 
 // Type is the kind of a memory.
@@ -198,11 +198,30 @@ func ValidateNamespace(ns string) error {
 	if ns == GlobalNamespace {
 		return nil
 	}
-	if name, ok := strings.CutPrefix(ns, ProjectNamespacePref); ok && strings.TrimSpace(name) != "" && len(ns) <= 256 && !strings.ContainsFunc(name, unicode.IsControl) {
-		return nil
+	name, ok := strings.CutPrefix(ns, ProjectNamespacePref)
+	if !ok || strings.TrimSpace(name) == "" || len(ns) > maxNamespaceBytes {
+		return invalid("namespace", ns, `"global" or "project:<name>" (a name of at most 248 bytes)`)
 	}
-	return invalid("namespace", ns, `"global" or "project:<name>"`)
+	// A namespace that looks like another one could hide memories from
+	// whoever reads the first: no surrounding space, nothing invisible.
+	switch {
+	case !utf8.ValidString(name):
+		return Invalidf("namespace", fmt.Sprintf("%q (not valid UTF-8)", ns), `"project:<name>" with a name in UTF-8`)
+	case strings.TrimSpace(name) != name:
+		return Invalidf("namespace", fmt.Sprintf("%q (space before or after the name)", ns), `"project:<name>" with no space around the name`)
+	case strings.ContainsFunc(name, invisible):
+		i := strings.IndexFunc(name, invisible)
+		r, _ := utf8.DecodeRuneInString(name[i:])
+		return Invalidf("namespace", fmt.Sprintf("%q (invisible character %U)", ns, r), `"project:<name>" with a name of visible characters (no control, zero-width or direction marks)`)
+	}
+	return nil
 }
+
+// maxIDBytes bounds a memory id: minted ones are 26 bytes, UUIDs 36.
+const maxIDBytes = 64
+
+// maxNamespaceBytes bounds a namespace, "project:" included.
+const maxNamespaceBytes = 256
 
 // ProjectNamespace returns the namespace of a project name.
 func ProjectNamespace(name string) string { return ProjectNamespacePref + name }
@@ -235,6 +254,10 @@ func LooksLikeID(s string) bool { return mintedID.MatchString(s) || uuidID.Match
 
 // ValidateID checks the form of a memory id given by a caller.
 func ValidateID(field, id string) error {
+	if len(id) > maxIDBytes {
+		// Not echoed: an error should not hand a megabyte back to the caller.
+		return Invalidf(field, fmt.Sprintf("of %d bytes", len(id)), fmt.Sprintf("a memory id (mem_<digits>_<hex> or a UUID, at most %d bytes)", maxIDBytes))
+	}
 	if LooksLikeID(id) {
 		return nil
 	}

@@ -3,6 +3,7 @@ package memory_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -522,5 +523,34 @@ func TestRecallCanLeaveAccessCountsToTheCaller(t *testing.T) {
 		if want := map[bool]int{true: 1, false: 0}[k == "deploy"]; got.AccessCount != want {
 			t.Errorf("%s: access count %d, want %d", k, got.AccessCount, want)
 		}
+	}
+}
+
+// TestPendingEmbeddingsBeyondTheFirstBatchAreFilled: more pending memories
+// than one embedding request carries are all filled, batch after batch.
+func TestPendingEmbeddingsBeyondTheFirstBatchAreFilled(t *testing.T) {
+	db := openStore(t)
+	down := ollamatest.New(t)
+	down.Close()
+	svc := memory.NewService(db, newEmbedder(t, down.URL(), ollamatest.DefaultEmbedModel), memory.Options{})
+	ctx := context.Background()
+	const stored = 100 // more than three batches
+	for i := range stored {
+		if _, err := svc.Remember(ctx, memory.StoreRequest{Content: fmt.Sprintf("Pending memory number %d waits for its vector.", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	up := ollamatest.New(t)
+	svc = memory.NewService(db, newEmbedder(t, up.URL(), ollamatest.DefaultEmbedModel), memory.Options{})
+	n, err := svc.FillPendingEmbeddings(ctx)
+	if err != nil || n != stored {
+		t.Fatalf("fill = %d, %v; want %d", n, err, stored)
+	}
+	st, err := db.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.PendingEmbeddings != 0 {
+		t.Errorf("%d memories still pending after the fill", st.PendingEmbeddings)
 	}
 }

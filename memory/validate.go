@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -107,3 +108,32 @@ func parseRelations(field string, rs []Relation) ([]Relation, error) {
 	}
 	return out, nil
 }
+
+// Limits of the one-line strings a tool accepts.
+const (
+	MaxSessionIDBytes   = 256
+	MaxProjectRootBytes = 4096
+	MaxFileTypeBytes    = 64
+)
+
+// CheckLine accepts a one-line identifier (a path, a session id, a file
+// type): valid UTF-8 of at most maxBytes, without control characters (NUL,
+// newlines, tabs, escapes), which make no sense in one and could hide or forge
+// what a person later reads. Empty is accepted: callers check presence.
+func CheckLine(field, s string, maxBytes int) error {
+	switch {
+	case len(s) > maxBytes:
+		return Invalidf(field, fmt.Sprintf("of %d bytes", len(s)), fmt.Sprintf("at most %d bytes", maxBytes))
+	case !utf8.ValidString(s):
+		return Invalidf(field, "that is not valid UTF-8", "UTF-8 text")
+	}
+	if i := strings.IndexFunc(s, unicode.IsControl); i >= 0 {
+		return Invalidf(field, fmt.Sprintf("%q (a control character at byte %d)", s, i), "one line of text without control characters")
+	}
+	return nil
+}
+
+// invisible reports characters that show as nothing: format characters
+// (zero-width space and joiners, the byte order mark, bidirectional marks)
+// and control characters.
+func invisible(r rune) bool { return unicode.Is(unicode.Cf, r) || unicode.IsControl(r) }

@@ -48,7 +48,7 @@ func TestServeTransportReturnsNilWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	st, ct := mcp.NewInMemoryTransports()
 	served := make(chan error, 1)
-	go func() { served <- serveTransport(ctx, f.srv, st) }()
+	go func() { served <- serveTransport(ctx, f.srv, st, nil) }()
 
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), ct, nil)
 	if err != nil {
@@ -69,7 +69,7 @@ func TestServeTransportReturnsNilWhenClientLeaves(t *testing.T) {
 	f := newFixture(t)
 	st, ct := mcp.NewInMemoryTransports()
 	served := make(chan error, 1)
-	go func() { served <- serveTransport(context.Background(), f.srv, st) }()
+	go func() { served <- serveTransport(context.Background(), f.srv, st, nil) }()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), ct, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +88,7 @@ func TestHTTPWithBearerToken(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- serveListener(ctx, f.srv, ln, "s3cret") }()
+	go func() { served <- serveListener(ctx, f.srv, ln, HTTPOptions{Token: "s3cret"}) }()
 	url := "http://" + ln.Addr().String()
 
 	// A plain POST without the token is refused before MCP sees it.
@@ -133,7 +133,7 @@ func TestServeHTTPReportsABusyAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	err = ServeHTTP(context.Background(), newFixture(t).srv, ln.Addr().String(), "")
+	err = ServeHTTP(context.Background(), newFixture(t).srv, ln.Addr().String(), HTTPOptions{})
 	var opErr *net.OpError
 	if !errors.As(err, &opErr) || !strings.Contains(err.Error(), ln.Addr().String()) {
 		t.Errorf("ServeHTTP on a busy address = %v", err)

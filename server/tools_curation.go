@@ -178,7 +178,7 @@ func (h handlers) addCurationTools(srv *mcp.Server) {
 
 	addTool(srv, h, "memory_analyze_health",
 		"Report contradictions, low-confidence and stale memories, with recommendations.",
-		map[string]any{"include_contradictions": true, "include_low_confidence": true, "include_stale": true, "stale_days": validation.DefaultStaleDays},
+		map[string]any{"include_contradictions": true, "include_low_confidence": true, "include_stale": true, "stale_days": h.cur.StaleDays()},
 		func(ctx context.Context, a healthArgs) (healthOutput, error) {
 			c, l, s := a.IncludeContradictions, a.IncludeLowConfidence, a.IncludeStale
 			res, err := h.cur.AnalyzeHealth(ctx, validation.HealthRequest{

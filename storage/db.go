@@ -8,10 +8,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
+	"syscall"
 
 	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	sqlite3 "github.com/mattn/go-sqlite3"
@@ -39,6 +42,9 @@ type DB struct {
 	path       string
 	signs      *signIndex
 	loader     signLoader // loads signs in the background; Close stops it
+
+	checkpointing atomic.Bool    // a checkpoint is running
+	checkpoints   sync.WaitGroup // Close waits for it
 }
 
 var _ memory.Store = (*DB)(nil)
@@ -54,6 +60,18 @@ const driverName = "sqlite3_recall"
 // page-cache lookups instead of read system calls (several times faster).
 const MmapSize = 1 << 30
 
+// JournalSizeLimit is the size SQLite truncates the WAL to when a checkpoint
+// has emptied it; without it the file keeps its largest size forever.
+const JournalSizeLimit = 32 << 20
+
+// CheckpointAt is the WAL size after a commit that starts a checkpoint of our
+// own. SQLite's automatic checkpoints copy pages back but cannot restart the
+// WAL while any reader still uses it, and with a server per editor window and
+// hooks reading all the time some reader always does: the WAL grew to hundreds
+// of megabytes. A TRUNCATE checkpoint waits (busy timeout) for those readers
+// to move on, then empties the file.
+const CheckpointAt = 8 << 20
+
 func init() {
 	sql.Register(driverName, &sqlite3.SQLiteDriver{
 		ConnectHook: func(c *sqlite3.SQLiteConn) error {
@@ -61,32 +79,47 @@ func init() {
 			if err := c.RegisterFunc("recall_content_hash", memory.ContentHash, true); err != nil {
 				return err
 			}
-			_, err := c.Exec(fmt.Sprintf("PRAGMA mmap_size = %d", MmapSize), nil)
+			_, err := c.Exec(fmt.Sprintf("PRAGMA mmap_size = %d; PRAGMA journal_size_limit = %d", MmapSize, JournalSizeLimit), nil)
 			return err
 		},
 	})
 }
 
-// Open opens (creating if needed) the database at path and brings its schema up
-// to date; a Python Recall database is backed up and converted in place. Every pooled connection gets WAL, a busy timeout, foreign keys and
-// immediate write transactions from the DSN.
+// Options tune how a database is opened.
+type Options struct {
+	// SyncNormal trades durability for speed: with WAL, synchronous=NORMAL
+	// survives a crash of the process but may lose the last commits on power
+	// loss or an OS crash. The default, FULL, syncs every commit.
+	SyncNormal bool
+}
+
+// Open opens (creating if needed) the database at path with the default
+// options and brings its schema up to date.
 func Open(ctx context.Context, path string) (*DB, error) {
+	return OpenWith(ctx, path, Options{})
+}
+
+// OpenWith opens (creating if needed) the database at path and brings its
+// schema up to date; a Python Recall database is backed up and converted in
+// place. Every pooled connection gets WAL, a busy timeout, foreign
+// keys, immediate write transactions and the sync mode from the DSN. A new
+// file is readable by its owner alone (0600, in a 0700 directory): memories
+// hold what people decided and prefer.
+func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 	if path == "" {
 		return nil, memory.Invalidf("database path", `""`, "a file path")
 	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("create database directory: %w", err)
-		}
+	if err := prepareFile(path); err != nil {
+		return nil, err
 	}
 	// Every connection the process opens from now on gets the vec0 module.
 	loadVec.Do(sqlite_vec.Auto)
 
-	db, err := sql.Open(driverName, dsn(path, BusyTimeout))
+	db, err := sql.Open(driverName, dsn(path, opts, BusyTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	quick, err := sql.Open(driverName, dsn(path, BestEffortBusyTimeout))
+	quick, err := sql.Open(driverName, dsn(path, opts, BestEffortBusyTimeout))
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
@@ -94,11 +127,11 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	s := &DB{db: db, bestEffort: quick, path: path, signs: newSignIndex()}
 	if err := s.migratePython(ctx); err != nil {
 		s.closePools()
-		return nil, fmt.Errorf("open database %s: %w", path, err)
+		return nil, explainOpenError(path, err)
 	}
 	if err := s.migrate(ctx); err != nil {
 		s.closePools()
-		return nil, fmt.Errorf("open database %s: %w", path, err)
+		return nil, explainOpenError(path, err)
 	}
 	return s, nil
 }
@@ -109,19 +142,24 @@ func (s *DB) closePools() error {
 
 // dsn puts every connection setting in the connection string, so that each
 // connection database/sql opens gets them, not only the first one.
-func dsn(path string, busyTimeout int) string {
+func dsn(path string, opts Options, busyTimeout int) string {
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
-	q.Set("_synchronous", "NORMAL") // durable across process crashes; WAL keeps it consistent
+	q.Set("_synchronous", "FULL") // an acknowledged write survives power loss
+	if opts.SyncNormal {
+		q.Set("_synchronous", "NORMAL") // survives process crashes; WAL keeps it consistent
+	}
 	q.Set("_busy_timeout", fmt.Sprint(busyTimeout))
 	q.Set("_foreign_keys", "on")
 	q.Set("_txlock", "immediate") // writers queue on BEGIN, never fail on lock upgrade
 	return "file:" + path + "?" + q.Encode()
 }
 
-// Close stops a background load of the vector signs and closes the database.
+// Close stops a background load of the vector signs, waits for a running
+// checkpoint and closes the database.
 func (s *DB) Close() error {
 	s.loader.stop()
+	s.checkpoints.Wait()
 	return s.closePools()
 }
 
@@ -144,6 +182,48 @@ func (s *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
+	}
+	s.checkpointIfLarge()
+	return nil
+}
+
+// checkpointIfLarge starts a TRUNCATE checkpoint in the background when the
+// WAL has grown past CheckpointAt; one runs at a time per process.
+func (s *DB) checkpointIfLarge() {
+	fi, err := os.Stat(s.path + "-wal")
+	if err != nil || fi.Size() < CheckpointAt || !s.checkpointing.CompareAndSwap(false, true) {
+		return
+	}
+	s.checkpoints.Go(func() {
+		defer s.checkpointing.Store(false)
+		_ = s.Checkpoint(context.Background())
+	})
+}
+
+// checkpointWait bounds how long a checkpoint waits for readers, in
+// milliseconds. While it waits it holds the write lock, so it must give up
+// well before a writer's busy timeout would fail a store.
+const checkpointWait = 2000
+
+// Checkpoint copies the WAL into the database file and truncates the WAL,
+// waiting up to checkpointWait for readers of older snapshots to finish.
+func (s *DB) Checkpoint(ctx context.Context) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", checkpointWait)); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	// The connection goes back to the pool: give it its usual timeout back.
+	defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout = %d", BusyTimeout))
+	var busy, logFrames, done int
+	if err := conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logFrames, &done); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if busy != 0 {
+		return errors.New("checkpoint: readers or writers kept the WAL busy; it is retried after a later commit")
 	}
 	return nil
 }
@@ -170,4 +250,37 @@ func (s *DB) writeBestEffort(ctx context.Context, fn func(tx *sql.Tx) error) err
 func isUniqueViolation(err error) bool {
 	var se sqlite3.Error
 	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintUnique
+}
+
+// prepareFile creates the database's directory (0700) and file (0600) when
+// they are missing, so that SQLite, which would create the file 0644, never
+// does.
+func prepareFile(path string) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create database directory %s: %w; set RECALL_SQLITE_PATH to a writable place", dir, err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+			return fmt.Errorf("database %s cannot be opened for writing (%w): the file or its directory is read-only; fix the permissions or set RECALL_SQLITE_PATH to a writable place", path, err)
+		}
+		return fmt.Errorf("open database %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// explainOpenError says why SQLite could not open a database whose file is
+// writable: it keeps its WAL and shared-memory files beside the database and
+// must create them, and a read-only directory fails with "unable to open
+// database file", which names no cause.
+func explainOpenError(path string, err error) error {
+	dir := filepath.Dir(path)
+	probe, perr := os.CreateTemp(dir, ".recall-write-check-*")
+	if perr != nil {
+		return fmt.Errorf("database directory %s is read-only (%v): SQLite must create %s-wal and %s-shm there; fix its permissions or set RECALL_SQLITE_PATH to a writable place", dir, perr, filepath.Base(path), filepath.Base(path))
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return fmt.Errorf("open database %s: %w", path, err)
 }

@@ -79,7 +79,7 @@ func TestPragmasOnEveryConnection(t *testing.T) {
 		c.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&fk)
 		c.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&sync)
 		c.QueryRowContext(ctx, `PRAGMA mmap_size`).Scan(&mmap)
-		if mode != "wal" || timeout < 5000 || fk != 1 || sync != 1 || mmap != MmapSize {
+		if mode != "wal" || timeout < 5000 || fk != 1 || sync != 2 || mmap != MmapSize {
 			t.Errorf("connection %d: journal_mode=%s busy_timeout=%d foreign_keys=%d synchronous=%d mmap_size=%d",
 				i, mode, timeout, fk, sync, mmap)
 		}

@@ -95,7 +95,7 @@ func TestKeywordCoverageCountsContentWords(t *testing.T) {
 func TestMigrationRebuildsKeywordIndexOfOldDatabase(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "old.db")
-	old, err := sql.Open(driverName, dsn(path, BusyTimeout))
+	old, err := sql.Open(driverName, dsn(path, Options{}, BusyTimeout))
 	if err != nil {
 		t.Fatal(err)
 	}

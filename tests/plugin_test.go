@@ -89,6 +89,39 @@ func TestPluginStartsTheMCPServer(t *testing.T) {
 	}
 }
 
+// TestMarketplaceListsThisPlugin: `/plugin marketplace add` on the repository
+// reads .claude-plugin/marketplace.json; its entry must point at this
+// directory's plugin, under the plugin's own name and version.
+func TestMarketplaceListsThisPlugin(t *testing.T) {
+	var market struct {
+		Name  string `json:"name"`
+		Owner struct {
+			Name string `json:"name"`
+		} `json:"owner"`
+		Plugins []struct {
+			Name    string `json:"name"`
+			Source  string `json:"source"`
+			Version string `json:"version"`
+		} `json:"plugins"`
+	}
+	readJSONFile(t, "../.claude-plugin/marketplace.json", &market)
+	var plugin struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}
+	readJSONFile(t, "../.claude-plugin/plugin.json", &plugin)
+	if market.Name == "" || market.Owner.Name == "" || len(market.Plugins) != 1 {
+		t.Fatalf("marketplace.json needs a name, an owner name and one plugin: %+v", market)
+	}
+	p := market.Plugins[0]
+	if p.Name != plugin.Name || p.Version != plugin.Version {
+		t.Errorf("marketplace entry %s %s, plugin.json %s %s", p.Name, p.Version, plugin.Name, plugin.Version)
+	}
+	if fi, err := os.Stat("../" + p.Source + "/.claude-plugin/plugin.json"); p.Source == "" || err != nil || fi.IsDir() {
+		t.Errorf("marketplace source %q does not lead to the plugin: %v", p.Source, err)
+	}
+}
+
 func TestPluginSkillTellsWhenToSearchHistory(t *testing.T) {
 	b, err := os.ReadFile("../skills/conversation-history/SKILL.md")
 	if err != nil {

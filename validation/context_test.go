@@ -2,6 +2,7 @@ package validation_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -184,5 +185,62 @@ func TestAnalyzeHealth(t *testing.T) {
 	}
 	if _, err := e.svc.AnalyzeHealth(e.ctx, validation.HealthRequest{Namespace: "proj:x"}); !errors.Is(err, memory.ErrInvalid) {
 		t.Errorf("bad namespace: err = %v", err)
+	}
+}
+
+// TestContextStaysWithinItsBudget: at every budget between the golden rules
+// alone and everything, the context holds what fits and nothing more: its
+// estimate never passes the budget, less than one more memory's worth is left
+// unused, and a larger budget never drops a memory a smaller one had.
+func TestContextStaysWithinItsBudget(t *testing.T) {
+	e := newEnv(t, validation.Options{})
+	golden := e.remember("You MUST NOT push on Fridays.", memory.TypeDecision, "global")
+	e.setConfidence(golden.ID, 0.85)
+	e.outcome(golden.ID, true, "")
+	maxLine := 0
+	for i := range 12 {
+		content := fmt.Sprintf("Budget rule %d: handlers SHOULD validate input %s before use.", i, strings.Repeat("carefully ", i%4))
+		m := e.remember(content, memory.TypePattern, "project:budget")
+		maxLine = max(maxLine, validation.EstimateTokens("- ["+m.ID+"] "+content+" (confidence 0.3)\n"))
+	}
+	ctxAt := func(budget int) *validation.ContextResult {
+		res, err := e.svc.Context(e.ctx, validation.ContextRequest{Project: "budget", TokenBudget: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	floor := ctxAt(1).TokenEstimate // preamble and golden rule: always there
+	full := ctxAt(100000)
+	if len(full.MemoryIDs) != 13 || full.Truncated {
+		t.Fatalf("the whole context holds %d memories (truncated %v), want 13", len(full.MemoryIDs), full.Truncated)
+	}
+	prev, partial := 0, 0
+	for budget := floor; budget <= full.TokenEstimate+10; budget += 3 {
+		res := ctxAt(budget)
+		n := len(res.MemoryIDs)
+		if res.TokenEstimate > budget {
+			t.Errorf("budget %d: estimate %d is over it (%d memories)", budget, res.TokenEstimate, n)
+		}
+		if res.Truncated != (n < 13) {
+			t.Errorf("budget %d: %d memories, truncated %v", budget, n, res.Truncated)
+		}
+		room := maxLine + 2
+		if n == 1 { // the first project memory also brings its headings
+			room += validation.EstimateTokens("\n## Project memories (project:budget)\n\n### Patterns\n\n") + 2
+		}
+		if n < 13 && budget-res.TokenEstimate > room {
+			t.Errorf("budget %d: %d memories use only %d tokens; another one would have fit", budget, n, res.TokenEstimate)
+		}
+		if n < prev {
+			t.Errorf("budget %d: %d memories, fewer than the %d of a smaller budget", budget, n, prev)
+		}
+		if n > 1 && n < 13 {
+			partial++
+		}
+		prev = n
+	}
+	if partial == 0 {
+		t.Fatal("no budget gave a partial context: the test proves nothing")
 	}
 }

@@ -31,7 +31,6 @@ const (
 	DefaultHistoryLimit = 50
 	MaxHistoryLimit     = 1000
 	maxContextBytes     = 4 * 1024
-	maxSessionIDBytes   = 256
 	maxErrorMsgBytes    = 4 * 1024
 )
 
@@ -44,7 +43,7 @@ func (s *Service) Apply(ctx context.Context, req ApplyRequest) (*ApplyResult, er
 	if err := checkOptionalText("context", req.Context, maxContextBytes); err != nil {
 		return nil, err
 	}
-	if err := checkOptionalText("session_id", req.SessionID, maxSessionIDBytes); err != nil {
+	if err := memory.CheckLine("session_id", req.SessionID, memory.MaxSessionIDBytes); err != nil {
 		return nil, err
 	}
 	m, err := s.store.GetMemory(ctx, req.MemoryID)
@@ -82,7 +81,7 @@ func (s *Service) Outcome(ctx context.Context, req OutcomeRequest) (*OutcomeResu
 	if err := checkOptionalText("error_msg", req.ErrorMsg, maxErrorMsgBytes); err != nil {
 		return nil, err
 	}
-	if err := checkOptionalText("session_id", req.SessionID, maxSessionIDBytes); err != nil {
+	if err := memory.CheckLine("session_id", req.SessionID, memory.MaxSessionIDBytes); err != nil {
 		return nil, err
 	}
 	delta := memory.SuccessDelta

@@ -39,6 +39,10 @@ type Options struct {
 	Now          func() time.Time // for tests; time.Now when nil
 }
 
+// StaleDays is the configured default of AnalyzeHealth's stale_days
+// (RECALL_STALE_DAYS).
+func (s *Service) StaleDays() int { return s.opts.StaleDays }
+
 // Service carries out the curation operations.
 type Service struct {
 	store    memory.Store

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -55,17 +56,39 @@ const maxQueryEmbedWait = 5 * time.Second
 // loadConfig reads the configuration and builds the logger (stderr only: stdout
 // belongs to the MCP protocol and the hooks' answers).
 func loadConfig(stderr io.Writer) (*config.Config, *slog.Logger, error) {
+	return loadConfigLevel(stderr, nil)
+}
+
+// loadConfigLevel is loadConfig with a level of its own for when
+// RECALL_LOG_LEVEL is unset.
+func loadConfigLevel(stderr io.Writer, unsetLevel *slog.Level) (*config.Config, *slog.Logger, error) {
 	cfg, err := config.Load()
 	if err != nil {
 		return nil, slog.New(slog.NewTextHandler(stderr, nil)), err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.SlogLevel()}))
+	level := cfg.SlogLevel()
+	if _, set := os.LookupEnv("RECALL_LOG_LEVEL"); !set && unsetLevel != nil {
+		level = *unsetLevel
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	return cfg, log, nil
 }
 
-// openApp opens the database and builds the services. Close releases them.
-func openApp(ctx context.Context, stderr io.Writer, mode appMode) (*app, error) {
-	cfg, log, err := loadConfig(stderr)
+// cliLevel is the log level of the human commands: they print what a person
+// needs themselves, so their log says nothing below ERROR unless -v (INFO) or
+// RECALL_LOG_LEVEL asks for it.
+func cliLevel(e *env) *slog.Level {
+	level := slog.LevelError
+	if e.verbose {
+		level = slog.LevelInfo
+	}
+	return &level
+}
+
+// openApp opens the database and builds the services for a human command.
+// Close releases them.
+func openApp(ctx context.Context, e *env, mode appMode) (*app, error) {
+	cfg, log, err := loadConfigLevel(e.stderr, cliLevel(e))
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +105,7 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 	if err != nil {
 		return nil, err
 	}
-	db, err := storage.Open(ctx, cfg.SQLitePath)
+	db, err := storage.OpenWith(ctx, cfg.SQLitePath, storage.Options{SyncNormal: !cfg.SyncFull})
 	if err != nil {
 		return nil, err
 	}

@@ -14,8 +14,9 @@ import (
 )
 
 var callCommand = &command{
-	name: "call",
-	args: "<tool> ['<json arguments>' | -]",
+	quiet: true,
+	name:  "call",
+	args:  "<tool> ['<json arguments>' | -]",
 	summary: "Run one MCP tool and print its JSON result.\n" +
 		"Example:\n" +
 		"  recall call memory_recall_tool '{\"query\": \"caching\", \"n_results\": 3}'\n" +
@@ -50,7 +51,7 @@ func runCall(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 		return usagef("arguments of %s are not valid JSON: want an object such as '{\"query\": \"caching\"}'", tool)
 	}
 
-	a, err := openApp(ctx, e.stderr, modeFull)
+	a, err := openApp(ctx, e, modeFull)
 	if err != nil {
 		return err
 	}

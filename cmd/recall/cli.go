@@ -20,10 +20,12 @@ import (
 // The human commands: the same services as the MCP tools, printed for people.
 
 var storeCommand = &command{
-	name:    "store",
-	args:    "[--type T] [--namespace NS] [--importance X] <content>",
-	summary: "Store a memory (the same content in the same namespace is stored once).",
-	run:     runStore,
+	quiet: true,
+	name:  "store",
+	args:  "[--type T] [--namespace NS] [--importance X] <content | ->",
+	summary: "Store a memory (the same content in the same namespace is stored once).\n" +
+		"With - as the content, the content is read from stdin.",
+	run: runStore,
 }
 
 func runStore(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
@@ -35,14 +37,24 @@ func runStore(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 		return err
 	}
 	content := strings.Join(rest, " ")
+	if content == "-" {
+		b, err := io.ReadAll(io.LimitReader(e.stdin, maxStdinContent+1))
+		if err != nil {
+			return fmt.Errorf("read the content from stdin: %w", err)
+		}
+		if len(b) > maxStdinContent {
+			return fmt.Errorf("content on stdin is over %d bytes", maxStdinContent)
+		}
+		content = string(b)
+	}
 	if strings.TrimSpace(content) == "" {
-		return usagef("missing the content to store")
+		return usagef("missing the content to store (give it as arguments, or - to read stdin)")
 	}
 	req := memory.StoreRequest{Content: content, Type: memory.Type(*typ), Namespace: *ns}
 	if *importance >= 0 {
 		req.Importance = importance
 	}
-	a, err := openApp(ctx, e.stderr, modeFull)
+	a, err := openApp(ctx, e, modeFull)
 	if err != nil {
 		return err
 	}
@@ -56,7 +68,7 @@ func runStore(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 		verb = "already stored"
 	}
 	fmt.Fprintf(e.stdout, "%s %s (%s, %s)\n", verb, res.ID, res.MemoryType, res.Namespace)
-	if res.EmbeddingPending {
+	if res.EmbeddingPending && res.Warning == "" {
 		fmt.Fprintln(e.stdout, "embedding pending: searchable by keywords now, by meaning once Ollama answers (recall serve fills it)")
 	}
 	for _, r := range res.AutoRelationships {
@@ -69,6 +81,7 @@ func runStore(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 }
 
 var searchCommand = &command{
+	quiet:   true,
 	name:    "search",
 	args:    "[-n N] [--namespace NS] [--type T] <query>",
 	summary: "Search memories by meaning and keywords, best first.",
@@ -88,7 +101,7 @@ func runSearch(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 	if strings.TrimSpace(query) == "" {
 		return usagef("missing the query")
 	}
-	a, err := openApp(ctx, e.stderr, modeFull)
+	a, err := openApp(ctx, e, modeFull)
 	if err != nil {
 		return err
 	}
@@ -122,6 +135,7 @@ func runSearch(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 }
 
 var listCommand = &command{
+	quiet:   true,
 	name:    "list",
 	args:    "[--namespace NS] [--type T] [--limit N] [--offset N] [--order-by K] [--asc]",
 	summary: "List memories, newest first.",
@@ -138,7 +152,7 @@ func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
-	a, err := openApp(ctx, e.stderr, modeFull)
+	a, err := openApp(ctx, e, modeFull)
 	if err != nil {
 		return err
 	}
@@ -154,6 +168,10 @@ func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 		fmt.Fprintln(e.stdout, "no memories")
 		return nil
 	}
+	if res.Count == 0 {
+		fmt.Fprintf(e.stdout, "nothing at offset %d: there are %d memories (offsets 0 to %d)\n", res.Offset, res.Total, res.Total-1)
+		return nil
+	}
 	for _, m := range res.Memories {
 		printMemory(e.stdout, m, "")
 	}
@@ -162,8 +180,9 @@ func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 }
 
 var forgetCommand = &command{
-	name: "forget",
-	args: "<id | query> [--yes] [--force] [--namespace NS] [-n N] | --session ID | --before DATE [--yes]",
+	quiet: true,
+	name:  "forget",
+	args:  "<id | query> [--yes] [--force] [--namespace NS] [-n N] | --session ID | --before DATE [--yes]",
 	summary: "Delete a memory by id, or the memories matching a query.\n" +
 		"A query only shows what it would delete until --yes is given; golden rules\n" +
 		"need --force. --session and --before remove captured material instead: the\n" +
@@ -194,7 +213,7 @@ func runForget(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 		return usagef("missing the id or query of what to forget")
 	}
 	byID := memory.LooksLikeID(input)
-	a, err := openApp(ctx, e.stderr, modeFull)
+	a, err := openApp(ctx, e, modeFull)
 	if err != nil {
 		return err
 	}
@@ -237,7 +256,7 @@ func forgetCaptured(ctx context.Context, e *env, session, beforeArg string, yes 
 			return err
 		}
 	}
-	a, err := openApp(ctx, e.stderr, modeFull)
+	a, err := openApp(ctx, e, modeFull)
 	if err != nil {
 		return err
 	}
@@ -276,6 +295,7 @@ func parseDate(s string) (time.Time, error) {
 }
 
 var statsCommand = &command{
+	quiet:   true,
 	name:    "stats",
 	args:    "[--json]",
 	summary: "Show what the database holds.",
@@ -287,7 +307,7 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
-	a, err := openApp(ctx, e.stderr, modeFull)
+	a, err := openApp(ctx, e, modeFull)
 	if err != nil {
 		return err
 	}
@@ -320,8 +340,9 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 }
 
 var reindexCommand = &command{
-	name: "reindex",
-	args: "",
+	quiet: true,
+	name:  "reindex",
+	args:  "",
 	summary: "Embed every memory again with the configured model.\n" +
 		"Run it after changing RECALL_OLLAMA_MODEL, or when doctor reports a mismatched\n" +
 		"embedding space. Progress goes to stderr.",
@@ -332,7 +353,7 @@ func runReindex(ctx context.Context, e *env, fs *flag.FlagSet, args []string) er
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
-	a, err := openApp(ctx, e.stderr, modeFull)
+	a, err := openApp(ctx, e, modeFull)
 	if err != nil {
 		return err
 	}
@@ -353,29 +374,58 @@ func runReindex(ctx context.Context, e *env, fs *flag.FlagSet, args []string) er
 var versionCommand = &command{
 	name:    "version",
 	args:    "",
-	summary: "Print the version.",
+	summary: "Print the version, the module version and VCS revision it was built from, and Go's.",
 	run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 		if _, err := parseFlags(fs, args); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "recall %s (%s, %s/%s)\n", version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+		fmt.Fprintf(e.stdout, "recall %s (%s, %s/%s)\n", version(), buildDetail(), runtime.GOOS, runtime.GOARCH)
 		return nil
 	},
 }
 
+// releaseVersion is the version of this source tree; .claude-plugin/plugin.json
+// carries the same one (a test checks), and a release is tagged v<it>.
+const releaseVersion = "0.1.0"
+
 // buildVersion is set at link time: -ldflags "-X main.buildVersion=v1.2.3".
 var buildVersion string
 
-// version is the link-time version, else the module version, else "dev".
+// version is the link-time version, else the module's tagged version from the
+// build information (go install ...@v0.1.0), else releaseVersion.
 func version() string {
 	if buildVersion != "" {
-		return buildVersion
+		return strings.TrimPrefix(buildVersion, "v")
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	if bi, ok := debug.ReadBuildInfo(); ok && isReleaseTag(bi.Main.Version) {
+		return strings.TrimPrefix(bi.Main.Version, "v")
 	}
-	return "dev"
+	return releaseVersion
 }
+
+// isReleaseTag reports a plain vX.Y.Z: not "(devel)", not a pseudo-version
+// (v0.0.0-20260101000000-abcdef) nor a dirty build.
+func isReleaseTag(v string) bool {
+	return strings.HasPrefix(v, "v") && !strings.ContainsAny(v, "-+")
+}
+
+// buildDetail is the module version and VCS revision of the build, and Go's
+// version.
+func buildDetail() string {
+	parts := []string{}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		parts = append(parts, "module "+bi.Main.Version)
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				parts = append(parts, "revision "+s.Value[:12])
+			}
+		}
+	}
+	return strings.Join(append(parts, runtime.Version()), ", ")
+}
+
+// maxStdinContent bounds what `recall store -` reads.
+const maxStdinContent = 1 << 20
 
 // printMemory prints one memory as a heading line and its content, indented.
 func printMemory(w io.Writer, m *memory.Memory, extra string) {

@@ -19,8 +19,9 @@ var doctorCommand = &command{
 	name: "doctor",
 	args: "",
 	summary: "Check the database, Ollama, the models and the Claude Code wiring.\n" +
-		"Each problem comes with exactly what to run to fix it. Exits 1 when something\n" +
-		"essential is broken (database, Ollama, embedding model).",
+		"Each problem comes with exactly what to run to fix it. Exits 1 only when\n" +
+		"something essential is broken (the configuration or the database); Ollama is\n" +
+		"optional (search falls back to keywords), so its problems are warnings.",
 	run: runDoctor,
 }
 
@@ -72,7 +73,7 @@ func runDoctor(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 
 	switch r.worst {
 	case fail:
-		fmt.Fprintln(e.stdout, "\nSomething essential is broken: run the fixes above.")
+		fmt.Fprintln(e.stdout, "\nSomething essential is broken (marked FAIL): run the fixes above.")
 		return exitError{1}
 	case warn:
 		fmt.Fprintln(e.stdout, "\nRecall works; the warnings above say how to get all of it.")
@@ -135,12 +136,12 @@ func doctorPythonImport(ctx context.Context, r *report, db *storage.DB) {
 func doctorOllama(ctx context.Context, r *report, cfg *config.Config) *embedding.Status {
 	client, err := embedding.New(embedding.Options{Host: cfg.OllamaHost, EmbedModel: cfg.OllamaModel, ChatModel: cfg.OllamaChatModel, Timeout: cfg.OllamaTimeout})
 	if err != nil {
-		r.check(fail, "Ollama: "+err.Error(), "set RECALL_OLLAMA_HOST to a URL such as http://localhost:11434")
+		r.check(warn, "Ollama: "+err.Error(), "set RECALL_OLLAMA_HOST to a URL such as http://localhost:11434")
 		return nil
 	}
 	st, err := client.Check(ctx)
 	if err != nil {
-		r.check(fail, fmt.Sprintf("Ollama: %v (search falls back to keywords)", err),
+		r.check(warn, fmt.Sprintf("Ollama: %v (optional: search falls back to keywords)", err),
 			"ollama serve", "or set RECALL_OLLAMA_HOST to where Ollama runs")
 		return nil
 	}
@@ -148,7 +149,7 @@ func doctorOllama(ctx context.Context, r *report, cfg *config.Config) *embedding
 	if st.EmbedModelPulled {
 		r.check(ok, "embedding model "+st.EmbedModel)
 	} else {
-		r.check(fail, fmt.Sprintf("embedding model %s is not pulled (search falls back to keywords)", st.EmbedModel), "ollama pull "+st.EmbedModel)
+		r.check(warn, fmt.Sprintf("embedding model %s is not pulled (search falls back to keywords)", st.EmbedModel), "ollama pull "+st.EmbedModel)
 	}
 	if st.ChatModelPulled {
 		r.check(ok, "chat model "+st.ChatModel)
@@ -170,7 +171,7 @@ func doctorEmbeddings(ctx context.Context, r *report, cfg *config.Config, db *st
 	case space.Model == "":
 		r.check(ok, "embedding space: no vectors yet; the first one records "+cfg.OllamaModel)
 	case !sameModelName(space.Model, cfg.OllamaModel):
-		r.check(fail, fmt.Sprintf("embedding space: vectors were made by %s (dimension %d) but RECALL_OLLAMA_MODEL is %s; search runs on keywords", space.Model, space.Dimension, cfg.OllamaModel),
+		r.check(warn, fmt.Sprintf("embedding space: vectors were made by %s (dimension %d) but RECALL_OLLAMA_MODEL is %s; search runs on keywords", space.Model, space.Dimension, cfg.OllamaModel),
 			"recall reindex", fmt.Sprintf("or set RECALL_OLLAMA_MODEL=%s", space.Model))
 	default:
 		r.check(ok, fmt.Sprintf("embedding space: %s, dimension %d", space.Model, space.Dimension))
@@ -202,7 +203,7 @@ func sameModelName(a, b string) bool {
 func doctorClaude(r *report) {
 	if _, err := exec.LookPath("recall"); err != nil {
 		r.check(warn, "recall is not on PATH: Claude Code's hooks and .mcp.json run `recall`",
-			"go install -tags sqlite_fts5 github.com/recall-mcp/recall/cmd/recall@latest")
+			"from a clone of the repository: go install -tags sqlite_fts5 ./cmd/recall")
 	}
 	if _, err := exec.LookPath("claude"); err != nil {
 		r.check(warn, "Claude Code (claude) not found on PATH: plugin wiring not checked")

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"fmt"
 	"strings"
 	"time"
 
@@ -32,11 +34,14 @@ var hookCommand = &command{
 
 func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 	rest, err := parseFlags(fs, args)
-	if err != nil {
+	if errors.Is(err, flag.ErrHelp) {
 		return err
 	}
-	if len(rest) != 1 {
-		return usagef("want one hook event: %s", strings.Join(hook.Events, ", "))
+	if err != nil || len(rest) != 1 {
+		// Exit 2 would block Claude Code's session: say what is wrong on
+		// stderr and exit 0, as for every other hook failure.
+		fmt.Fprintf(e.stderr, "recall hook: want exactly one hook event (%s), got %q; nothing done\n", strings.Join(hook.Events, ", "), args)
+		return nil
 	}
 	cfg, log, err := loadConfig(e.stderr)
 	if err != nil {

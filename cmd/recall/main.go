@@ -17,6 +17,8 @@ type command struct {
 	name    string
 	args    string // synopsis of the arguments after the name
 	summary string
+	// quiet commands are for people and scripts: no log below ERROR unless -v.
+	quiet bool
 	// run executes the command with its own flag set (already named and
 	// described) and the arguments after the command name.
 	run func(ctx context.Context, env *env, fs *flag.FlagSet, args []string) error
@@ -28,6 +30,8 @@ type env struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// verbose is the -v flag of the human commands: log INFO to stderr.
+	verbose bool
 }
 
 // usageError is a mistake on the command line: usage is shown, exit code 2.
@@ -85,6 +89,9 @@ func run(ctx context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("recall "+cmd.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // parse errors are reported once, below, with the usage
 	fs.Usage = func() {}
+	if cmd.quiet {
+		fs.BoolVar(&e.verbose, "v", false, "log what recall does to stderr (INFO; RECALL_LOG_LEVEL also sets it)")
+	}
 	err := cmd.run(ctx, e, fs, args)
 	var ue usageError
 	var xe exitError

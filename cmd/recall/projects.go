@@ -11,8 +11,9 @@ import (
 )
 
 var projectsCommand = &command{
-	name: "projects",
-	args: "[--json] | rename <namespace> <new-namespace> | merge <from-namespace> <into-namespace>",
+	quiet: true,
+	name:  "projects",
+	args:  "[--json] | rename <namespace> <new-namespace> | merge <from-namespace> <into-namespace>",
 	summary: "List projects: each namespace with its root directories and memory count.\n" +
 		"A project is its root (the top level of its git repository, every worktree\n" +
 		"included, else the directory); a second root with a name already taken gets a\n" +
@@ -47,7 +48,7 @@ func runProjects(ctx context.Context, e *env, fs *flag.FlagSet, args []string) e
 	default:
 		return usagef("unknown projects command %q: want list, rename or merge", verb)
 	}
-	a, err := openApp(ctx, e.stderr, modeFull)
+	a, err := openApp(ctx, e, modeFull)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -24,7 +25,8 @@ var serveCommand = &command{
 		"Fills missing embeddings and runs curation in the background; on SIGINT or\n" +
 		"SIGTERM it finishes calls in flight and the curation queue, closes the database\n" +
 		"and exits 0.\n" +
-		"RECALL_HTTP_TOKEN set makes HTTP clients send \"Authorization: Bearer <token>\".",
+		"RECALL_HTTP_TOKEN set makes HTTP clients send \"Authorization: Bearer <token>\";\n" +
+		"--allow-remote requires it. Requests from another site's web page (Origin) get 403.",
 	run: runServe,
 }
 
@@ -40,9 +42,17 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 		}
 	}
 
+	cfg, log, err := loadConfig(e.stderr)
+	if err != nil {
+		return err
+	}
+	if *addr != "" && *allowRemote && cfg.HTTPToken == "" {
+		return errors.New("--allow-remote needs RECALL_HTTP_TOKEN: without a token anyone who can reach the port could read and delete every memory; set RECALL_HTTP_TOKEN to a long random value")
+	}
+
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	a, err := openApp(ctx, e.stderr, modeFull)
+	a, err := openAppWith(ctx, cfg, log, modeFull)
 	if err != nil {
 		return err
 	}
@@ -75,7 +85,11 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 	srv := a.mcpServer("") // clients' projects come from their roots
 	if *addr != "" {
 		a.log.Info("serving MCP over Streamable HTTP", "addr", *addr, "database", a.cfg.SQLitePath)
-		err = server.ServeHTTP(ctx, srv, *addr, a.cfg.HTTPToken)
+		err = server.ServeHTTP(ctx, srv, *addr, server.HTTPOptions{
+			Token:       a.cfg.HTTPToken,
+			SessionIdle: a.cfg.HTTPSessionIdle,
+			MaxSessions: a.cfg.HTTPMaxSessions,
+		})
 	} else {
 		a.log.Debug("serving MCP on stdio", "database", a.cfg.SQLitePath)
 		err = server.ServeStdio(ctx, srv)

@@ -16,8 +16,9 @@ import (
 )
 
 var exportCommand = &command{
-	name: "export",
-	args: "[-o FILE] [--format jsonl|memory-jsonl] [--markdown DIR]",
+	quiet: true,
+	name:  "export",
+	args:  "[-o FILE] [--format jsonl|memory-jsonl] [--markdown DIR]",
 	summary: "Write everything out: memories, edges, validation events, file activity, projects.\n" +
 		"jsonl (default) is Recall's lossless, versioned format, one record a line, which\n" +
 		"`recall import` reads back. memory-jsonl is the MCP memory server's memory.jsonl.\n" +
@@ -36,7 +37,7 @@ func runExport(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 	if *format != "jsonl" && *format != "memory-jsonl" {
 		return usagef("--format %q: want jsonl or memory-jsonl", *format)
 	}
-	a, err := openApp(ctx, e.stderr, modeFull)
+	a, err := openApp(ctx, e, modeFull)
 	if err != nil {
 		return err
 	}
@@ -84,8 +85,9 @@ func writeTo(path string, stdout io.Writer, write func(io.Writer) error) error {
 }
 
 var importCommand = &command{
-	name: "import",
-	args: "[--namespace NS] <file | ->",
+	quiet: true,
+	name:  "import",
+	args:  "[--namespace NS] <file | ->",
 	summary: "Read memories in: a `recall export` (jsonl) or the MCP memory server's memory.jsonl,\n" +
 		"told apart by the first line. Every line is checked; bad lines are reported by\n" +
 		"number and left out, the good ones are written in one transaction (all or none).\n" +
@@ -112,7 +114,7 @@ func runImport(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 		defer f.Close()
 		in = f
 	}
-	a, err := openApp(ctx, e.stderr, modeFull)
+	a, err := openApp(ctx, e, modeFull)
 	if err != nil {
 		return err
 	}

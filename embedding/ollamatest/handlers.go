@@ -222,6 +222,8 @@ func (s *Server) handleShow(w http.ResponseWriter, r *http.Request) {
 	}
 	name := req.Model
 	if name == "" {
+		// Ollama still reads the old field, so the fake does too.
+		//lint:ignore SA1019 older clients send "name"
 		name = req.Name
 	}
 	if name == "" {

@@ -1,0 +1,113 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// shutdownGrace bounds how long HTTP shutdown waits for open requests.
+const shutdownGrace = 10 * time.Second
+
+// HTTPOptions configure the Streamable HTTP transport. Zero values take the
+// defaults below.
+type HTTPOptions struct {
+	// Token, when not empty, is required from every client as
+	// "Authorization: Bearer <token>".
+	Token string
+	// SessionIdle closes a session no request has used for this long.
+	SessionIdle time.Duration
+	// MaxSessions caps open sessions; a new session beyond it closes the one
+	// unused the longest, so abandoned sessions cannot pile up.
+	MaxSessions int
+	// HeaderTimeout bounds reading a request's headers, BodyTimeout its body,
+	// IdleTimeout a kept-alive connection waiting for its next request: a
+	// client sending slowly cannot hold a connection forever.
+	HeaderTimeout, BodyTimeout, IdleTimeout time.Duration
+}
+
+const (
+	defaultSessionIdle   = 30 * time.Minute
+	defaultMaxSessions   = 1000
+	defaultHeaderTimeout = 10 * time.Second
+	defaultBodyTimeout   = 30 * time.Second
+	defaultIdleTimeout   = 2 * time.Minute
+	maxBodyBytes         = mcp.DefaultMaxRequestBodyBytes
+)
+
+func (o HTTPOptions) withDefaults() HTTPOptions {
+	set := func(d *time.Duration, def time.Duration) {
+		if *d <= 0 {
+			*d = def
+		}
+	}
+	set(&o.SessionIdle, defaultSessionIdle)
+	set(&o.HeaderTimeout, defaultHeaderTimeout)
+	set(&o.BodyTimeout, defaultBodyTimeout)
+	set(&o.IdleTimeout, defaultIdleTimeout)
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = defaultMaxSessions
+	}
+	return o
+}
+
+// ServeHTTP serves MCP over Streamable HTTP at addr until ctx is done, then
+// shuts down gracefully.
+func ServeHTTP(ctx context.Context, srv *mcp.Server, addr string, opts HTTPOptions) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	return serveListener(ctx, srv, ln, opts)
+}
+
+// httpHandler is the SDK's Streamable HTTP handler behind our checks, outermost
+// first: body deadline, Origin, bearer token, session gate.
+func httpHandler(srv *mcp.Server, opts HTTPOptions) http.Handler {
+	opts = opts.withDefaults()
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+		SessionTimeout:      opts.SessionIdle,
+		MaxRequestBodyBytes: maxBodyBytes,
+	})
+	h = newSessionGate(srv, opts.MaxSessions, h)
+	if opts.Token != "" {
+		h = requireBearer(opts.Token, h)
+	}
+	h = checkOrigin(h)
+	return bodyDeadline(opts.BodyTimeout, h)
+}
+
+func serveListener(ctx context.Context, srv *mcp.Server, ln net.Listener, opts HTTPOptions) error {
+	opts = opts.withDefaults()
+	hs := &http.Server{
+		Handler:           httpHandler(srv, opts),
+		ReadHeaderTimeout: opts.HeaderTimeout,
+		IdleTimeout:       opts.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		// No ReadTimeout or WriteTimeout: they would also cut event streams and
+		// long tool calls. bodyDeadline bounds the body alone.
+	}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve HTTP on %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	defer cancel()
+	if err := hs.Shutdown(shutdownCtx); err != nil {
+		// Long-lived event streams keep connections busy; cut them.
+		hs.Close()
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve HTTP on %s: %w", ln.Addr(), err)
+	}
+	return nil
+}
