@@ -28,9 +28,9 @@ var (
 	// caller's deadline.
 	ErrTimeout = errors.New("ollama timed out")
 	// ErrBadReply: the chat model answered, but not with JSON that fits the
-	// requested shape. It does not wrap memory.ErrUnavailable: asking again later
-	// is unlikely to help, the judgment simply failed.
-	ErrBadReply = errors.New("model reply does not parse")
+	// requested shape. It is memory.ErrBadReply and does not wrap
+	// memory.ErrUnavailable: asking again gets the same reply, the judgment failed.
+	ErrBadReply = memory.ErrBadReply
 )
 
 // Error is a failed call to Ollama: a message that says what to do, the kind

@@ -90,6 +90,21 @@ func (s *Service) embedDocument(ctx context.Context, content string) ([]float32,
 	return vecs[0], nil
 }
 
+// EmbedMemory embeds a stored memory that has no vector yet and stores the
+// vector, for curation that needs it before the background fill gets to it.
+// It fails as embedDocument does; a memory deleted meanwhile is ErrNotFound.
+func (s *Service) EmbedMemory(ctx context.Context, m *Memory) ([]float32, error) {
+	vec, err := s.embedDocument(ctx, m.Content)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.SetEmbedding(ctx, m.ID, vec); err != nil {
+		return nil, err
+	}
+	m.EmbeddingPending = false
+	return vec, nil
+}
+
 // embedQuery embeds a search query, or says why vectors cannot be used.
 // searchable is false when the store holds no vectors yet.
 func (s *Service) embedQuery(ctx context.Context, query string) (vec []float32, searchable bool, err error) {

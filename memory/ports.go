@@ -76,15 +76,26 @@ type Store interface {
 	// RecentFiles aggregates activity per file since a time, most recent first.
 	RecentFiles(ctx context.Context, projectRoot string, since time.Time, limit int) ([]FileSummary, error)
 
-	// EnqueueJob records pending curation work for a memory, so a restart
-	// resumes it; the same (memory, kind) pending twice is one job.
+	// EnqueueJob records pending work of a kind for a memory (curation, say), so a
+	// restart resumes it; the same (memory, kind) pending twice is one job.
 	EnqueueJob(ctx context.Context, memoryID, kind string) (int64, error)
-	// ClaimJobs leases up to limit pending jobs, oldest first; a job whose lease
-	// ran out (its process died) can be claimed again.
+	// ClaimJobs leases up to limit jobs that are due, fresh jobs first and then
+	// retried ones by the time they became due; a job whose lease ran out (its
+	// process died) can be claimed again.
 	ClaimJobs(ctx context.Context, limit int, lease time.Duration) ([]Job, error)
-	// FinishJob removes a done job, or records its error and releases it for a
-	// retry (retry true) or drops it for good.
-	FinishJob(ctx context.Context, id int64, errMsg string, retry bool) error
+	// FinishJob removes a job that is done (or can never be done).
+	FinishJob(ctx context.Context, id int64) error
+	// RetryJob records why a job failed and releases it, due again at at. A job
+	// is never dropped for a passing failure; it waits, behind the others.
+	RetryJob(ctx context.Context, id int64, errMsg string, at time.Time) error
+
+	// RecordModelHealth records the outcome of a call to a model role ("chat",
+	// "embed"): errMsg empty for a success, else what went wrong and what to
+	// check. Failures in a row are counted; a success resets them.
+	RecordModelHealth(ctx context.Context, role, errMsg string, at time.Time) error
+
+	// Embedding returns the stored vector of a memory, or nil when it has none.
+	Embedding(ctx context.Context, id string) ([]float32, error)
 
 	// UpsertSession records a Claude Code session's start or end.
 	UpsertSession(ctx context.Context, s *Session) error
@@ -95,14 +106,24 @@ type Store interface {
 	Close() error
 }
 
-// Job is pending curation work (relationship inference, contradiction check).
+// Job is pending work recorded in the database (relationship inference after a
+// store, for one): its kind says which worker runs it.
 type Job struct {
 	ID        int64     `json:"id"`
 	MemoryID  string    `json:"memory_id"`
 	Kind      string    `json:"kind"`
-	Attempts  int       `json:"attempts"`
+	Attempts  int       `json:"attempts"` // claims so far, the current one included
 	LastError string    `json:"last_error,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
+}
+
+// ModelHealth is how a model role fared lately (see Store.RecordModelHealth).
+type ModelHealth struct {
+	Role         string    `json:"role"`
+	Failures     int       `json:"failures_in_a_row"`
+	LastError    string    `json:"last_error,omitempty"`
+	FailingSince time.Time `json:"failing_since,omitzero"`
+	UpdatedAt    time.Time `json:"updated_at"`
 }
 
 // Session is one Claude Code session seen through its hooks.
@@ -125,10 +146,17 @@ type Stats struct {
 	FileActivity      int            `json:"file_activity"`
 	PendingEmbeddings int            `json:"pending_embeddings"`
 	PendingJobs       int            `json:"pending_jobs"`
-	EmbeddingModel    string         `json:"embedding_model"`
-	EmbeddingDim      int            `json:"embedding_dimension"`
-	SchemaVersion     int            `json:"schema_version"`
-	FileBytes         int64          `json:"file_bytes"`
+	// RetryingJobs are pending jobs that failed before and wait for their next
+	// attempt; OldestJobAt is when the oldest pending job was queued.
+	RetryingJobs int       `json:"retrying_jobs"`
+	OldestJobAt  time.Time `json:"oldest_job_at,omitzero"`
+	LastJobError string    `json:"last_job_error,omitempty"`
+	// ModelHealth lists the model roles that failed lately (none when all is well).
+	ModelHealth    []ModelHealth `json:"model_health,omitempty"`
+	EmbeddingModel string        `json:"embedding_model"`
+	EmbeddingDim   int           `json:"embedding_dimension"`
+	SchemaVersion  int           `json:"schema_version"`
+	FileBytes      int64         `json:"file_bytes"`
 }
 
 // Filter narrows searches, lists and counts. Zero values mean "any".

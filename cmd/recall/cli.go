@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/recall-mcp/recall/memory"
 )
@@ -254,8 +255,40 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 		model = "none yet"
 	}
 	fmt.Fprintf(w, "embeddings:         %s (dimension %d), %d pending\n", model, st.EmbeddingDim, st.PendingEmbeddings)
-	fmt.Fprintf(w, "curation jobs:      %d pending\n", st.PendingJobs)
+	fmt.Fprintf(w, "curation jobs:      %s\n", jobBacklog(st, time.Now()))
+	if st.LastJobError != "" {
+		fmt.Fprintf(w, "  last job failure: %s\n", st.LastJobError)
+	}
+	for _, h := range st.ModelHealth {
+		fmt.Fprintf(w, "%-20s%s\n", h.Role+" model:", modelFailing(h, time.Now()))
+	}
 	return nil
+}
+
+// jobBacklog describes the queue: how many jobs, how many wait for a retry, and
+// the age of the oldest.
+func jobBacklog(st *memory.Stats, now time.Time) string {
+	if st.PendingJobs == 0 {
+		return "none pending"
+	}
+	out := fmt.Sprintf("%d pending", st.PendingJobs)
+	if st.RetryingJobs > 0 {
+		out += fmt.Sprintf(" (%d waiting to retry)", st.RetryingJobs)
+	}
+	return out + ", oldest queued " + age(now.Sub(st.OldestJobAt)) + " ago"
+}
+
+// modelFailing says how long a model role has been failing, and why.
+func modelFailing(h memory.ModelHealth, now time.Time) string {
+	return fmt.Sprintf("failing, %d calls in a row for %s: %s", h.Failures, age(now.Sub(h.FailingSince)), h.LastError)
+}
+
+// age prints a duration to the second, or to the minute past an hour.
+func age(d time.Duration) string {
+	if d >= time.Hour {
+		return d.Round(time.Minute).String()
+	}
+	return max(d, 0).Round(time.Second).String()
 }
 
 var reindexCommand = &command{

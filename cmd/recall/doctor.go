@@ -9,9 +9,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/embedding"
+	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
 )
 
@@ -154,7 +156,11 @@ func doctorEmbeddings(ctx context.Context, r *report, cfg *config.Config, db *st
 		r.check(ok, fmt.Sprintf("embedding space: %s, dimension %d", space.Model, space.Dimension))
 	}
 	st, err := db.Stats(ctx)
-	if err != nil || st.PendingEmbeddings == 0 {
+	if err != nil {
+		return
+	}
+	doctorQueue(r, st)
+	if st.PendingEmbeddings == 0 {
 		return
 	}
 	fix := "recall serve fills them at start-up; or run: recall reindex"
@@ -162,6 +168,23 @@ func doctorEmbeddings(ctx context.Context, r *report, cfg *config.Config, db *st
 		fix = "fix Ollama first (above); then " + fix
 	}
 	r.check(warn, fmt.Sprintf("%d memories wait for an embedding (found by keywords only meanwhile)", st.PendingEmbeddings), fix)
+}
+
+// doctorQueue reports the curation backlog and model roles that keep failing.
+func doctorQueue(r *report, st *memory.Stats) {
+	now := time.Now()
+	for _, h := range st.ModelHealth {
+		r.check(warn, fmt.Sprintf("%s model %s", h.Role, modelFailing(h, now)))
+	}
+	switch {
+	case st.PendingJobs == 0:
+		r.check(ok, "curation queue: empty")
+	case st.RetryingJobs > 0:
+		r.check(warn, "curation queue: "+jobBacklog(st, now)+"; last failure: "+st.LastJobError,
+			"recall serve retries them, waiting up to an hour between attempts; fix the failure above to let them finish")
+	default:
+		r.check(ok, "curation queue: "+jobBacklog(st, now)+" (recall serve works through them)")
+	}
 }
 
 // sameModelName compares model names as Ollama does: no tag means ":latest".

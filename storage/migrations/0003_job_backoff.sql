@@ -1,0 +1,19 @@
+-- Curation jobs that failed for a passing reason (Ollama down, a timeout, a
+-- model not pulled yet) wait until run_after before they are claimed again, so
+-- a failing job goes behind the others instead of holding up the queue. '' means
+-- due at once. Jobs are never dropped for such failures: they stay until done
+-- or until their memory is deleted.
+ALTER TABLE curation_jobs ADD COLUMN run_after TEXT NOT NULL DEFAULT '';
+
+CREATE INDEX curation_jobs_due ON curation_jobs (run_after, created_at);
+
+-- How each model role ('chat', 'embed') fared lately, shared by every process, so
+-- that `recall stats` and `recall doctor` can say once why judgments keep failing
+-- instead of every job logging the same failure.
+CREATE TABLE model_health (
+    role          TEXT PRIMARY KEY,
+    failures      INTEGER NOT NULL DEFAULT 0, -- failures in a row; 0 once a call succeeds
+    last_error    TEXT NOT NULL DEFAULT '',   -- what went wrong and what to check
+    failing_since TEXT NOT NULL DEFAULT '',
+    updated_at    TEXT NOT NULL
+) STRICT;

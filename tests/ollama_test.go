@@ -1,0 +1,129 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/recall-mcp/recall/embedding/ollamatest"
+)
+
+// environ is the environment of a recall process for this cliEnv: the
+// machine's variables without RECALL_* and OLLAMA_*, then the env's own.
+func (c *cliEnv) environ() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if _, overridden := c.vars[name]; !overridden && !strings.HasPrefix(name, "RECALL_") && !strings.HasPrefix(name, "OLLAMA_") {
+			env = append(env, kv)
+		}
+	}
+	for k, v := range c.vars {
+		env = append(env, k+"="+v)
+	}
+	return env
+}
+
+// serve starts `recall serve` on stdio over this env's database and Ollama, and
+// ends it (SIGTERM, as a client closing) when the test ends.
+func (c *cliEnv) serve() *mcp.ClientSession {
+	c.t.Helper()
+	cmd := exec.Command(recallBin, "serve")
+	cmd.Env = c.environ()
+	cmd.Stderr = stderrFile(c.t)
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		c.t.Fatalf("start recall serve: %v", err)
+	}
+	c.t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// stats runs `recall stats --json`.
+func (c *cliEnv) stats() map[string]any {
+	c.t.Helper()
+	var st map[string]any
+	if err := json.Unmarshal([]byte(c.ok("stats", "--json")), &st); err != nil {
+		c.t.Fatalf("stats --json: %v", err)
+	}
+	return st
+}
+
+// waitFor polls until cond holds; the deadline only keeps a broken build from
+// hanging the suite, it measures nothing.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting: %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A chat model whose replies never parse: the server's queue still empties,
+// each memory costs at most three chat calls, and stats and doctor say why
+// judgments fail, in one line.
+func TestServeWithBadChatModelEmptiesTheQueue(t *testing.T) {
+	c := newCLIEnv(t)
+	c.ollama.SetChat(ollamatest.Ramble)
+	cs := c.serve()
+	const n = 6
+	for i := range n {
+		ok(t, cs, "memory_store_tool", map[string]any{
+			"content":     fmt.Sprintf("integration tests run against a disposable postgres container, case %d", i),
+			"memory_type": "pattern",
+		})
+	}
+	waitFor(t, "the curation queue to empty", func() bool { return c.stats()["pending_jobs"] == float64(0) })
+
+	counts := c.ollama.Counts()
+	if counts.ChatCalls == 0 || counts.ChatCalls > 3*n {
+		t.Errorf("%d chat calls for %d memories, want 1 to %d", counts.ChatCalls, n, 3*n)
+	}
+	if counts.EmbedInputs > n {
+		t.Errorf("%d texts embedded for %d memories, want at most one each", counts.EmbedInputs, n)
+	}
+	out := c.ok("stats")
+	want := "the chat model's replies do not parse: check RECALL_OLLAMA_CHAT_MODEL"
+	if strings.Count(out, want) != 1 {
+		t.Errorf("stats should say once why judgments fail:\n%s", out)
+	}
+	r := c.run("", "doctor")
+	if strings.Count(r.stdout, want) != 1 || !strings.Contains(r.stdout, "curation queue: empty") {
+		t.Errorf("doctor should say once why judgments fail, and that the queue is empty:\n%s", r.stdout)
+	}
+}
+
+// With Ollama failing, a memory stored meanwhile keeps its curation job: stats
+// and doctor show the backlog, its oldest age and the last failure. (The first
+// memory's job is done at once: no other memory has a vector to compare with.)
+func TestStatsAndDoctorShowTheBacklogWhileOllamaFails(t *testing.T) {
+	c := newCLIEnv(t)
+	c.store("Deployments go out on Tuesdays and Thursdays only", "--type", "decision")
+	c.ollama.SetFailure("", 503, "server overloaded")
+	cs := c.serve()
+	ok(t, cs, "memory_store_tool", map[string]any{"content": "Deployments go out on Tuesdays only", "memory_type": "decision"})
+	waitFor(t, "the jobs to be tried", func() bool { return c.stats()["retrying_jobs"] == float64(1) })
+
+	st := c.stats()
+	if st["pending_jobs"] != float64(1) || st["oldest_job_at"] == nil || !strings.Contains(fmt.Sprint(st["last_job_error"]), "server overloaded") {
+		t.Errorf("stats --json: %v", st)
+	}
+	if out := c.ok("stats"); !strings.Contains(out, "1 pending (1 waiting to retry), oldest queued") {
+		t.Errorf("stats should show the backlog:\n%s", out)
+	}
+	r := c.run("", "doctor")
+	if !strings.Contains(r.stdout, "curation queue: 1 pending (1 waiting to retry), oldest queued") || !strings.Contains(r.stdout, "server overloaded") {
+		t.Errorf("doctor should show the backlog and the failure:\n%s", r.stdout)
+	}
+}
