@@ -42,6 +42,7 @@ func TestDefaults(t *testing.T) {
 		OllamaModel:            "mxbai-embed-large",
 		OllamaChatModel:        "llama3.2",
 		OllamaTimeout:          30 * time.Second,
+		StoreEmbedTimeout:      5 * time.Second,
 		LogLevel:               "INFO",
 		DefaultNamespace:       "global",
 		DefaultImportance:      0.5,
@@ -83,6 +84,7 @@ var overrides = []struct {
 	{"RECALL_CONTRADICTION_THRESHOLD", "1", func(c *config.Config) bool { return c.ContradictionThreshold == 1 }},
 	{"RECALL_STALE_DAYS", "1", func(c *config.Config) bool { return c.StaleDays == 1 }},
 	{"RECALL_HTTP_TOKEN", "s3cret", func(c *config.Config) bool { return c.HTTPToken == "s3cret" }},
+	{"RECALL_STORE_EMBED_TIMEOUT", "2s", func(c *config.Config) bool { return c.StoreEmbedTimeout == 2*time.Second }},
 	{"RECALL_HOOK_TIMEOUT", "750ms", func(c *config.Config) bool { return c.HookTimeout == 750*time.Millisecond }},
 }
 

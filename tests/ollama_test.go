@@ -127,3 +127,22 @@ func TestStatsAndDoctorShowTheBacklogWhileOllamaFails(t *testing.T) {
 		t.Errorf("doctor should show the backlog and the failure:\n%s", r.stdout)
 	}
 }
+
+// A memory stored while Ollama fails gets its vector from the running server
+// once Ollama answers again, without a restart.
+func TestServeFillsPendingVectorsOnceOllamaAnswers(t *testing.T) {
+	c := newCLIEnv(t)
+	c.vars["RECALL_CURATION"] = "off" // only the background fill may embed it
+	cs := c.serve()
+	c.ollama.SetFailure("/api/embed", 500, "llama runner process has terminated")
+	res := ok(t, cs, "memory_store_tool", map[string]any{"content": "Schema changes ship behind a migration flag", "memory_type": "decision"})
+	if res["embedding_pending"] != true {
+		t.Fatalf("store with embed failing: %v", res)
+	}
+	c.ollama.SetFailure("/api/embed", 0, "")
+	waitFor(t, "the running server to fill the vector", func() bool { return c.stats()["pending_embeddings"] == float64(0) })
+	found := ok(t, cs, "memory_recall_tool", map[string]any{"query": "migration flag for schema changes"})
+	if found["search_mode"] != "hybrid" || found["degraded"] == true {
+		t.Errorf("recall after the fill: %v", found)
+	}
+}

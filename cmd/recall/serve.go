@@ -51,17 +51,9 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 	// what was accepted (a queued curation job, an embedding batch) finishes.
 	work := context.WithoutCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		fillCtx, cancel := context.WithCancel(work)
-		defer cancel()
-		go func() { <-ctx.Done(); cancel() }() // pending vectors can wait for the next start
-		n, err := a.mem.FillPendingEmbeddings(fillCtx)
-		if err != nil {
-			a.log.Warn("pending embeddings not filled", "err", err)
-		} else if n > 0 {
-			a.log.Info("filled pending embeddings", "count", n)
-		}
-	})
+	// Pending vectors are filled while the server runs (they can wait for the
+	// next start once a signal came).
+	wg.Go(func() { a.mem.FillInBackground(ctx) })
 	a.cur.Start(work)
 
 	srv := a.mcpServer()
