@@ -26,8 +26,8 @@ type Options struct {
 	FillRetry    time.Duration
 	FillRetryMax time.Duration
 	FillPoll     time.Duration
-	Logger            *slog.Logger
-	Now               func() time.Time // for tests; time.Now when nil
+	Logger       *slog.Logger
+	Now          func() time.Time // for tests; time.Now when nil
 }
 
 // Service carries out every memory operation over a Store, an Embedder and,
