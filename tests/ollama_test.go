@@ -146,3 +146,53 @@ func TestServeFillsPendingVectorsOnceOllamaAnswers(t *testing.T) {
 		t.Errorf("recall after the fill: %v", found)
 	}
 }
+
+// Doctor judges models by what Ollama says they can do, not by their names.
+func TestDoctorChecksWhatEachModelCanDo(t *testing.T) {
+	c := newCLIEnv(t)
+	c.vars["RECALL_OLLAMA_CHAT_MODEL"] = ollamatest.DefaultEmbedModel
+	r := c.run("", "doctor")
+	if r.code != 1 || strings.Contains(r.stdout, "[ok  ] chat model") ||
+		!strings.Contains(r.stdout, "chat model mxbai-embed-large cannot chat") ||
+		!strings.Contains(r.stdout, "fix: set RECALL_OLLAMA_CHAT_MODEL to a chat model such as llama3.2") {
+		t.Errorf("doctor with an embedding model as chat model: code %d\n%s", r.code, r.stdout)
+	}
+
+	c = newCLIEnv(t)
+	c.vars["RECALL_OLLAMA_MODEL"] = ollamatest.DefaultChatModel
+	r = c.run("", "doctor")
+	if r.code != 1 || !strings.Contains(r.stdout, "embedding model llama3.2 cannot embed") ||
+		!strings.Contains(r.stdout, "fix: set RECALL_OLLAMA_MODEL to an embedding model such as mxbai-embed-large") {
+		t.Errorf("doctor with a chat model as embedding model: code %d\n%s", r.code, r.stdout)
+	}
+	// A store keeps the memory, pending, and never records the chat model as
+	// the embedding space.
+	c.store("Tabs, not spaces, in Makefiles", "--type", "preference")
+	if st := c.stats(); st["embedding_model"] != "" || st["pending_embeddings"] != float64(1) {
+		t.Errorf("after a store with a chat model as embedding model: %v", st)
+	}
+}
+
+// recall serve says at start, once, when a model cannot do its job.
+func TestServeWarnsAtStartAboutAModelThatCannotChat(t *testing.T) {
+	c := newCLIEnv(t)
+	c.vars["RECALL_OLLAMA_CHAT_MODEL"] = ollamatest.DefaultEmbedModel
+	log, err := os.CreateTemp(t.TempDir(), "serve-*.log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(recallBin, "serve")
+	cmd.Env = c.environ()
+	cmd.Stderr = log
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func() string { b, _ := os.ReadFile(log.Name()); return string(b) }
+	waitFor(t, "the warning", func() bool { return strings.Contains(read(), "cannot chat") })
+	cs.Close()
+	if n := strings.Count(read(), "chat model mxbai-embed-large cannot chat"); n != 1 {
+		t.Errorf("warned %d times, want once:\n%s", n, read())
+	}
+}

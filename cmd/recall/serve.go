@@ -54,6 +54,7 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 	// Pending vectors are filled while the server runs (they can wait for the
 	// next start once a signal came).
 	wg.Go(func() { a.mem.FillInBackground(ctx) })
+	wg.Go(func() { a.warnAboutModels(ctx) })
 	a.cur.Start(work)
 
 	srv := a.mcpServer()
@@ -79,6 +80,20 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 		return err
 	}
 	return nil
+}
+
+// warnAboutModels says once, at start, what is wrong with the configured
+// models (not pulled, or unable to do their job), so a misconfiguration shows
+// before every judgment fails. Ollama not running is left to the calls that
+// need it: they say so themselves.
+func (a *app) warnAboutModels(ctx context.Context) {
+	st, err := a.ollama.Check(ctx)
+	if err != nil {
+		return
+	}
+	for _, p := range modelProblems(st) {
+		a.log.Warn(p.what, "fix", p.fix)
+	}
 }
 
 // checkLoopback refuses an address that other machines could reach.

@@ -64,6 +64,10 @@ type Server struct {
 	counts   Counts
 	inputs   []string
 	chats    []api.ChatRequest
+
+	contextLength int            // tokens an embedding model reads (DefaultContextLength)
+	tokenDelay    time.Duration  // time per input token of /api/embed
+	drops         map[string]int // by path: how many next requests lose their connection
 }
 
 type failure struct {
@@ -88,6 +92,10 @@ func WithModels(names ...string) Option {
 	}
 }
 
+// WithContextLength sets the context of the embedding models in tokens
+// (default [DefaultContextLength]); see [Server.Tokens].
+func WithContextLength(n int) Option { return func(s *Server) { s.contextLength = n } }
+
 // WithVersion sets the version /api/version reports (default [DefaultVersion]).
 func WithVersion(v string) Option { return func(s *Server) { s.version = v } }
 
@@ -104,6 +112,9 @@ func New(t testing.TB, opts ...Option) *Server {
 		version:  DefaultVersion,
 		models:   []string{fullName(DefaultEmbedModel), fullName(DefaultChatModel)},
 		failures: map[string]failure{},
+		drops:    map[string]int{},
+
+		contextLength: DefaultContextLength,
 	}
 	for _, opt := range opts {
 		opt(s)
@@ -163,6 +174,24 @@ func (s *Server) SetFailure(path string, status int, message string) {
 		return
 	}
 	s.failures[path] = failure{status: status, message: message}
+}
+
+// SetTokenDelay makes /api/embed take d per input token (after truncation),
+// as a model on a CPU does: a long text takes long. The wait ends early when
+// the client gives up.
+func (s *Server) SetTokenDelay(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokenDelay = d
+}
+
+// DropConnections makes the next n requests to path ("" for any path) lose
+// their connection before any answer, as when Ollama crashes or restarts
+// mid-request.
+func (s *Server) DropConnections(path string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.drops[path] = n
 }
 
 // AddModel makes a model present (pulled).
@@ -241,6 +270,35 @@ func (s *Server) wait(r *http.Request) bool {
 	s.mu.Lock()
 	d := s.delay
 	s.mu.Unlock()
+	if d <= 0 {
+		return true
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-r.Context().Done():
+	case <-s.closing:
+	}
+	return false
+}
+
+// takeDrop reports whether this request's connection is to be dropped.
+func (s *Server) takeDrop(path string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range []string{path, ""} {
+		if s.drops[p] > 0 {
+			s.drops[p]--
+			return true
+		}
+	}
+	return false
+}
+
+// sleep waits d unless the request is cancelled or the server closes first.
+func (s *Server) sleep(r *http.Request, d time.Duration) bool {
 	if d <= 0 {
 		return true
 	}
