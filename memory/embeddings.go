@@ -152,6 +152,7 @@ func (s *Service) fillPending(ctx context.Context) (int, error) {
 	}
 	filled := 0
 	seen := map[string]bool{}
+	sizer := newBatchSizer()
 	for {
 		if err := ctx.Err(); err != nil {
 			return filled, err
@@ -164,30 +165,37 @@ func (s *Service) fillPending(ctx context.Context) (int, error) {
 		if len(batch) == 0 {
 			return filled, nil
 		}
-		texts := make([]string, len(batch))
-		for i, m := range batch {
-			texts[i] = m.Content
-		}
-		vecs, err := s.embedder.EmbedDocuments(ctx, texts)
+		err = s.embedInBatches(ctx, contents(batch), sizer, func(first int, vecs [][]float32) error {
+			for j, vec := range vecs {
+				m := batch[first+j]
+				if space, err = s.fitSpace(ctx, space, len(vec)); err != nil {
+					return err
+				}
+				if err := s.store.SetEmbedding(ctx, m.ID, vec); err != nil {
+					if errors.Is(err, ErrNotFound) {
+						continue // deleted meanwhile
+					}
+					return fmt.Errorf("storing the vector of %s: %w", m.ID, err)
+				}
+				filled++
+			}
+			return nil
+		}, func(i int, err error) {
+			s.log().Warn("embedding one memory timed out; it stays pending", "memory_id", batch[i].ID, "err", err)
+		})
 		if err != nil {
 			return filled, err
 		}
-		if len(vecs) != len(texts) {
-			return filled, fmt.Errorf("the embedding model %s returned %d vectors for %d texts: %w", s.embedder.Model(), len(vecs), len(texts), ErrUnavailable)
-		}
-		for i, m := range batch {
-			if space, err = s.fitSpace(ctx, space, len(vecs[i])); err != nil {
-				return filled, err
-			}
-			if err := s.store.SetEmbedding(ctx, m.ID, vecs[i]); err != nil {
-				if errors.Is(err, ErrNotFound) {
-					continue // deleted meanwhile
-				}
-				return filled, fmt.Errorf("storing the vector of %s: %w", m.ID, err)
-			}
-			filled++
-		}
 	}
+}
+
+// contents lists the memories' texts.
+func contents(ms []*Memory) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Content
+	}
+	return out
 }
 
 // unseen drops memories already handled in this run and marks the rest seen, so
@@ -201,29 +209,4 @@ func unseen(batch []*Memory, seen map[string]bool) []*Memory {
 		}
 	}
 	return out
-}
-
-// Reindex drops every vector and embeds all memories again with the configured
-// model (after a model change). It returns how many memories it embedded; if
-// the embedder fails midway the rest stay pending and the error says so.
-func (s *Service) Reindex(ctx context.Context) (int, error) {
-	if s.embedder == nil {
-		return 0, fmt.Errorf("reindex needs an embedding model and none is configured: %w", ErrUnavailable)
-	}
-	probe, err := s.embedder.EmbedDocuments(ctx, []string{"embedding dimension probe"})
-	if err != nil {
-		return 0, fmt.Errorf("reindex: %w", err)
-	}
-	if len(probe) != 1 || len(probe[0]) == 0 {
-		return 0, fmt.Errorf("reindex: the embedding model %s returned no vector: %w", s.embedder.Model(), ErrUnavailable)
-	}
-	space := EmbeddingSpace{Model: s.embedder.Model(), Dimension: len(probe[0])}
-	if err := s.store.ResetEmbeddings(ctx, space); err != nil {
-		return 0, fmt.Errorf("reindex: %w", err)
-	}
-	n, err := s.fillPending(ctx)
-	if err != nil {
-		return n, fmt.Errorf("reindex embedded %d memories, the rest stay pending: %w", n, err)
-	}
-	return n, nil
 }

@@ -54,8 +54,20 @@ type Store interface {
 	// of two processes claiming at once, one wins) and returns the space in force.
 	ClaimEmbeddingSpace(ctx context.Context, space EmbeddingSpace) (EmbeddingSpace, error)
 	// ResetEmbeddings drops every vector, records the new space and marks every
-	// memory pending, so `recall reindex` can embed them again.
+	// memory pending.
 	ResetEmbeddings(ctx context.Context, space EmbeddingSpace) error
+
+	// A reindex stages new vectors beside the old ones, which stay searchable,
+	// and swaps them in when every memory has one. BeginReindex records the
+	// target space and returns how many memories an earlier, interrupted run
+	// already staged (vectors staged for another space are dropped);
+	// ReindexPending lists memories still without a staged vector, except those
+	// in skip; StageVectors keeps vectors by memory id; FinishReindex swaps them
+	// in, marks the rest pending and returns how many got a vector.
+	BeginReindex(ctx context.Context, space EmbeddingSpace) (staged int, err error)
+	ReindexPending(ctx context.Context, limit int, skip []string) ([]*Memory, error)
+	StageVectors(ctx context.Context, vecs map[string][]float32) error
+	FinishReindex(ctx context.Context) (int, error)
 
 	// InsertEdge adds an edge; the same (source, target, relation) again updates
 	// the weight and returns the existing edge's id. Both ends must exist.

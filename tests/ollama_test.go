@@ -2,6 +2,7 @@ package tests
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -195,4 +196,53 @@ func TestServeWarnsAtStartAboutAModelThatCannotChat(t *testing.T) {
 	if n := strings.Count(read(), "chat model mxbai-embed-large cannot chat"); n != 1 {
 		t.Errorf("warned %d times, want once:\n%s", n, read())
 	}
+}
+
+// A reindex killed midway keeps what it did and the old vectors; the next run
+// continues from there.
+func TestReindexKilledMidwayContinuesNextRun(t *testing.T) {
+	c := newCLIEnv(t)
+	for i := range 3 {
+		c.store(fmt.Sprintf("Release checklist item %d: tag, changelog, announce", i))
+	}
+	cs := c.serve() // stores the rest through one process: faster than a CLI run each
+	for i := range 150 {
+		ok(t, cs, "memory_store_tool", map[string]any{"content": fmt.Sprintf("Service %d logs to stderr in JSON lines", i)})
+	}
+	cs.Close()
+	c.ollama.SetTokenDelay(2 * time.Millisecond) // about 20 ms a memory: the run takes seconds
+
+	cmd := exec.Command(recallBin, "reindex")
+	cmd.Env = c.environ()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "some vectors to be staged", func() bool { return stagedVectors(t, c.dbPath) > 0 })
+	cmd.Process.Kill()
+	cmd.Wait()
+	if st := c.stats(); st["pending_embeddings"] != float64(0) || st["embedding_model"] != "mxbai-embed-large" {
+		t.Fatalf("after a killed reindex the old vectors must stay: %v", st)
+	}
+
+	c.ollama.SetTokenDelay(0)
+	r := c.run("", "reindex")
+	if r.code != 0 || !strings.Contains(r.stderr, "done: 153 memories embedded") || !strings.Contains(r.stderr, "by an earlier run") {
+		t.Fatalf("second reindex: code %d\n%s", r.code, r.stderr)
+	}
+}
+
+// stagedVectors counts the vectors a reindex in progress has written.
+func stagedVectors(t testing.TB, path string) int {
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM reindex_vectors").Scan(&n); err != nil {
+		return 0 // locked for a moment: try again
+	}
+	return n
 }

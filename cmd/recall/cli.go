@@ -10,7 +10,9 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sort"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
@@ -296,7 +298,9 @@ var reindexCommand = &command{
 	args: "",
 	summary: "Embed every memory again with the configured model.\n" +
 		"Run it after changing RECALL_OLLAMA_MODEL, or when doctor reports a mismatched\n" +
-		"embedding space. Progress goes to stderr.",
+		"embedding space. The old vectors stay in use until every memory has a new one;\n" +
+		"Ctrl-C (or a kill) keeps what is done, and running it again continues there.\n" +
+		"Progress (count, rate, time left) goes to stderr.",
 	run: runReindex,
 }
 
@@ -304,21 +308,31 @@ func runReindex(ctx context.Context, e *env, fs *flag.FlagSet, args []string) er
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
 	a, err := openApp(ctx, e.stderr, modeFull)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	total, err := a.mem.Count(ctx, memory.CountRequest{})
+	fmt.Fprintf(e.stderr, "re-embedding with %s at %s ...\n", a.ollama.Model(), a.ollama.Host())
+	pr := newProgressPrinter(e.stderr)
+	p, err := a.mem.Reindex(ctx, pr.print)
+	pr.end()
 	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("reindex interrupted after %d of %d memories; the old vectors stay in use; run recall reindex again to continue", p.Done, p.Total)
+		}
 		return err
 	}
-	fmt.Fprintf(e.stderr, "re-embedding %d memories with %s at %s ...\n", total, a.ollama.Model(), a.ollama.Host())
-	n, err := a.mem.Reindex(ctx)
-	if err != nil {
-		return fmt.Errorf("reindex stopped after %d of %d memories (the rest stay pending and searchable by keywords): %w", n, total, err)
+	fmt.Fprintf(e.stderr, "done: %d memories embedded in %s", p.Done, p.Elapsed.Round(time.Millisecond))
+	if p.Resumed > 0 {
+		fmt.Fprintf(e.stderr, " (%d by an earlier run)", p.Resumed)
 	}
-	fmt.Fprintf(e.stderr, "done: %d memories embedded\n", n)
+	if p.Skipped > 0 {
+		fmt.Fprintf(e.stderr, "; %d timed out and stay pending (raise RECALL_OLLAMA_TIMEOUT, then run it again)", p.Skipped)
+	}
+	fmt.Fprintln(e.stderr)
 	return nil
 }
 

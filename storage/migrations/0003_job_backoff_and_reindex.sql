@@ -17,3 +17,14 @@ CREATE TABLE model_health (
     failing_since TEXT NOT NULL DEFAULT '',
     updated_at    TEXT NOT NULL
 ) STRICT;
+
+-- Vectors of a reindex in progress (`recall reindex`), kept apart from
+-- memory_vectors until every memory has one, so the old vectors stay searchable
+-- meanwhile and a run that was interrupted or killed continues where it stopped.
+-- The target model and dimension are in meta (reindex_model, reindex_dimension);
+-- content_hash tells a vector made before the memory's content changed.
+CREATE TABLE reindex_vectors (
+    seq          INTEGER PRIMARY KEY REFERENCES memories (seq) ON DELETE CASCADE,
+    content_hash TEXT NOT NULL,
+    embedding    BLOB NOT NULL
+) STRICT;
