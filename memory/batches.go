@@ -37,7 +37,9 @@ type batchSizer struct {
 	ceiling int // half of the smallest request that timed out: never exceeded again
 }
 
-func newBatchSizer() *batchSizer { return &batchSizer{budget: firstBatchTokens, ceiling: maxBatchTokens} }
+func newBatchSizer() *batchSizer {
+	return &batchSizer{budget: firstBatchTokens, ceiling: maxBatchTokens}
+}
 
 // estimateTokens guesses a text's token count from its length: about four
 // bytes a token for English and code, capped at what Ollama reads.

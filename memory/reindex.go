@@ -101,4 +101,3 @@ func (s *Service) probeSpace(ctx context.Context) (EmbeddingSpace, error) {
 	}
 	return EmbeddingSpace{Model: s.embedder.Model(), Dimension: len(probe[0])}, nil
 }
-
