@@ -72,3 +72,29 @@ func TestBackgroundFillEmbedsWhatAStoreMissed(t *testing.T) {
 		t.Errorf("after the fill: %+v, %v", found, err)
 	}
 }
+
+// With every memory pending, recall says plainly that it searched keywords
+// only, and how many memories wait for a vector.
+func TestRecallSaysKeywordOnlyWhileEveryMemoryIsPending(t *testing.T) {
+	db := openStore(t)
+	srv := ollamatest.New(t)
+	svc := memory.NewService(db, newEmbedder(t, srv.URL(), ollamatest.DefaultEmbedModel), memory.Options{})
+	srv.SetFailure("/api/embed", http.StatusInternalServerError, "llama runner process has terminated")
+	for _, c := range []string{"Caching uses Redis with a 5 minute TTL", "Caching of HTTP responses is off in dev"} {
+		if _, err := svc.Remember(context.Background(), memory.StoreRequest{Content: c}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.SetFailure("/api/embed", 0, "") // Ollama is back, but nothing is embedded yet
+	res, err := svc.Recall(context.Background(), memory.RecallRequest{Query: "caching"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.SearchMode != memory.SearchKeyword || !res.Degraded || res.PendingEmbeddings != 2 || !strings.Contains(res.Reason, "2 wait for one") {
+		t.Errorf("recall with every memory pending: mode %q, degraded %v, pending %d, reason %q; want keyword, degraded, 2 pending",
+			res.SearchMode, res.Degraded, res.PendingEmbeddings, res.Reason)
+	}
+	if len(res.Memories) != 2 {
+		t.Errorf("keywords should still find both: %v", ids(res.Memories))
+	}
+}

@@ -47,6 +47,8 @@ type Store interface {
 	SetEmbedding(ctx context.Context, id string, vec []float32) error
 	// PendingEmbeddings returns up to limit memories that still lack a vector.
 	PendingEmbeddings(ctx context.Context, limit int) ([]*Memory, error)
+	// CountPendingEmbeddings counts the memories that still lack a vector.
+	CountPendingEmbeddings(ctx context.Context) (int, error)
 	// EmbeddingSpace reports the model and dimension the stored vectors were made
 	// with (empty and 0 before the first vector).
 	EmbeddingSpace(ctx context.Context) (EmbeddingSpace, error)

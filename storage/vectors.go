@@ -222,3 +222,13 @@ func decodeVector(b []byte) []float32 {
 	}
 	return vec
 }
+
+// CountPendingEmbeddings counts the memories that still lack a vector (a read
+// of the partial index memories_pending).
+func (s *DB) CountPendingEmbeddings(ctx context.Context) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE embedding_pending = 1`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count pending embeddings: %w", err)
+	}
+	return n, nil
+}

@@ -106,8 +106,11 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 		dim = req.Dimensions
 	}
 	s.mu.Lock()
-	ctxLen, perToken := s.contextLength, s.tokenDelay
+	ctxLen, perToken, vectorOf := s.contextLength, s.tokenDelay, s.vectors
 	s.mu.Unlock()
+	if vectorOf == nil {
+		vectorOf = Vector
+	}
 	// Like Ollama, an input over the context is cut to it silently, or refused
 	// when the request says "truncate": false.
 	embeddings := make([][]float32, len(inputs))
@@ -122,7 +125,7 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 			text = strings.Join(words[:ctxLen], " ")
 		}
 		tokens += min(len(words), ctxLen)
-		embeddings[i] = Vector(text, dim)
+		embeddings[i] = vectorOf(text, dim)
 	}
 	if !s.sleep(r, time.Duration(tokens)*perToken) {
 		return // the client gave up, as a real client does on a slow CPU

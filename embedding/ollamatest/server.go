@@ -65,6 +65,7 @@ type Server struct {
 	inputs   []string
 	chats    []api.ChatRequest
 
+	vectors       VectorFunc     // makes the vectors; Vector when nil
 	contextLength int            // tokens an embedding model reads (DefaultContextLength)
 	tokenDelay    time.Duration  // time per input token of /api/embed
 	drops         map[string]int // by path: how many next requests lose their connection
