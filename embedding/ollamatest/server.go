@@ -107,6 +107,14 @@ func WithChat(fn ChatFunc) Option { return func(s *Server) { s.chat = fn } }
 // closes it when the test ends.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
+	s := Start(opts...)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a server as [New] does, for programs that are not tests (the
+// retrieval evaluation, say); the caller must Close it.
+func Start(opts ...Option) *Server {
 	s := &Server{
 		closing:  make(chan struct{}),
 		dim:      DefaultDimension,
@@ -121,7 +129,6 @@ func New(t testing.TB, opts ...Option) *Server {
 		opt(s)
 	}
 	s.srv = httptest.NewServer(s.routes())
-	t.Cleanup(s.Close)
 	return s
 }
 
