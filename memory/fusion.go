@@ -17,11 +17,11 @@ const (
 	// standoutNone and standoutFull bound the standout (see vectorStandout)
 	// between which the weight grows from minVectorWeight to 1. The best of
 	// pure noise stands out about 1 (see TestVectorWeightFollowsHowFarTheBestStandOut).
-	standoutNone = 1.5
-	standoutFull = 3.0
+	standoutNone = 3.0
+	standoutFull = 5.0
 	// minVectorWeight keeps the vector order among memories that keywords do
 	// not find at all, below the keyword hits.
-	minVectorWeight = 0.01
+	minVectorWeight = 0
 	// minStandoutCandidates is the least list that can show a standout; a
 	// shorter one counts in full (nothing to compare with).
 	minStandoutCandidates = 8
