@@ -246,3 +246,17 @@ func stagedVectors(t testing.TB, path string) int {
 	}
 	return n
 }
+
+// With every memory pending, memory_recall_tool reports keyword search, says
+// why, and how many memories wait for a vector.
+func TestRecallToolSaysKeywordWhileEveryMemoryIsPending(t *testing.T) {
+	c := newCLIEnv(t)
+	c.ollama.SetFailure("/api/embed", 500, "llama runner process has terminated")
+	c.store("Caching uses Redis with a five minute TTL")
+	c.store("HTTP response caching is off in development")
+	c.ollama.SetFailure("/api/embed", 0, "") // Ollama is back; nothing is embedded yet
+	res := c.call("memory_recall_tool", `{"query": "caching"}`)
+	if res["search_mode"] != "keyword" || res["degraded"] != true || res["pending_embeddings"] != float64(2) {
+		t.Errorf("recall with every memory pending: %v", res)
+	}
+}
