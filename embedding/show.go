@@ -83,3 +83,13 @@ func (c *Client) checkEmbedModel(ctx context.Context) error {
 	}
 	return nil
 }
+
+// ContextLength is the embedding model's context in tokens, from /api/show
+// (0 when Ollama does not say or cannot be asked).
+func (c *Client) ContextLength(ctx context.Context) int {
+	info, err := c.embedModelInfo(ctx)
+	if err != nil {
+		return 0
+	}
+	return info.ContextLength
+}

@@ -163,7 +163,8 @@ func (s *Service) fillPending(ctx context.Context) (int, error) {
 		}
 		batch = unseen(batch, seen)
 		if len(batch) == 0 {
-			return filled, nil
+			_, err := s.fillChunks(ctx)
+			return filled, err
 		}
 		err = s.embedInBatches(ctx, contents(batch), sizer, func(first int, vecs [][]float32) error {
 			for j, vec := range vecs {

@@ -47,6 +47,14 @@ type Store interface {
 	SetEmbedding(ctx context.Context, id string, vec []float32) error
 	// PendingEmbeddings returns up to limit memories that still lack a vector.
 	PendingEmbeddings(ctx context.Context, limit int) ([]*Memory, error)
+	// A memory longer than the embedding model's context has vectors for its
+	// later parts too. UnchunkedLongMemories lists memories with a vector,
+	// longer than minBytes, whose later parts have none yet (except skip);
+	// SetChunkEmbeddings replaces them; SearchChunks ranks memories by their
+	// best later part.
+	UnchunkedLongMemories(ctx context.Context, minBytes, limit int, skip []string) ([]*Memory, error)
+	SetChunkEmbeddings(ctx context.Context, id string, vecs [][]float32) error
+	SearchChunks(ctx context.Context, vec []float32, f Filter, limit int) ([]Hit, error)
 	// CountPendingEmbeddings counts the memories that still lack a vector.
 	CountPendingEmbeddings(ctx context.Context) (int, error)
 	// EmbeddingSpace reports the model and dimension the stored vectors were made

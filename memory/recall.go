@@ -186,7 +186,11 @@ func (s *Service) vectorCandidates(ctx context.Context, query string, f Filter, 
 		s.log().Warn("vector search failed", "err", err)
 		return nil, "vector search failed (" + err.Error() + ")"
 	}
-	return hits, ""
+	parts, err := s.store.SearchChunks(ctx, vec, f, limit)
+	if err != nil {
+		s.log().Warn("searching the parts of long memories failed", "err", err)
+	}
+	return withBestParts(hits, parts), ""
 }
 
 // loadRanked loads the memories of the best n hits, skipping any deleted since

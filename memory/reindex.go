@@ -86,6 +86,10 @@ func (s *Service) Reindex(ctx context.Context, progress func(ReindexProgress)) (
 	if _, err := s.store.FinishReindex(context.WithoutCancel(ctx)); err != nil {
 		return p, fmt.Errorf("reindex: %w", err)
 	}
+	// The later parts of long memories, in the new space.
+	if _, err := s.fillChunks(ctx); err != nil {
+		return p, fmt.Errorf("reindex: every memory has its new vector, but the parts of long memories stay to do (recall serve does them): %w", err)
+	}
 	report()
 	return p, nil
 }

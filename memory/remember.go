@@ -41,6 +41,9 @@ func (s *Service) Remember(ctx context.Context, req StoreRequest) (*StoreResult,
 		s.wakeFill()
 	} else {
 		stored.EmbeddingPending, res.EmbeddingPending = false, false
+		if len(stored.Content) > s.partBytes(ctx) {
+			s.wakeFill() // its later parts are embedded in the background
+		}
 	}
 	if s.curator != nil {
 		if rels := s.curator.MemoryStored(ctx, stored); rels != nil {

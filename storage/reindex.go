@@ -114,6 +114,9 @@ func (s *DB) FinishReindex(ctx context.Context) (int, error) {
 		if err := dropAllSigns(ctx, tx); err != nil {
 			return err
 		}
+		if err := dropChunks(ctx, tx); err != nil {
+			return err
+		}
 		if err := setMeta(ctx, tx, metaEmbedModel, model); err != nil {
 			return err
 		}

@@ -88,6 +88,9 @@ func (s *DB) ResetEmbeddings(ctx context.Context, space memory.EmbeddingSpace) e
 		if err := dropAllSigns(ctx, tx); err != nil {
 			return err
 		}
+		if err := dropChunks(ctx, tx); err != nil {
+			return err
+		}
 		if err := setMeta(ctx, tx, metaEmbedModel, space.Model); err != nil {
 			return err
 		}

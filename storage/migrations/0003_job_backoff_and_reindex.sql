@@ -28,3 +28,14 @@ CREATE TABLE reindex_vectors (
     content_hash TEXT NOT NULL,
     embedding    BLOB NOT NULL
 ) STRICT;
+
+-- Vectors of the later parts of memories longer than the embedding model's
+-- context (the first part is the memory's vector in memory_vectors): a long
+-- memory is scored by its best part. Few memories are that long, so these are
+-- plain blobs compared by a scan. Dropped when the embedding space changes.
+CREATE TABLE memory_chunks (
+    seq       INTEGER NOT NULL REFERENCES memories (seq) ON DELETE CASCADE,
+    part      INTEGER NOT NULL,
+    embedding BLOB NOT NULL,
+    PRIMARY KEY (seq, part)
+) STRICT;
