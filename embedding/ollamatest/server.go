@@ -10,9 +10,14 @@
 // (404 "model 'x' not found" for a model that is not pulled), so the client turns
 // them into api.StatusError exactly as it does for the real server.
 //
-// A test can choose the models present, script chat replies, inject failures, add
-// a delay (which honours request cancellation) and stop the server to simulate
-// Ollama not running. Counters tell how many model calls were made. Every method
+// It behaves as the real server does where Recall depends on it: /api/show
+// reports capabilities ("embedding" or "completion") and the context length;
+// chat with an embedding model is 400 "... does not support chat"; an input
+// longer than the context (a token per word) is cut silently, or refused with
+// "truncate": false. A test can choose the models present, script chat replies
+// ([Ramble] never parses), choose the vectors ([WithVectors]), inject failures,
+// add a delay or a delay per token (both honour request cancellation), drop
+// connections mid-request and stop the server to simulate Ollama not running. Counters tell how many model calls were made. Every method
 // is safe for concurrent use.
 package ollamatest
 
