@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -28,9 +29,14 @@ import (
 //	  go test -tags sqlite_fts5 ./memory/ -run '^$' -bench ReindexVersusRawEmbed -benchtime 1x -timeout 1h
 //
 // Without OLLAMA_HOST it runs against the fake server with a per-token delay.
+// RECALL_BENCH_MEMORIES sets another number of memories.
 func BenchmarkReindexVersusRawEmbed(b *testing.B) {
 	host, model := benchOllama(b)
-	texts := mixedTexts(1000)
+	n := 1000
+	if v, err := strconv.Atoi(os.Getenv("RECALL_BENCH_MEMORIES")); err == nil && v > 0 {
+		n = v // fewer, on a machine too busy for 1,000
+	}
+	texts := mixedTexts(n)
 	for b.Loop() {
 		db := openStore(b)
 		keywordsOnly := memory.NewService(db, nil, memory.Options{Logger: slog.New(slog.DiscardHandler)})
