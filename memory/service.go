@@ -26,8 +26,11 @@ type Options struct {
 	FillRetry    time.Duration
 	FillRetryMax time.Duration
 	FillPoll     time.Duration
-	Logger       *slog.Logger
-	Now          func() time.Time // for tests; time.Now when nil
+	// MatchMinSimilarity is the similarity floor of a match (see Floor) for
+	// forget by query; 0 lets the keywords decide alone.
+	MatchMinSimilarity float64
+	Logger             *slog.Logger
+	Now                func() time.Time // for tests; time.Now when nil
 }
 
 // Service carries out every memory operation over a Store, an Embedder and,

@@ -54,6 +54,16 @@ func (s *DB) ClaimJobs(ctx context.Context, limit int, lease time.Duration) ([]m
 	}
 	now := formatTime(time.Now())
 	until := formatTime(time.Now().Add(lease))
+	// An idle worker asks often; with nothing to claim it only reads, so it
+	// never queues behind (or holds up) another process's writes.
+	var claimable int
+	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM curation_jobs
+		WHERE (leased_until = '' OR leased_until < ?) AND run_after <= ?)`, now, now).Scan(&claimable); err != nil {
+		return nil, fmt.Errorf("claim jobs: %w", err)
+	}
+	if claimable == 0 {
+		return nil, nil
+	}
 	var claimed []claimedJob
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `UPDATE curation_jobs SET leased_until = ?, attempts = attempts + 1

@@ -89,6 +89,7 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 		DefaultTokenBudget: cfg.DefaultTokenBudget,
 		QueryEmbedTimeout:  min(cfg.OllamaTimeout, maxQueryEmbedWait),
 		StoreEmbedTimeout:  min(cfg.OllamaTimeout, cfg.StoreEmbedTimeout),
+		MatchMinSimilarity: cfg.MatchMinSimilarity,
 		Logger:             log,
 	})
 	cur := validation.New(db, mem, embedder, ollama, validation.Options{
