@@ -22,6 +22,7 @@ type Config struct {
 	OllamaModel            string        // embedding model
 	OllamaChatModel        string        // chat model for judgments
 	OllamaTimeout          time.Duration // bound on each Ollama call
+	StoreEmbedTimeout      time.Duration // how long a store waits for its vector
 	LogLevel               string        // DEBUG, INFO, WARNING or ERROR
 	DefaultNamespace       string
 	DefaultImportance      float64
@@ -91,6 +92,7 @@ func Load() (*Config, error) {
 		OllamaModel:            p.text("RECALL_OLLAMA_MODEL", raw.OllamaModel),
 		OllamaChatModel:        p.text("RECALL_OLLAMA_CHAT_MODEL", raw.OllamaChatModel),
 		OllamaTimeout:          p.duration("RECALL_OLLAMA_TIMEOUT", raw.OllamaTimeout),
+		StoreEmbedTimeout:      p.duration("RECALL_STORE_EMBED_TIMEOUT", raw.StoreEmbedTimeout),
 		LogLevel:               p.logLevel("RECALL_LOG_LEVEL", raw.LogLevel),
 		DefaultNamespace:       p.namespace("RECALL_DEFAULT_NAMESPACE", raw.DefaultNamespace),
 		DefaultImportance:      p.fraction("RECALL_DEFAULT_IMPORTANCE", raw.DefaultImportance),

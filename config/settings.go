@@ -18,6 +18,7 @@ type env struct {
 	OllamaModel            string `envconfig:"RECALL_OLLAMA_MODEL" default:"mxbai-embed-large" accepts:"an Ollama model name" desc:"embedding model"`
 	OllamaChatModel        string `envconfig:"RECALL_OLLAMA_CHAT_MODEL" default:"llama3.2" accepts:"an Ollama model name" desc:"chat model for relationship and contradiction judgments"`
 	OllamaTimeout          string `envconfig:"RECALL_OLLAMA_TIMEOUT" default:"30" accepts:"a positive number of seconds, or a duration like 2s or 1m30s" desc:"longest wait for one Ollama call, in seconds (or a duration like 2s)"`
+	StoreEmbedTimeout      string `envconfig:"RECALL_STORE_EMBED_TIMEOUT" default:"5s" accepts:"a positive number of seconds, or a duration like 2s or 1m30s" desc:"longest wait of a store for its memory's vector; past it the memory is stored pending and embedded in the background"`
 	LogLevel               string `envconfig:"RECALL_LOG_LEVEL" default:"INFO" accepts:"one of DEBUG, INFO, WARNING (or WARN), ERROR" desc:"least severe log level written to stderr"`
 	DefaultNamespace       string `envconfig:"RECALL_DEFAULT_NAMESPACE" default:"global" accepts:"\"global\" or \"project:<name>\"" desc:"namespace of a memory stored without one"`
 	DefaultImportance      string `envconfig:"RECALL_DEFAULT_IMPORTANCE" default:"0.5" accepts:"a number from 0 to 1" desc:"importance of a memory stored without one"`

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -53,6 +54,9 @@ type Client struct {
 	timeout    time.Duration
 	batchSize  int
 	prompts    Instructions
+
+	infoMu    sync.Mutex
+	embedInfo *ModelInfo // /api/show of embedModel, once known
 }
 
 var (
@@ -135,6 +139,9 @@ func (c *Client) EmbedQuery(ctx context.Context, text string) ([]float32, error)
 func (c *Client) embed(ctx context.Context, inputs []string) ([][]float32, error) {
 	if len(inputs) == 0 {
 		return nil, nil
+	}
+	if err := c.checkEmbedModel(ctx); err != nil {
+		return nil, err
 	}
 	out := make([][]float32, 0, len(inputs))
 	for start := 0; start < len(inputs); start += c.batchSize {

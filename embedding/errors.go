@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -27,10 +28,16 @@ var (
 	// ErrTimeout: Ollama did not answer within the configured timeout or the
 	// caller's deadline.
 	ErrTimeout = errors.New("ollama timed out")
+	// ErrWrongModel: the model cannot do what it is asked (a chat model set as
+	// the embedding model, an embedding model asked to chat).
+	ErrWrongModel = errors.New("model lacks the capability")
+	// ErrConnectionLost: Ollama closed the connection in the middle of a
+	// request (it crashed, was killed or restarted).
+	ErrConnectionLost = errors.New("ollama closed the connection")
 	// ErrBadReply: the chat model answered, but not with JSON that fits the
-	// requested shape. It does not wrap memory.ErrUnavailable: asking again later
-	// is unlikely to help, the judgment simply failed.
-	ErrBadReply = errors.New("model reply does not parse")
+	// requested shape. It is memory.ErrBadReply and does not wrap
+	// memory.ErrUnavailable: asking again gets the same reply, the judgment failed.
+	ErrBadReply = memory.ErrBadReply
 )
 
 // Error is a failed call to Ollama: a message that says what to do, the kind
@@ -76,6 +83,10 @@ func (c *Client) classify(parent context.Context, err error, model string) error
 		return &Error{Kind: ErrNotRunning, Message: fmt.Sprintf("Ollama is not running at %s: start it with `ollama serve`", c.host), Cause: err}
 	case errors.As(err, &statusErr) && isModelMissing(statusErr):
 		return &Error{Kind: ErrModelMissing, Message: fmt.Sprintf("model %s is not pulled: run `ollama pull %s`", model, model), Cause: err}
+	case errors.As(err, &statusErr) && strings.Contains(statusErr.ErrorMessage, "does not support chat"):
+		return &Error{Kind: ErrWrongModel, Message: fmt.Sprintf("model %s cannot chat (Ollama: %s): set RECALL_OLLAMA_CHAT_MODEL to a chat model such as %s", model, statusErr.ErrorMessage, DefaultChatModel), Cause: err}
+	case isConnectionLost(err):
+		return &Error{Kind: ErrConnectionLost, Message: fmt.Sprintf("Ollama at %s closed the connection mid-request: it may have crashed or restarted; check that `ollama serve` is running (and its log), then try again", c.host), Cause: err}
 	}
 	return &Error{Message: fmt.Sprintf("Ollama at %s failed: %v", c.host, err), Cause: err}
 }
@@ -91,6 +102,13 @@ func isNotRunning(err error) bool {
 	}
 	var opErr *net.OpError
 	return errors.As(err, &opErr) && opErr.Op == "dial"
+}
+
+// isConnectionLost recognises a connection closed by Ollama during a request:
+// the response ended before it began (EOF) or midway, or the peer reset it.
+func isConnectionLost(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // isModelMissing recognises Ollama's answer for a model that is not pulled:

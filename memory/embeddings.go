@@ -90,6 +90,21 @@ func (s *Service) embedDocument(ctx context.Context, content string) ([]float32,
 	return vecs[0], nil
 }
 
+// EmbedMemory embeds a stored memory that has no vector yet and stores the
+// vector, for curation that needs it before the background fill gets to it.
+// It fails as embedDocument does; a memory deleted meanwhile is ErrNotFound.
+func (s *Service) EmbedMemory(ctx context.Context, m *Memory) ([]float32, error) {
+	vec, err := s.embedDocument(ctx, m.Content)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.SetEmbedding(ctx, m.ID, vec); err != nil {
+		return nil, err
+	}
+	m.EmbeddingPending = false
+	return vec, nil
+}
+
 // embedQuery embeds a search query, or says why vectors cannot be used.
 // searchable is false when the store holds no vectors yet.
 func (s *Service) embedQuery(ctx context.Context, query string) (vec []float32, searchable bool, err error) {
@@ -137,6 +152,7 @@ func (s *Service) fillPending(ctx context.Context) (int, error) {
 	}
 	filled := 0
 	seen := map[string]bool{}
+	sizer := newBatchSizer()
 	for {
 		if err := ctx.Err(); err != nil {
 			return filled, err
@@ -147,32 +163,40 @@ func (s *Service) fillPending(ctx context.Context) (int, error) {
 		}
 		batch = unseen(batch, seen)
 		if len(batch) == 0 {
-			return filled, nil
+			_, err := s.fillChunks(ctx)
+			return filled, err
 		}
-		texts := make([]string, len(batch))
-		for i, m := range batch {
-			texts[i] = m.Content
-		}
-		vecs, err := s.embedder.EmbedDocuments(ctx, texts)
+		err = s.embedInBatches(ctx, contents(batch), sizer, func(first int, vecs [][]float32) error {
+			for j, vec := range vecs {
+				m := batch[first+j]
+				if space, err = s.fitSpace(ctx, space, len(vec)); err != nil {
+					return err
+				}
+				if err := s.store.SetEmbedding(ctx, m.ID, vec); err != nil {
+					if errors.Is(err, ErrNotFound) {
+						continue // deleted meanwhile
+					}
+					return fmt.Errorf("storing the vector of %s: %w", m.ID, err)
+				}
+				filled++
+			}
+			return nil
+		}, func(i int, err error) {
+			s.log().Warn("embedding one memory timed out; it stays pending", "memory_id", batch[i].ID, "err", err)
+		})
 		if err != nil {
 			return filled, err
 		}
-		if len(vecs) != len(texts) {
-			return filled, fmt.Errorf("the embedding model %s returned %d vectors for %d texts: %w", s.embedder.Model(), len(vecs), len(texts), ErrUnavailable)
-		}
-		for i, m := range batch {
-			if space, err = s.fitSpace(ctx, space, len(vecs[i])); err != nil {
-				return filled, err
-			}
-			if err := s.store.SetEmbedding(ctx, m.ID, vecs[i]); err != nil {
-				if errors.Is(err, ErrNotFound) {
-					continue // deleted meanwhile
-				}
-				return filled, fmt.Errorf("storing the vector of %s: %w", m.ID, err)
-			}
-			filled++
-		}
 	}
+}
+
+// contents lists the memories' texts.
+func contents(ms []*Memory) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Content
+	}
+	return out
 }
 
 // unseen drops memories already handled in this run and marks the rest seen, so
@@ -186,29 +210,4 @@ func unseen(batch []*Memory, seen map[string]bool) []*Memory {
 		}
 	}
 	return out
-}
-
-// Reindex drops every vector and embeds all memories again with the configured
-// model (after a model change). It returns how many memories it embedded; if
-// the embedder fails midway the rest stay pending and the error says so.
-func (s *Service) Reindex(ctx context.Context) (int, error) {
-	if s.embedder == nil {
-		return 0, fmt.Errorf("reindex needs an embedding model and none is configured: %w", ErrUnavailable)
-	}
-	probe, err := s.embedder.EmbedDocuments(ctx, []string{"embedding dimension probe"})
-	if err != nil {
-		return 0, fmt.Errorf("reindex: %w", err)
-	}
-	if len(probe) != 1 || len(probe[0]) == 0 {
-		return 0, fmt.Errorf("reindex: the embedding model %s returned no vector: %w", s.embedder.Model(), ErrUnavailable)
-	}
-	space := EmbeddingSpace{Model: s.embedder.Model(), Dimension: len(probe[0])}
-	if err := s.store.ResetEmbeddings(ctx, space); err != nil {
-		return 0, fmt.Errorf("reindex: %w", err)
-	}
-	n, err := s.fillPending(ctx)
-	if err != nil {
-		return n, fmt.Errorf("reindex embedded %d memories, the rest stay pending: %w", n, err)
-	}
-	return n, nil
 }

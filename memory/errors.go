@@ -18,6 +18,11 @@ var (
 	// running, model not pulled, timed out). The memory operation degrades; it
 	// never fails or loses data because of it.
 	ErrUnavailable = errors.New("model service unavailable")
+	// ErrBadReply marks a model that answered, but not with JSON of the
+	// requested shape. It does not wrap ErrUnavailable: asking the same question
+	// again gets the same answer (temperature 0), so the judgment has failed and
+	// is not retried.
+	ErrBadReply = errors.New("model reply does not parse")
 	// ErrEmbeddingMismatch marks a database whose vectors were made by another
 	// embedding model or dimension than the one configured.
 	ErrEmbeddingMismatch = errors.New("embedding model mismatch")

@@ -55,6 +55,16 @@ type Store interface {
 	SetEmbedding(ctx context.Context, id string, vec []float32) error
 	// PendingEmbeddings returns up to limit memories that still lack a vector.
 	PendingEmbeddings(ctx context.Context, limit int) ([]*Memory, error)
+	// A memory longer than the embedding model's context has vectors for its
+	// later parts too. UnchunkedLongMemories lists memories with a vector,
+	// longer than minBytes, whose later parts have none yet (except skip);
+	// SetChunkEmbeddings replaces them; SearchChunks ranks memories by their
+	// best later part.
+	UnchunkedLongMemories(ctx context.Context, minBytes, limit int, skip []string) ([]*Memory, error)
+	SetChunkEmbeddings(ctx context.Context, id string, vecs [][]float32) error
+	SearchChunks(ctx context.Context, vec []float32, f Filter, limit int) ([]Hit, error)
+	// CountPendingEmbeddings counts the memories that still lack a vector.
+	CountPendingEmbeddings(ctx context.Context) (int, error)
 	// EmbeddingSpace reports the model and dimension the stored vectors were made
 	// with (empty and 0 before the first vector).
 	EmbeddingSpace(ctx context.Context) (EmbeddingSpace, error)
@@ -62,8 +72,20 @@ type Store interface {
 	// of two processes claiming at once, one wins) and returns the space in force.
 	ClaimEmbeddingSpace(ctx context.Context, space EmbeddingSpace) (EmbeddingSpace, error)
 	// ResetEmbeddings drops every vector, records the new space and marks every
-	// memory pending, so `recall reindex` can embed them again.
+	// memory pending.
 	ResetEmbeddings(ctx context.Context, space EmbeddingSpace) error
+
+	// A reindex stages new vectors beside the old ones, which stay searchable,
+	// and swaps them in when every memory has one. BeginReindex records the
+	// target space and returns how many memories an earlier, interrupted run
+	// already staged (vectors staged for another space are dropped);
+	// ReindexPending lists memories still without a staged vector, except those
+	// in skip; StageVectors keeps vectors by memory id; FinishReindex swaps them
+	// in, marks the rest pending and returns how many got a vector.
+	BeginReindex(ctx context.Context, space EmbeddingSpace) (staged int, err error)
+	ReindexPending(ctx context.Context, limit int, skip []string) ([]*Memory, error)
+	StageVectors(ctx context.Context, vecs map[string][]float32) error
+	FinishReindex(ctx context.Context) (int, error)
 
 	// InsertEdge adds an edge; the same (source, target, relation) again updates
 	// the weight and returns the existing edge's id. Both ends must exist.
@@ -91,15 +113,26 @@ type Store interface {
 	// nothing to fold it only reads.
 	SummarizeFileActivity(ctx context.Context, before time.Time) (int64, error)
 
-	// EnqueueJob records pending curation work for a memory, so a restart
-	// resumes it; the same (memory, kind) pending twice is one job.
+	// EnqueueJob records pending work of a kind for a memory (curation, say), so a
+	// restart resumes it; the same (memory, kind) pending twice is one job.
 	EnqueueJob(ctx context.Context, memoryID, kind string) (int64, error)
-	// ClaimJobs leases up to limit pending jobs, oldest first; a job whose lease
-	// ran out (its process died) can be claimed again.
+	// ClaimJobs leases up to limit jobs that are due, fresh jobs first and then
+	// retried ones by the time they became due; a job whose lease ran out (its
+	// process died) can be claimed again.
 	ClaimJobs(ctx context.Context, limit int, lease time.Duration) ([]Job, error)
-	// FinishJob removes a done job, or records its error and releases it for a
-	// retry (retry true) or drops it for good.
-	FinishJob(ctx context.Context, id int64, errMsg string, retry bool) error
+	// FinishJob removes a job that is done (or can never be done).
+	FinishJob(ctx context.Context, id int64) error
+	// RetryJob records why a job failed and releases it, due again at at. A job
+	// is never dropped for a passing failure; it waits, behind the others.
+	RetryJob(ctx context.Context, id int64, errMsg string, at time.Time) error
+
+	// RecordModelHealth records the outcome of a call to a model role ("chat",
+	// "embed"): errMsg empty for a success, else what went wrong and what to
+	// check. Failures in a row are counted; a success resets them.
+	RecordModelHealth(ctx context.Context, role, errMsg string, at time.Time) error
+
+	// Embedding returns the stored vector of a memory, or nil when it has none.
+	Embedding(ctx context.Context, id string) ([]float32, error)
 
 	// UpsertSession records a Claude Code session's start or end.
 	UpsertSession(ctx context.Context, s *Session) error
@@ -110,14 +143,24 @@ type Store interface {
 	Close() error
 }
 
-// Job is pending curation work (relationship inference, contradiction check).
+// Job is pending work recorded in the database (relationship inference after a
+// store, for one): its kind says which worker runs it.
 type Job struct {
 	ID        int64     `json:"id"`
 	MemoryID  string    `json:"memory_id"`
 	Kind      string    `json:"kind"`
-	Attempts  int       `json:"attempts"`
+	Attempts  int       `json:"attempts"` // claims so far, the current one included
 	LastError string    `json:"last_error,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
+}
+
+// ModelHealth is how a model role fared lately (see Store.RecordModelHealth).
+type ModelHealth struct {
+	Role         string    `json:"role"`
+	Failures     int       `json:"failures_in_a_row"`
+	LastError    string    `json:"last_error,omitempty"`
+	FailingSince time.Time `json:"failing_since,omitzero"`
+	UpdatedAt    time.Time `json:"updated_at"`
 }
 
 // Session is one Claude Code session seen through its hooks.
@@ -140,13 +183,20 @@ type Stats struct {
 	FileActivity      int            `json:"file_activity"`
 	PendingEmbeddings int            `json:"pending_embeddings"`
 	PendingJobs       int            `json:"pending_jobs"`
-	JournalEntries    int            `json:"journal_entries"`   // captured prompts, tool calls, summaries
-	TrimmedEntries    int            `json:"trimmed_entries"`   // of those, kept in part (huge payloads)
-	PendingSummaries  int            `json:"pending_summaries"` // sessions waiting for their summary
-	EmbeddingModel    string         `json:"embedding_model"`
-	EmbeddingDim      int            `json:"embedding_dimension"`
-	SchemaVersion     int            `json:"schema_version"`
-	FileBytes         int64          `json:"file_bytes"`
+	// RetryingJobs are pending jobs that failed before and wait for their next
+	// attempt; OldestJobAt is when the oldest pending job was queued.
+	RetryingJobs     int       `json:"retrying_jobs"`
+	OldestJobAt      time.Time `json:"oldest_job_at,omitzero"`
+	LastJobError     string    `json:"last_job_error,omitempty"`
+	JournalEntries   int       `json:"journal_entries"`   // captured prompts, tool calls, summaries
+	TrimmedEntries   int       `json:"trimmed_entries"`   // of those, kept in part (huge payloads)
+	PendingSummaries int       `json:"pending_summaries"` // sessions waiting for their summary
+	// ModelHealth lists the model roles that failed lately (none when all is well).
+	ModelHealth    []ModelHealth `json:"model_health,omitempty"`
+	EmbeddingModel string        `json:"embedding_model"`
+	EmbeddingDim   int           `json:"embedding_dimension"`
+	SchemaVersion  int           `json:"schema_version"`
+	FileBytes      int64         `json:"file_bytes"`
 }
 
 // Filter narrows searches, lists and counts. Zero values mean "any".

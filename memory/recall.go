@@ -53,10 +53,12 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (*RecallResult,
 		return nil, err
 	}
 	res := &RecallResult{
-		Memories:   found.memories,
-		SearchMode: found.mode,
-		Degraded:   found.reason != "",
-		Reason:     found.reason,
+		Memories:          found.memories,
+		SearchMode:        found.mode,
+		Degraded:          found.reason != "",
+		Reason:            found.reason,
+		VectorWeight:      found.vectorWeight,
+		PendingEmbeddings: found.pending,
 	}
 	if req.IncludeRelated {
 		if res.Expanded, err = s.expand(ctx, found.memories, q); err != nil {
@@ -134,60 +136,66 @@ func nResults(n int) (int, error) {
 
 // searchResult is the outcome of one hybrid (or degraded) search.
 type searchResult struct {
-	memories []ScoredMemory
-	mode     string
-	reason   string    // why vectors were not used; empty in hybrid mode
-	queryVec []float32 // the query's vector when the vector side answered
+	memories     []ScoredMemory
+	mode         string
+	reason       string    // why vectors were not used; empty in hybrid mode
+	vectorWeight float64   // share of the vector ranking in the fusion
+	pending      int       // memories still waiting for a vector
+	queryVec     []float32 // the query's vector when the vector side answered
 }
 
 // search runs the keyword and vector searches, fuses them and loads the best n
 // memories. It never fails because of the embedder: it degrades to keywords.
+// The mode it reports is what contributed: hybrid only when the vector search
+// found something to rank.
 func (s *Service) search(ctx context.Context, query string, f Filter, n int) (searchResult, error) {
-	res := searchResult{mode: SearchHybrid, memories: []ScoredMemory{}}
+	res := searchResult{mode: SearchKeyword, memories: []ScoredMemory{}}
 	candidates := max(n*4, minCandidates)
 	keyword, err := s.store.SearchKeyword(ctx, query, f, candidates)
 	if err != nil {
 		return res, fmt.Errorf("keyword search: %w", err)
 	}
-	var vector []Hit
-	vec, searchable, err := s.embedQuery(ctx, query)
-	switch {
-	case err != nil:
-		res.mode, res.reason = SearchKeyword, err.Error()+": keyword search only"
-	case searchable:
-		if vector, err = s.store.SearchVector(ctx, vec, f, candidates); err != nil {
-			s.log().Warn("vector search failed", "err", err)
-			res.mode, res.reason = SearchKeyword, "vector search failed ("+err.Error()+"): keyword search only"
-			vector = nil
-		} else {
-			res.queryVec = vec
+	vector, vec, reason := s.vectorCandidates(ctx, query, f, candidates)
+	if len(vector) > 0 {
+		res.mode, res.vectorWeight, res.queryVec = SearchHybrid, vectorWeight(vector), vec
+	}
+	if res.pending, err = s.store.CountPendingEmbeddings(ctx); err != nil {
+		s.log().Warn("counting pending embeddings failed", "err", err)
+	}
+	if reason == "" && len(vector) == 0 {
+		reason = "no memory has a vector yet"
+		if res.pending > 0 {
+			reason = fmt.Sprintf("no memory searched has a vector yet (%d wait for one)", res.pending)
 		}
 	}
-	fused := fuseRRF(keyword, vector)
+	if res.mode == SearchKeyword {
+		res.reason = reason + ": keyword search only"
+	}
+	fused := fuseWeighted(keyword, vector, res.vectorWeight)
 	res.memories, err = s.loadRanked(ctx, fused, n)
 	return res, err
 }
 
-// fuseRRF merges ranked lists by reciprocal rank fusion: each list adds
-// 1/(rrfK+rank) to the memories it ranks (rank from 1). Best first; ties keep
-// the order in which memories were first seen (keywords before vectors).
-func fuseRRF(lists ...[]Hit) []Hit {
-	score := map[string]float64{}
-	var order []string
-	for _, list := range lists {
-		for i, h := range list {
-			if _, ok := score[h.ID]; !ok {
-				order = append(order, h.ID)
-			}
-			score[h.ID] += 1 / float64(rrfK+i+1)
-		}
+// vectorCandidates runs the vector search and returns its hits and the
+// query's vector, or says why it could not.
+func (s *Service) vectorCandidates(ctx context.Context, query string, f Filter, limit int) ([]Hit, []float32, string) {
+	vec, searchable, err := s.embedQuery(ctx, query)
+	switch {
+	case err != nil:
+		return nil, nil, err.Error()
+	case !searchable:
+		return nil, nil, ""
 	}
-	out := make([]Hit, len(order))
-	for i, id := range order {
-		out[i] = Hit{ID: id, Score: score[id]}
+	hits, err := s.store.SearchVector(ctx, vec, f, limit)
+	if err != nil {
+		s.log().Warn("vector search failed", "err", err)
+		return nil, nil, "vector search failed (" + err.Error() + ")"
 	}
-	slices.SortStableFunc(out, func(a, b Hit) int { return cmp.Compare(b.Score, a.Score) })
-	return out
+	parts, err := s.store.SearchChunks(ctx, vec, f, limit)
+	if err != nil {
+		s.log().Warn("searching the parts of long memories failed", "err", err)
+	}
+	return withBestParts(hits, parts), vec, ""
 }
 
 // loadRanked loads the memories of the best n hits, skipping any deleted since

@@ -165,9 +165,9 @@ func TestModelChangeIsDetectedAndReindexFixesIt(t *testing.T) {
 		t.Fatalf("filling under a mismatch must refuse: %v", err)
 	}
 
-	n, err := svc.Reindex(ctx)
-	if err != nil || n != 2 {
-		t.Fatalf("reindex = %d, %v; want 2", n, err)
+	p, err := svc.Reindex(ctx, nil)
+	if err != nil || p.Done != 2 || p.Total != 2 {
+		t.Fatalf("reindex = %+v, %v; want 2 of 2", p, err)
 	}
 	space, _ := db.EmbeddingSpace(ctx)
 	if space.Model != "nomic-embed-text" {
@@ -203,8 +203,8 @@ func TestDimensionChangeUnderTheSameModelIsAMismatch(t *testing.T) {
 	if err != nil || !rec.Degraded || !strings.Contains(rec.Reason, "recall reindex") {
 		t.Fatalf("recall: %+v, %v", rec, err)
 	}
-	if n, err := svc.Reindex(ctx); err != nil || n != 2 {
-		t.Fatalf("reindex = %d, %v", n, err)
+	if p, err := svc.Reindex(ctx, nil); err != nil || p.Done != 2 {
+		t.Fatalf("reindex = %+v, %v", p, err)
 	}
 	if space, _ := db.EmbeddingSpace(ctx); space.Dimension != 128 {
 		t.Fatalf("space %+v", space)

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -34,15 +35,15 @@ func (s *Service) Remember(ctx context.Context, req StoreRequest) (*StoreResult,
 		return res, nil // the existing memory keeps its own vector state
 	}
 
-	vec, err := s.embedDocument(ctx, stored.Content)
-	if err == nil {
-		err = s.store.SetEmbedding(ctx, stored.ID, vec)
-	}
-	if err != nil {
-		res.Warning = "stored without a vector, searchable by keywords until it is embedded: " + err.Error()
+	if err := s.embedStored(ctx, stored); err != nil {
+		res.Warning = "stored without a vector, searchable by keywords until it is embedded in the background: " + err.Error()
 		s.log().Warn("memory stored without embedding", "memory_id", stored.ID, "reason", err)
+		s.wakeFill()
 	} else {
 		stored.EmbeddingPending, res.EmbeddingPending = false, false
+		if len(stored.Content) > s.partBytes(ctx) {
+			s.wakeFill() // its later parts are embedded in the background
+		}
 	}
 	if s.curator != nil {
 		if rels := s.curator.MemoryStored(ctx, stored); rels != nil {
@@ -50,6 +51,26 @@ func (s *Service) Remember(ctx context.Context, req StoreRequest) (*StoreResult,
 		}
 	}
 	return res, nil
+}
+
+// embedStored embeds a memory just stored, waiting at most StoreEmbedTimeout:
+// a store answers quickly even when Ollama hangs, and what it could not embed
+// the background fill does.
+func (s *Service) embedStored(ctx context.Context, m *Memory) error {
+	if s.opts.StoreEmbedTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.opts.StoreEmbedTimeout)
+		defer cancel()
+	}
+	vec, err := s.embedDocument(ctx, m.Content)
+	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return fmt.Errorf("Ollama did not answer within the store's wait of %s (RECALL_STORE_EMBED_TIMEOUT): %w", s.opts.StoreEmbedTimeout, err)
+		}
+		return err
+	}
+	// The write must not be cut short by the wait: the vector is here.
+	return s.store.SetEmbedding(context.WithoutCancel(ctx), m.ID, vec)
 }
 
 // newMemory validates a store request and builds the memory it asks for.

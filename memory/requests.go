@@ -63,11 +63,18 @@ type RecallResult struct {
 	// Expanded holds memories reached along edges from the direct hits.
 	Expanded []ScoredMemory `json:"expanded,omitempty"`
 	Total    int            `json:"total"`
-	// SearchMode is "hybrid" (keywords + vectors) or "keyword".
+	// SearchMode is what contributed: "hybrid" (keywords + vectors) or
+	// "keyword" (no vector to compare: Ollama down, nothing embedded yet...).
 	SearchMode string `json:"search_mode"`
 	// Degraded is true when vectors could not be used; Reason says why.
 	Degraded bool   `json:"degraded"`
 	Reason   string `json:"degraded_reason,omitempty"`
+	// VectorWeight is how much the vector ranking counted in hybrid mode, from
+	// 0.05 (its best matches stood out no more than noise) to 1.
+	VectorWeight float64 `json:"vector_weight"`
+	// PendingEmbeddings is how many memories still wait for a vector (found by
+	// keywords only meanwhile).
+	PendingEmbeddings int `json:"pending_embeddings"`
 }
 
 // RelateRequest links two memories.

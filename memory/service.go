@@ -16,6 +16,16 @@ type Options struct {
 	// recall answers from keywords and says so. Zero: the embedder's own timeout.
 	// A store may wait longer, since its vector is worth more than a moment.
 	QueryEmbedTimeout time.Duration
+	// StoreEmbedTimeout bounds the wait of a store for its memory's vector; past
+	// it the memory is stored pending and the background fill embeds it. Zero:
+	// the embedder's own timeout.
+	StoreEmbedTimeout time.Duration
+	// FillRetry is the first wait of the background fill after Ollama failed
+	// (doubling up to FillRetryMax); FillPoll how often it looks for memories
+	// other processes left pending. Zero: the defaults below.
+	FillRetry    time.Duration
+	FillRetryMax time.Duration
+	FillPoll     time.Duration
 	// MatchMinSimilarity is the similarity floor of a match (see Floor) for
 	// forget by query; 0 lets the keywords decide alone.
 	MatchMinSimilarity float64
@@ -33,6 +43,9 @@ type Service struct {
 	embedder Embedder
 	curator  Curator
 	opts     Options
+
+	// fillWake tells the background fill that a store left a memory pending.
+	fillWake chan struct{}
 }
 
 // NewService builds a Service. embedder may be nil (keywords only). Zero
@@ -54,7 +67,16 @@ func NewService(store Store, embedder Embedder, opts Options) *Service {
 	if opts.DefaultConfidence == 0 {
 		opts.DefaultConfidence = DefaultConfidence
 	}
-	return &Service{store: store, embedder: embedder, opts: opts}
+	if opts.FillRetry <= 0 {
+		opts.FillRetry = DefaultFillRetry
+	}
+	if opts.FillRetryMax <= 0 {
+		opts.FillRetryMax = DefaultFillRetryMax
+	}
+	if opts.FillPoll <= 0 {
+		opts.FillPoll = DefaultFillPoll
+	}
+	return &Service{store: store, embedder: embedder, opts: opts, fillWake: make(chan struct{}, 1)}
 }
 
 // StoreDefaults are the namespace and importance a memory stored without them

@@ -109,13 +109,13 @@ func TestJobQueue(t *testing.T) {
 	if len(rest) != 1 || rest[0].ID != j3 {
 		t.Errorf("second claim = %+v, want only %d (the others are leased)", rest, j3)
 	}
-	if err := db.FinishJob(ctx, j1, "", false); err != nil {
+	if err := db.FinishJob(ctx, j1); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.FinishJob(ctx, j2, "model timed out", true); err != nil {
+	if err := db.RetryJob(ctx, j2, "model timed out", time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.FinishJob(ctx, j3, "bad reply", false); err != nil {
+	if err := db.FinishJob(ctx, j3); err != nil {
 		t.Fatal(err)
 	}
 	again, _ := db.ClaimJobs(ctx, 10, time.Hour)
@@ -129,8 +129,62 @@ func TestJobQueue(t *testing.T) {
 	if expired, _ := db.ClaimJobs(ctx, 10, time.Hour); len(expired) != 1 || expired[0].ID != j2 {
 		t.Errorf("expired lease not reclaimed: %+v", expired)
 	}
-	if st, _ := db.Stats(ctx); st.PendingJobs != 1 {
-		t.Errorf("PendingJobs = %d, want 1", st.PendingJobs)
+	if st, _ := db.Stats(ctx); st.PendingJobs != 1 || st.RetryingJobs != 1 || st.LastJobError != "model timed out" || st.OldestJobAt.IsZero() {
+		t.Errorf("Stats = %d pending, %d retrying, last error %q, oldest %v; want 1, 1, the timeout, a time",
+			st.PendingJobs, st.RetryingJobs, st.LastJobError, st.OldestJobAt)
+	}
+}
+
+// A failed job waits for its due time and then goes behind the fresh jobs, so
+// one job that keeps failing never holds up the queue.
+func TestRetriedJobWaitsAndGoesBehind(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	a := mustInsert(t, db, newMemory("retry a", "global", memory.TypeDecision), nil)
+	b := mustInsert(t, db, newMemory("retry b", "global", memory.TypeDecision), nil)
+	ja, _ := db.EnqueueJob(ctx, a.ID, "relate")
+	got, _ := db.ClaimJobs(ctx, 1, time.Hour)
+	if len(got) != 1 || got[0].ID != ja {
+		t.Fatalf("first claim %+v, want %d", got, ja)
+	}
+	if err := db.RetryJob(ctx, ja, "Ollama is not running", time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if early, _ := db.ClaimJobs(ctx, 10, time.Hour); len(early) != 0 {
+		t.Fatalf("a job due in an hour was claimed now: %+v", early)
+	}
+	// Due again: it goes behind a job queued after it.
+	if _, err := db.SQL().Exec(`UPDATE curation_jobs SET run_after = ? WHERE id = ?`, formatTime(time.Now().Add(-time.Minute)), ja); err != nil {
+		t.Fatal(err)
+	}
+	jb, _ := db.EnqueueJob(ctx, b.ID, "relate")
+	order, _ := db.ClaimJobs(ctx, 10, time.Hour)
+	if len(order) != 2 || order[0].ID != jb || order[1].ID != ja {
+		t.Errorf("claim order %+v, want the fresh %d before the retried %d", order, jb, ja)
+	}
+}
+
+func TestModelHealth(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	t0 := time.Date(2025, 5, 1, 10, 0, 0, 0, time.UTC)
+	for i := range 3 {
+		if err := db.RecordModelHealth(ctx, "chat", "replies do not parse", t0.Add(time.Duration(i)*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, _ := db.Stats(ctx)
+	if len(st.ModelHealth) != 1 || st.ModelHealth[0].Failures != 3 || !st.ModelHealth[0].FailingSince.Equal(t0) || st.ModelHealth[0].LastError != "replies do not parse" {
+		t.Fatalf("after 3 failures: %+v", st.ModelHealth)
+	}
+	if err := db.RecordModelHealth(ctx, "chat", "", t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := db.Stats(ctx); len(st.ModelHealth) != 0 {
+		t.Errorf("after a success: %+v, want none failing", st.ModelHealth)
+	}
+	if err := db.RecordModelHealth(ctx, " ", "x", t0); !errors.Is(err, memory.ErrInvalid) {
+		t.Errorf("empty role: %v", err)
 	}
 }
 

@@ -50,6 +50,9 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 			return nil, err
 		}
 	}
+	if err := s.jobStats(ctx, st); err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
 	sp, err := embeddingSpace(ctx, s.db)
 	if err != nil {
 		return nil, fmt.Errorf("stats: %w", err)
@@ -66,4 +69,42 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 		}
 	}
 	return st, nil
+}
+
+// jobStats adds the backlog of the job queue and the model roles failing lately.
+func (s *DB) jobStats(ctx context.Context, st *memory.Stats) error {
+	var oldest, lastErr string
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE last_error != ''), coalesce(min(created_at), ''),
+		coalesce((SELECT last_error FROM curation_jobs WHERE last_error != '' ORDER BY run_after DESC LIMIT 1), '')
+		FROM curation_jobs`).Scan(&st.RetryingJobs, &oldest, &lastErr)
+	if err != nil {
+		return err
+	}
+	st.LastJobError = lastErr
+	if oldest != "" {
+		if st.OldestJobAt, err = parseTime(oldest); err != nil {
+			return err
+		}
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT role, failures, last_error, failing_since, updated_at
+		FROM model_health WHERE failures > 0 ORDER BY role`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h memory.ModelHealth
+		var since, updated string
+		if err := rows.Scan(&h.Role, &h.Failures, &h.LastError, &since, &updated); err != nil {
+			return err
+		}
+		if h.FailingSince, err = parseTime(since); err != nil {
+			return err
+		}
+		if h.UpdatedAt, err = parseTime(updated); err != nil {
+			return err
+		}
+		st.ModelHealth = append(st.ModelHealth, h)
+	}
+	return rows.Err()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -85,6 +86,9 @@ func (s *DB) ResetEmbeddings(ctx context.Context, space memory.EmbeddingSpace) e
 			return err
 		}
 		if err := dropAllSigns(ctx, tx); err != nil {
+			return err
+		}
+		if err := dropChunks(ctx, tx); err != nil {
 			return err
 		}
 		if err := setMeta(ctx, tx, metaEmbedModel, space.Model); err != nil {
@@ -189,4 +193,45 @@ func (s *DB) PendingEmbeddings(ctx context.Context, limit int) ([]*memory.Memory
 		return nil, fmt.Errorf("pending embeddings: %w", err)
 	}
 	return ms, nil
+}
+
+// Embedding returns the stored vector of a memory, or nil when it has none
+// (pending, or no vector stored at all yet).
+func (s *DB) Embedding(ctx context.Context, id string) ([]float32, error) {
+	sp, err := embeddingSpace(ctx, s.db)
+	if err != nil {
+		return nil, fmt.Errorf("read vector: %w", err)
+	}
+	if sp.Dimension == 0 {
+		return nil, nil
+	}
+	var blob []byte
+	err = s.db.QueryRowContext(ctx, `SELECT v.embedding FROM memories m
+		JOIN memory_vectors v ON v.rowid = m.seq WHERE m.id = ?`, id).Scan(&blob)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read vector of %s: %w", id, err)
+	}
+	return decodeVector(blob), nil
+}
+
+// decodeVector reads the little-endian float32 blob encodeVector writes.
+func decodeVector(b []byte) []float32 {
+	vec := make([]float32, len(b)/4)
+	for i := range vec {
+		vec[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return vec
+}
+
+// CountPendingEmbeddings counts the memories that still lack a vector (a read
+// of the partial index memories_pending).
+func (s *DB) CountPendingEmbeddings(ctx context.Context) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE embedding_pending = 1`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count pending embeddings: %w", err)
+	}
+	return n, nil
 }

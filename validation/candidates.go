@@ -23,32 +23,36 @@ func scope(m *memory.Memory) []string {
 	return []string{m.Namespace, memory.GlobalNamespace}
 }
 
-// vectorOf embeds a memory's content again with the configured model (one
-// embed call). It returns an empty reason and the vector, or no vector and the
+// vectorOf returns a memory's vector (see memoryVector), or no vector and the
 // reason similarity cannot be computed (no model, Ollama down, another model's
-// vectors in the store, no vectors stored yet).
+// vectors in the store).
 func (s *Service) vectorOf(ctx context.Context, m *memory.Memory) ([]float32, string) {
-	if s.embedder == nil {
-		return nil, "no embedding model configured, so similar memories cannot be found"
-	}
-	space, err := s.store.EmbeddingSpace(ctx)
+	vec, err := s.memoryVector(ctx, m)
 	if err != nil {
-		return nil, "reading the embedding space: " + err.Error()
+		return nil, err.Error()
 	}
-	if space.Model == "" {
+	if vec == nil {
 		return nil, "no memory has a vector yet"
 	}
-	if space.Model != s.embedder.Model() {
-		return nil, fmt.Sprintf("stored vectors were made by %s but the configured model is %s; run `recall reindex`", space.Model, s.embedder.Model())
+	return vec, ""
+}
+
+// memoryVector returns the vector stored for a memory, or, for a memory still
+// pending, embeds it with the configured model (one embed call) and stores the
+// vector, so the work also fills the memory's place in vector search.
+func (s *Service) memoryVector(ctx context.Context, m *memory.Memory) ([]float32, error) {
+	if vec, err := s.store.Embedding(ctx, m.ID); err != nil || vec != nil {
+		return vec, err
 	}
-	vecs, err := s.embedder.EmbedDocuments(ctx, []string{m.Content})
+	if s.embedder == nil || s.mem == nil {
+		return nil, fmt.Errorf("no embedding model configured, so similar memories cannot be found: %w", memory.ErrUnavailable)
+	}
+	vec, err := s.mem.EmbedMemory(ctx, m)
+	s.recordHealth(ctx, roleEmbed, err)
 	if err != nil {
-		return nil, "embedding the memory failed: " + err.Error()
+		return nil, fmt.Errorf("embedding the memory failed: %w", err)
 	}
-	if len(vecs) != 1 || len(vecs[0]) != space.Dimension {
-		return nil, fmt.Sprintf("the embedding model returned no vector of dimension %d", space.Dimension)
-	}
-	return vecs[0], ""
+	return vec, nil
 }
 
 // similar returns up to limit memories in m's scope, other than m, whose

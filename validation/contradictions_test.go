@@ -66,8 +66,9 @@ func TestDetectContradictionsCreatesOneEdgePerConfirmedPair(t *testing.T) {
 		t.Errorf("the compatible memory was linked: %+v", got)
 	}
 	calls := e.fake.Counts()
-	if calls.ChatCalls-before.ChatCalls != 2 || calls.EmbedCalls-before.EmbedCalls != 1 {
-		t.Errorf("model calls: %d chat, %d embed; want 2 and 1", calls.ChatCalls-before.ChatCalls, calls.EmbedCalls-before.EmbedCalls)
+	// The memory's stored vector is used: no embed call.
+	if calls.ChatCalls-before.ChatCalls != 2 || calls.EmbedCalls-before.EmbedCalls != 0 {
+		t.Errorf("model calls: %d chat, %d embed; want 2 and 0", calls.ChatCalls-before.ChatCalls, calls.EmbedCalls-before.EmbedCalls)
 	}
 	for _, req := range e.fake.ChatRequests() {
 		if req.Options["temperature"] != float64(0) || !strings.Contains(string(req.Format), `"contradicts"`) {
@@ -190,9 +191,14 @@ func TestJudgmentTimeoutIsAFailedJudgment(t *testing.T) {
 
 func TestDetectWithoutModelsSaysWhy(t *testing.T) {
 	e := newEnv(t, validation.Options{})
-	m := e.remember(pytest, memory.TypePreference, "global")
-	svc := validation.New(e.db, e.mem, nil, nil, validation.Options{Logger: quietLog})
-	res, err := svc.DetectContradictions(e.ctx, validation.DetectRequest{MemoryID: m.ID})
+	// Stored without a vector, and no embedding model to make one.
+	keywordsOnly := memory.NewService(e.db, nil, memory.Options{Logger: quietLog})
+	stored, err := keywordsOnly.Remember(e.ctx, memory.StoreRequest{Content: pytest, Type: memory.TypePreference})
+	if err != nil || !stored.EmbeddingPending {
+		t.Fatalf("store without an embedder: %+v, %v", stored, err)
+	}
+	svc := validation.New(e.db, keywordsOnly, nil, nil, validation.Options{Logger: quietLog})
+	res, err := svc.DetectContradictions(e.ctx, validation.DetectRequest{MemoryID: stored.ID})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,10 +55,10 @@ func (s *Service) judgeContradiction(ctx context.Context, a, b *memory.Memory) (
 		return false, 0, "", err
 	}
 	if v.Contradicts == nil || v.Confidence == nil {
-		return false, 0, "", errors.New("the model's reply lacks contradicts or confidence")
+		return false, 0, "", fmt.Errorf("the model's reply lacks contradicts or confidence: %w", memory.ErrBadReply)
 	}
 	if *v.Confidence < 0 || *v.Confidence > 1 {
-		return false, 0, "", fmt.Errorf("the model's confidence %v is outside 0 to 1", *v.Confidence)
+		return false, 0, "", fmt.Errorf("the model's confidence %v is outside 0 to 1: %w", *v.Confidence, memory.ErrBadReply)
 	}
 	return *v.Contradicts && *v.Confidence >= MinJudgmentConfidence, *v.Confidence, strings.TrimSpace(v.Reason), nil
 }
@@ -101,14 +101,14 @@ func (s *Service) classifyRelation(ctx context.Context, newer, older *memory.Mem
 		return "", 0, "", err
 	}
 	if v.Confidence == nil || *v.Confidence < 0 || *v.Confidence > 1 {
-		return "", 0, "", errors.New("the model's reply lacks a confidence from 0 to 1")
+		return "", 0, "", fmt.Errorf("the model's reply lacks a confidence from 0 to 1: %w", memory.ErrBadReply)
 	}
 	if v.Relation == "none" {
 		return "", *v.Confidence, strings.TrimSpace(v.Reason), nil
 	}
 	r, err := memory.ParseRelation(v.Relation)
 	if err != nil {
-		return "", 0, "", fmt.Errorf("the model answered an unknown relation %q", v.Relation)
+		return "", 0, "", fmt.Errorf("the model answered an unknown relation %q: %w", v.Relation, memory.ErrBadReply)
 	}
 	return r, *v.Confidence, strings.TrimSpace(v.Reason), nil
 }
@@ -116,17 +116,17 @@ func (s *Service) classifyRelation(ctx context.Context, newer, older *memory.Mem
 // errNoJudge is the failed judgment of a service without a chat model.
 var errNoJudge = fmt.Errorf("no chat model configured: %w", memory.ErrUnavailable)
 
-// callJudge bounds one judgment by Options.JudgeTimeout.
+// callJudge bounds one judgment by Options.JudgeTimeout and records how the
+// chat model fared (see recordHealth).
 func (s *Service) callJudge(ctx context.Context, system, prompt string, schema json.RawMessage, out any) error {
-	ctx, cancel := context.WithTimeout(ctx, s.opts.JudgeTimeout)
+	callCtx, cancel := context.WithTimeout(ctx, s.opts.JudgeTimeout)
 	defer cancel()
-	if err := s.judge.JudgeJSON(ctx, system, prompt, schema, out); err != nil {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return fmt.Errorf("the chat model did not answer within %s: %w", s.opts.JudgeTimeout, err)
-		}
-		return err
+	err := s.judge.JudgeJSON(callCtx, system, prompt, schema, out)
+	if err != nil && errors.Is(callCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		err = fmt.Errorf("the chat model did not answer within %s: %w", s.opts.JudgeTimeout, err)
 	}
-	return nil
+	s.recordHealth(ctx, roleChat, err)
+	return err
 }
 
 // maxNoteBytes bounds what of a memory goes into a prompt: a judgment needs

@@ -53,7 +53,11 @@ type Service struct {
 
 	wake chan struct{} // a job was enqueued; buffered, one slot per worker
 
+	healthMu sync.Mutex
+	health   map[string]string // per model role, the failure last reported ("" healthy)
+
 	mu       sync.Mutex
+	handlers map[string]JobHandler // by job kind
 	started  bool
 	draining chan struct{}      // closed by Close: claim what is left, then exit
 	abort    context.CancelFunc // interrupts the jobs in flight
@@ -84,10 +88,14 @@ func New(store memory.Store, mem *memory.Service, embedder memory.Embedder, judg
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Service{
+	s := &Service{
 		store: store, mem: mem, embedder: embedder, judge: judge, opts: opts,
-		wake: make(chan struct{}, opts.Workers),
+		wake:     make(chan struct{}, opts.Workers),
+		health:   map[string]string{},
+		handlers: map[string]JobHandler{},
 	}
+	s.handlers[jobKindRelate] = s.relateJob
+	return s
 }
 
 var _ memory.Curator = (*Service)(nil)

@@ -55,11 +55,12 @@ func TestStoreQueuesInferenceAndWorkersLinkMemories(t *testing.T) {
 	if edges := e.edges(res.ID, memory.RelationRelatesTo); len(edges) != 0 {
 		t.Errorf("the unrelated memory got edges %+v", edges)
 	}
-	// Bound: one embed per job and at most 3 chat calls per job. a and b see
-	// each other (one judgment each), the docker memory sees nothing similar.
+	// Bound: jobs use the vectors stored with the memories (no embed call) and
+	// make at most 3 chat calls each. a and b see each other (one judgment
+	// each), the docker memory sees nothing similar.
 	c := e.fake.Counts()
-	if c.EmbedCalls-embedsBefore != 3 || c.ChatCalls != 2 {
-		t.Errorf("model calls for 3 jobs: %d embed, %d chat; want 3 and 2", c.EmbedCalls-embedsBefore, c.ChatCalls)
+	if c.EmbedCalls-embedsBefore != 0 || c.ChatCalls != 2 {
+		t.Errorf("model calls for 3 jobs: %d embed, %d chat; want 0 and 2", c.EmbedCalls-embedsBefore, c.ChatCalls)
 	}
 	if after := workerGoroutines(); after != before {
 		t.Errorf("%d worker goroutines after Close, %d before", after, before)

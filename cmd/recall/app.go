@@ -119,6 +119,7 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 		DefaultConfidence:  cfg.DefaultConfidence,
 		DefaultTokenBudget: cfg.DefaultTokenBudget,
 		QueryEmbedTimeout:  min(cfg.OllamaTimeout, maxQueryEmbedWait),
+		StoreEmbedTimeout:  min(cfg.OllamaTimeout, cfg.StoreEmbedTimeout),
 		MatchMinSimilarity: cfg.MatchMinSimilarity,
 		Logger:             log,
 		Scrub:              privacy.Clean,

@@ -7,10 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/recall-mcp/recall/capture"
@@ -334,9 +336,41 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 		model = "none yet"
 	}
 	fmt.Fprintf(w, "embeddings:         %s (dimension %d), %d pending\n", model, st.EmbeddingDim, st.PendingEmbeddings)
-	fmt.Fprintf(w, "curation jobs:      %d pending\n", st.PendingJobs)
+	fmt.Fprintf(w, "curation jobs:      %s\n", jobBacklog(st, time.Now()))
+	if st.LastJobError != "" {
+		fmt.Fprintf(w, "  last job failure: %s\n", st.LastJobError)
+	}
+	for _, h := range st.ModelHealth {
+		fmt.Fprintf(w, "%-20s%s\n", h.Role+" model:", modelFailing(h, time.Now()))
+	}
 	fmt.Fprintf(w, "session journal:    %d entries (%d trimmed), %d summaries pending\n", st.JournalEntries, st.TrimmedEntries, st.PendingSummaries)
 	return nil
+}
+
+// jobBacklog describes the queue: how many jobs, how many wait for a retry, and
+// the age of the oldest.
+func jobBacklog(st *memory.Stats, now time.Time) string {
+	if st.PendingJobs == 0 {
+		return "none pending"
+	}
+	out := fmt.Sprintf("%d pending", st.PendingJobs)
+	if st.RetryingJobs > 0 {
+		out += fmt.Sprintf(" (%d waiting to retry)", st.RetryingJobs)
+	}
+	return out + ", oldest queued " + age(now.Sub(st.OldestJobAt)) + " ago"
+}
+
+// modelFailing says how long a model role has been failing, and why.
+func modelFailing(h memory.ModelHealth, now time.Time) string {
+	return fmt.Sprintf("failing, %d calls in a row for %s: %s", h.Failures, age(now.Sub(h.FailingSince)), h.LastError)
+}
+
+// age prints a duration to the second, or to the minute past an hour.
+func age(d time.Duration) string {
+	if d >= time.Hour {
+		return d.Round(time.Minute).String()
+	}
+	return max(d, 0).Round(time.Second).String()
 }
 
 var reindexCommand = &command{
@@ -345,7 +379,9 @@ var reindexCommand = &command{
 	args:  "",
 	summary: "Embed every memory again with the configured model.\n" +
 		"Run it after changing RECALL_OLLAMA_MODEL, or when doctor reports a mismatched\n" +
-		"embedding space. Progress goes to stderr.",
+		"embedding space. The old vectors stay in use until every memory has a new one;\n" +
+		"Ctrl-C (or a kill) keeps what is done, and running it again continues there.\n" +
+		"Progress (count, rate, time left) goes to stderr.",
 	run: runReindex,
 }
 
@@ -353,21 +389,31 @@ func runReindex(ctx context.Context, e *env, fs *flag.FlagSet, args []string) er
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
 	a, err := openApp(ctx, e, modeFull)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	total, err := a.mem.Count(ctx, memory.CountRequest{})
+	fmt.Fprintf(e.stderr, "re-embedding with %s at %s ...\n", a.ollama.Model(), a.ollama.Host())
+	pr := newProgressPrinter(e.stderr)
+	p, err := a.mem.Reindex(ctx, pr.print)
+	pr.end()
 	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("reindex interrupted after %d of %d memories; the old vectors stay in use; run recall reindex again to continue", p.Done, p.Total)
+		}
 		return err
 	}
-	fmt.Fprintf(e.stderr, "re-embedding %d memories with %s at %s ...\n", total, a.ollama.Model(), a.ollama.Host())
-	n, err := a.mem.Reindex(ctx)
-	if err != nil {
-		return fmt.Errorf("reindex stopped after %d of %d memories (the rest stay pending and searchable by keywords): %w", n, total, err)
+	fmt.Fprintf(e.stderr, "done: %d memories embedded in %s", p.Done, p.Elapsed.Round(time.Millisecond))
+	if p.Resumed > 0 {
+		fmt.Fprintf(e.stderr, " (%d by an earlier run)", p.Resumed)
 	}
-	fmt.Fprintf(e.stderr, "done: %d memories embedded\n", n)
+	if p.Skipped > 0 {
+		fmt.Fprintf(e.stderr, "; %d timed out and stay pending (raise RECALL_OLLAMA_TIMEOUT, then run it again)", p.Skipped)
+	}
+	fmt.Fprintln(e.stderr)
 	return nil
 }
 

@@ -9,9 +9,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/embedding"
+	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
 )
 
@@ -146,17 +148,52 @@ func doctorOllama(ctx context.Context, r *report, cfg *config.Config) *embedding
 		return nil
 	}
 	r.check(ok, fmt.Sprintf("Ollama %s at %s", st.Version, st.Host))
-	if st.EmbedModelPulled {
-		r.check(ok, "embedding model "+st.EmbedModel)
-	} else {
-		r.check(warn, fmt.Sprintf("embedding model %s is not pulled (search falls back to keywords)", st.EmbedModel), "ollama pull "+st.EmbedModel)
+	for _, p := range modelProblems(st) {
+		r.check(p.level, p.what, p.fix)
 	}
-	if st.ChatModelPulled {
-		r.check(ok, "chat model "+st.ChatModel)
-	} else {
-		r.check(warn, fmt.Sprintf("chat model %s is not pulled (no contradiction checks or relationship inference)", st.ChatModel), "ollama pull "+st.ChatModel)
+	if st.EmbedCapable() {
+		r.check(ok, fmt.Sprintf("embedding model %s (can embed%s)", st.EmbedModel, contextNote(st.EmbedInfo)))
+	}
+	if st.ChatCapable() {
+		r.check(ok, fmt.Sprintf("chat model %s (can chat%s)", st.ChatModel, contextNote(st.ChatInfo)))
 	}
 	return &st
+}
+
+// modelProblem is one thing wrong with the configured models.
+type modelProblem struct {
+	level     level
+	what, fix string
+}
+
+// modelProblems checks the configured models by what Ollama says they are and
+// can do, not by their names: a chat model set as the embedding model is
+// pulled, yet cannot embed. Shared by doctor and the warning of recall serve.
+func modelProblems(st embedding.Status) []modelProblem {
+	var out []modelProblem
+	switch {
+	case !st.EmbedModelPulled: // keyword search still works: a warning
+		out = append(out, modelProblem{warn, fmt.Sprintf("embedding model %s is not pulled (search falls back to keywords)", st.EmbedModel), "ollama pull " + st.EmbedModel})
+	case !st.EmbedCapable():
+		out = append(out, modelProblem{fail, fmt.Sprintf("embedding model %s cannot embed: Ollama lists its capabilities as %s (search falls back to keywords)", st.EmbedModel, strings.Join(st.EmbedInfo.Capabilities, ", ")),
+			"set RECALL_OLLAMA_MODEL to an embedding model such as " + embedding.DefaultEmbedModel})
+	}
+	switch {
+	case !st.ChatModelPulled:
+		out = append(out, modelProblem{warn, fmt.Sprintf("chat model %s is not pulled (no contradiction checks or relationship inference)", st.ChatModel), "ollama pull " + st.ChatModel})
+	case !st.ChatCapable():
+		out = append(out, modelProblem{fail, fmt.Sprintf("chat model %s cannot chat: Ollama lists its capabilities as %s (every judgment fails)", st.ChatModel, strings.Join(st.ChatInfo.Capabilities, ", ")),
+			"set RECALL_OLLAMA_CHAT_MODEL to a chat model such as " + embedding.DefaultChatModel})
+	}
+	return out
+}
+
+// contextNote prints a model's context length, when known.
+func contextNote(m embedding.ModelInfo) string {
+	if m.ContextLength == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", context %d tokens", m.ContextLength)
 }
 
 // doctorEmbeddings checks that stored vectors fit the configured model and
@@ -177,14 +214,35 @@ func doctorEmbeddings(ctx context.Context, r *report, cfg *config.Config, db *st
 		r.check(ok, fmt.Sprintf("embedding space: %s, dimension %d", space.Model, space.Dimension))
 	}
 	st, err := db.Stats(ctx)
-	if err != nil || st.PendingEmbeddings == 0 {
+	if err != nil {
+		return
+	}
+	doctorQueue(r, st)
+	if st.PendingEmbeddings == 0 {
 		return
 	}
 	fix := "recall serve fills them at start-up; or run: recall reindex"
-	if status == nil || !status.EmbedModelPulled {
+	if status == nil || !status.EmbedCapable() {
 		fix = "fix Ollama first (above); then " + fix
 	}
 	r.check(warn, fmt.Sprintf("%d memories wait for an embedding (found by keywords only meanwhile)", st.PendingEmbeddings), fix)
+}
+
+// doctorQueue reports the curation backlog and model roles that keep failing.
+func doctorQueue(r *report, st *memory.Stats) {
+	now := time.Now()
+	for _, h := range st.ModelHealth {
+		r.check(warn, fmt.Sprintf("%s model %s", h.Role, modelFailing(h, now)))
+	}
+	switch {
+	case st.PendingJobs == 0:
+		r.check(ok, "curation queue: empty")
+	case st.RetryingJobs > 0:
+		r.check(warn, "curation queue: "+jobBacklog(st, now)+"; last failure: "+st.LastJobError,
+			"recall serve retries them, waiting up to an hour between attempts; fix the failure above to let them finish")
+	default:
+		r.check(ok, "curation queue: "+jobBacklog(st, now)+" (recall serve works through them)")
+	}
 }
 
 // sameModelName compares model names as Ollama does: no tag means ":latest".

@@ -66,17 +66,10 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 	// what was accepted (a queued curation job, an embedding batch) finishes.
 	work := context.WithoutCancel(ctx)
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		fillCtx, cancel := context.WithCancel(work)
-		defer cancel()
-		go func() { <-ctx.Done(); cancel() }() // pending vectors can wait for the next start
-		n, err := a.mem.FillPendingEmbeddings(fillCtx)
-		if err != nil {
-			a.log.Warn("pending embeddings not filled", "err", err)
-		} else if n > 0 {
-			a.log.Info("filled pending embeddings", "count", n)
-		}
-	})
+	// Pending vectors are filled while the server runs (they can wait for the
+	// next start once a signal came).
+	wg.Go(func() { a.mem.FillInBackground(ctx) })
+	wg.Go(func() { a.warnAboutModels(ctx) })
 	wg.Go(func() { a.keepFileActivityBounded(ctx) })
 	a.cur.Start(work)
 	summaries := a.summarizer()
@@ -121,6 +114,20 @@ func (a *app) summarizer() *capture.Summarizer {
 		return &capture.Summarizer{}
 	}
 	return &capture.Summarizer{Store: a.db, Judge: a.ollama, Memories: a.mem, MaxCalls: a.cfg.SummaryCalls, Logger: a.log}
+}
+
+// warnAboutModels says once, at start, what is wrong with the configured
+// models (not pulled, or unable to do their job), so a misconfiguration shows
+// before every judgment fails. Ollama not running is left to the calls that
+// need it: they say so themselves.
+func (a *app) warnAboutModels(ctx context.Context) {
+	st, err := a.ollama.Check(ctx)
+	if err != nil {
+		return
+	}
+	for _, p := range modelProblems(st) {
+		a.log.Warn(p.what, "fix", p.fix)
+	}
 }
 
 // checkLoopback refuses an address that other machines could reach.

@@ -28,8 +28,23 @@ func (s *Server) routes() http.Handler {
 			writeError(w, f.status, f.message)
 			return
 		}
+		if s.takeDrop(r.URL.Path) {
+			dropConnection(w)
+			return
+		}
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// dropConnection closes the connection without an answer: the client reads EOF.
+func dropConnection(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			conn.Close()
+			return
+		}
+	}
+	panic(http.ErrAbortHandler) // net/http closes the connection
 }
 
 // writeError answers as Ollama does: {"error": message} with the status code.
@@ -90,9 +105,30 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 	if req.Dimensions > 0 && req.Dimensions < dim {
 		dim = req.Dimensions
 	}
+	s.mu.Lock()
+	ctxLen, perToken, vectorOf := s.contextLength, s.tokenDelay, s.vectors
+	s.mu.Unlock()
+	if vectorOf == nil {
+		vectorOf = Vector
+	}
+	// Like Ollama, an input over the context is cut to it silently, or refused
+	// when the request says "truncate": false.
 	embeddings := make([][]float32, len(inputs))
+	tokens := 0
 	for i, text := range inputs {
-		embeddings[i] = Vector(text, dim)
+		words := strings.Fields(text)
+		if len(words) > ctxLen {
+			if req.Truncate != nil && !*req.Truncate {
+				writeError(w, http.StatusBadRequest, "the input length exceeds the context length")
+				return
+			}
+			text = strings.Join(words[:ctxLen], " ")
+		}
+		tokens += min(len(words), ctxLen)
+		embeddings[i] = vectorOf(text, dim)
+	}
+	if !s.sleep(r, time.Duration(tokens)*perToken) {
+		return // the client gave up, as a real client does on a slow CPU
 	}
 
 	s.mu.Lock()
@@ -104,7 +140,7 @@ func (s *Server) handleEmbed(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, api.EmbedResponse{
 		Model:           req.Model,
 		Embeddings:      embeddings,
-		PromptEvalCount: len(inputs),
+		PromptEvalCount: tokens,
 	})
 }
 
@@ -119,6 +155,10 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 	if _, ok := s.hasModel(req.Model); !ok {
 		notFound(w, req.Model)
+		return
+	}
+	if isEmbedModel(req.Model) {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("%q does not support chat", req.Model))
 		return
 	}
 	reply, err := s.reply(req)
@@ -238,8 +278,12 @@ func (s *Server) handleShow(w http.ResponseWriter, r *http.Request) {
 	d := details(full)
 	info := map[string]any{"general.architecture": d.Family}
 	caps := []model.Capability{model.CapabilityCompletion}
+	info[d.Family+".context_length"] = 8192
 	if isEmbedModel(full) {
 		info[d.Family+".embedding_length"] = s.Dimension()
+		s.mu.Lock()
+		info[d.Family+".context_length"] = s.contextLength
+		s.mu.Unlock()
 		caps = []model.Capability{model.CapabilityEmbedding}
 	}
 	writeJSON(w, http.StatusOK, api.ShowResponse{

@@ -3,6 +3,9 @@ package ollamatest
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
+
+	"github.com/ollama/ollama/api"
 )
 
 // DefaultReply is what the server answers a chat request with when no reply is
@@ -68,4 +71,19 @@ func valueFor(schema map[string]any) any {
 		return false
 	}
 	return nil
+}
+
+// Ramble answers a chat request as a small model with random weights does
+// under a JSON-schema format: it opens a string and fills it with words until
+// its output limit (num_predict) cuts the reply off, so the reply never parses.
+// Real Ollama serves such replies with status 200; use it with [Server.SetChat].
+func Ramble(req api.ChatRequest) (string, error) {
+	var b strings.Builder
+	b.WriteString(`{"relation": "`)
+	words := []string{"the", "model", "server", "runs", "files", "with", "a", "local", "path", "and"}
+	for i := range 256 {
+		b.WriteString(words[(i*7+len(req.Messages))%len(words)])
+		b.WriteByte(' ')
+	}
+	return b.String(), nil
 }

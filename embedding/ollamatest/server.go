@@ -10,9 +10,14 @@
 // (404 "model 'x' not found" for a model that is not pulled), so the client turns
 // them into api.StatusError exactly as it does for the real server.
 //
-// A test can choose the models present, script chat replies, inject failures, add
-// a delay (which honours request cancellation) and stop the server to simulate
-// Ollama not running. Counters tell how many model calls were made. Every method
+// It behaves as the real server does where Recall depends on it: /api/show
+// reports capabilities ("embedding" or "completion") and the context length;
+// chat with an embedding model is 400 "... does not support chat"; an input
+// longer than the context (a token per word) is cut silently, or refused with
+// "truncate": false. A test can choose the models present, script chat replies
+// ([Ramble] never parses), choose the vectors ([WithVectors]), inject failures,
+// add a delay or a delay per token (both honour request cancellation), drop
+// connections mid-request and stop the server to simulate Ollama not running. Counters tell how many model calls were made. Every method
 // is safe for concurrent use.
 package ollamatest
 
@@ -64,6 +69,11 @@ type Server struct {
 	counts   Counts
 	inputs   []string
 	chats    []api.ChatRequest
+
+	vectors       VectorFunc     // makes the vectors; Vector when nil
+	contextLength int            // tokens an embedding model reads (DefaultContextLength)
+	tokenDelay    time.Duration  // time per input token of /api/embed
+	drops         map[string]int // by path: how many next requests lose their connection
 }
 
 type failure struct {
@@ -87,6 +97,10 @@ func WithModels(names ...string) Option {
 		}
 	}
 }
+
+// WithContextLength sets the context of the embedding models in tokens
+// (default [DefaultContextLength]); see [Server.Tokens].
+func WithContextLength(n int) Option { return func(s *Server) { s.contextLength = n } }
 
 // WithVersion sets the version /api/version reports (default [DefaultVersion]).
 func WithVersion(v string) Option { return func(s *Server) { s.version = v } }
@@ -112,6 +126,9 @@ func Start(opts ...Option) *Server {
 		version:  DefaultVersion,
 		models:   []string{fullName(DefaultEmbedModel), fullName(DefaultChatModel)},
 		failures: map[string]failure{},
+		drops:    map[string]int{},
+
+		contextLength: DefaultContextLength,
 	}
 	for _, opt := range opts {
 		opt(s)
@@ -170,6 +187,24 @@ func (s *Server) SetFailure(path string, status int, message string) {
 		return
 	}
 	s.failures[path] = failure{status: status, message: message}
+}
+
+// SetTokenDelay makes /api/embed take d per input token (after truncation),
+// as a model on a CPU does: a long text takes long. The wait ends early when
+// the client gives up.
+func (s *Server) SetTokenDelay(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokenDelay = d
+}
+
+// DropConnections makes the next n requests to path ("" for any path) lose
+// their connection before any answer, as when Ollama crashes or restarts
+// mid-request.
+func (s *Server) DropConnections(path string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.drops[path] = n
 }
 
 // AddModel makes a model present (pulled).
@@ -248,6 +283,35 @@ func (s *Server) wait(r *http.Request) bool {
 	s.mu.Lock()
 	d := s.delay
 	s.mu.Unlock()
+	if d <= 0 {
+		return true
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-r.Context().Done():
+	case <-s.closing:
+	}
+	return false
+}
+
+// takeDrop reports whether this request's connection is to be dropped.
+func (s *Server) takeDrop(path string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range []string{path, ""} {
+		if s.drops[p] > 0 {
+			s.drops[p]--
+			return true
+		}
+	}
+	return false
+}
+
+// sleep waits d unless the request is cancelled or the server closes first.
+func (s *Server) sleep(r *http.Request, d time.Duration) bool {
 	if d <= 0 {
 		return true
 	}

@@ -11,6 +11,10 @@ import (
 // otherwise; it is the dimension of mxbai-embed-large.
 const DefaultDimension = 1024
 
+// DefaultContextLength is the context of the embedding models in tokens, as
+// mxbai-embed-large's. The server counts a token per whitespace-separated word.
+const DefaultContextLength = 512
+
 // queryInstructions are the query prefixes of known embedding models. Vector
 // leaves them out of the meaning, as a real model trained with them does: a query
 // and a passage sharing words stay similar. Servers still record the raw input.

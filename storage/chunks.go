@@ -1,0 +1,75 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// UnchunkedLongMemories returns up to limit memories with a vector whose
+// content is longer than minBytes and whose later parts have no vectors yet,
+// skipping those in skip.
+func (s *DB) UnchunkedLongMemories(ctx context.Context, minBytes, limit int, skip []string) ([]*memory.Memory, error) {
+	ms, err := queryMemories(ctx, s.db, `SELECT `+memoryColumns+` FROM memories m
+		WHERE m.embedding_pending = 0 AND length(m.content) > ?
+			AND NOT EXISTS (SELECT 1 FROM memory_chunks c WHERE c.seq = m.seq)
+			AND m.id NOT IN (SELECT value FROM json_each(?))
+		ORDER BY m.seq LIMIT ?`, minBytes, jsonList(skip), limit)
+	if err != nil {
+		return nil, fmt.Errorf("long memories: %w", err)
+	}
+	return ms, nil
+}
+
+// SetChunkEmbeddings replaces the vectors of a memory's later parts. They
+// must have the dimension of the stored vectors.
+func (s *DB) SetChunkEmbeddings(ctx context.Context, id string, vecs [][]float32) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, seq, err := getMemory(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		sp, err := embeddingSpace(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_chunks WHERE seq = ?`, seq); err != nil {
+			return err
+		}
+		for i, vec := range vecs {
+			if err := checkVector(vec); err != nil {
+				return err
+			}
+			if len(vec) != sp.Dimension {
+				return fmt.Errorf("part vector of dimension %d, the database holds vectors of dimension %d: %w", len(vec), sp.Dimension, memory.ErrEmbeddingMismatch)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO memory_chunks (seq, part, embedding) VALUES (?, ?, ?)`,
+				seq, i+1, encodeVector(vec)); err != nil {
+				return fmt.Errorf("store part vector: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// SearchChunks ranks memories by the cosine similarity of their best later
+// part to vec, best first (Hit.Score = 1 - distance).
+func (s *DB) SearchChunks(ctx context.Context, vec []float32, f memory.Filter, limit int) ([]memory.Hit, error) {
+	sp, err := embeddingSpace(ctx, s.db)
+	if err != nil || sp.Dimension == 0 || len(vec) != sp.Dimension {
+		return nil, err
+	}
+	where, args := whereFilter(f)
+	query := `SELECT m.id, min(vec_distance_cosine(c.embedding, ?)) AS distance
+		FROM memory_chunks c JOIN memories m ON m.seq = c.seq
+		WHERE ` + where + ` GROUP BY m.id ORDER BY distance LIMIT ?`
+	return queryHits(ctx, s, query, append(append([]any{encodeVector(vec)}, args...), limit))
+}
+
+// dropChunks forgets every part vector (their space is being replaced).
+func dropChunks(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM memory_chunks`)
+	return err
+}
