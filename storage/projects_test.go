@@ -7,7 +7,7 @@ import (
 	"github.com/recall-mcp/recall/memory"
 )
 
-// A database of schema version 5 (before project_roots) migrates without
+// A database of schema version 6 (before project_roots) migrates without
 // losing or moving a memory; its namespaces go to the first root claiming them.
 func TestProjectRootsMigrationKeepsEveryMemory(t *testing.T) {
 	ctx := context.Background()
@@ -16,7 +16,13 @@ func TestProjectRootsMigrationKeepsEveryMemory(t *testing.T) {
 	other := mustInsert(t, db, newMemory("web note", "project:web", memory.TypeDecision), nil)
 	for _, q := range []string{
 		`DROP TABLE project_roots`,
-		`UPDATE meta SET value = '5' WHERE key = 'schema_version'`,
+		// and what later migrations added
+		`DROP INDEX curation_jobs_due`,
+		`ALTER TABLE curation_jobs DROP COLUMN run_after`,
+		`DROP TABLE model_health`,
+		`DROP TABLE reindex_vectors`,
+		`DROP TABLE memory_chunks`,
+		`UPDATE meta SET value = '6' WHERE key = 'schema_version'`,
 	} {
 		if _, err := db.SQL().Exec(q); err != nil {
 			t.Fatal(err)
@@ -27,7 +33,7 @@ func TestProjectRootsMigrationKeepsEveryMemory(t *testing.T) {
 
 	db, err := Open(ctx, path)
 	if err != nil {
-		t.Fatalf("migrating a version 2 database: %v", err)
+		t.Fatalf("migrating a version 6 database: %v", err)
 	}
 	defer db.Close()
 	for _, m := range []*memory.Memory{mine, other} {
