@@ -33,6 +33,7 @@ type Config struct {
 	StaleDays              int
 	HTTPToken              string
 	HookTimeout            time.Duration // how long a hook waits for Ollama
+	UIPort                 int           // port of recall ui; 0: derived from the user id
 }
 
 // Error is a variable with a value Recall does not accept.
@@ -78,6 +79,7 @@ func Load() (*Config, error) {
 		StaleDays:              p.integer("RECALL_STALE_DAYS", raw.StaleDays, 1, 0),
 		HTTPToken:              raw.HTTPToken,
 		HookTimeout:            p.duration("RECALL_HOOK_TIMEOUT", raw.HookTimeout),
+		UIPort:                 p.optionalPort("RECALL_UI_PORT", raw.UIPort),
 	}
 	if err := errors.Join(p.errs...); err != nil {
 		return nil, err

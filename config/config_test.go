@@ -82,6 +82,7 @@ var overrides = []struct {
 	{"RECALL_CURATION_WORKERS", "16", func(c *config.Config) bool { return c.CurationWorkers == 16 }},
 	{"RECALL_CONTRADICTION_THRESHOLD", "1", func(c *config.Config) bool { return c.ContradictionThreshold == 1 }},
 	{"RECALL_STALE_DAYS", "1", func(c *config.Config) bool { return c.StaleDays == 1 }},
+	{"RECALL_UI_PORT", "28001", func(c *config.Config) bool { return c.UIPort == 28001 }},
 	{"RECALL_HTTP_TOKEN", "s3cret", func(c *config.Config) bool { return c.HTTPToken == "s3cret" }},
 	{"RECALL_HOOK_TIMEOUT", "750ms", func(c *config.Config) bool { return c.HookTimeout == 750*time.Millisecond }},
 }

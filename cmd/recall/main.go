@@ -48,7 +48,7 @@ func init() {
 	commands = []*command{
 		serveCommand, callCommand, hookCommand,
 		storeCommand, searchCommand, listCommand, forgetCommand, statsCommand,
-		reindexCommand, doctorCommand, versionCommand,
+		reindexCommand, doctorCommand, uiCommand, versionCommand,
 	}
 }
 
