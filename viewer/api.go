@@ -110,9 +110,9 @@ func (h *handler) search(w http.ResponseWriter, r *http.Request, query, ns strin
 // detail is one memory with its edges (and the memories at their other ends)
 // and its validation events with their summary.
 type detail struct {
-	Memory    *memory.Memory          `json:"memory"`
-	Edges     []memory.Edge           `json:"edges"`
-	Neighbors []memory.GraphNode      `json:"neighbors"`
+	Memory    *memory.Memory            `json:"memory"`
+	Edges     []memory.Edge             `json:"edges"`
+	Neighbors []memory.GraphNode        `json:"neighbors"`
 	History   *validation.HistoryResult `json:"validation"`
 }
 
