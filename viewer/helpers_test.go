@@ -97,3 +97,11 @@ func ids(p page) []string {
 	}
 	return out
 }
+
+// newLoopbackServer serves the viewer on 127.0.0.1 and returns its base URL.
+func newLoopbackServer(t testing.TB, f *fixture) string {
+	t.Helper()
+	srv := httptest.NewServer(f.h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
