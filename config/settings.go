@@ -28,8 +28,8 @@ type env struct {
 	ContradictionThreshold string `envconfig:"RECALL_CONTRADICTION_THRESHOLD" default:"0.7" accepts:"a number from 0 to 1" desc:"similarity above which two memories are checked for contradiction"`
 	StaleDays              string `envconfig:"RECALL_STALE_DAYS" default:"30" accepts:"a whole number of at least 1" desc:"days without access after which health analysis calls a memory stale"`
 	HTTPToken              string `envconfig:"RECALL_HTTP_TOKEN" default:"" accepts:"any text; empty means no token" desc:"bearer token the HTTP transport requires (empty: none)"`
-	UIPort                 string `envconfig:"RECALL_UI_PORT" default:"" accepts:"a port from 1 to 65535; empty: 20000 + user id mod 10000" desc:"port of recall ui on 127.0.0.1"`
 	HookTimeout            string `envconfig:"RECALL_HOOK_TIMEOUT" default:"3s" accepts:"a positive number of seconds, or a duration like 2s or 1m30s" desc:"longest wait of a Claude Code hook for Ollama"`
+	UIPort                 string `envconfig:"RECALL_UI_PORT" default:"" accepts:"a port from 1 to 65535; empty: 20000 + user id mod 10000" desc:"port of recall ui on 127.0.0.1"`
 }
 
 // Setting describes one environment variable.
