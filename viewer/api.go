@@ -20,7 +20,7 @@ const (
 )
 
 // listParams are the query parameters GET /api/memories accepts.
-var listParams = []string{"q", "namespace", "type", "limit", "offset"}
+var listParams = []string{"q", "namespace", "type", "order_by", "limit", "offset"}
 
 // page is what GET /api/memories answers, listing or searching: one page of
 // memories and enough to page on. Score is set on search hits only.
@@ -63,8 +63,10 @@ func (h *handler) listMemories(w http.ResponseWriter, r *http.Request) {
 	}
 	ns, typ := qs.Get("namespace"), memory.Type(qs.Get("type"))
 	query := strings.TrimSpace(qs.Get("q"))
+	orderBy := qs.Get("order_by")
 	if query == "" {
-		res, err := h.mem.List(r.Context(), memory.ListRequest{Namespace: ns, Type: typ, Limit: limit, Offset: offset})
+		// Newest, most used, most important or most trusted first.
+		res, err := h.mem.List(r.Context(), memory.ListRequest{Namespace: ns, Type: typ, OrderBy: orderBy, Limit: limit, Offset: offset})
 		if err != nil {
 			h.fail(w, r, err)
 			return
@@ -74,6 +76,10 @@ func (h *handler) listMemories(w http.ResponseWriter, r *http.Request) {
 			p.Memories = append(p.Memories, pageItem{Memory: m})
 		}
 		writeJSON(w, http.StatusOK, p)
+		return
+	}
+	if orderBy != "" {
+		writeError(w, http.StatusBadRequest, "order_by applies to the list, not to a search, which is ranked by relevance: drop order_by or q")
 		return
 	}
 	h.search(w, r, query, ns, typ, limit, offset)

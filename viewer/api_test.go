@@ -40,6 +40,13 @@ func TestListPagesNewestFirstWithFilters(t *testing.T) {
 	if got := ids(byNS); !slices.Equal(got, []string{other}) {
 		t.Errorf("namespace=global: %v, want [%s]", got, other)
 	}
+	if w := f.do(t, "POST", "/api/memories/"+other+"/validate", `{"success": true}`, nil); w.Code != http.StatusOK {
+		t.Fatalf("validate: %d %s", w.Code, w.Body)
+	}
+	byConfidence := decode[page](t, f.do(t, "GET", "/api/memories?order_by=confidence&limit=1", "", nil), http.StatusOK)
+	if got := ids(byConfidence); !slices.Equal(got, []string{other}) {
+		t.Errorf("order_by=confidence: %v, want the validated %s first", got, other)
+	}
 	byType := decode[page](t, f.do(t, "GET", "/api/memories?type=decision", "", nil), http.StatusOK)
 	if byType.Total != 5 {
 		t.Errorf("type=decision: total %d, want 5", byType.Total)
@@ -135,6 +142,8 @@ func TestBadInputNamesTheParameter(t *testing.T) {
 		{"GET", "/api/memories?namespace=team%3Ax", "", http.StatusBadRequest, "namespace"},
 		{"GET", "/api/memories?sort=new", "", http.StatusBadRequest, `unknown parameter "sort"`},
 		{"GET", "/api/memories?q=x&offset=100", "", http.StatusBadRequest, "offset"},
+		{"GET", "/api/memories?order_by=size", "", http.StatusBadRequest, "order_by"},
+		{"GET", "/api/memories?q=x&order_by=confidence", "", http.StatusBadRequest, "order_by"},
 		{"GET", "/api/memories/not-an-id", "", http.StatusBadRequest, "memory_id"},
 		{"GET", "/api/memories/mem_1_abcdef12", "", http.StatusNotFound, "not found"},
 		{"POST", "/api/memories/" + id + "/validate", `{"ok": 1}`, http.StatusBadRequest, "success"},

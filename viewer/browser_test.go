@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/validation"
 )
 
 // chromiumPath finds a Chromium to drive: RECALL_TEST_CHROMIUM, else Debian's
@@ -147,6 +148,21 @@ func TestBrowserListSearchAndMemoryPage(t *testing.T) {
 	screenshot(t, ctx, "memory-phone")
 	if !strings.HasPrefix(content, "Use WAL journal mode") {
 		t.Errorf("memory page shows %q", content)
+	}
+
+	// Confirming from the page is a same-origin write: the cross-origin check
+	// lets it through and the event is recorded.
+	err = within(ctx, 20*time.Second,
+		chromedp.Click(chromedp.CSS(`#confirm`)),
+		chromedp.WaitVisible(chromedp.CSS(`#events`)),
+	)
+	if err != nil {
+		t.Fatalf("confirming from the page: %v", err)
+	}
+	screenshot(t, ctx, "memory-confirmed")
+	hist, err := f.val.History(t.Context(), validation.HistoryRequest{MemoryID: want})
+	if err != nil || len(hist.Events) != 1 || hist.Events[0].EventType != memory.EventSucceeded {
+		t.Fatalf("after Confirm: %+v, %v; want one succeeded event", hist, err)
 	}
 	err = within(ctx, 20*time.Second,
 		chromedp.Click(chromedp.CSS(`#edges a`)),

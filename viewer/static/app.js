@@ -1,13 +1,13 @@
 // The viewer's page: a memory list with search and filters, and one memory's
 // page, switched by the URL's hash (#/ and #/m/<id>).
 import { el, fmtTime, fmtNum } from "./dom.js";
-import { listMemories, getMemory } from "./api.js";
+import { listMemories, getMemory, validateMemory } from "./api.js";
 
 const PAGE_SIZE = 50;
 const SEARCH_DELAY_MS = 200; // wait for a pause in typing before searching
 
 const $ = (id) => document.getElementById(id);
-const state = { q: "", namespace: "", type: "", offset: 0 };
+const state = { q: "", namespace: "", type: "", order: "", offset: 0 };
 let inflight = null; // the request a newer one replaces
 
 function setStatus(text, isError = false) {
@@ -57,6 +57,10 @@ async function loadList() {
   }
 }
 
+function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
 function field(name, value) {
   return [el("dt", {}, name), el("dd", {}, value)];
 }
@@ -76,7 +80,7 @@ function eventRow(ev) {
     el("td", {}, fmtTime(ev.created_at)),
     el("td", { class: ev.event_type }, ev.event_type),
     el("td", {}, `${fmtNum(ev.confidence_before)} → ${fmtNum(ev.confidence_after)}`),
-    el("td", { class: "content" }, ev.context || ev.error_msg || ""));
+    el("td", { class: "note" }, ev.context || ev.error_msg || ""));
 }
 
 async function loadMemory(id) {
@@ -89,6 +93,9 @@ async function loadMemory(id) {
     const v = d.validation;
     box.replaceChildren(
       el("div", { class: "content", id: "memory-content" }, m.content),
+      el("div", { class: "actions" },
+        el("button", { type: "button", id: "confirm", title: "It held: confidence +0.1" }, "Confirm"),
+        el("button", { type: "button", id: "refute", title: "It was wrong: confidence -0.15" }, "Refute")),
       el("h2", {}, "Details"),
       el("dl", { class: "fields" },
         field("id", m.id),
@@ -104,15 +111,28 @@ async function loadMemory(id) {
       d.edges.length
         ? el("table", { id: "edges" }, el("tbody", {}, d.edges.map((e) => edgeRow(e, m.id, neighbors))))
         : el("p", { class: "muted" }, "No edges."),
-      el("h2", {}, `Validation (${v.summary.total_events} events, success rate ${fmtNum(v.summary.success_rate)})`),
+      el("h2", {}, `Validation (${plural(v.summary.total_events, "event")}, success rate ${fmtNum(v.summary.success_rate)})`),
       v.events.length
         ? el("table", { id: "events" }, el("tbody", {}, v.events.map(eventRow)))
         : el("p", { class: "muted" }, "Never validated."));
+    $("confirm").addEventListener("click", () => validate(m.id, true));
+    $("refute").addEventListener("click", () => validate(m.id, false));
     setStatus("");
   } catch (err) {
     if (err.name === "AbortError") return;
     box.replaceChildren(el("p", { class: "error" }, err.message));
     setStatus("");
+  }
+}
+
+async function validate(id, success) {
+  try {
+    const res = await validateMemory(id, success);
+    await loadMemory(id); // clears the status: say what changed after it
+    const promoted = res.promoted ? ", promoted to golden rule" : "";
+    setStatus(`confidence ${fmtNum(res.old_confidence)} → ${fmtNum(res.new_confidence)}${promoted}`);
+  } catch (err) {
+    setStatus(err.message, true);
   }
 }
 
@@ -134,6 +154,7 @@ function init() {
     state.q = $("q").value.trim();
     state.namespace = $("namespace").value.trim();
     state.type = $("type").value;
+    state.order = $("order").value;
     state.offset = 0;
     loadList();
   };
@@ -141,6 +162,16 @@ function init() {
   $("q").addEventListener("input", later);
   $("namespace").addEventListener("input", later);
   $("type").addEventListener("change", refilter);
+  $("order").addEventListener("change", refilter);
+  // "/" jumps to the search box, as on most sites with one.
+  document.addEventListener("keydown", (e) => {
+    const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement;
+    if (e.key === "/" && !typing && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      e.preventDefault();
+      if (location.hash.startsWith("#/m/")) location.hash = "#/";
+      $("q").focus();
+    }
+  });
   $("filters").addEventListener("submit", (e) => { e.preventDefault(); refilter(); });
   $("prev").addEventListener("click", () => { state.offset = Math.max(0, state.offset - PAGE_SIZE); loadList(); });
   $("next").addEventListener("click", () => { state.offset += PAGE_SIZE; loadList(); });
