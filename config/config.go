@@ -33,6 +33,9 @@ type Config struct {
 	StaleDays              int
 	HTTPToken              string
 	HookTimeout            time.Duration // how long a hook waits for Ollama
+	MatchMinSimilarity     float64       // similarity floor of a match
+	PromptMinCoverage      float64       // share of a prompt's content words an injected memory contains
+	ActivityRetentionDays  int           // file activity older than this is summarised
 	UIPort                 int           // port of recall ui; 0: derived from the user id
 }
 
@@ -79,6 +82,9 @@ func Load() (*Config, error) {
 		StaleDays:              p.integer("RECALL_STALE_DAYS", raw.StaleDays, 1, 0),
 		HTTPToken:              raw.HTTPToken,
 		HookTimeout:            p.duration("RECALL_HOOK_TIMEOUT", raw.HookTimeout),
+		MatchMinSimilarity:     p.fraction("RECALL_MATCH_MIN_SIMILARITY", raw.MatchMinSimilarity),
+		PromptMinCoverage:      p.fraction("RECALL_PROMPT_MIN_COVERAGE", raw.PromptMinCoverage),
+		ActivityRetentionDays:  p.integer("RECALL_ACTIVITY_RETENTION_DAYS", raw.ActivityRetentionDays, 1, 0),
 		UIPort:                 p.optionalPort("RECALL_UI_PORT", raw.UIPort),
 	}
 	if err := errors.Join(p.errs...); err != nil {

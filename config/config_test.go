@@ -53,6 +53,9 @@ func TestDefaults(t *testing.T) {
 		StaleDays:              30,
 		HTTPToken:              "",
 		HookTimeout:            3 * time.Second,
+		MatchMinSimilarity:     0.3,
+		PromptMinCoverage:      0.6,
+		ActivityRetentionDays:  90,
 	}
 	if *got != want {
 		t.Errorf("defaults:\n got %+v\nwant %+v", *got, want)
@@ -81,6 +84,9 @@ var overrides = []struct {
 	{"RECALL_CURATION", "OFF", func(c *config.Config) bool { return !c.Curation }},
 	{"RECALL_CURATION_WORKERS", "16", func(c *config.Config) bool { return c.CurationWorkers == 16 }},
 	{"RECALL_CONTRADICTION_THRESHOLD", "1", func(c *config.Config) bool { return c.ContradictionThreshold == 1 }},
+	{"RECALL_MATCH_MIN_SIMILARITY", "0.6", func(c *config.Config) bool { return c.MatchMinSimilarity == 0.6 }},
+	{"RECALL_PROMPT_MIN_COVERAGE", "1", func(c *config.Config) bool { return c.PromptMinCoverage == 1 }},
+	{"RECALL_ACTIVITY_RETENTION_DAYS", "7", func(c *config.Config) bool { return c.ActivityRetentionDays == 7 }},
 	{"RECALL_STALE_DAYS", "1", func(c *config.Config) bool { return c.StaleDays == 1 }},
 	{"RECALL_UI_PORT", "28001", func(c *config.Config) bool { return c.UIPort == 28001 }},
 	{"RECALL_HTTP_TOKEN", "s3cret", func(c *config.Config) bool { return c.HTTPToken == "s3cret" }},
@@ -206,6 +212,9 @@ func TestBadValuesNameTheVariableTheValueAndWhatIsAccepted(t *testing.T) {
 		{"RECALL_DEFAULT_CONFIDENCE", "-0.1", "RECALL_DEFAULT_CONFIDENCE=-0.1: must be a number from 0 to 1"},
 		{"RECALL_DEFAULT_CONFIDENCE", "NaN", "RECALL_DEFAULT_CONFIDENCE=NaN: must be a number from 0 to 1"},
 		{"RECALL_CONTRADICTION_THRESHOLD", "1.2", "RECALL_CONTRADICTION_THRESHOLD=1.2: must be a number from 0 to 1"},
+		{"RECALL_MATCH_MIN_SIMILARITY", "-0.1", "RECALL_MATCH_MIN_SIMILARITY=-0.1: must be a number from 0 to 1"},
+		{"RECALL_PROMPT_MIN_COVERAGE", "half", "RECALL_PROMPT_MIN_COVERAGE=half: must be a number from 0 to 1"},
+		{"RECALL_ACTIVITY_RETENTION_DAYS", "0", "RECALL_ACTIVITY_RETENTION_DAYS=0: must be a whole number of at least 1"},
 		{"RECALL_OLLAMA_TIMEOUT", "-5", "RECALL_OLLAMA_TIMEOUT=-5: must be a positive number of seconds, or a duration like 2s or 1m30s"},
 		{"RECALL_OLLAMA_TIMEOUT", "0", "RECALL_OLLAMA_TIMEOUT=0: must be a positive number of seconds, or a duration like 2s or 1m30s"},
 		{"RECALL_OLLAMA_TIMEOUT", "soon", "RECALL_OLLAMA_TIMEOUT=soon: must be a positive number of seconds, or a duration like 2s or 1m30s"},

@@ -33,7 +33,15 @@ type Options struct {
 	QueryEmbedTimeout time.Duration
 	// Details keeps every query's outcome in the report.
 	Details bool
-	Logger  *slog.Logger
+	// Floor is the prompt hook's relevance floor; nil takes recall's defaults
+	// (RECALL_PROMPT_MIN_COVERAGE, RECALL_MATCH_MIN_SIMILARITY).
+	Floor  *memory.Floor
+	Logger *slog.Logger
+}
+
+// DefaultFloor is the prompt hook's floor with recall's default settings.
+func DefaultFloor() memory.Floor {
+	return memory.Floor{MinCoverage: memory.DefaultPromptMinCoverage, MinSimilarity: memory.DefaultMatchMinSimilarity}
 }
 
 // Report is the result of an evaluation.
@@ -102,7 +110,11 @@ func Evaluate(ctx context.Context, d *Dataset, opts Options) (*Report, error) {
 		}{Hybrid, opts.Embedder})
 	}
 	for _, m := range modes {
-		outcomes, err := Run(ctx, service(m.embedder, opts.Logger), d, loaded, opts.Logger)
+		floor := DefaultFloor()
+		if opts.Floor != nil {
+			floor = *opts.Floor
+		}
+		outcomes, err := Run(ctx, service(m.embedder, opts.Logger), d, loaded, floor, opts.Logger)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.name, err)
 		}

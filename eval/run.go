@@ -81,9 +81,9 @@ type Outcome struct {
 }
 
 // Run asks every query of d to recall (all namespaces, Depth results) and to
-// the prompt hook (in the query's project), both over svc. Search mode is
+// the prompt hook (in the query's project, with floor), both over svc. Search mode is
 // svc's: keyword-only without an embedder, hybrid with one.
-func Run(ctx context.Context, svc *memory.Service, d *Dataset, l *Loaded, logger *slog.Logger) ([]Outcome, error) {
+func Run(ctx context.Context, svc *memory.Service, d *Dataset, l *Loaded, floor memory.Floor, logger *slog.Logger) ([]Outcome, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
@@ -98,7 +98,7 @@ func Run(ctx context.Context, svc *memory.Service, d *Dataset, l *Loaded, logger
 	// The handler's prompt part as `recall hook` builds it (cmd/recall/hook.go):
 	// a setting added there that changes what is injected belongs here too, or
 	// the figures describe a hook nobody runs.
-	h := &hook.Handler{Memory: svc, Logger: logger}
+	h := &hook.Handler{Memory: svc, Logger: logger, Floor: floor}
 	out := make([]Outcome, 0, len(d.Queries))
 	for _, q := range d.Queries {
 		o := Outcome{QueryID: q.ID, Category: q.Category, Query: q.Query, Ranked: []string{}}

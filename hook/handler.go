@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -24,8 +23,10 @@ type Handler struct {
 	Memory      *memory.Service
 	Context     ContextFunc
 	TokenBudget int // of the session-start context
-	Logger      *slog.Logger
-	Now         func() time.Time
+	// Floor is what a memory must clear to be injected on a prompt.
+	Floor  memory.Floor
+	Logger *slog.Logger
+	Now    func() time.Time
 
 	degraded bool // already logged that recall fell back to keywords
 }
@@ -106,59 +107,25 @@ func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, err
 	return contextOutput(UserPromptSubmit, formatIndex(found)), nil
 }
 
-// promptCandidates is how many memories of any namespace the prompt hook
-// fetches in its one search before keeping those of the project and global.
-const promptCandidates = 10
-
-// relevant returns the memories of the project's and the global namespace most
-// relevant to the prompt, best first. One search over every namespace is
-// filtered here, since every hook process pays one search per namespace afresh;
-// only when other projects crowd out the wanted ones does it search the two
-// namespaces one by one.
+// relevant returns the memories of the project's and the global namespace that
+// clear the relevance floor for the prompt, best first: a prompt about nothing
+// stored gets nothing. It only reads: a hook never waits on a writer to count
+// an access.
 func (h *Handler) relevant(ctx context.Context, prompt, project string) ([]memory.ScoredMemory, error) {
-	wanted := map[string]bool{project: true, memory.GlobalNamespace: true}
-	res, err := h.recall(ctx, prompt, "", promptCandidates)
+	f := memory.Filter{Namespaces: []string{project, memory.GlobalNamespace}}
+	res, err := h.Memory.Matching(ctx, prompt, f, promptResults, h.Floor)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("recall in %s and global: %w", project, err)
 	}
-	var found []memory.ScoredMemory
-	for _, m := range res.Memories {
-		if wanted[m.Namespace] {
-			found = append(found, m)
-		}
-	}
-	if len(found) >= promptResults || len(res.Memories) < promptCandidates {
-		return found, nil
-	}
-
-	found = found[:0]
-	seen := map[string]bool{}
-	for _, ns := range []string{project, memory.GlobalNamespace} {
-		res, err := h.recall(ctx, prompt, ns, promptResults)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range res.Memories {
-			if !seen[m.ID] {
-				seen[m.ID] = true
-				found = append(found, m)
-			}
-		}
-	}
-	sort.SliceStable(found, func(i, j int) bool { return found[i].Score > found[j].Score })
-	return found, nil
-}
-
-func (h *Handler) recall(ctx context.Context, prompt, namespace string, n int) (*memory.RecallResult, error) {
-	res, err := h.Memory.Recall(ctx, memory.RecallRequest{Query: prompt, NResults: n, Namespace: namespace})
-	if err != nil {
-		return nil, fmt.Errorf("recall in %q: %w", namespace, err)
-	}
-	if res.Degraded && !h.degraded {
+	if res.Reason != "" && !h.degraded {
 		h.degraded = true
 		h.log().Info("prompt recall on keywords only", "reason", res.Reason)
 	}
-	return res, nil
+	found := make([]memory.ScoredMemory, len(res.Matches))
+	for i, m := range res.Matches {
+		found[i] = m.ScoredMemory
+	}
+	return found, nil
 }
 
 // formatIndex renders memories as a compact list of ids, types and previews,

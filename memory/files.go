@@ -106,3 +106,14 @@ func FileTypeOf(filePath string) string {
 	}
 	return "unknown"
 }
+
+// SummarizeFileActivity folds the file activity older than retention into one
+// summary row per file, project and action, so the table stays bounded while
+// all-time counts stay right; it returns how many rows it removed.
+func (s *Service) SummarizeFileActivity(ctx context.Context, retention time.Duration) (int64, error) {
+	n, err := s.store.SummarizeFileActivity(ctx, s.now().Add(-retention))
+	if err != nil {
+		return 0, fmt.Errorf("summarizing file activity: %w", err)
+	}
+	return n, nil
+}

@@ -12,12 +12,15 @@ const (
 	ForgetByQuery = "query"
 )
 
-// Forget deletes memories selected by exactly one of MemoryID, Query (the best
-// NResults matches of a recall in Namespace, superseded memories left out as in
-// recall) or Input (an id when LooksLikeID, otherwise a query). Golden rules are
-// kept unless Force: a query reports them in Protected; a golden rule named by
-// id is an error wrapping ErrProtected. Confirm false is a dry run that reports
-// what would be deleted and deletes nothing.
+// Forget deletes memories selected by exactly one of MemoryID, Query or Input
+// (an id when LooksLikeID, otherwise a query). A query deletes only memories
+// that match it (Matching with every content word required and, with vectors,
+// the similarity floor): at most NResults of them, best first, in Namespace,
+// superseded memories left out as in recall. No match deletes nothing and says
+// so in Message. Golden rules are kept unless Force: a query reports them in
+// Protected; a golden rule named by id is an error wrapping ErrProtected. An id
+// that does not exist is an error wrapping ErrNotFound. Confirm false is a dry
+// run: the same selection is reported and nothing is deleted.
 func (s *Service) Forget(ctx context.Context, req ForgetRequest) (*ForgetResult, error) {
 	mode, target, err := forgetTarget(req)
 	if err != nil {
@@ -42,7 +45,7 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (*ForgetResult,
 		}
 	}
 
-	res := &ForgetResult{DeletedIDs: []string{}, Mode: mode, DryRun: !req.Confirm}
+	res := &ForgetResult{DeletedIDs: []string{}, Deleted: []ForgottenMemory{}, Mode: mode, DryRun: !req.Confirm}
 	for _, m := range candidates {
 		if m.IsGolden() && !req.Force {
 			res.Protected = append(res.Protected, m.ID)
@@ -61,9 +64,28 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (*ForgetResult,
 			}
 		}
 		res.DeletedIDs = append(res.DeletedIDs, m.ID)
+		res.Deleted = append(res.Deleted, ForgottenMemory{ID: m.ID, Preview: preview(m.Content, forgetPreviewChars)})
 	}
 	res.DeletedCount = len(res.DeletedIDs)
+	res.Message = forgetMessage(res, target)
 	return res, nil
+}
+
+// forgetPreviewChars is the length of the content preview of each deleted memory.
+const forgetPreviewChars = 80
+
+func forgetMessage(res *ForgetResult, target string) string {
+	verb := "deleted"
+	if res.DryRun {
+		verb = "would delete"
+	}
+	switch {
+	case res.DeletedCount == 0 && len(res.Protected) == 0 && res.Mode == ForgetByQuery:
+		return fmt.Sprintf("no memory matches %q: nothing deleted", target)
+	case res.DeletedCount == 0 && len(res.Protected) > 0:
+		return fmt.Sprintf("nothing deleted: %d golden rule(s) need force=true", len(res.Protected))
+	}
+	return fmt.Sprintf("%s %d memory(ies)", verb, res.DeletedCount)
 }
 
 // forgetTarget tells which mode a forget request asks for and validates it.
@@ -94,7 +116,8 @@ func forgetTarget(req ForgetRequest) (mode, target string, err error) {
 	return ForgetByQuery, in, nil
 }
 
-// forgetMatches runs the recall search a forget by query deletes from.
+// forgetMatches selects what a forget by query deletes: the memories that
+// contain every content word of the query and clear the similarity floor.
 func (s *Service) forgetMatches(ctx context.Context, query string, req ForgetRequest) ([]*Memory, error) {
 	n, err := nResults(req.NResults)
 	if err != nil {
@@ -104,12 +127,12 @@ func (s *Service) forgetMatches(ctx context.Context, query string, req ForgetReq
 	if f.Namespaces, err = optionalNamespace(req.Namespace); err != nil {
 		return nil, err
 	}
-	found, err := s.search(ctx, query, f, n)
+	found, err := s.Matching(ctx, query, f, n, Floor{MinCoverage: 1, MinSimilarity: s.opts.MatchMinSimilarity})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*Memory, len(found.memories))
-	for i, m := range found.memories {
+	out := make([]*Memory, len(found.Matches))
+	for i, m := range found.Matches {
 		out[i] = m.Memory
 	}
 	return out, nil

@@ -40,6 +40,12 @@ type Store interface {
 	// SearchKeyword ranks memories by FTS5 BM25 for user text (never FTS5 syntax:
 	// the store quotes it). Best first.
 	SearchKeyword(ctx context.Context, text string, f Filter, limit int) ([]Hit, error)
+	// MatchAllKeywords ranks, like SearchKeyword, only the memories that contain
+	// every content word of text (QueryTerms).
+	MatchAllKeywords(ctx context.Context, text string, f Filter, limit int) ([]Hit, error)
+	// KeywordCoverage gives, for each existing memory among ids, the fraction of
+	// text's content words it contains.
+	KeywordCoverage(ctx context.Context, text string, ids []string) (map[string]float64, error)
 	// SearchVector ranks memories by cosine distance to vec. Best first.
 	SearchVector(ctx context.Context, vec []float32, f Filter, limit int) ([]Hit, error)
 
@@ -70,11 +76,18 @@ type Store interface {
 	AddEvent(ctx context.Context, ev *ValidationEvent) (int64, error)
 	// Events lists a memory's events, newest first, optionally of one type.
 	Events(ctx context.Context, memoryID string, eventType EventType, limit int) ([]ValidationEvent, error)
+	// LastEventTimes gives the time of the latest event of each memory among
+	// ids that has one, in one query.
+	LastEventTimes(ctx context.Context, ids []string) (map[string]time.Time, error)
 
 	// AddFileActivity records one touch of a file.
 	AddFileActivity(ctx context.Context, a *FileActivity) (int64, error)
 	// RecentFiles aggregates activity per file since a time, most recent first.
 	RecentFiles(ctx context.Context, projectRoot string, since time.Time, limit int) ([]FileSummary, error)
+	// SummarizeFileActivity folds touches older than before into one summary row
+	// per file, project and action, and returns how many rows it removed. With
+	// nothing to fold it only reads.
+	SummarizeFileActivity(ctx context.Context, before time.Time) (int64, error)
 
 	// EnqueueJob records pending curation work for a memory, so a restart
 	// resumes it; the same (memory, kind) pending twice is one job.

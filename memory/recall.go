@@ -133,7 +133,8 @@ func nResults(n int) (int, error) {
 type searchResult struct {
 	memories []ScoredMemory
 	mode     string
-	reason   string // why vectors were not used; empty in hybrid mode
+	reason   string    // why vectors were not used; empty in hybrid mode
+	queryVec []float32 // the query's vector when the vector side answered
 }
 
 // search runs the keyword and vector searches, fuses them and loads the best n
@@ -155,6 +156,8 @@ func (s *Service) search(ctx context.Context, query string, f Filter, n int) (se
 			s.log().Warn("vector search failed", "err", err)
 			res.mode, res.reason = SearchKeyword, "vector search failed ("+err.Error()+"): keyword search only"
 			vector = nil
+		} else {
+			res.queryVec = vec
 		}
 	}
 	fused := fuseRRF(keyword, vector)

@@ -158,9 +158,19 @@ type ForgetRequest struct {
 type ForgetResult struct {
 	DeletedIDs   []string `json:"deleted_ids"`
 	DeletedCount int      `json:"deleted_count"`
-	Protected    []string `json:"protected_ids,omitempty"`
-	DryRun       bool     `json:"dry_run,omitempty"`
-	Mode         string   `json:"mode"` // "id" or "query"
+	// Deleted names every deleted memory with the start of its content.
+	Deleted   []ForgottenMemory `json:"deleted"`
+	Protected []string          `json:"protected_ids,omitempty"`
+	DryRun    bool              `json:"dry_run,omitempty"`
+	Mode      string            `json:"mode"` // "id" or "query"
+	// Message says what happened in words, "nothing deleted" included.
+	Message string `json:"message"`
+}
+
+// ForgottenMemory is one memory a forget deleted (or, in a dry run, would).
+type ForgottenMemory struct {
+	ID      string `json:"id"`
+	Preview string `json:"preview"`
 }
 
 // ListRequest pages through memories.

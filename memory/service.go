@@ -16,8 +16,11 @@ type Options struct {
 	// recall answers from keywords and says so. Zero: the embedder's own timeout.
 	// A store may wait longer, since its vector is worth more than a moment.
 	QueryEmbedTimeout time.Duration
-	Logger            *slog.Logger
-	Now               func() time.Time // for tests; time.Now when nil
+	// MatchMinSimilarity is the similarity floor of a match (see Floor) for
+	// forget by query; 0 lets the keywords decide alone.
+	MatchMinSimilarity float64
+	Logger             *slog.Logger
+	Now                func() time.Time // for tests; time.Now when nil
 }
 
 // Service carries out every memory operation over a Store, an Embedder and,

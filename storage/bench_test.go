@@ -30,7 +30,8 @@ var benchNamespaces = []string{"global", "project:api", "project:web", "project:
 
 // benchDB opens the seeded database of n memories, seeding it on first use.
 func benchDB(b *testing.B, n int) *DB {
-	return seededDB(b, fmt.Sprintf("recall-bench-%d-v3.db", n), n, seedBench)
+	// The schema version is in the name: benches of other builds keep their own files.
+	return seededDB(b, fmt.Sprintf("recall-bench-%d-schema%d.db", n, SchemaVersion()), n, seedBench)
 }
 
 // seededDB opens the file of n memories under os.TempDir(), seeding it on first use.
@@ -188,4 +189,63 @@ func sizeName(n int) string {
 		return strconv.Itoa(n/1000) + "k"
 	}
 	return strconv.Itoa(n)
+}
+
+// BenchmarkInsertMemory stores one memory with its vector (computed beforehand:
+// the embedding is not timed) into the seeded databases; the memories it adds
+// are deleted afterwards so the seeded file stays reusable.
+func BenchmarkInsertMemory(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(sizeName(n), func(b *testing.B) {
+			db := benchDB(b, n)
+			defer db.Close()
+			ctx := context.Background()
+			r := rand.New(rand.NewPCG(8, 8))
+			var lat benchreport.Latencies
+			var ids []string
+			for i := 0; b.Loop(); i++ {
+				m := newMemory(fmt.Sprintf("%s (insert bench %d)", randomSentence(r, 16), i), benchNamespaces[i%len(benchNamespaces)], memory.TypeDecision)
+				vec := unitVector(r, benchDim)
+				lat.Time(func() {
+					if _, _, err := db.InsertMemory(ctx, m, vec); err != nil {
+						b.Fatal(err)
+					}
+				})
+				ids = append(ids, m.ID)
+			}
+			b.StopTimer()
+			lat.Report(b, 90)
+			for _, id := range ids {
+				if err := db.DeleteMemory(ctx, id, false); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkKeywordCoverage is the keyword half of judging a match: the share
+// of a 4-word query each of 20 candidates holds.
+func BenchmarkKeywordCoverage(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(sizeName(n), func(b *testing.B) {
+			db := benchDB(b, n)
+			defer db.Close()
+			ctx := context.Background()
+			r := rand.New(rand.NewPCG(6, 6))
+			ids := make([]string, 20)
+			for i := range ids {
+				ids[i] = "mem_" + strconv.Itoa(1+r.IntN(n)) + "_bench"
+			}
+			var lat benchreport.Latencies
+			for b.Loop() {
+				lat.Time(func() {
+					if _, err := db.KeywordCoverage(ctx, randomSentence(r, 4), ids); err != nil {
+						b.Fatal(err)
+					}
+				})
+			}
+			lat.Report(b, 90)
+		})
+	}
 }

@@ -51,6 +51,16 @@ func (s *DB) ClaimJobs(ctx context.Context, limit int, lease time.Duration) ([]m
 		return nil, memory.Invalidf("lease", lease, "a positive duration")
 	}
 	now := time.Now()
+	// An idle worker asks often; with nothing to claim it only reads, so it
+	// never queues behind (or holds up) another process's writes.
+	var claimable int
+	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM curation_jobs
+		WHERE leased_until = '' OR leased_until < ?)`, formatTime(now)).Scan(&claimable); err != nil {
+		return nil, fmt.Errorf("claim jobs: %w", err)
+	}
+	if claimable == 0 {
+		return nil, nil
+	}
 	var jobs []memory.Job
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `UPDATE curation_jobs SET leased_until = ?, attempts = attempts + 1

@@ -101,11 +101,12 @@ func (s *DB) InsertMemory(ctx context.Context, m *memory.Memory, vec []float32) 
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
 			namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
-			access_count, embedding_pending)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)
+			access_count, embedding_pending, search_words)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
 			ON CONFLICT (namespace, content_hash) DO NOTHING`,
 			m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence,
-			meta, formatTime(created), formatTime(updated), formatTime(accessed), m.AccessCount)
+			meta, formatTime(created), formatTime(updated), formatTime(accessed), m.AccessCount,
+			memory.SearchWords(m.Content))
 		if isUniqueViolation(err) {
 			return fmt.Errorf("memory id %q is already taken: %w", m.ID, memory.ErrInvalid)
 		}
@@ -245,9 +246,9 @@ func updateMemory(ctx context.Context, tx *sql.Tx, id string, fn func(m *memory.
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE memories SET content = ?, content_hash = ?, memory_type = ?,
 		namespace = ?, importance = ?, confidence = ?, metadata = ?, updated_at = ?, accessed_at = ?,
-		access_count = ? WHERE id = ?`,
+		access_count = ?, search_words = ? WHERE id = ?`,
 		m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence, meta,
-		formatTime(m.UpdatedAt), formatTime(m.AccessedAt), m.AccessCount, id)
+		formatTime(m.UpdatedAt), formatTime(m.AccessedAt), m.AccessCount, memory.SearchWords(m.Content), id)
 	if isUniqueViolation(err) {
 		return nil, fmt.Errorf("memory %s: namespace %s already holds the same content: %w", id, m.Namespace, memory.ErrInvalid)
 	}

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/recall-mcp/recall/memory"
 )
 
 //go:embed migrations/*.sql
@@ -90,14 +92,13 @@ func (s *DB) migrate(ctx context.Context) error {
 			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 				return fmt.Errorf("migration %s: %w", m.name, err)
 			}
+			if after := afterMigration[migrationTopic(m.name)]; after != nil {
+				if err := after(ctx, tx); err != nil {
+					return fmt.Errorf("migration %s: %w", m.name, err)
+				}
+			}
 			if err := setMeta(ctx, tx, metaSchemaVersion, strconv.Itoa(m.version)); err != nil {
 				return err
-			}
-		}
-		if current < signsVersion && len(ms) >= signsVersion {
-			// Vectors stored before vector_signs existed need their signs computed.
-			if err := backfillSigns(ctx, tx); err != nil {
-				return fmt.Errorf("migration to version %d: %w", signsVersion, err)
 			}
 		}
 		return nil
@@ -108,8 +109,68 @@ func newerSchemaError(current, supported int) error {
 	return fmt.Errorf("database schema version %d is newer than this recall supports (%d): upgrade recall", current, supported)
 }
 
-// signsVersion is the schema version that added the vector_signs table.
-const signsVersion = 2
+// afterMigration is the work done in Go right after a migration's SQL, keyed
+// by the migration's name without its number, so that renumbering a migration
+// (when another lands first) needs no change here.
+var afterMigration = map[string]func(context.Context, *sql.Tx) error{
+	// Vectors stored before vector_signs existed need their signs computed.
+	"vector_signs.sql": backfillSigns,
+	// Memories stored before search_words existed need theirs.
+	"stemmed_keywords.sql": backfillSearchWords,
+}
+
+// migrationTopic is a migration's file name without its number: "0003_x.sql"
+// gives "x.sql".
+func migrationTopic(name string) string {
+	_, topic, _ := strings.Cut(name, "_")
+	return topic
+}
+
+// versionOf is the schema version of the migration named topic (without its
+// number), or 0.
+func versionOf(topic string) int {
+	ms, err := migrations()
+	if err != nil {
+		return 0
+	}
+	for _, m := range ms {
+		if migrationTopic(m.name) == topic {
+			return m.version
+		}
+	}
+	return 0
+}
+
+// backfillSearchWords fills search_words for the memories stored before it
+// existed; the update trigger re-indexes each one changed.
+func backfillSearchWords(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT seq, content FROM memories`)
+	if err != nil {
+		return err
+	}
+	words := map[int64]string{}
+	for rows.Next() {
+		var seq int64
+		var content string
+		if err := rows.Scan(&seq, &content); err != nil {
+			rows.Close()
+			return err
+		}
+		if w := memory.SearchWords(content); w != "" {
+			words[seq] = w
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for seq, w := range words {
+		if _, err := tx.ExecContext(ctx, `UPDATE memories SET search_words = ? WHERE seq = ?`, w, seq); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // Keys of the meta table.
 const (

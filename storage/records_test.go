@@ -195,3 +195,87 @@ func TestStats(t *testing.T) {
 		t.Errorf("ByType keys = %v", ids)
 	}
 }
+
+func TestSummarizeFileActivityFoldsOldTouches(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	now := time.Date(2025, 6, 1, 9, 0, 0, 0, time.UTC)
+	add := func(path string, action memory.FileAction, daysAgo int) {
+		t.Helper()
+		if _, err := db.AddFileActivity(ctx, &memory.FileActivity{FilePath: path, Action: action, ProjectRoot: "/p",
+			FileType: "go", SessionID: "s", CreatedAt: now.Add(-time.Duration(daysAgo) * 24 * time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for d := 100; d < 110; d++ {
+		add("/p/old.go", memory.ActionRead, d)
+	}
+	add("/p/old.go", memory.ActionEdit, 120)
+	add("/p/old.go", memory.ActionRead, 3)
+	add("/p/new.go", memory.ActionWrite, 1)
+	before := func() []memory.FileSummary {
+		got, err := db.RecentFiles(ctx, "/p", time.Time{}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	all := before()
+
+	cutoff := now.Add(-90 * 24 * time.Hour)
+	removed, err := db.SummarizeFileActivity(ctx, cutoff)
+	if err != nil || removed != 11 {
+		t.Fatalf("summarize removed %d rows (%v), want the 11 old touches", removed, err)
+	}
+	var rows int
+	db.SQL().QueryRow(`SELECT count(*) FROM file_activity`).Scan(&rows)
+	if rows != 4 { // read and edit summaries of old.go, its recent read, new.go
+		t.Errorf("%d rows left, want 4", rows)
+	}
+	after := before()
+	if len(after) != 2 || after[0].FilePath != "/p/new.go" || after[1].AccessCount != all[1].AccessCount ||
+		after[1].Actions["read"] != 11 || after[1].Actions["edit"] != 1 || !after[1].LastAccessed.Equal(all[1].LastAccessed) {
+		t.Errorf("all-time summary changed by folding:\n before %+v\n after  %+v", all, after)
+	}
+	recent, _ := db.RecentFiles(ctx, "/p", now.Add(-14*24*time.Hour), 10)
+	if len(recent) != 2 || recent[1].AccessCount != 1 {
+		t.Errorf("the last 14 days = %+v, want old.go touched once", recent)
+	}
+
+	// Nothing left to fold: it only reads, even while another process writes.
+	lock, err := db.SQL().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if _, err := lock.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	defer lock.ExecContext(ctx, `ROLLBACK`)
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	if n, err := db.SummarizeFileActivity(short, cutoff); err != nil || n != 0 {
+		t.Errorf("a second summarize with nothing to fold: %d, %v (it must not wait for the write lock)", n, err)
+	}
+}
+
+// An idle worker's ClaimJobs with nothing to claim only reads: it answers at
+// once while another process holds the write lock.
+func TestClaimJobsWhenIdleTakesNoWriteLock(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	lock, err := db.SQL().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if _, err := lock.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	defer lock.ExecContext(ctx, `ROLLBACK`)
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	if jobs, err := db.ClaimJobs(short, 5, time.Minute); err != nil || len(jobs) != 0 {
+		t.Errorf("ClaimJobs on an empty queue under another writer: %v, %v", jobs, err)
+	}
+}

@@ -1,10 +1,13 @@
 package storage
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/recall-mcp/recall/memory"
 )
@@ -12,40 +15,155 @@ import (
 // defaultSearchLimit applies when a search asks for no limit.
 const defaultSearchLimit = 10
 
-// maxQueryTerms bounds the terms one keyword search ORs together.
-const maxQueryTerms = 64
-
-// ftsQuery turns user text into an FTS5 query that can neither fail nor carry
-// syntax: the text is cut into words the way FTS5's unicode61 tokenizer cuts it
-// (runs of letters, digits and marks), each word becomes a double-quoted string
-// and the strings are ORed. "claude-mem" becomes "claude" OR "mem"; operators,
-// quotes, stars and parentheses are only separators. Text without any word
-// gives "", which callers treat as "no hits".
-func ftsQuery(text string) string {
-	words := strings.FieldsFunc(text, func(r rune) bool {
-		return !(unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Co, r))
-	})
-	seen := make(map[string]bool, len(words))
-	var terms []string
-	for _, w := range words {
-		key := strings.ToLower(w)
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		terms = append(terms, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
-		if len(terms) == maxQueryTerms {
-			break
-		}
+// ftsTerm renders one query term as an FTS5 expression: each form a quoted
+// phrase, the forms ORed. Forms are lower-case words and spaces only, but
+// quotes are still doubled, so user text can never become FTS5 syntax.
+func ftsTerm(t memory.Term) string {
+	forms := make([]string, len(t))
+	for i, f := range t {
+		forms[i] = `"` + strings.ReplaceAll(f, `"`, `""`) + `"`
 	}
-	return strings.Join(terms, " OR ")
+	if len(forms) == 1 {
+		return forms[0]
+	}
+	return "(" + strings.Join(forms, " OR ") + ")"
 }
 
-// SearchKeyword ranks memories by BM25 over their content, best first. Hit.Score
-// is the negated bm25() value, so higher is better. Filters apply to all matches
-// before the limit, so they never starve the result.
+// ftsQuery joins the content words of user text into an FTS5 query, with op
+// ("OR" or "AND") between them. Text without a content word (only stop words
+// or punctuation) gives "", which callers treat as "no hits".
+func ftsQuery(text, op string) string {
+	return joinTerms(memory.QueryTerms(text), op)
+}
+
+func joinTerms(terms []memory.Term, op string) string {
+	parts := make([]string, len(terms))
+	for i, t := range terms {
+		parts[i] = ftsTerm(t)
+	}
+	return strings.Join(parts, " "+op+" ")
+}
+
+// SearchKeyword ranks memories containing any content word of text by BM25 over
+// their content, best first. Hit.Score is the negated bm25() value, so higher
+// is better. Filters apply to all matches before the limit, so they never
+// starve the result.
+//
+// BM25 scores every match, and at 100k memories a few common words match tens
+// of thousands: 90 ms. So when more than rankWindow memories match, only the
+// newest rankWindow of them are ranked, together with every match of the
+// query's rare words (those in at most rareWordDocs memories) wherever they
+// are: an old memory is found by what sets it apart, not by its common words.
 func (s *DB) SearchKeyword(ctx context.Context, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
-	q := ftsQuery(text)
+	terms := memory.QueryTerms(text)
+	q := joinTerms(terms, "OR")
+	if q == "" {
+		return nil, nil
+	}
+	oldest, err := s.windowStart(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if oldest == 0 {
+		return s.searchFTS(ctx, q, f, limit)
+	}
+	hits, err := s.searchFTSFrom(ctx, q, oldest, f, limit)
+	if err != nil {
+		return nil, err
+	}
+	rare, err := s.rareTerms(ctx, terms)
+	if err != nil {
+		return nil, err
+	}
+	if len(rare) > 0 {
+		older, err := s.searchFTSBefore(ctx, joinTerms(rare, "OR"), oldest, f, limit)
+		if err != nil {
+			return nil, err
+		}
+		hits = mergeHits(hits, older, limit)
+	}
+	if len(hits) < limit {
+		// The filter kept too few of the window: rank every match after all.
+		return s.searchFTS(ctx, q, f, limit)
+	}
+	return hits, nil
+}
+
+// Bounds of the ranked part of a keyword search (see SearchKeyword).
+const (
+	rankWindow   = 2000
+	rareWordDocs = 500
+)
+
+// windowStart is the rowid of the rankWindow-th newest match of q, or 0 when
+// fewer match (then all of them are ranked).
+func (s *DB) windowStart(ctx context.Context, q string) (int64, error) {
+	var rowid int64
+	err := s.db.QueryRowContext(ctx, `SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?
+		ORDER BY rowid DESC LIMIT 1 OFFSET ?`, q, rankWindow-1).Scan(&rowid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("keyword search: %w", err)
+	}
+	return rowid, nil
+}
+
+// rareTerms keeps the terms found in at most rareWordDocs memories; counting
+// stops there, so a common word costs no more than a rare one.
+func (s *DB) rareTerms(ctx context.Context, terms []memory.Term) ([]memory.Term, error) {
+	var rare []memory.Term
+	for _, t := range terms {
+		var n int
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories_fts
+			WHERE memories_fts MATCH ? LIMIT ?)`, ftsTerm(t), rareWordDocs+1).Scan(&n); err != nil {
+			return nil, fmt.Errorf("keyword search: %w", err)
+		}
+		if n <= rareWordDocs {
+			rare = append(rare, t)
+		}
+	}
+	return rare, nil
+}
+
+// mergeHits merges two ranked lists by score, each memory once, best first.
+func mergeHits(a, b []memory.Hit, limit int) []memory.Hit {
+	seen := make(map[string]bool, len(a)+len(b))
+	all := make([]memory.Hit, 0, len(a)+len(b))
+	for _, h := range append(a, b...) {
+		if !seen[h.ID] {
+			seen[h.ID] = true
+			all = append(all, h)
+		}
+	}
+	slices.SortStableFunc(all, func(x, y memory.Hit) int { return cmp.Compare(y.Score, x.Score) })
+	return all[:min(len(all), limit)]
+}
+
+// MatchAllKeywords ranks, like SearchKeyword, the memories that contain every
+// content word of text.
+func (s *DB) MatchAllKeywords(ctx context.Context, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
+	return s.searchFTS(ctx, ftsQuery(text, "AND"), f, limit)
+}
+
+func (s *DB) searchFTS(ctx context.Context, q string, f memory.Filter, limit int) ([]memory.Hit, error) {
+	return s.rankFTS(ctx, q, "", nil, f, limit)
+}
+
+// searchFTSFrom ranks the matches of q from rowid from on.
+func (s *DB) searchFTSFrom(ctx context.Context, q string, from int64, f memory.Filter, limit int) ([]memory.Hit, error) {
+	return s.rankFTS(ctx, q, "memories_fts.rowid >= ? AND ", from, f, limit)
+}
+
+// searchFTSBefore ranks the matches of q before rowid before.
+func (s *DB) searchFTSBefore(ctx context.Context, q string, before int64, f memory.Filter, limit int) ([]memory.Hit, error) {
+	return s.rankFTS(ctx, q, "memories_fts.rowid < ? AND ", before, f, limit)
+}
+
+// rankFTS ranks the matches of q by BM25, with an optional rowid condition
+// (FTS5 seeks to a rowid range instead of reading every match).
+func (s *DB) rankFTS(ctx context.Context, q, rowidCond string, rowidArg any, f memory.Filter, limit int) ([]memory.Hit, error) {
 	if q == "" {
 		return nil, nil
 	}
@@ -53,10 +171,14 @@ func (s *DB) SearchKeyword(ctx context.Context, text string, f memory.Filter, li
 		limit = defaultSearchLimit
 	}
 	where, args := whereFilter(f)
+	params := []any{q}
+	if rowidCond != "" {
+		params = append(params, rowidArg)
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT m.id, bm25(memories_fts) AS rank
 		FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
-		WHERE memories_fts MATCH ? AND `+where+`
-		ORDER BY rank, m.seq LIMIT ?`, append(append([]any{q}, args...), limit)...)
+		WHERE memories_fts MATCH ? AND `+rowidCond+where+`
+		ORDER BY rank, m.seq LIMIT ?`, append(append(params, args...), limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
@@ -74,4 +196,69 @@ func (s *DB) SearchKeyword(ctx context.Context, text string, f memory.Filter, li
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
 	return hits, nil
+}
+
+// KeywordCoverage tells, for each of the memories ids that exist, the fraction
+// of text's content words it contains (stemmed, any spelling of a code word).
+// Text without content words covers nothing. Each word is looked up in the
+// index at the memories' rowids only (a literal IN list, which FTS5 seeks to),
+// never by reading every memory that holds a common word.
+func (s *DB) KeywordCoverage(ctx context.Context, text string, ids []string) (map[string]float64, error) {
+	out := make(map[string]float64, len(ids))
+	terms := memory.QueryTerms(text)
+	if len(ids) == 0 || len(terms) == 0 {
+		return out, nil
+	}
+	idOf, err := s.seqsOf(ctx, ids)
+	if err != nil || len(idOf) == 0 {
+		return out, err
+	}
+	args := make([]any, 1, len(idOf)+1)
+	for seq := range idOf {
+		args = append(args, seq)
+	}
+	query := `SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid IN (` + placeholders(len(idOf)) + `)`
+	counts := make(map[string]int, len(idOf))
+	for _, t := range terms {
+		args[0] = ftsTerm(t)
+		rows, err := s.db.QueryContext(ctx, query, args...)
+		if err != nil {
+			return nil, fmt.Errorf("keyword coverage: %w", err)
+		}
+		for rows.Next() {
+			var seq int64
+			if err := rows.Scan(&seq); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("keyword coverage: %w", err)
+			}
+			counts[idOf[seq]]++
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("keyword coverage: %w", err)
+		}
+	}
+	for id, c := range counts {
+		out[id] = float64(c) / float64(len(terms)) // exactly 1 when every word is there
+	}
+	return out, nil
+}
+
+// seqsOf maps the rowids of the memories ids that exist to their ids.
+func (s *DB) seqsOf(ctx context.Context, ids []string) (map[int64]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, id FROM memories WHERE id IN (`+placeholders(len(ids))+`)`, anySlice(ids)...)
+	if err != nil {
+		return nil, fmt.Errorf("keyword coverage: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[int64]string, len(ids))
+	for rows.Next() {
+		var seq int64
+		var id string
+		if err := rows.Scan(&seq, &id); err != nil {
+			return nil, fmt.Errorf("keyword coverage: %w", err)
+		}
+		out[seq] = id
+	}
+	return out, rows.Err()
 }

@@ -51,7 +51,7 @@ func TestFirstSearchExactThenSigns(t *testing.T) {
 	defer db.Close()
 	q := unitVector(r, 64)
 	f := memory.Filter{Namespaces: []string{"project:a"}}
-	want, err := exactNeighbours(ctx, db, q, "project:a", 10)
+	want, err := exactNeighbours(ctx, db, q, f, 10)
 	if err != nil || len(want) != 10 {
 		t.Fatalf("exact neighbours: %v, %v", want, err)
 	}

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -65,42 +66,71 @@ func normalized(v []float32) []float32 {
 }
 
 // exactNeighbours ranks every stored vector with sqlite-vec's exact cosine scan:
-// the answer SearchVector must come close to.
-func exactNeighbours(ctx context.Context, db *DB, vec []float32, namespace string, k int) ([]int64, error) {
-	query := `SELECT rowid FROM memory_vectors WHERE embedding MATCH ? AND k = ?`
-	args := []any{encodeVector(vec), k}
-	if namespace != "" {
-		query += ` AND namespace = ?`
-		args = append(args, namespace)
+// the answer SearchVector must come close to. f may name one namespace and any
+// number of types.
+func exactNeighbours(ctx context.Context, db *DB, vec []float32, f memory.Filter, k int) ([]int64, error) {
+	types := f.Types
+	if len(types) == 0 {
+		types = []memory.Type{""}
 	}
-	rows, err := db.SQL().QueryContext(ctx, query+` ORDER BY distance`, args...)
-	if err != nil {
-		return nil, err
+	type hit struct {
+		seq      int64
+		distance float64
 	}
-	defer rows.Close()
-	var seqs []int64
-	for rows.Next() {
-		var seq int64
-		if err := rows.Scan(&seq); err != nil {
+	var all []hit
+	for _, typ := range types {
+		query := `SELECT rowid, distance FROM memory_vectors WHERE embedding MATCH ? AND k = ?`
+		args := []any{encodeVector(vec), k}
+		if len(f.Namespaces) > 0 {
+			query += ` AND namespace = ?`
+			args = append(args, f.Namespaces[0])
+		}
+		if typ != "" {
+			query += ` AND memory_type = ?`
+			args = append(args, string(typ))
+		}
+		rows, err := db.SQL().QueryContext(ctx, query+` ORDER BY distance`, args...)
+		if err != nil {
 			return nil, err
 		}
-		seqs = append(seqs, seq)
+		for rows.Next() {
+			var h hit
+			if err := rows.Scan(&h.seq, &h.distance); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			all = append(all, h)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
 	}
-	return seqs, rows.Err()
+	slices.SortFunc(all, func(a, b hit) int { return cmp.Compare(a.distance, b.distance) })
+	var seqs []int64
+	for _, h := range all[:min(k, len(all))] {
+		seqs = append(seqs, h.seq)
+	}
+	return seqs, nil
 }
 
 // recallAt is the share of the exact k nearest that SearchVector returned, over
 // the given queries.
 func recallAt(ctx context.Context, db *DB, queries [][]float32, namespace string, k int) (float64, error) {
+	f := memory.Filter{}
+	if namespace != "" {
+		f.Namespaces = []string{namespace}
+	}
+	return recallWith(ctx, db, queries, f, k)
+}
+
+// recallWith is recallAt with a filter of at most one namespace and one type.
+func recallWith(ctx context.Context, db *DB, queries [][]float32, f memory.Filter, k int) (float64, error) {
 	found, total := 0, 0
 	for _, q := range queries {
-		want, err := exactNeighbours(ctx, db, q, namespace, k)
+		want, err := exactNeighbours(ctx, db, q, f, k)
 		if err != nil {
 			return 0, err
-		}
-		f := memory.Filter{}
-		if namespace != "" {
-			f.Namespaces = []string{namespace}
 		}
 		hits, err := db.SearchVector(ctx, q, f, k)
 		if err != nil {
@@ -161,7 +191,7 @@ func TestSearchVectorRecallOnTopics(t *testing.T) {
 func BenchmarkSearchVectorTopics(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(sizeName(n), func(b *testing.B) {
-			db := seededDB(b, fmt.Sprintf("recall-bench-topics-%d-v1.db", n), n, seedTopics)
+			db := seededDB(b, fmt.Sprintf("recall-bench-topics-%d-schema%d.db", n, SchemaVersion()), n, seedTopics)
 			defer db.Close()
 			ctx := context.Background()
 			r := rand.New(rand.NewPCG(3, 3))
@@ -170,10 +200,14 @@ func BenchmarkSearchVectorTopics(b *testing.B) {
 			for i := range queries {
 				queries[i] = ts.queryVector(r)
 			}
-			for _, ns := range []string{"", "project:api"} {
+			for _, ns := range []string{"", "project:api", "namespace+types"} {
 				name := "all"
 				f := memory.Filter{}
-				if ns != "" {
+				switch ns {
+				case "":
+				case "namespace+types":
+					name, f = ns, filteredTopics()
+				default:
 					name, f.Namespaces = "namespace", []string{ns}
 				}
 				b.Run(name, func(b *testing.B) {
@@ -187,7 +221,7 @@ func BenchmarkSearchVectorTopics(b *testing.B) {
 					}
 					b.StopTimer()
 					benchreport.ReportRSS(b)
-					got, err := recallAt(ctx, db, queries, ns, 10)
+					got, err := recallWith(ctx, db, queries, f, 10)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -244,4 +278,52 @@ func TestSearchVectorSeesOtherWriters(t *testing.T) {
 	if err != nil || len(hits) != 5 || slices.Contains(hitIDs(hits), fresh.ID) {
 		t.Fatalf("after delete: hits %v, %v; want 5 without %s", hitIDs(hits), err, fresh.ID)
 	}
+}
+
+// TestSearchVectorRecallWithFiltersAt30k checks the sign prefilter where it can
+// fail: 30k topic-shaped vectors, and a namespace and type filter that leaves
+// 3000 of them, more than the 2500 candidates the prefilter keeps for k = 10.
+func TestSearchVectorRecallWithFiltersAt30k(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seeds 30k vectors")
+	}
+	searchBySigns(t)
+	ctx := context.Background()
+	db := openTest(t)
+	const n = 30_000
+	if err := seedTopics(ctx, db, n); err != nil {
+		t.Fatal(err)
+	}
+	f := filteredTopics()
+	inFilter, err := db.CountMemories(ctx, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keep := candidateCount(10, true); inFilter <= keep {
+		t.Fatalf("the filter keeps %d vectors, not more than the prefilter's %d: the test could not fail", inFilter, keep)
+	}
+	ts := newTopicSpace(rand.New(rand.NewPCG(n, 1)), n/50, benchDim)
+	r := rand.New(rand.NewPCG(3, 3))
+	queries := make([][]float32, 40)
+	for i := range queries {
+		queries[i] = ts.queryVector(r)
+	}
+	for _, filter := range []memory.Filter{{}, f} {
+		got, err := recallWith(ctx, db, queries, filter, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("filter %v %v: recall@10 = %.3f", filter.Namespaces, filter.Types, got)
+		if got < 0.99 {
+			t.Errorf("filter %v %v: recall@10 = %.3f, want at least 0.99", filter.Namespaces, filter.Types, got)
+		}
+	}
+}
+
+// filteredTopics is a namespace and three types: 3000 of 30k seeded memories,
+// 10000 of 100k (seedVectors gives memory i namespace i%10 and type i%6, so
+// namespace 3 holds only these odd types: the type filter is applied by both
+// searches but keeps the whole namespace, the most vectors a filter can leave).
+func filteredTopics() memory.Filter {
+	return memory.Filter{Namespaces: []string{benchNamespaces[3]}, Types: []memory.Type{memory.Types[1], memory.Types[3], memory.Types[5]}}
 }

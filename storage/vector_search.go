@@ -55,7 +55,7 @@ func (s *DB) SearchVector(ctx context.Context, vec []float32, f memory.Filter, l
 			return nil, fmt.Errorf("vector search: %w", err)
 		}
 	}
-	seqs, ok, err := s.signCandidates(ctx, vec, f, candidateCount(limit)+superseded)
+	seqs, ok, err := s.signCandidates(ctx, vec, f, candidateCount(limit, filtered(f))+superseded)
 	if err != nil {
 		return nil, fmt.Errorf("vector search: read vector signs: %w", err)
 	}
@@ -81,7 +81,22 @@ func (s *DB) SearchVector(ctx context.Context, vec []float32, f memory.Filter, l
 // candidateCount is how many memories are ranked exactly to return limit of them.
 // The nearest by cosine are almost always among the nearest 100 times as many by
 // sign bits (see TestSearchVectorRecallOnTopics and BenchmarkSearchVectorTopics).
-func candidateCount(limit int) int { return max(100*limit, 1000) }
+// Within a namespace or type the nearest are farther from the query, where
+// sign bits tell distances apart less well, so a filtered search ranks 2.5
+// times as many (recall@10 at 100k with a namespace and two types: 0.956 with
+// 1000 candidates).
+func candidateCount(limit int, filtered bool) int {
+	if filtered {
+		return max(250*limit, 2500)
+	}
+	return max(100*limit, 1000)
+}
+
+// filtered tells whether f narrows a vector search by namespace, type or
+// importance.
+func filtered(f memory.Filter) bool {
+	return len(f.Namespaces) > 0 || len(f.Types) > 0 || f.MinImportance > 0
+}
 
 // exactVectorSearch scores the few memories named by f.IDs directly.
 func (s *DB) exactVectorSearch(ctx context.Context, vec []float32, f memory.Filter, limit int) ([]memory.Hit, error) {

@@ -191,18 +191,21 @@ func (s *Service) findStale(ctx context.Context, rep *HealthReport, all []*memor
 		last *time.Time
 		ref  time.Time
 	}
+	ids := make([]string, len(all))
+	for i, m := range all {
+		ids[i] = m.ID
+	}
+	lastEvent, err := s.store.LastEventTimes(ctx, ids)
+	if err != nil {
+		return fmt.Errorf("reading validation events: %w", err)
+	}
 	var found []stale
 	for _, m := range all {
 		if superseded[m.ID] {
 			continue
 		}
-		evs, err := s.store.Events(ctx, m.ID, "", 1)
-		if err != nil {
-			return fmt.Errorf("reading events of %s: %w", m.ID, err)
-		}
 		st := stale{m: m, ref: m.CreatedAt}
-		if len(evs) > 0 {
-			t := evs[0].CreatedAt
+		if t, ok := lastEvent[m.ID]; ok {
 			st.last, st.ref = &t, t
 		}
 		if st.ref.Before(cutoff) {

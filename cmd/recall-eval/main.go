@@ -28,6 +28,7 @@ import (
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/embedding/ollamatest"
 	"github.com/recall-mcp/recall/eval"
+	"github.com/recall-mcp/recall/memory"
 )
 
 func main() {
@@ -89,6 +90,13 @@ func evaluate(ctx context.Context, stdout io.Writer, logger *slog.Logger, run ru
 	opts.Plumbing = opts.Plumbing || run.plumbing
 	opts.Details = run.details
 	opts.Logger = logger
+	// The hook's floor comes from the same settings as recall's, so a value can
+	// be tried here before it is set for real.
+	cfg, err := config.Load()
+	if err != nil {
+		return err
+	}
+	opts.Floor = &memory.Floor{MinCoverage: cfg.PromptMinCoverage, MinSimilarity: cfg.MatchMinSimilarity}
 	rep, err := eval.Evaluate(ctx, ds, opts)
 	if err != nil {
 		return err

@@ -88,6 +88,7 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 		DefaultConfidence:  cfg.DefaultConfidence,
 		DefaultTokenBudget: cfg.DefaultTokenBudget,
 		QueryEmbedTimeout:  min(cfg.OllamaTimeout, maxQueryEmbedWait),
+		MatchMinSimilarity: cfg.MatchMinSimilarity,
 		Logger:             log,
 	})
 	cur := validation.New(db, mem, embedder, ollama, validation.Options{

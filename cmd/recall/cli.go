@@ -200,15 +200,15 @@ func runForget(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 	if res.DryRun {
 		verb = "would delete"
 	}
-	for _, id := range res.DeletedIDs {
-		fmt.Fprintf(e.stdout, "%s %s\n", verb, id)
+	for _, d := range res.Deleted {
+		fmt.Fprintf(e.stdout, "%s %s  %s\n", verb, d.ID, d.Preview)
 	}
 	for _, id := range res.Protected {
 		fmt.Fprintf(e.stdout, "kept %s: a golden rule (add --force to delete it)\n", id)
 	}
 	switch {
 	case res.DeletedCount == 0 && len(res.Protected) == 0:
-		fmt.Fprintln(e.stdout, "nothing matched")
+		fmt.Fprintln(e.stdout, res.Message)
 	case res.DryRun && res.DeletedCount > 0:
 		fmt.Fprintln(e.stdout, "nothing deleted yet: run again with --yes to delete these")
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/hook"
+	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/validation"
 )
 
@@ -47,6 +48,7 @@ func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 		h := &hook.Handler{
 			Memory:      a.mem,
 			TokenBudget: cfg.DefaultTokenBudget,
+			Floor:       memory.Floor{MinCoverage: cfg.PromptMinCoverage, MinSimilarity: cfg.MatchMinSimilarity},
 			Logger:      log,
 			Context: func(ctx context.Context, query, project string, budget int) (string, error) {
 				res, err := a.cur.Context(ctx, validation.ContextRequest{Query: query, Project: project, TokenBudget: budget})

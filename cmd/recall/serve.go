@@ -62,6 +62,7 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 			a.log.Info("filled pending embeddings", "count", n)
 		}
 	})
+	wg.Go(func() { a.keepFileActivityBounded(ctx) })
 	a.cur.Start(work)
 
 	srv := a.mcpServer()
@@ -102,4 +103,27 @@ func checkLoopback(addr string) error {
 		return nil
 	}
 	return fmt.Errorf("refusing to serve on %q: it is not a loopback address; use 127.0.0.1:<port>, or add --allow-remote (and set RECALL_HTTP_TOKEN)", addr)
+}
+
+// activitySummaryEvery is how often a running server folds old file activity.
+const activitySummaryEvery = 24 * time.Hour
+
+// keepFileActivityBounded folds file activity older than the retention window
+// at start and then daily, until ctx ends. With nothing to fold it only reads.
+func (a *app) keepFileActivityBounded(ctx context.Context) {
+	retention := time.Duration(a.cfg.ActivityRetentionDays) * 24 * time.Hour
+	tick := time.NewTicker(activitySummaryEvery)
+	defer tick.Stop()
+	for {
+		if n, err := a.mem.SummarizeFileActivity(ctx, retention); err != nil {
+			a.log.Warn("old file activity not summarized", "err", err)
+		} else if n > 0 {
+			a.log.Info("summarized old file activity", "rows", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }

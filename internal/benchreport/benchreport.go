@@ -41,14 +41,16 @@ func (l Latencies) Report(b *testing.B, percentiles ...int) {
 }
 
 // ReportRSS adds the process's resident memory now ("vmrss-MB") and at its peak
-// ("vmhwm-MB"). It reports nothing where /proc is missing (not Linux).
+// ("vmhwm-MB"), and the resident memory now split into anonymous memory (heap,
+// SQLite's page cache: "rssanon-MB") and file pages (the memory-mapped database:
+// "rssfile-MB"). It reports nothing where /proc is missing (not Linux).
 func ReportRSS(b *testing.B) {
 	status, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return
 	}
 	for line := range strings.SplitSeq(string(status), "\n") {
-		for _, key := range []string{"VmRSS:", "VmHWM:"} {
+		for _, key := range []string{"VmRSS:", "VmHWM:", "RssAnon:", "RssFile:"} {
 			if rest, ok := strings.CutPrefix(line, key); ok {
 				if kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB")); err == nil {
 					b.ReportMetric(float64(kb)/1024, strings.ToLower(strings.TrimSuffix(key, ":"))+"-MB")
