@@ -63,7 +63,9 @@ func (s *Service) Recall(ctx context.Context, req RecallRequest) (*RecallResult,
 		}
 	}
 	res.Total = len(res.Memories) + len(res.Expanded)
-	s.touch(ctx, res.Memories, res.Expanded)
+	if !req.NoTouch {
+		s.touch(ctx, res.Memories, res.Expanded)
+	}
 	return res, nil
 }
 

@@ -41,6 +41,9 @@ type RecallRequest struct {
 	IncludeEdgeTypes  []Relation `json:"include_edge_types,omitempty"`
 	ExcludeEdgeTypes  []Relation `json:"exclude_edge_types,omitempty"`
 	IncludeSuperseded bool       `json:"include_superseded,omitempty"`
+	// NoTouch leaves access times and counts alone: a person browsing in the
+	// viewer is not an agent using the memory (stale detection reads them).
+	NoTouch bool `json:"-"`
 }
 
 // ScoredMemory is a memory with the score that ranked it.

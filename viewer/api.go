@@ -94,7 +94,7 @@ func (h *handler) search(w http.ResponseWriter, r *http.Request, query, ns strin
 		return
 	}
 	n := min(offset+limit, memory.MaxNResults)
-	res, err := h.mem.Recall(r.Context(), memory.RecallRequest{Query: query, NResults: n, Namespace: ns, Type: typ})
+	res, err := h.mem.Recall(r.Context(), memory.RecallRequest{Query: query, NResults: n, Namespace: ns, Type: typ, NoTouch: true})
 	if err != nil {
 		h.fail(w, r, err)
 		return

@@ -69,6 +69,12 @@ func TestSearchNarrowsTheList(t *testing.T) {
 		t.Errorf("search hit without score, query or mode: %+v", p)
 	}
 
+	// A person searching is not an agent using a memory: access counts stay.
+	m, err := f.mem.Get(t.Context(), want)
+	if err != nil || m.AccessCount != 0 {
+		t.Errorf("after a viewer search: access count %v (%v), want 0", m.AccessCount, err)
+	}
+
 	patterns := decode[page](t, f.do(t, "GET", "/api/memories?q=journal+mode&type=pattern", "", nil), http.StatusOK)
 	if len(patterns.Memories) != 1 || patterns.Memories[0].Type != memory.TypePattern {
 		t.Errorf("search with type=pattern: %v, want the one pattern", ids(patterns))
