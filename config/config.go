@@ -33,10 +33,21 @@ type Config struct {
 	StaleDays              int
 	HTTPToken              string
 	HookTimeout            time.Duration // how long a hook waits for Ollama
+	History                bool          // conversation history on
+	HistoryDir             string        // Claude Code's projects directory
+	HistoryProjects        []string      // only these projects' transcripts; empty: all
+	HistoryDays            int           // only transcripts written this many days back; 0: all
+	HistoryEmbed           bool          // embed history in the background
 	MatchMinSimilarity     float64       // similarity floor of a match
 	PromptMinCoverage      float64       // share of a prompt's content words an injected memory contains
 	ActivityRetentionDays  int           // file activity older than this is summarised
 	UIPort                 int           // port of recall ui; 0: derived from the user id
+}
+
+// HistoryIndexPath is the history index's file: history.db beside the memory
+// database, so that rebuilding it never touches memories.
+func (c *Config) HistoryIndexPath() string {
+	return filepath.Join(filepath.Dir(c.SQLitePath), "history.db")
 }
 
 // Error is a variable with a value Recall does not accept.
@@ -59,6 +70,9 @@ func Load() (*Config, error) {
 		return nil, fmt.Errorf("reading the environment: %w", err) // only a malformed spec gets here: every field is a string
 	}
 	p := parser{}
+	if _, set := os.LookupEnv("RECALL_HISTORY_DIR"); (!set || strings.TrimSpace(raw.HistoryDir) == "") && os.Getenv("CLAUDE_CONFIG_DIR") != "" {
+		raw.HistoryDir = filepath.Join(os.Getenv("CLAUDE_CONFIG_DIR"), "projects")
+	}
 	hostVar := "RECALL_OLLAMA_HOST"
 	if _, set := os.LookupEnv(hostVar); !set || strings.TrimSpace(raw.OllamaHost) == "" {
 		if h := strings.TrimSpace(os.Getenv("OLLAMA_HOST")); h != "" {
@@ -82,6 +96,11 @@ func Load() (*Config, error) {
 		StaleDays:              p.integer("RECALL_STALE_DAYS", raw.StaleDays, 1, 0),
 		HTTPToken:              raw.HTTPToken,
 		HookTimeout:            p.duration("RECALL_HOOK_TIMEOUT", raw.HookTimeout),
+		History:                p.onOff("RECALL_HISTORY", raw.History),
+		HistoryDir:             p.path("RECALL_HISTORY_DIR", raw.HistoryDir),
+		HistoryProjects:        p.list("RECALL_HISTORY_PROJECTS", raw.HistoryProjects),
+		HistoryDays:            p.integer("RECALL_HISTORY_DAYS", raw.HistoryDays, 0, 0),
+		HistoryEmbed:           p.onOff("RECALL_HISTORY_EMBED", raw.HistoryEmbed),
 		MatchMinSimilarity:     p.fraction("RECALL_MATCH_MIN_SIMILARITY", raw.MatchMinSimilarity),
 		PromptMinCoverage:      p.fraction("RECALL_PROMPT_MIN_COVERAGE", raw.PromptMinCoverage),
 		ActivityRetentionDays:  p.integer("RECALL_ACTIVITY_RETENTION_DAYS", raw.ActivityRetentionDays, 1, 0),

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ func cleanEnv(t *testing.T) (home string) {
 		t.Setenv(s.Name, "")
 	}
 	t.Setenv("OLLAMA_HOST", "")
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	home = t.TempDir()
 	t.Setenv("HOME", home)
 	return home
@@ -53,11 +55,14 @@ func TestDefaults(t *testing.T) {
 		StaleDays:              30,
 		HTTPToken:              "",
 		HookTimeout:            3 * time.Second,
+		History:                true,
+		HistoryDir:             filepath.Join(home, ".claude", "projects"),
+		HistoryEmbed:           true,
 		MatchMinSimilarity:     0.3,
 		PromptMinCoverage:      0.6,
 		ActivityRetentionDays:  90,
 	}
-	if *got != want {
+	if !reflect.DeepEqual(*got, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", *got, want)
 	}
 	if got.SlogLevel() != slog.LevelInfo {
@@ -91,6 +96,13 @@ var overrides = []struct {
 	{"RECALL_UI_PORT", "28001", func(c *config.Config) bool { return c.UIPort == 28001 }},
 	{"RECALL_HTTP_TOKEN", "s3cret", func(c *config.Config) bool { return c.HTTPToken == "s3cret" }},
 	{"RECALL_HOOK_TIMEOUT", "750ms", func(c *config.Config) bool { return c.HookTimeout == 750*time.Millisecond }},
+	{"RECALL_HISTORY", "off", func(c *config.Config) bool { return !c.History }},
+	{"RECALL_HISTORY_DIR", "/srv/claude/projects", func(c *config.Config) bool { return c.HistoryDir == "/srv/claude/projects" }},
+	{"RECALL_HISTORY_PROJECTS", " /home/a, /home/b ,", func(c *config.Config) bool {
+		return len(c.HistoryProjects) == 2 && c.HistoryProjects[0] == "/home/a" && c.HistoryProjects[1] == "/home/b"
+	}},
+	{"RECALL_HISTORY_DAYS", "90", func(c *config.Config) bool { return c.HistoryDays == 90 }},
+	{"RECALL_HISTORY_EMBED", "off", func(c *config.Config) bool { return !c.HistoryEmbed }},
 }
 
 func TestEveryOverride(t *testing.T) {
@@ -128,6 +140,22 @@ func TestEverySettingIsDocumentedAndTested(t *testing.T) {
 	}
 	if !strings.Contains(table, "~/.recall/recall.db") || !strings.Contains(table, "mxbai-embed-large") {
 		t.Errorf("Describe() does not show defaults:\n%s", table)
+	}
+}
+
+func TestHistoryDirFollowsClaudeConfigDir(t *testing.T) {
+	home := cleanEnv(t)
+	t.Setenv("CLAUDE_CONFIG_DIR", "/srv/claude")
+	c := load(t)
+	if c.HistoryDir != "/srv/claude/projects" {
+		t.Errorf("HistoryDir = %s, want $CLAUDE_CONFIG_DIR/projects", c.HistoryDir)
+	}
+	if got, want := c.HistoryIndexPath(), filepath.Join(home, ".recall", "history.db"); got != want {
+		t.Errorf("HistoryIndexPath = %s, want %s beside the memory database", got, want)
+	}
+	t.Setenv("RECALL_HISTORY_DIR", "/elsewhere")
+	if c := load(t); c.HistoryDir != "/elsewhere" {
+		t.Errorf("RECALL_HISTORY_DIR must win: %s", c.HistoryDir)
 	}
 }
 

@@ -39,6 +39,17 @@ func (p *parser) path(name, raw string) string {
 	return v
 }
 
+// list splits a comma-separated value, each item trimmed and ~ expanded.
+func (p *parser) list(name, raw string) []string {
+	var out []string
+	for _, item := range strings.Split(p.value(name, raw), ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, p.path(name, item))
+		}
+	}
+	return out
+}
+
 func (p *parser) fraction(name, raw string) float64 {
 	f, err := strconv.ParseFloat(p.value(name, raw), 64)
 	if err != nil || !(f >= 0 && f <= 1) { // also rejects NaN

@@ -29,6 +29,11 @@ type env struct {
 	StaleDays              string `envconfig:"RECALL_STALE_DAYS" default:"30" accepts:"a whole number of at least 1" desc:"days without access after which health analysis calls a memory stale"`
 	HTTPToken              string `envconfig:"RECALL_HTTP_TOKEN" default:"" accepts:"any text; empty means no token" desc:"bearer token the HTTP transport requires (empty: none)"`
 	HookTimeout            string `envconfig:"RECALL_HOOK_TIMEOUT" default:"3s" accepts:"a positive number of seconds, or a duration like 2s or 1m30s" desc:"longest wait of a Claude Code hook for Ollama"`
+	History                string `envconfig:"RECALL_HISTORY" default:"on" accepts:"on or off" desc:"index and search Claude Code's conversation transcripts (history tools, hooks)"`
+	HistoryDir             string `envconfig:"RECALL_HISTORY_DIR" default:"~/.claude/projects" accepts:"a directory path (~ is your home directory)" desc:"Claude Code's transcripts; when unset, $CLAUDE_CONFIG_DIR/projects is used if that is set"`
+	HistoryProjects        string `envconfig:"RECALL_HISTORY_PROJECTS" default:"" accepts:"comma-separated project directories; empty means all" desc:"the only projects whose conversations are indexed"`
+	HistoryDays            string `envconfig:"RECALL_HISTORY_DAYS" default:"0" accepts:"a whole number of days; 0 means no limit" desc:"leave out transcripts last written longer ago"`
+	HistoryEmbed           string `envconfig:"RECALL_HISTORY_EMBED" default:"on" accepts:"on or off" desc:"embed indexed history in the background for search by meaning (off: keywords only)"`
 	MatchMinSimilarity     string `envconfig:"RECALL_MATCH_MIN_SIMILARITY" default:"0.3" accepts:"a number from 0 to 1" desc:"least cosine similarity of query and memory vectors for a match (forget by query, prompt hook); applies when both have vectors"`
 	PromptMinCoverage      string `envconfig:"RECALL_PROMPT_MIN_COVERAGE" default:"0.6" accepts:"a number from 0 to 1" desc:"least share of a prompt's content words a memory must contain for the prompt hook to inject it"`
 	ActivityRetentionDays  string `envconfig:"RECALL_ACTIVITY_RETENTION_DAYS" default:"90" accepts:"a whole number of at least 1" desc:"days file activity is kept one row per touch; older touches are folded into one summary row per file"`

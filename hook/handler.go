@@ -50,6 +50,8 @@ func (h *Handler) Handle(ctx context.Context, event string, in *Input) (*Output,
 		return nil, h.postToolUse(ctx, in)
 	case SessionEnd:
 		return nil, h.sessionEnd(ctx, in)
+	case PreCompact:
+		return nil, nil // the caller starts the history indexer; nothing to say
 	}
 	_, err := ParseEvent(event)
 	return nil, err

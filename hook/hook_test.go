@@ -91,13 +91,13 @@ func TestReadInputRefusesMalformedJSON(t *testing.T) {
 }
 
 func TestParseEvent(t *testing.T) {
-	for in, want := range map[string]string{"session-start": SessionStart, "UserPromptSubmit": UserPromptSubmit, "post-tool-use": PostToolUse, "SessionEnd": SessionEnd} {
+	for in, want := range map[string]string{"session-start": SessionStart, "UserPromptSubmit": UserPromptSubmit, "post-tool-use": PostToolUse, "SessionEnd": SessionEnd, "PreCompact": PreCompact} {
 		got, err := ParseEvent(in)
 		if err != nil || got != want {
 			t.Errorf("ParseEvent(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	_, err := ParseEvent("pre-compact")
+	_, err := ParseEvent("stop")
 	if err == nil || !strings.Contains(err.Error(), "session-start") {
 		t.Fatalf("unknown event error %v should list the accepted events", err)
 	}

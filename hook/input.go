@@ -19,10 +19,11 @@ const (
 	UserPromptSubmit = "user-prompt-submit"
 	PostToolUse      = "post-tool-use"
 	SessionEnd       = "session-end"
+	PreCompact       = "pre-compact"
 )
 
 // Events lists the events Recall answers, in the order of a session.
-var Events = []string{SessionStart, UserPromptSubmit, PostToolUse, SessionEnd}
+var Events = []string{SessionStart, UserPromptSubmit, PostToolUse, PreCompact, SessionEnd}
 
 // eventNames maps an event to Claude Code's name for it (hook_event_name).
 var eventNames = map[string]string{
@@ -30,6 +31,7 @@ var eventNames = map[string]string{
 	UserPromptSubmit: "UserPromptSubmit",
 	PostToolUse:      "PostToolUse",
 	SessionEnd:       "SessionEnd",
+	PreCompact:       "PreCompact",
 }
 
 // ParseEvent accepts an event as `recall hook` takes it (session-start) or as

@@ -41,7 +41,8 @@ func newFixture(t testing.TB) *fixture {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	mem := memory.NewService(db, client, memory.Options{Logger: log})
 	cur := validation.New(db, mem, client, client, validation.Options{Logger: log})
-	return &fixture{srv: New(Deps{Memory: mem, Curation: cur, Version: "test", Logger: log}), mem: mem, ollama: ol}
+	hist := newHistory(t, filepath.Join(t.TempDir(), "no-transcripts-yet"), client)
+	return &fixture{srv: New(Deps{Memory: mem, Curation: cur, History: hist, Version: "test", Logger: log}), mem: mem, ollama: ol}
 }
 
 // connect opens a client session to the fixture's server over in-memory transports.

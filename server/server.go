@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/recall-mcp/recall/history"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/validation"
 )
@@ -18,8 +19,10 @@ import (
 type Deps struct {
 	Memory   *memory.Service
 	Curation *validation.Service
-	Version  string
-	Logger   *slog.Logger
+	// History, when set, adds the conversation history tools.
+	History *history.Service
+	Version string
+	Logger  *slog.Logger
 }
 
 // instructions tell the client how the tools fit together; clients show them
@@ -48,6 +51,9 @@ func New(d Deps) *mcp.Server {
 	h.addGraphTools(srv)
 	h.addCurationTools(srv)
 	h.addFileTools(srv)
+	if d.History != nil {
+		h.addHistoryTools(srv, d.History)
+	}
 	return srv
 }
 

@@ -9,7 +9,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// toolNames are the tools of the Python Recall plus memory_edge_forget_tool.
+// toolNames are the tools of the Python Recall plus memory_edge_forget_tool
+// and the conversation history tools.
 var toolNames = []string{
 	"file_activity_add", "file_activity_recent",
 	"memory_analyze_health", "memory_apply_tool", "memory_check_supersedes",
@@ -17,12 +18,13 @@ var toolNames = []string{
 	"memory_edge_forget_tool", "memory_forget_tool", "memory_inspect_graph_tool",
 	"memory_list_tool", "memory_outcome_tool", "memory_recall_tool",
 	"memory_relate_tool", "memory_store_tool", "memory_validate_tool",
+	"read_history", "search_global_history", "search_project_history",
 	"validation_history_tool",
 }
 
 // maxToolsListChars bounds tools/list: every client sends it to the model in
 // every conversation.
-const maxToolsListChars = 12000
+const maxToolsListChars = 13000
 
 func TestToolsListNamesDefaultsAndSize(t *testing.T) {
 	cs := newFixture(t).connect(t)
@@ -68,6 +70,9 @@ func TestToolsListNamesDefaultsAndSize(t *testing.T) {
 		"memory_list_tool":             {"limit": 100.0, "offset": 0.0, "order_by": "created_at", "descending": true},
 		"validation_history_tool":      {"limit": 50.0},
 		"file_activity_recent":         {"limit": 20.0, "days": 14.0},
+		"search_project_history":       {"context_before_after": 3.0, "threshold": 0.2, "max_results": 10.0, "offset": 0.0, "include_subagents": true},
+		"search_global_history":        {"context_before_after": 3.0, "threshold": 0.2, "max_results": 10.0, "offset": 0.0, "include_subagents": true},
+		"read_history":                 {"window": 10.0},
 	}
 	for tool, defaults := range wantDefaults {
 		var schema struct {

@@ -23,6 +23,7 @@ type cliEnv struct {
 	dbPath string
 	ollama *ollamatest.Server
 	vars   map[string]string
+	cwd    string // working directory of the runs; "" is the test's
 }
 
 func newCLIEnv(t testing.TB) *cliEnv {
@@ -35,6 +36,8 @@ func newCLIEnv(t testing.TB) *cliEnv {
 		"RECALL_LOG_LEVEL":    "debug",
 		"RECALL_HOOK_TIMEOUT": "1s",
 		"HOME":                dir, // doctor looks for Claude Code's files under it
+		// No background history indexer outlives a test unless it asks for one.
+		"RECALL_HISTORY": "off",
 	}
 	return c
 }
@@ -59,6 +62,7 @@ func (c *cliEnv) run(stdin string, args ...string) cliResult {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Dir = c.cwd
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

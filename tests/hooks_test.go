@@ -237,7 +237,7 @@ func TestHookMalformedInputExitsQuietly(t *testing.T) {
 			}
 		}
 	}
-	if a, r := c.hook("pre-compact", hookInput(t, "PreCompact", c.dir, nil)); a != nil || !strings.Contains(r.stderr, "session-start") {
+	if a, r := c.hook("stop", hookInput(t, "Stop", c.dir, nil)); a != nil || !strings.Contains(r.stderr, "session-start") {
 		t.Errorf("an unknown event should answer nothing and log the accepted ones; stdout %q stderr %q", r.stdout, r.stderr)
 	}
 }

@@ -27,6 +27,7 @@ func recallEnv(t testing.TB, extra ...string) (env []string, dbPath string) {
 		"RECALL_SQLITE_PATH="+dbPath,
 		"RECALL_OLLAMA_HOST="+ol.URL(),
 		"RECALL_LOG_LEVEL=WARN",
+		"RECALL_HISTORY=off", // no background indexer reading the machine's transcripts
 	)
 	return append(env, extra...), dbPath
 }

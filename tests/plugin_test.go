@@ -37,7 +37,7 @@ func TestPluginHooksRunRecallHookEvents(t *testing.T) {
 	readJSONFile(t, "../hooks/hooks.json", &cfg)
 	want := map[string]string{
 		"SessionStart": "session-start", "UserPromptSubmit": "user-prompt-submit",
-		"PostToolUse": "post-tool-use", "SessionEnd": "session-end",
+		"PostToolUse": "post-tool-use", "SessionEnd": "session-end", "PreCompact": "pre-compact",
 	}
 	if len(cfg.Hooks) != len(want) {
 		t.Fatalf("hooks.json wires %d events, want %d", len(cfg.Hooks), len(want))
@@ -84,5 +84,26 @@ func TestPluginStartsTheMCPServer(t *testing.T) {
 	readJSONFile(t, "../.claude-plugin/plugin.json", &manifest)
 	if manifest.Name != "recall" || manifest.Version == "" {
 		t.Fatalf("plugin.json = %+v, want name recall and a version", manifest)
+	}
+}
+
+func TestPluginSkillTellsWhenToSearchHistory(t *testing.T) {
+	b, err := os.ReadFile("../skills/conversation-history/SKILL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	front, body, ok := strings.Cut(strings.TrimPrefix(text, "---\n"), "\n---\n")
+	if !strings.HasPrefix(text, "---\n") || !ok {
+		t.Fatalf("SKILL.md has no frontmatter")
+	}
+	if !strings.Contains(front, "name: conversation-history") || !strings.Contains(front, "description: ") {
+		t.Errorf("frontmatter lacks name or description:\n%s", front)
+	}
+	// The tools it names are the server's (the server tests check those names).
+	for _, tool := range []string{"search_project_history", "search_global_history", "read_history"} {
+		if !strings.Contains(body, tool) {
+			t.Errorf("SKILL.md does not say when to use %s", tool)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/embedding"
+	"github.com/recall-mcp/recall/history"
 	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/server"
@@ -26,6 +27,7 @@ type app struct {
 	ollama *embedding.Client
 	mem    *memory.Service
 	cur    *validation.Service
+	hist   *history.Service // nil unless opened (serve), or with RECALL_HISTORY=off
 }
 
 // appMode says how much of Recall a command needs.
@@ -103,8 +105,26 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 	return &app{cfg: cfg, log: log, db: db, ollama: ollama, mem: mem, cur: cur}, nil
 }
 
+// openHistory adds the conversation history to the app; searches start a
+// background index at most once a minute.
+func (a *app) openHistory(ctx context.Context) {
+	if !a.cfg.History {
+		return
+	}
+	hs, err := openHistory(ctx, a.cfg, a.log)
+	if err != nil {
+		a.log.Warn("conversation history unavailable", "err", err)
+		return
+	}
+	hs.Refresh = refresher(a.cfg, a.log, time.Minute)
+	a.hist = hs
+}
+
 // Close closes the database.
 func (a *app) Close() {
+	if a.hist != nil {
+		a.hist.Index.Close()
+	}
 	if err := a.db.Close(); err != nil {
 		a.log.Error("close database", "err", err)
 	}
@@ -112,5 +132,5 @@ func (a *app) Close() {
 
 // mcpServer builds the MCP server over the app's services.
 func (a *app) mcpServer() *mcp.Server {
-	return server.New(server.Deps{Memory: a.mem, Curation: a.cur, Version: version(), Logger: a.log})
+	return server.New(server.Deps{Memory: a.mem, Curation: a.cur, History: a.hist, Version: version(), Logger: a.log})
 }

@@ -54,6 +54,7 @@ func runCall(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 		return err
 	}
 	defer a.Close()
+	a.openHistory(ctx)
 	out, err := server.Call(ctx, a.mcpServer(), tool, json.RawMessage(argsJSON))
 	if err != nil {
 		return err

@@ -22,7 +22,9 @@ var hookCommand = &command{
 	summary: "Answer a Claude Code hook (JSON on stdin, answer on stdout).\n" +
 		"session-start injects the project's context, user-prompt-submit the memories\n" +
 		"relevant to the prompt; post-tool-use records touched files; session-end\n" +
-		"records the end. Whatever goes wrong, a hook exits 0 and logs to stderr.",
+		"records the end; session-start and pre-compact also start the conversation\n" +
+		"history indexer in the background. Whatever goes wrong, a hook exits 0 and\n" +
+		"logs to stderr.",
 	run: runHook,
 }
 
@@ -39,6 +41,14 @@ func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 		// A broken configuration must not break the user's session either.
 		log.Error("hook not answered", "hook", rest[0], "err", err)
 		return nil
+	}
+	if ev, err := hook.ParseEvent(rest[0]); err == nil && (ev == hook.SessionStart || ev == hook.PreCompact) {
+		if cfg.History {
+			startBackgroundIndex(cfg, log) // detached: returns at once
+		}
+		if ev == hook.PreCompact {
+			return nil // nothing to answer, no database to open
+		}
 	}
 	open := func(ctx context.Context) (*hook.Handler, func(), error) {
 		a, err := openAppWith(ctx, cfg, log, modeHook)

@@ -48,7 +48,7 @@ func init() {
 	commands = []*command{
 		serveCommand, callCommand, hookCommand,
 		storeCommand, searchCommand, listCommand, forgetCommand, statsCommand,
-		reindexCommand, doctorCommand, uiCommand, versionCommand,
+		reindexCommand, historyCommand, doctorCommand, uiCommand, versionCommand,
 	}
 }
 

@@ -46,6 +46,10 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 		return err
 	}
 	defer a.Close()
+	a.openHistory(ctx)
+	if a.hist != nil {
+		a.hist.Refresh() // the index catches up while the client starts
+	}
 
 	// Background work runs on its own context: a signal stops new requests, but
 	// what was accepted (a queued curation job, an embedding batch) finishes.

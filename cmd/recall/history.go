@@ -1,0 +1,241 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/recall-mcp/recall/config"
+	"github.com/recall-mcp/recall/embedding"
+	"github.com/recall-mcp/recall/history"
+	"github.com/recall-mcp/recall/hook"
+)
+
+var historyCommand = &command{
+	name: "history",
+	args: "search <query> [--global] [--after D] [--before D] [--json] | show <session> [--around <uuid>] | index | stats",
+	summary: "Search Claude Code's past conversations (~/.claude/projects), read them, index them.\n" +
+		"search: this project's conversations (--global: all), by meaning and keywords.\n" +
+		"show: a conversation, or --window messages around --around <uuid>.\n" +
+		"index: bring the index up to date now (appended lines only), then embed.\n" +
+		"stats: what the index holds.",
+	run: runHistory,
+}
+
+func runHistory(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			return flag.ErrHelp
+		}
+		return usagef("want a subcommand: search, show, index or stats")
+	}
+	sub, args := args[0], args[1:]
+	switch sub {
+	case "search":
+		return runHistorySearch(ctx, e, fs, args)
+	case "show":
+		return runHistoryShow(ctx, e, fs, args)
+	case "index":
+		return runHistoryIndex(ctx, e, fs, args)
+	case "stats":
+		return runHistoryStats(ctx, e, fs, args)
+	}
+	return usagef("unknown history subcommand %q: want search, show, index or stats", sub)
+}
+
+// openHistory opens the history index and the service over it.
+func openHistory(ctx context.Context, cfg *config.Config, log *slog.Logger) (*history.Service, error) {
+	if !cfg.History {
+		return nil, errors.New("conversation history is off (RECALL_HISTORY=off)")
+	}
+	ix, err := history.Open(ctx, cfg.HistoryIndexPath())
+	if err != nil {
+		return nil, err
+	}
+	s := &history.Service{Index: ix, Root: cfg.HistoryDir, Project: hook.FindProject("").Root,
+		EmbedTimeout: min(cfg.OllamaTimeout, maxQueryEmbedWait), Logger: log}
+	if cfg.HistoryEmbed {
+		client, err := newOllama(cfg)
+		if err != nil {
+			ix.Close()
+			return nil, err
+		}
+		s.Embedder = client
+	}
+	return s, nil
+}
+
+func newOllama(cfg *config.Config) (*embedding.Client, error) {
+	return embedding.New(embedding.Options{Host: cfg.OllamaHost, EmbedModel: cfg.OllamaModel, ChatModel: cfg.OllamaChatModel, Timeout: cfg.OllamaTimeout})
+}
+
+func historyLimits(cfg *config.Config) history.Limits {
+	return history.Limits{Projects: cfg.HistoryProjects, MaxAge: time.Duration(cfg.HistoryDays) * 24 * time.Hour}
+}
+
+func runHistorySearch(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+	global := fs.Bool("global", false, "search every project's conversations")
+	fs.Bool("project", true, "search this project's conversations (the default)")
+	after := fs.String("after", "", "only messages on or after this ISO 8601 date or time")
+	before := fs.String("before", "", "only messages before this ISO 8601 date or time")
+	n := fs.Int("n", 10, "number of results")
+	offset := fs.Int("offset", 0, "results to skip")
+	window := fs.Int("context", 3, "messages shown before and after each match")
+	threshold := fs.Float64("threshold", 0.2, "least similarity of a match by meaning, 0 to 1")
+	noSub := fs.Bool("no-subagents", false, "leave out subagent conversations")
+	asJSON := fs.Bool("json", false, "print the JSON answer of search_project_history")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	query := strings.Join(rest, " ")
+	if strings.TrimSpace(query) == "" {
+		return usagef("missing the query")
+	}
+	cfg, log, err := loadConfig(e.stderr)
+	if err != nil {
+		return err
+	}
+	hs, err := openHistory(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer hs.Index.Close()
+	req := history.SearchRequest{Query: query, After: *after, Before: *before, Context: *window, Threshold: *threshold,
+		MaxResults: *n, Offset: *offset, IncludeSubagents: !*noSub}
+	if !*global {
+		req.Projects = []string{hs.Project}
+	}
+	resp, err := hs.Search(ctx, req)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, resp)
+	}
+	printHistoryResults(e.stdout, resp)
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func printHistoryResults(w io.Writer, r *history.Response) {
+	fmt.Fprintf(w, "%d matches for %q (%s search)", r.TotalMatches, r.Query, r.Mode)
+	if r.Offset > 0 {
+		fmt.Fprintf(w, ", from %d", r.Offset+1)
+	}
+	fmt.Fprintln(w)
+	if r.Note != "" {
+		fmt.Fprintln(w, "note:", r.Note)
+	}
+	for _, res := range r.Results {
+		m := res.Matched
+		fmt.Fprintf(w, "\n[%.2f] %s  %s  session %s\n", res.Score, m.Timestamp, m.Project, m.SessionID)
+		for _, c := range res.Context {
+			mark := "  "
+			if c.UUID == m.UUID {
+				mark = "> "
+			}
+			fmt.Fprintf(w, "%s%s %s: %s\n", mark, c.UUID, c.Role, oneLine(c.Content, 160))
+		}
+	}
+	if r.HasMore {
+		fmt.Fprintf(w, "\nmore: --offset %d\n", r.Offset+len(r.Results))
+	}
+}
+
+// oneLine shows text on one line of at most n runes.
+func oneLine(text string, n int) string {
+	s := []rune(strings.Join(strings.Fields(text), " "))
+	if len(s) > n {
+		return string(s[:n]) + "…"
+	}
+	return string(s)
+}
+
+func runHistoryShow(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+	around := fs.String("around", "", "show the messages around this message uuid")
+	window := fs.Int("window", 5, "messages before and after --around")
+	asJSON := fs.Bool("json", false, "print JSON")
+	rest, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return usagef("want one session id")
+	}
+	cfg, log, err := loadConfig(e.stderr)
+	if err != nil {
+		return err
+	}
+	hs, err := openHistory(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer hs.Index.Close()
+	w, err := hs.Show(ctx, rest[0], *around, *window)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, w)
+	}
+	fmt.Fprintf(e.stdout, "session %s  %s\n%s\n", w.SessionID, w.Project, w.Path)
+	for _, m := range w.Messages {
+		mark := ""
+		if m.IsMatch != nil && *m.IsMatch {
+			mark = ">>> "
+		}
+		fmt.Fprintf(e.stdout, "\n%s[%s] %s %s\n%s\n", mark, m.Timestamp, m.Role, m.UUID, m.Content)
+	}
+	if w.Truncated {
+		fmt.Fprintln(e.stdout, "\n(truncated: use --around <uuid> to read further)")
+	}
+	return nil
+}
+
+func runHistoryStats(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parseFlagsOnly(fs, args); err != nil {
+		return err
+	}
+	cfg, log, err := loadConfig(e.stderr)
+	if err != nil {
+		return err
+	}
+	hs, err := openHistory(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer hs.Index.Close()
+	st, err := hs.Index.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return writeJSON(e.stdout, st)
+	}
+	fmt.Fprintf(e.stdout, "index %s (%.1f MB), transcripts from %s\n", st.Path, float64(st.Bytes)/1e6, cfg.HistoryDir)
+	fmt.Fprintf(e.stdout, "%d messages in %d sessions of %d projects (%d transcripts, %d malformed lines skipped)\n",
+		st.Messages, st.Sessions, st.Projects, st.Transcripts, st.Malformed)
+	fmt.Fprintf(e.stdout, "%d embedded (%s), %d sessions left out by RECALL_HISTORY_* limits, updated %s\n",
+		st.Embedded, orNone(st.EmbedModel), st.ExcludedSessions, orNone(st.UpdatedAt))
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "never"
+	}
+	return s
+}

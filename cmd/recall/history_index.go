@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/recall-mcp/recall/config"
+	"github.com/recall-mcp/recall/history"
+)
+
+// backgroundMaxTime bounds a background indexer: whatever happens (a huge
+// first index, Ollama crawling), it ends and the next hook starts another
+// that resumes where it stopped.
+const backgroundMaxTime = 30 * time.Minute
+
+// embedBatch is how many messages go to Ollama in one request.
+const embedBatch = 32
+
+func runHistoryIndex(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+	background := fs.Bool("background", false, "run as the hooks' background indexer: quit at once if another is running, stop after "+backgroundMaxTime.String())
+	noEmbed := fs.Bool("no-embed", false, "index keywords only; leave embedding to a later run")
+	if err := parseFlagsOnly(fs, args); err != nil {
+		return err
+	}
+	cfg, log, err := loadConfig(e.stderr)
+	if err != nil {
+		return err
+	}
+	if !cfg.History {
+		return errors.New("conversation history is off (RECALL_HISTORY=off)")
+	}
+	var lock *history.Lock
+	if *background {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, backgroundMaxTime)
+		defer cancel()
+		if lock, err = history.TryLock(cfg.HistoryIndexPath()); errors.Is(err, history.ErrBusy) {
+			log.Debug("history index: another indexer is running")
+			return nil
+		}
+	} else {
+		lock, err = history.WaitLock(ctx, cfg.HistoryIndexPath())
+	}
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	return indexHistory(ctx, e, cfg, log, !*noEmbed && cfg.HistoryEmbed, !*background)
+}
+
+// indexHistory updates the index, then embeds what has no vector yet.
+func indexHistory(ctx context.Context, e *env, cfg *config.Config, log *slog.Logger, embed, report bool) error {
+	ix, err := history.OpenForIndexing(ctx, cfg.HistoryIndexPath())
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	start := time.Now()
+	opts := history.UpdateOptions{Root: cfg.HistoryDir, Limits: historyLimits(cfg)}
+	if report && isTerminal(e.stderr) {
+		opts.Progress = progressBar(e.stderr)
+	}
+	st, err := ix.Update(ctx, opts)
+	if err != nil {
+		return err
+	}
+	log.Info("history indexed", "transcripts", st.Files, "read", st.Read, "messages", st.Messages,
+		"malformed_lines", st.Malformed, "excluded", st.Excluded, "removed", st.Removed, "elapsed", time.Since(start).Round(time.Millisecond))
+	if report {
+		fmt.Fprintf(e.stdout, "indexed %d new messages from %d of %d transcripts in %s (%d malformed lines skipped, %d transcripts left out by limits)\n",
+			st.Messages, st.Read, st.Files, time.Since(start).Round(time.Millisecond), st.Malformed, st.Excluded)
+	}
+	if !embed {
+		return nil
+	}
+	client, err := newOllama(cfg)
+	if err != nil {
+		return err
+	}
+	es, err := ix.Embed(ctx, client, embedBatch, 0)
+	if err != nil {
+		// Keywords work already; the vectors wait for the next run.
+		log.Warn("history embedding stopped; the next run resumes it", "embedded", es.Messages, "pending", es.Pending, "err", err)
+	}
+	if report {
+		fmt.Fprintf(e.stdout, "embedded %d messages, %d pending\n", es.Messages, es.Pending)
+	}
+	return nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}
+
+// progressBar draws the bytes read of those to read on one terminal line.
+func progressBar(w io.Writer) func(done, total int64) {
+	last := time.Time{}
+	return func(done, total int64) {
+		if time.Since(last) < 100*time.Millisecond && done < total {
+			return
+		}
+		last = time.Now()
+		pct := 100.0
+		if total > 0 {
+			pct = float64(done) * 100 / float64(total)
+		}
+		bar := int(pct / 5)
+		fmt.Fprintf(w, "\r[%-20s] %3.0f%% %.1f of %.1f MB", strings.Repeat("#", bar), pct, float64(done)/1e6, float64(total)/1e6)
+		if done >= total {
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+// maxIndexLog bounds the background indexer's log file.
+const maxIndexLog = 1 << 20
+
+// startBackgroundIndex starts `recall history index --background` as a
+// detached process (its own session, no terminal, stdin and stdout closed,
+// stderr to history-index.log) and returns at once. It starts nothing when an
+// indexer already runs. The child ends when its work is done, when another
+// indexer holds the lock, or after backgroundMaxTime.
+func startBackgroundIndex(cfg *config.Config, log *slog.Logger) {
+	lock, err := history.TryLock(cfg.HistoryIndexPath())
+	if err != nil {
+		log.Debug("history indexer not started", "err", err)
+		return
+	}
+	lock.Unlock() // the child takes it; a race with another starter is settled there
+	exe, err := os.Executable()
+	if err != nil {
+		log.Warn("history indexer not started", "err", err)
+		return
+	}
+	cmd := exec.Command(exe, "history", "index", "--background")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	logPath := filepath.Join(filepath.Dir(cfg.HistoryIndexPath()), "history-index.log")
+	if info, err := os.Stat(logPath); err == nil && info.Size() > maxIndexLog {
+		os.Truncate(logPath, 0)
+	}
+	if f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+		cmd.Stderr = f
+		defer f.Close() // the child has its own descriptor
+	}
+	if err := cmd.Start(); err != nil {
+		log.Warn("history indexer not started", "err", err)
+		return
+	}
+	log.Debug("history indexer started", "pid", cmd.Process.Pid)
+	go cmd.Wait() // a long-lived parent (serve) reaps it; a hook exits first and init does
+}
+
+// refresher starts a background index at most once per interval: searches
+// ask for fresh results without ever waiting for them.
+func refresher(cfg *config.Config, log *slog.Logger, interval time.Duration) func() {
+	var mu sync.Mutex
+	var last time.Time
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if time.Since(last) < interval {
+			return
+		}
+		last = time.Now()
+		startBackgroundIndex(cfg, log)
+	}
+}
