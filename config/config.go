@@ -49,6 +49,7 @@ type Config struct {
 	MatchMinSimilarity     float64       // similarity floor of a match
 	PromptMinCoverage      float64       // share of a prompt's content words an injected memory contains
 	ActivityRetentionDays  int           // file activity older than this is summarised
+	UIPort                 int           // port of recall ui; 0: derived from the user id
 }
 
 // HistoryIndexPath is the history index's file: history.db beside the memory
@@ -119,6 +120,7 @@ func Load() (*Config, error) {
 		MatchMinSimilarity:     p.fraction("RECALL_MATCH_MIN_SIMILARITY", raw.MatchMinSimilarity),
 		PromptMinCoverage:      p.fraction("RECALL_PROMPT_MIN_COVERAGE", raw.PromptMinCoverage),
 		ActivityRetentionDays:  p.integer("RECALL_ACTIVITY_RETENTION_DAYS", raw.ActivityRetentionDays, 1, 0),
+		UIPort:                 p.optionalPort("RECALL_UI_PORT", raw.UIPort),
 	}
 	if err := errors.Join(p.errs...); err != nil {
 		return nil, err

@@ -100,6 +100,7 @@ var overrides = []struct {
 	{"RECALL_PROMPT_MIN_COVERAGE", "1", func(c *config.Config) bool { return c.PromptMinCoverage == 1 }},
 	{"RECALL_ACTIVITY_RETENTION_DAYS", "7", func(c *config.Config) bool { return c.ActivityRetentionDays == 7 }},
 	{"RECALL_STALE_DAYS", "1", func(c *config.Config) bool { return c.StaleDays == 1 }},
+	{"RECALL_UI_PORT", "28001", func(c *config.Config) bool { return c.UIPort == 28001 }},
 	{"RECALL_HTTP_TOKEN", "s3cret", func(c *config.Config) bool { return c.HTTPToken == "s3cret" }},
 	{"RECALL_HTTP_SESSION_IDLE", "90s", func(c *config.Config) bool { return c.HTTPSessionIdle == 90*time.Second }},
 	{"RECALL_HTTP_MAX_SESSIONS", "5", func(c *config.Config) bool { return c.HTTPMaxSessions == 5 }},

@@ -178,3 +178,11 @@ func (p *parser) host(name, raw string) string {
 	}
 	return u.String()
 }
+
+// optionalPort is a TCP port, or 0 when unset (the caller picks one).
+func (p *parser) optionalPort(name, raw string) int {
+	if strings.TrimSpace(raw) == "" {
+		return 0
+	}
+	return p.integer(name, raw, 1, 65535)
+}

@@ -1,0 +1,107 @@
+package viewer
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/recall-mcp/recall/embedding"
+	"github.com/recall-mcp/recall/embedding/ollamatest"
+	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/validation"
+)
+
+// fixture is the viewer over a real database file and a fake Ollama, as
+// recall ui wires it.
+type fixture struct {
+	mem *memory.Service
+	val *validation.Service
+	h   http.Handler
+}
+
+func newFixture(t testing.TB) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "recall.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	ol := ollamatest.New(t)
+	client, err := embedding.New(embedding.Options{Host: ol.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	mem := memory.NewService(db, client, memory.Options{Logger: log})
+	val := validation.New(db, mem, client, client, validation.Options{Logger: log})
+	return &fixture{mem: mem, val: val, h: New(Deps{Memory: mem, Validation: val, Logger: log})}
+}
+
+// store saves a memory and returns its id.
+func (f *fixture) store(t testing.TB, content string, typ memory.Type, ns string) string {
+	t.Helper()
+	res, err := f.mem.Remember(context.Background(), memory.StoreRequest{Content: content, Type: typ, Namespace: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.ID
+}
+
+// do sends a request as the viewer's own page would (Host 127.0.0.1).
+func (f *fixture) do(t testing.TB, method, target, body string, header map[string]string) *httptest.ResponseRecorder {
+	t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, target, r)
+	req.Host = "127.0.0.1:28000"
+	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	w := httptest.NewRecorder()
+	f.h.ServeHTTP(w, req)
+	return w
+}
+
+// decode reads a JSON answer, failing the test on a status other than want.
+func decode[T any](t testing.TB, w *httptest.ResponseRecorder, want int) T {
+	t.Helper()
+	var v T
+	if w.Code != want {
+		t.Fatalf("status %d, want %d; body %s", w.Code, want, w.Body)
+	}
+	if err := json.Unmarshal(w.Body.Bytes(), &v); err != nil {
+		t.Fatalf("decoding %s: %v", w.Body, err)
+	}
+	return v
+}
+
+// ids lists the ids of a page's memories.
+func ids(p page) []string {
+	out := make([]string, len(p.Memories))
+	for i, m := range p.Memories {
+		out[i] = m.ID
+	}
+	return out
+}
+
+// newLoopbackServer serves the viewer on 127.0.0.1 and returns its base URL.
+func newLoopbackServer(t testing.TB, f *fixture) string {
+	t.Helper()
+	srv := httptest.NewServer(f.h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}

@@ -1,0 +1,45 @@
+package viewer
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// errorBody is every API error: one message that says what was wrong and what
+// is accepted.
+type errorBody struct {
+	Error string `json:"error"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v) // the client went away: nothing to do
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, errorBody{Error: msg})
+}
+
+// fail answers a service error with the status it deserves; an unexpected one
+// is logged and reported without its details.
+func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case errors.Is(err, memory.ErrInvalid):
+		writeError(w, http.StatusBadRequest, err.Error())
+	case errors.Is(err, memory.ErrNotFound):
+		writeError(w, http.StatusNotFound, err.Error())
+	case errors.Is(err, memory.ErrProtected):
+		writeError(w, http.StatusConflict, err.Error())
+	default:
+		h.log.Error("viewer: request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		writeError(w, http.StatusInternalServerError, "internal error; the server log has the details")
+	}
+}
+
+func quote(s string) string { return strconv.Quote(s) }

@@ -1,0 +1,57 @@
+package viewer
+
+import (
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+)
+
+// contentSecurityPolicy lets the page load only its own files: no inline
+// scripts or styles, no other origin, no framing. Memories are written by
+// agents, so even a rendering mistake must not be able to run a script.
+const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; " +
+	"img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; " +
+	"form-action 'self'; frame-ancestors 'none'"
+
+// secure wraps the viewer in its checks, outermost first: a loopback Host (a
+// page on another site that rebinds its DNS name to 127.0.0.1 arrives with its
+// own name in Host), then Go's cross-origin protection for every method that
+// changes something, then the response headers.
+func secure(next http.Handler, log *slog.Logger) http.Handler {
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		log.Warn("viewer: cross-origin request refused", "method", r.Method, "path", r.URL.Path, "origin", r.Header.Get("Origin"))
+		writeError(w, http.StatusForbidden, "cross-origin request refused: changes are accepted only from the viewer's own page")
+	}))
+	inner := cop.Handler(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !loopbackHost(r.Host) {
+			log.Warn("viewer: request for a foreign host refused", "host", r.Host, "path", r.URL.Path)
+			writeError(w, http.StatusForbidden, "Host "+quote(r.Host)+" refused: open the viewer at 127.0.0.1, [::1] or localhost")
+			return
+		}
+		hd := w.Header()
+		hd.Set("Content-Security-Policy", contentSecurityPolicy)
+		hd.Set("X-Content-Type-Options", "nosniff")
+		hd.Set("Referrer-Policy", "no-referrer")
+		hd.Set("X-Frame-Options", "DENY")
+		hd.Set("Cross-Origin-Opener-Policy", "same-origin")
+		hd.Set("Cross-Origin-Resource-Policy", "same-origin")
+		inner.ServeHTTP(w, r)
+	})
+}
+
+// loopbackHost reports whether a Host header (with or without a port) names
+// this machine's loopback interface.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

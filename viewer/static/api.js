@@ -1,0 +1,37 @@
+// Calls of the viewer's JSON API. Paths are relative so the page also works
+// when served under a prefix such as /ui/.
+
+async function call(path, init = {}) {
+  const res = await fetch(path, { ...init, headers: { Accept: "application/json", ...init.headers } });
+  const body = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error(body.error || `${res.status} ${res.statusText}`);
+  return body;
+}
+
+const getJSON = (path, signal) => call(path, { signal });
+
+// listMemories returns one page of memories; with q, the ranked search hits.
+export function listMemories({ q, namespace, type, order, limit, offset }, signal) {
+  const params = new URLSearchParams();
+  if (q) params.set("q", q);
+  if (namespace) params.set("namespace", namespace);
+  if (type) params.set("type", type);
+  if (order && !q) params.set("order_by", order); // a search is ranked by relevance
+  params.set("limit", String(limit));
+  params.set("offset", String(offset));
+  return getJSON(`api/memories?${params}`, signal);
+}
+
+export function getMemory(id, signal) {
+  return getJSON(`api/memories/${encodeURIComponent(id)}`, signal);
+}
+
+// validateMemory confirms (success true) or refutes a memory, as
+// memory_validate_tool does: its confidence moves and an event is recorded.
+export function validateMemory(id, success) {
+  return call(`api/memories/${encodeURIComponent(id)}/validate`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ success }),
+  });
+}

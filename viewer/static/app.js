@@ -1,0 +1,182 @@
+// The viewer's page: a memory list with search and filters, and one memory's
+// page, switched by the URL's hash (#/ and #/m/<id>).
+import { el, fmtTime, fmtNum } from "./dom.js";
+import { listMemories, getMemory, validateMemory } from "./api.js";
+
+const PAGE_SIZE = 50;
+const SEARCH_DELAY_MS = 200; // wait for a pause in typing before searching
+
+const $ = (id) => document.getElementById(id);
+const state = { q: "", namespace: "", type: "", order: "", offset: 0 };
+let inflight = null; // the request a newer one replaces
+
+function setStatus(text, isError = false) {
+  $("status").textContent = text;
+  $("status").className = isError ? "error" : "muted";
+}
+
+// fetchLatest aborts the previous request, so a slow answer to an old query
+// never overwrites the answer to a newer one.
+function fetchLatest(call) {
+  if (inflight) inflight.abort();
+  inflight = new AbortController();
+  return call(inflight.signal);
+}
+
+function memoryItem(m) {
+  return el("li", { "data-id": m.id },
+    el("a", { href: `#/m/${encodeURIComponent(m.id)}` },
+      el("div", { class: "content" }, m.content),
+      el("div", { class: "meta" },
+        el("span", { class: `badge ${m.memory_type}` }, m.memory_type),
+        el("span", {}, m.namespace),
+        el("span", {}, `confidence ${fmtNum(m.confidence)}`),
+        el("span", {}, `importance ${fmtNum(m.importance)}`),
+        m.score !== undefined ? el("span", {}, `score ${m.score.toFixed(4)}`) : null,
+        el("span", {}, fmtTime(m.created_at)))));
+}
+
+async function loadList() {
+  setStatus("Loading…");
+  try {
+    const page = await fetchLatest((signal) => listMemories({ ...state, limit: PAGE_SIZE }, signal));
+    $("memories").replaceChildren(...page.memories.map(memoryItem));
+    const first = page.memories.length ? page.offset + 1 : 0;
+    const last = page.offset + page.memories.length;
+    let summary = page.query
+      ? `${page.total} match${page.total === 1 ? "" : "es"} for “${page.query}” (${page.search_mode} search)`
+      : `${first}–${last} of ${page.total} memories`;
+    if (page.degraded) summary += ` — keywords only: ${page.degraded_reason}`;
+    $("summary").textContent = summary;
+    $("prev").disabled = page.offset === 0;
+    $("next").disabled = !page.has_more;
+    setStatus("");
+  } catch (err) {
+    if (err.name === "AbortError") return;
+    setStatus(err.message, true);
+  }
+}
+
+function plural(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function field(name, value) {
+  return [el("dt", {}, name), el("dd", {}, value)];
+}
+
+function edgeRow(edge, selfId, neighbors) {
+  const outgoing = edge.source_id === selfId;
+  const otherId = outgoing ? edge.target_id : edge.source_id;
+  const other = neighbors.get(otherId);
+  return el("tr", {},
+    el("td", {}, outgoing ? `${edge.relation} →` : `← ${edge.relation}`),
+    el("td", {}, el("a", { href: `#/m/${encodeURIComponent(otherId)}` }, other ? other.content_preview : otherId)),
+    el("td", {}, fmtNum(edge.weight)));
+}
+
+function eventRow(ev) {
+  return el("tr", {},
+    el("td", {}, fmtTime(ev.created_at)),
+    el("td", { class: ev.event_type }, ev.event_type),
+    el("td", {}, `${fmtNum(ev.confidence_before)} → ${fmtNum(ev.confidence_after)}`),
+    el("td", { class: "note" }, ev.context || ev.error_msg || ""));
+}
+
+async function loadMemory(id) {
+  setStatus("Loading…");
+  const box = $("memory");
+  try {
+    const d = await fetchLatest((signal) => getMemory(id, signal));
+    const m = d.memory;
+    const neighbors = new Map(d.neighbors.map((n) => [n.id, n]));
+    const v = d.validation;
+    box.replaceChildren(
+      el("div", { class: "content", id: "memory-content" }, m.content),
+      el("div", { class: "actions" },
+        el("button", { type: "button", id: "confirm", title: "It held: confidence +0.1" }, "Confirm"),
+        el("button", { type: "button", id: "refute", title: "It was wrong: confidence -0.15" }, "Refute")),
+      el("h2", {}, "Details"),
+      el("dl", { class: "fields" },
+        field("id", m.id),
+        field("type", m.memory_type),
+        field("namespace", m.namespace),
+        field("confidence", fmtNum(m.confidence)),
+        field("importance", fmtNum(m.importance)),
+        field("created", fmtTime(m.created_at)),
+        field("updated", fmtTime(m.updated_at)),
+        field("last accessed", `${fmtTime(m.accessed_at)} (${m.access_count} times)`),
+        field("metadata", JSON.stringify(m.metadata ?? {}))),
+      el("h2", {}, `Edges (${d.edges.length})`),
+      d.edges.length
+        ? el("table", { id: "edges" }, el("tbody", {}, d.edges.map((e) => edgeRow(e, m.id, neighbors))))
+        : el("p", { class: "muted" }, "No edges."),
+      el("h2", {}, `Validation (${plural(v.summary.total_events, "event")}, success rate ${fmtNum(v.summary.success_rate)})`),
+      v.events.length
+        ? el("table", { id: "events" }, el("tbody", {}, v.events.map(eventRow)))
+        : el("p", { class: "muted" }, "Never validated."));
+    $("confirm").addEventListener("click", () => validate(m.id, true));
+    $("refute").addEventListener("click", () => validate(m.id, false));
+    setStatus("");
+  } catch (err) {
+    if (err.name === "AbortError") return;
+    box.replaceChildren(el("p", { class: "error" }, err.message));
+    setStatus("");
+  }
+}
+
+async function validate(id, success) {
+  try {
+    const res = await validateMemory(id, success);
+    await loadMemory(id); // clears the status: say what changed after it
+    const promoted = res.promoted ? ", promoted to golden rule" : "";
+    setStatus(`confidence ${fmtNum(res.old_confidence)} → ${fmtNum(res.new_confidence)}${promoted}`);
+  } catch (err) {
+    setStatus(err.message, true);
+  }
+}
+
+function route() {
+  const m = location.hash.match(/^#\/m\/(.+)$/);
+  $("list-view").hidden = Boolean(m);
+  $("memory-view").hidden = !m;
+  if (m) loadMemory(decodeURIComponent(m[1]));
+  else loadList();
+}
+
+function debounce(fn, ms) {
+  let timer;
+  return (...args) => { clearTimeout(timer); timer = setTimeout(() => fn(...args), ms); };
+}
+
+function init() {
+  const refilter = () => {
+    state.q = $("q").value.trim();
+    state.namespace = $("namespace").value.trim();
+    state.type = $("type").value;
+    state.order = $("order").value;
+    state.offset = 0;
+    loadList();
+  };
+  const later = debounce(refilter, SEARCH_DELAY_MS);
+  $("q").addEventListener("input", later);
+  $("namespace").addEventListener("input", later);
+  $("type").addEventListener("change", refilter);
+  $("order").addEventListener("change", refilter);
+  // "/" jumps to the search box, as on most sites with one.
+  document.addEventListener("keydown", (e) => {
+    const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement;
+    if (e.key === "/" && !typing && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      e.preventDefault();
+      if (location.hash.startsWith("#/m/")) location.hash = "#/";
+      $("q").focus();
+    }
+  });
+  $("filters").addEventListener("submit", (e) => { e.preventDefault(); refilter(); });
+  $("prev").addEventListener("click", () => { state.offset = Math.max(0, state.offset - PAGE_SIZE); loadList(); });
+  $("next").addEventListener("click", () => { state.offset += PAGE_SIZE; loadList(); });
+  window.addEventListener("hashchange", route);
+  route();
+}
+
+init();

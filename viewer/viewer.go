@@ -1,0 +1,60 @@
+// Package viewer is Recall's web page for people: a JSON API and embedded page
+// files over the same memory and validation services the MCP tools use, so the
+// page can never show something the tools would not.
+package viewer
+
+import (
+	"embed"
+	"io/fs"
+	"log/slog"
+	"net/http"
+
+	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/validation"
+)
+
+//go:embed static
+var staticFiles embed.FS
+
+// Deps are the services the viewer reads and changes memories through.
+type Deps struct {
+	Memory     *memory.Service
+	Validation *validation.Service
+	Logger     *slog.Logger
+}
+
+// handler serves the API and the page.
+type handler struct {
+	mem *memory.Service
+	val *validation.Service
+	log *slog.Logger
+}
+
+// New returns the viewer as one http.Handler with its security checks in place:
+// loopback Host only, cross-origin writes refused, strict Content-Security-Policy.
+// Every URL the page uses is relative, so the handler also works under a prefix
+// (http.StripPrefix("/ui", ...)).
+func New(d Deps) http.Handler {
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	h := &handler{mem: d.Memory, val: d.Validation, log: d.Logger}
+	static, err := fs.Sub(staticFiles, "static")
+	if err != nil {
+		panic(err) // the embedded tree is fixed at build time
+	}
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/memories", h.listMemories)
+	mux.HandleFunc("GET /api/memories/{id}", h.getMemory)
+	mux.HandleFunc("POST /api/memories/{id}/validate", h.validateMemory)
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no API route "+r.Method+" "+r.URL.Path)
+	})
+	files := http.FileServerFS(static)
+	mux.Handle("GET /static/", http.StripPrefix("/static", files))
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.ServeFileFS(w, r, static, "index.html")
+	})
+	return secure(mux, d.Logger)
+}
