@@ -40,8 +40,14 @@ type Options struct {
 }
 
 // StaleDays is the configured default of AnalyzeHealth's stale_days
-// (RECALL_STALE_DAYS).
-func (s *Service) StaleDays() int { return s.opts.StaleDays }
+// (RECALL_STALE_DAYS). The tool descriptions are built from it even by a
+// server without curation (tests of other tools), hence the nil receiver.
+func (s *Service) StaleDays() int {
+	if s == nil || s.opts.StaleDays == 0 {
+		return DefaultStaleDays
+	}
+	return s.opts.StaleDays
+}
 
 // Service carries out the curation operations.
 type Service struct {
