@@ -48,6 +48,9 @@ type recallOutput struct {
 	SearchMode     string   `json:"search_mode"`
 	Degraded       bool     `json:"degraded"`
 	DegradedReason string   `json:"degraded_reason,omitempty"`
+	// PendingEmbeddings is how many memories still wait for a vector: the
+	// vector side could not see them.
+	PendingEmbeddings int `json:"pending_embeddings,omitempty"`
 }
 
 type forgetArgs struct {
@@ -168,6 +171,8 @@ func (h handlers) addRecallTool(srv *mcp.Server) {
 				SearchMode:     res.SearchMode,
 				Degraded:       res.Degraded,
 				DegradedReason: res.Reason,
+
+				PendingEmbeddings: res.PendingEmbeddings,
 			}, nil
 		})
 }

@@ -79,7 +79,13 @@ func checkPythonMemoryTools(t *testing.T, cs *mcp.ClientSession) {
 		t.Errorf("count = %v, want the 7 Python memories", count["count"])
 	}
 
+	// recall serve makes the Python memories' vectors in the background; the
+	// hits (and so what expansion adds) depend on them, so wait until all are made.
 	rec := ok(t, cs, "memory_recall_tool", map[string]any{"query": "billing service database", "include_related": true, "max_depth": 2})
+	for deadline := time.Now().Add(20 * time.Second); rec["pending_embeddings"] != nil && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+		rec = ok(t, cs, "memory_recall_tool", map[string]any{"query": "billing service database", "include_related": true, "max_depth": 2})
+	}
 	wantKeys(t, "memory_recall_tool", rec, "success", "memories", "total", "score", "expanded")
 	mems := rec["memories"].([]any)
 	if len(mems) == 0 {
