@@ -16,11 +16,14 @@ import (
 )
 
 // schemaVersion is the history index's own schema version (PRAGMA
-// user_version of history.db), independent of the memory database's.
-const schemaVersion = 1
+// user_version of history.db), independent of the memory database's. It
+// changes whenever what is stored for a message does: 2 indexes the keyword
+// rules the memories use (package keywords).
+const schemaVersion = 2
 
-// schema creates version 1. The index is derived from the transcripts: an
-// index of another version is dropped and rebuilt, never migrated.
+// schema creates the current version. The index is derived from the
+// transcripts: an index of another version is dropped and rebuilt from them,
+// never migrated.
 var schema = []string{
 	`CREATE TABLE files (
 		id INTEGER PRIMARY KEY,
