@@ -6,9 +6,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+
 	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
-	"slices"
 )
 
 // defaultSearchLimit applies when a search asks for no limit.
