@@ -4,13 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 )
 
 // TestIndexOfAnOlderVersionIsRebuilt: an index written by an earlier build
-// (other keyword rules, text kept as it was) is dropped when opened and read
-// again from the transcripts by the next update; nothing it held is found.
+// (other keyword rules, text kept as it was, secrets in it) is dropped when
+// opened and read again from the transcripts by the next update; nothing it
+// held is found, nor left in the file.
 func TestIndexOfAnOlderVersionIsRebuilt(t *testing.T) {
 	ctx := context.Background()
 	root := copyTree(t)
@@ -29,8 +31,8 @@ func TestIndexOfAnOlderVersionIsRebuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, stmt := range []string{
-		`UPDATE messages SET text = 'stalewords from the earlier build' WHERE uuid = 'u-0001'`,
-		`INSERT INTO messages_fts(rowid, words) SELECT id, 'stalewords' FROM messages WHERE uuid = 'u-0001'`,
+		`UPDATE messages SET text = 'stalewords from the earlier build: ` + awsKey + `' WHERE uuid = 'u-0001'`,
+		`INSERT INTO messages_fts(rowid, words) SELECT id, 'stalewords ` + awsKey + `' FROM messages WHERE uuid = 'u-0001'`,
 		fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion-1),
 	} {
 		if _, err := old.Exec(stmt); err != nil {
@@ -49,6 +51,12 @@ func TestIndexOfAnOlderVersionIsRebuilt(t *testing.T) {
 	ix.db.QueryRow(`SELECT count(*) FROM files`).Scan(&files)
 	if v != schemaVersion || files != 0 {
 		t.Fatalf("reopened: version %d, %d files kept; want version %d, none", v, files, schemaVersion)
+	}
+	paths, _ := filepath.Glob(path + "*")
+	for _, p := range paths {
+		if b, _ := os.ReadFile(p); leaks(string(b)) != nil {
+			t.Errorf("%s still holds what the earlier build kept: %v", filepath.Base(p), leaks(string(b)))
+		}
 	}
 	st := update(t, ix, root, Limits{})
 	if st.Read != 7 || st.Messages != 16 {
