@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-mcp/recall/history"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -23,6 +24,10 @@ type Memories interface {
 type Reader struct {
 	Store    Store
 	Memories Memories
+	// TranscriptRoot is Claude Code's projects directory: where a record's
+	// conversation is looked up by session when its transcript path is gone.
+	// Empty, only the path the record names is read.
+	TranscriptRoot string
 }
 
 // IndexItem is one line of an index: enough to decide whether to read more.
@@ -238,6 +243,11 @@ type Record struct {
 	Metadata     map[string]any `json:"metadata,omitempty"`
 	// Anchor leads to the conversation in Claude Code's transcript.
 	Anchor *TranscriptAnchor `json:"anchor,omitempty"`
+	// Transcript is the conversation around the anchor's turn, read from the
+	// transcript and cleaned of private sections and secrets; the turn has
+	// is_match true. TranscriptNote says why it is missing when it was asked for.
+	Transcript     []history.View `json:"transcript,omitempty"`
+	TranscriptNote string         `json:"transcript_note,omitempty"`
 }
 
 // TranscriptAnchor places a record in a Claude Code transcript.
@@ -251,11 +261,31 @@ type TranscriptAnchor struct {
 // index showed to matter.
 const MaxDetailIDs = 20
 
+// Transcript windows of details: a trimmed record gets DefaultTranscriptAround
+// messages before and after its turn unaided; asked, any journal record gets
+// up to MaxTranscriptAround.
+const (
+	DefaultTranscriptAround = 3
+	MaxTranscriptAround     = 20
+)
+
+// DetailsRequest asks for the full records of ids. Around, when positive, adds
+// that many transcript messages before and after each journal record's turn;
+// zero adds DefaultTranscriptAround to the records whose body was trimmed.
+type DetailsRequest struct {
+	IDs    []string
+	Around int
+}
+
 // Details returns the full records of ids, in their order. Ids that match
 // nothing are returned in missing; none matching at all is an error.
-func (r *Reader) Details(ctx context.Context, ids []string) (records []Record, missing []string, err error) {
+func (r *Reader) Details(ctx context.Context, req DetailsRequest) (records []Record, missing []string, err error) {
+	ids := req.IDs
 	if len(ids) == 0 || len(ids) > MaxDetailIDs {
 		return nil, nil, memory.Invalidf("ids", fmt.Sprintf("%d ids", len(ids)), fmt.Sprintf("1 to %d ids from the search or timeline tools", MaxDetailIDs))
+	}
+	if req.Around < 0 || req.Around > MaxTranscriptAround {
+		return nil, nil, memory.Invalidf("around", req.Around, fmt.Sprintf("a whole number from 0 to %d", MaxTranscriptAround))
 	}
 	var entryIDs []int64
 	for _, id := range ids {
@@ -271,9 +301,14 @@ func (r *Reader) Details(ctx context.Context, ids []string) (records []Record, m
 	for _, e := range es {
 		byID[EntryID(e.ID)] = e
 	}
+	windows := map[string]transcriptWindow{}
 	for _, id := range ids {
 		if e, ok := byID[id]; ok {
-			records = append(records, entryRecord(e))
+			rec := entryRecord(e)
+			if n := windowSize(e, req.Around); n > 0 {
+				r.addTranscript(&rec, e, n, windows)
+			}
+			records = append(records, rec)
 			continue
 		}
 		m, err := r.memory(ctx, id)
@@ -305,4 +340,65 @@ func memoryRecord(m *memory.Memory) Record {
 	c := m.Confidence
 	return Record{ID: m.ID, Kind: string(m.Type), Project: m.Namespace, Date: day(m.CreatedAt),
 		Text: m.Content, Confidence: &c, Metadata: m.Metadata}
+}
+
+// windowSize is how many transcript messages a details request shows on each
+// side of an entry's turn: around when asked, else some when the body was
+// trimmed (the transcript holds what the journal left out), else none.
+func windowSize(e *Entry, around int) int {
+	switch {
+	case around > 0:
+		return around
+	case e.TrimmedBytes > 0:
+		return DefaultTranscriptAround
+	}
+	return 0
+}
+
+// transcriptWindow is one read of a transcript, shared by the records of one
+// details request anchored to the same turn.
+type transcriptWindow struct {
+	views []history.View
+	note  string
+}
+
+// addTranscript adds the conversation around an entry's turn to its record.
+func (r *Reader) addTranscript(rec *Record, e *Entry, n int, windows map[string]transcriptWindow) {
+	key := strings.Join([]string{e.TranscriptPath, e.SessionID, e.TurnID, fmt.Sprint(n)}, "\x00")
+	w, ok := windows[key]
+	if !ok {
+		w = r.readTranscript(e, n)
+		windows[key] = w
+	}
+	rec.Transcript, rec.TranscriptNote = w.views, w.note
+}
+
+// readTranscript reads n messages on each side of an entry's turn: from the
+// transcript the entry names, else from its session's transcript under
+// TranscriptRoot. The history reader cleans what it returns (privacy.Clean).
+func (r *Reader) readTranscript(e *Entry, n int) transcriptWindow {
+	if e.TurnID == "" || (e.TranscriptPath == "" && (e.SessionID == "" || r.TranscriptRoot == "")) {
+		return transcriptWindow{note: "no transcript turn is recorded for this entry"}
+	}
+	var msgs []history.Message
+	anchor := -1
+	err := errors.New("no transcript path")
+	if e.TranscriptPath != "" {
+		msgs, anchor, err = history.Reader{}.Around(e.TranscriptPath, e.TurnID, n, n)
+	}
+	if err != nil && e.SessionID != "" && r.TranscriptRoot != "" {
+		msgs, anchor, err = history.ReadAround(r.TranscriptRoot, e.SessionID, e.TurnID, n, n)
+	}
+	if err != nil {
+		return transcriptWindow{note: "transcript not readable: " + err.Error()}
+	}
+	views := make([]history.View, len(msgs))
+	for i, m := range msgs {
+		isAnchor := i == anchor
+		views[i] = history.View{Role: m.Role, Content: m.Text, UUID: m.UUID, IsMatch: &isAnchor}
+		if !m.Timestamp.IsZero() {
+			views[i].Timestamp = m.Timestamp.UTC().Format("2006-01-02T15:04:05.000Z")
+		}
+	}
+	return transcriptWindow{views: views}
 }

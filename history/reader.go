@@ -21,9 +21,14 @@ type ReadStats struct {
 }
 
 // Reader reads transcripts. The zero value indexes what people and the model
-// wrote, tool calls and trimmed tool output.
+// wrote, tool calls and trimmed tool output, <private> sections and secrets
+// taken out (see ExtractText).
 type Reader struct {
 	Text TextOptions
+
+	// deferClean leaves emitted messages' text to be made safe by the caller
+	// (Message.finish), which keeps only some of them.
+	deferClean bool
 }
 
 // Read emits the messages of the complete lines of r, which starts at byte
@@ -60,6 +65,9 @@ func (rd Reader) Read(r io.Reader, start int64, emit func(Message) error) (end i
 			continue
 		}
 		stats.Messages++
+		if !rd.deferClean {
+			m.finish()
+		}
 		if err := emit(m); err != nil {
 			return end, stats, err
 		}
@@ -118,6 +126,7 @@ func (rd Reader) Around(path, uuid string, before, after int) (msgs []Message, a
 	defer f.Close()
 	anchor = -1
 	errDone := errors.New("window complete")
+	rd.deferClean = true // only the window is made safe to keep, below
 	_, _, err = rd.Read(f, 0, func(m Message) error {
 		switch {
 		case anchor < 0 && m.UUID == uuid:
@@ -141,6 +150,9 @@ func (rd Reader) Around(path, uuid string, before, after int) (msgs []Message, a
 	}
 	if anchor < 0 {
 		return nil, 0, fmt.Errorf("message %q is not in %s", uuid, path)
+	}
+	for i := range msgs {
+		msgs[i].finish()
 	}
 	return msgs, anchor, nil
 }

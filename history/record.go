@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"strings"
 	"time"
 )
 
@@ -31,7 +30,16 @@ type Message struct {
 	Cwd        string
 	GitBranch  string
 	Sidechain  bool
-	Text       string // what is indexed: see ExtractText
+	Text       string // what is indexed and shown, made safe to keep: see ExtractText
+
+	pieces []piece // the text before it is made safe, while a reader defers that
+}
+
+// finish makes the message's text safe to keep, once.
+func (m *Message) finish() {
+	if m.pieces != nil {
+		m.Text, m.pieces = render(m.pieces), nil
+	}
 }
 
 // record is one line of a transcript, as far as Recall reads it. Claude Code
@@ -58,7 +66,8 @@ type record struct {
 // errMalformed marks a line that is not a JSON object with a type.
 var errMalformed = errors.New("malformed transcript line")
 
-// parseLine turns one line into a message. ok is false for lines that hold
+// parseLine turns one line into a message, its text not yet made safe to
+// keep (see Message.finish). ok is false for lines that hold
 // nothing to index (other record types, meta records, thinking only);
 // err is errMalformed for lines that are not a transcript record at all.
 func parseLine(line []byte, opts TextOptions) (m Message, ok bool, err error) {
@@ -73,15 +82,15 @@ func parseLine(line []byte, opts TextOptions) (m Message, ok bool, err error) {
 	if r.IsCompactSummary {
 		role = RoleSummary
 	}
-	text := ExtractText(r.Message.Content, opts)
-	if strings.TrimSpace(text) == "" {
+	ps := pieces(r.Message.Content, opts)
+	if blank(ps) {
 		return Message{}, false, nil
 	}
 	ts, _ := parseTimestamp(r.Timestamp)
 	return Message{
 		UUID: r.UUID, ParentUUID: r.ParentUUID, SessionID: r.SessionID, AgentID: r.AgentID,
 		Role: role, Timestamp: ts, Cwd: r.Cwd, GitBranch: r.GitBranch, Sidechain: r.IsSidechain,
-		Text: text,
+		pieces: ps,
 	}, true, nil
 }
 

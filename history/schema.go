@@ -16,11 +16,15 @@ import (
 )
 
 // schemaVersion is the history index's own schema version (PRAGMA
-// user_version of history.db), independent of the memory database's.
-const schemaVersion = 1
+// user_version of history.db), independent of the memory database's. It
+// changes whenever what is stored for a message does: 2 indexes the keyword
+// rules the memories use (package keywords); 3 keeps no <private> section nor
+// secret (package privacy), not even in a file's fingerprint.
+const schemaVersion = 3
 
-// schema creates version 1. The index is derived from the transcripts: an
-// index of another version is dropped and rebuilt, never migrated.
+// schema creates the current version. The index is derived from the
+// transcripts: an index of another version is dropped and rebuilt from them,
+// never migrated.
 var schema = []string{
 	`CREATE TABLE files (
 		id INTEGER PRIMARY KEY,
@@ -32,7 +36,8 @@ var schema = []string{
 		size INTEGER NOT NULL DEFAULT 0,
 		mtime INTEGER NOT NULL DEFAULT 0, -- unix nanoseconds
 		offset INTEGER NOT NULL DEFAULT 0, -- bytes read: up to the last complete line
-		head BLOB,                   -- first bytes read, to notice a rewritten file
+		head BLOB,                   -- SHA-256 of the first head_len bytes, to notice a rewritten file
+		head_len INTEGER NOT NULL DEFAULT 0,
 		messages INTEGER NOT NULL DEFAULT 0,
 		malformed INTEGER NOT NULL DEFAULT 0
 	)`,
@@ -140,10 +145,18 @@ func (ix *Index) migrate(ctx context.Context) error {
 	}
 	if v != 0 {
 		// Another version's index: it is only a cache of the transcripts.
+		// What it kept (text before privacy.Clean, say) is overwritten as its
+		// pages are freed, not left in the file's free pages.
+		if _, err := tx.ExecContext(ctx, `PRAGMA secure_delete = ON`); err != nil {
+			return err
+		}
 		for _, t := range []string{"messages_fts", "vectors", "messages", "files", "meta"} {
 			if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS `+t); err != nil {
 				return err
 			}
+		}
+		if _, err := tx.ExecContext(ctx, `PRAGMA secure_delete = OFF`); err != nil {
+			return err
 		}
 	}
 	for _, stmt := range schema {
@@ -154,7 +167,15 @@ func (ix *Index) migrate(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion)); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if v != 0 {
+		// Best effort: the old pages in the file are overwritten now rather
+		// than at the next automatic checkpoint.
+		ix.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+	}
+	return nil
 }
 
 func (ix *Index) setMeta(ctx context.Context, key, value string) error {

@@ -292,11 +292,9 @@ func formatMillis(ms int64) string {
 	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z")
 }
 
-// emptyNote says why a search found nothing when the reason is not the query.
+// emptyNote says why a search found nothing: nothing indexed where it
+// searched, or a query of stop words only.
 func (ix *Index) emptyNote(ctx context.Context, q Query) (string, error) {
-	if len(keywords.Terms(q.Text)) == 0 && q.Vector == nil {
-		return "the query has only common words (stop words), which match nothing alone", nil
-	}
 	var n int
 	f := newFilter(Query{Projects: q.Projects, IncludeSubagents: true})
 	err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM files f WHERE `+strings.ReplaceAll(f.where, "m.", "f."), f.args...).Scan(&n)
@@ -304,6 +302,9 @@ func (ix *Index) emptyNote(ctx context.Context, q Query) (string, error) {
 		return "", err
 	}
 	if n > 0 {
+		if len(keywords.Terms(q.Text)) == 0 && q.Vector == nil {
+			return "the query has only common words (stop words), which match nothing alone", nil
+		}
 		return "", nil
 	}
 	if len(q.Projects) > 0 {

@@ -3,6 +3,7 @@ package history
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -49,16 +50,31 @@ type UpdateStats struct {
 
 // fileRow is what the index remembers of a transcript.
 type fileRow struct {
-	id     int64
-	size   int64
-	mtime  int64
-	offset int64
-	head   []byte
-	seq    int64 // messages so far: the next message's position
+	id      int64
+	size    int64
+	mtime   int64
+	offset  int64
+	head    []byte // SHA-256 of the file's first headLen bytes
+	headLen int
+	seq     int64 // messages so far: the next message's position
 }
 
-// headBytes is how much of a file's start is kept to notice a rewrite.
+// headBytes is how much of a file's start is fingerprinted to notice a
+// rewrite. Only its hash is kept: the start of a transcript may hold a secret.
 const headBytes = 256
+
+// sameHead reports whether head, the start of a file, begins with the bytes
+// fingerprinted in row (a file not read before matches).
+func (r fileRow) sameHead(head []byte) bool {
+	if r.head == nil {
+		return true
+	}
+	if len(head) < r.headLen {
+		return false
+	}
+	sum := sha256.Sum256(head[:r.headLen])
+	return bytes.Equal(sum[:], r.head)
+}
 
 // Update brings the index up to date with the transcripts under opts.Root:
 // it reads only what was appended since the last update, reads rewritten
@@ -143,7 +159,7 @@ func (l Limits) allows(t Transcript, now time.Time) bool {
 }
 
 func (ix *Index) fileRows(ctx context.Context) (map[string]fileRow, error) {
-	rows, err := ix.db.QueryContext(ctx, `SELECT id, path, size, mtime, offset, head, messages FROM files`)
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, path, size, mtime, offset, head, head_len, messages FROM files`)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +168,7 @@ func (ix *Index) fileRows(ctx context.Context) (map[string]fileRow, error) {
 	for rows.Next() {
 		var r fileRow
 		var path string
-		if err := rows.Scan(&r.id, &path, &r.size, &r.mtime, &r.offset, &r.head, &r.seq); err != nil {
+		if err := rows.Scan(&r.id, &path, &r.size, &r.mtime, &r.offset, &r.head, &r.headLen, &r.seq); err != nil {
 			return nil, err
 		}
 		out[path] = r
@@ -206,7 +222,7 @@ func (ix *Index) updateFile(ctx context.Context, t Transcript, rd Reader, st *Up
 	head := make([]byte, headBytes)
 	n, _ := io.ReadFull(f, head)
 	head = head[:n]
-	if t.Size < row.offset || !bytes.HasPrefix(head, row.head) {
+	if t.Size < row.offset || !row.sameHead(head) {
 		// Rewritten (shorter, or different from the start): read it again.
 		if err := deleteMessages(ctx, tx, row.id); err != nil {
 			return err
@@ -233,10 +249,11 @@ func (ix *Index) updateFile(ctx context.Context, t Transcript, rd Reader, st *Up
 	if end < headBytes {
 		head = head[:min(int64(len(head)), end)]
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE files SET size = ?, mtime = ?, offset = ?, head = ?, messages = ?,
+	headSum := sha256.Sum256(head)
+	_, err = tx.ExecContext(ctx, `UPDATE files SET size = ?, mtime = ?, offset = ?, head = ?, head_len = ?, messages = ?,
 		malformed = malformed + ?, project = CASE WHEN project = '' THEN ? ELSE project END,
 		session_id = CASE WHEN session_id = '' THEN ? ELSE session_id END WHERE id = ?`,
-		t.Size, t.ModTime.UnixNano(), end, head, w.seq, rs.Malformed, w.cwd, w.session, row.id)
+		t.Size, t.ModTime.UnixNano(), end, headSum[:], len(head), w.seq, rs.Malformed, w.cwd, w.session, row.id)
 	if err != nil {
 		return err
 	}
@@ -246,7 +263,7 @@ func (ix *Index) updateFile(ctx context.Context, t Transcript, rd Reader, st *Up
 // fileRowFor returns the file's row, creating it when new.
 func fileRowFor(ctx context.Context, tx *sql.Tx, t Transcript) (fileRow, error) {
 	var r fileRow
-	err := tx.QueryRowContext(ctx, `SELECT id, offset, head, messages FROM files WHERE path = ?`, t.Path).Scan(&r.id, &r.offset, &r.head, &r.seq)
+	err := tx.QueryRowContext(ctx, `SELECT id, offset, head, head_len, messages FROM files WHERE path = ?`, t.Path).Scan(&r.id, &r.offset, &r.head, &r.headLen, &r.seq)
 	if err == nil || !errors.Is(err, sql.ErrNoRows) {
 		return r, err
 	}

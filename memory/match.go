@@ -20,7 +20,7 @@ const (
 // Floor is what a memory must clear to match a query. It is the one notion of
 // "match" behind forget by query and the prompt hook's injection.
 type Floor struct {
-	// MinCoverage is the least fraction of the query's content words (QueryTerms:
+	// MinCoverage is the least fraction of the query's content words (keywords.Terms:
 	// stop words left out, stemmed, any spelling of a code word) that the memory
 	// contains; 1 means every one. A query without content words matches nothing.
 	MinCoverage float64

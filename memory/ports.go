@@ -43,7 +43,7 @@ type Store interface {
 	// the store quotes it). Best first.
 	SearchKeyword(ctx context.Context, text string, f Filter, limit int) ([]Hit, error)
 	// MatchAllKeywords ranks, like SearchKeyword, only the memories that contain
-	// every content word of text (QueryTerms).
+	// every content word of text (keywords.Terms).
 	MatchAllKeywords(ctx context.Context, text string, f Filter, limit int) ([]Hit, error)
 	// KeywordCoverage gives, for each existing memory among ids, the fraction of
 	// text's content words it contains.

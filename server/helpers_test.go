@@ -23,6 +23,8 @@ import (
 type fixture struct {
 	srv    *mcp.Server
 	mem    *memory.Service
+	cur    *validation.Service
+	reader *capture.Reader
 	db     *storage.DB
 	ollama *ollamatest.Server
 }
@@ -45,7 +47,8 @@ func newFixture(t testing.TB) *fixture {
 	cur := validation.New(db, mem, client, client, validation.Options{Logger: log})
 	hist := newHistory(t, filepath.Join(t.TempDir(), "no-transcripts-yet"), client)
 	reader := &capture.Reader{Store: db, Memories: mem}
-	return &fixture{srv: New(Deps{Memory: mem, Curation: cur, History: hist, Capture: reader, Version: "test", Logger: log}), mem: mem, db: db, ollama: ol}
+	return &fixture{srv: New(Deps{Memory: mem, Curation: cur, History: hist, Capture: reader, Version: "test", Logger: log}),
+		mem: mem, cur: cur, reader: reader, db: db, ollama: ol}
 }
 
 // connect opens a client session to the fixture's server over in-memory transports.

@@ -29,7 +29,8 @@ type timelineArgs struct {
 }
 
 type detailsArgs struct {
-	IDs []string `json:"ids"`
+	IDs    []string `json:"ids"`
+	Around int      `json:"around,omitempty"`
 }
 
 type detailsOutput struct {
@@ -60,10 +61,10 @@ func (h handlers) addCaptureTools(srv *mcp.Server, r *capture.Reader) {
 		})
 
 	addTool(srv, h, "recall_details",
-		"Step 3: full records (text, files, transcript anchor) of a few ids from recall_search or recall_timeline.",
+		"Step 3: full records (text, files, transcript anchor) of a few ids from recall_search or recall_timeline. around: transcript messages each side of a record's turn (trimmed records get 3).",
 		nil,
 		func(ctx context.Context, a detailsArgs) (detailsOutput, error) {
-			recs, missing, err := r.Details(ctx, a.IDs)
+			recs, missing, err := r.Details(ctx, capture.DetailsRequest{IDs: a.IDs, Around: a.Around})
 			return detailsOutput{Success: err == nil, Records: recs, Missing: missing}, err
 		})
 }

@@ -44,7 +44,7 @@ func historyFixture(t *testing.T) (*fixture, *history.Service) {
 	}
 	hs := newHistory(t, root, client)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	f.srv = New(Deps{Memory: f.mem, History: hs, Version: "test", Logger: log})
+	f.srv = New(Deps{Memory: f.mem, Curation: f.cur, Capture: f.reader, History: hs, Version: "test", Logger: log})
 	return f, hs
 }
 

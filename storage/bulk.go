@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -132,7 +133,7 @@ func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *Im
 		}
 		r, err := ins.ExecContext(ctx, m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance,
 			m.Confidence, meta, formatTime(m.CreatedAt), formatTime(orZero(m.UpdatedAt, m.CreatedAt)),
-			formatTime(orZero(m.AccessedAt, m.CreatedAt)), m.AccessCount, memory.SearchWords(m.Content))
+			formatTime(orZero(m.AccessedAt, m.CreatedAt)), m.AccessCount, keywords.SearchWords(m.Content))
 		if err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
 		}

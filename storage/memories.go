@@ -8,6 +8,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -106,7 +107,7 @@ func (s *DB) InsertMemory(ctx context.Context, m *memory.Memory, vec []float32) 
 			ON CONFLICT (namespace, content_hash) DO NOTHING`,
 			m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence,
 			meta, formatTime(created), formatTime(updated), formatTime(accessed), m.AccessCount,
-			memory.SearchWords(m.Content))
+			keywords.SearchWords(m.Content))
 		if isUniqueViolation(err) {
 			return fmt.Errorf("memory id %q is already taken: %w", m.ID, memory.ErrInvalid)
 		}
@@ -248,7 +249,7 @@ func updateMemory(ctx context.Context, tx *sql.Tx, id string, fn func(m *memory.
 		namespace = ?, importance = ?, confidence = ?, metadata = ?, updated_at = ?, accessed_at = ?,
 		access_count = ?, search_words = ? WHERE id = ?`,
 		m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence, meta,
-		formatTime(m.UpdatedAt), formatTime(m.AccessedAt), m.AccessCount, memory.SearchWords(m.Content), id)
+		formatTime(m.UpdatedAt), formatTime(m.AccessedAt), m.AccessCount, keywords.SearchWords(m.Content), id)
 	if isUniqueViolation(err) {
 		return nil, fmt.Errorf("memory %s: namespace %s already holds the same content: %w", id, m.Namespace, memory.ErrInvalid)
 	}

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/keywords"
 )
 
 //go:embed migrations/*.sql
@@ -166,7 +166,7 @@ func backfillSearchWords(ctx context.Context, tx *sql.Tx) error {
 			rows.Close()
 			return err
 		}
-		if w := memory.SearchWords(content); w != "" {
+		if w := keywords.SearchWords(content); w != "" {
 			words[seq] = w
 		}
 	}

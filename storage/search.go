@@ -7,42 +7,18 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
+	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
 )
 
 // defaultSearchLimit applies when a search asks for no limit.
 const defaultSearchLimit = 10
 
-// ftsTerm renders one query term as an FTS5 expression: each form a quoted
-// phrase, the forms ORed. Forms are lower-case words and spaces only, but
-// quotes are still doubled, so user text can never become FTS5 syntax.
-func ftsTerm(t memory.Term) string {
-	forms := make([]string, len(t))
-	for i, f := range t {
-		forms[i] = `"` + strings.ReplaceAll(f, `"`, `""`) + `"`
-	}
-	if len(forms) == 1 {
-		return forms[0]
-	}
-	return "(" + strings.Join(forms, " OR ") + ")"
-}
-
 // ftsQuery joins the content words of user text into an FTS5 query, with op
 // ("OR" or "AND") between them. Text without a content word (only stop words
 // or punctuation) gives "", which callers treat as "no hits".
-func ftsQuery(text, op string) string {
-	return joinTerms(memory.QueryTerms(text), op)
-}
-
-func joinTerms(terms []memory.Term, op string) string {
-	parts := make([]string, len(terms))
-	for i, t := range terms {
-		parts[i] = ftsTerm(t)
-	}
-	return strings.Join(parts, " "+op+" ")
-}
+func ftsQuery(text, op string) string { return keywords.Query(text, op) }
 
 // SearchKeyword ranks memories containing any content word of text by BM25 over
 // their content, best first. Hit.Score is the negated bm25() value, so higher
@@ -55,8 +31,8 @@ func joinTerms(terms []memory.Term, op string) string {
 // query's rare words (those in at most rareWordDocs memories) wherever they
 // are: an old memory is found by what sets it apart, not by its common words.
 func (s *DB) SearchKeyword(ctx context.Context, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
-	terms := memory.QueryTerms(text)
-	q := joinTerms(terms, "OR")
+	terms := keywords.Terms(text)
+	q := keywords.Match(terms, "OR")
 	if q == "" {
 		return nil, nil
 	}
@@ -76,7 +52,7 @@ func (s *DB) SearchKeyword(ctx context.Context, text string, f memory.Filter, li
 		return nil, err
 	}
 	if len(rare) > 0 {
-		older, err := s.searchFTSBefore(ctx, joinTerms(rare, "OR"), oldest, f, limit)
+		older, err := s.searchFTSBefore(ctx, keywords.Match(rare, "OR"), oldest, f, limit)
 		if err != nil {
 			return nil, err
 		}
@@ -112,12 +88,12 @@ func (s *DB) windowStart(ctx context.Context, q string) (int64, error) {
 
 // rareTerms keeps the terms found in at most rareWordDocs memories; counting
 // stops there, so a common word costs no more than a rare one.
-func (s *DB) rareTerms(ctx context.Context, terms []memory.Term) ([]memory.Term, error) {
-	var rare []memory.Term
+func (s *DB) rareTerms(ctx context.Context, terms []keywords.Term) ([]keywords.Term, error) {
+	var rare []keywords.Term
 	for _, t := range terms {
 		var n int
 		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories_fts
-			WHERE memories_fts MATCH ? LIMIT ?)`, ftsTerm(t), rareWordDocs+1).Scan(&n); err != nil {
+			WHERE memories_fts MATCH ? LIMIT ?)`, t.Match(), rareWordDocs+1).Scan(&n); err != nil {
 			return nil, fmt.Errorf("keyword search: %w", err)
 		}
 		if n <= rareWordDocs {
@@ -205,7 +181,7 @@ func (s *DB) rankFTS(ctx context.Context, q, rowidCond string, rowidArg any, f m
 // never by reading every memory that holds a common word.
 func (s *DB) KeywordCoverage(ctx context.Context, text string, ids []string) (map[string]float64, error) {
 	out := make(map[string]float64, len(ids))
-	terms := memory.QueryTerms(text)
+	terms := keywords.Terms(text)
 	if len(ids) == 0 || len(terms) == 0 {
 		return out, nil
 	}
@@ -220,7 +196,7 @@ func (s *DB) KeywordCoverage(ctx context.Context, text string, ids []string) (ma
 	query := `SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid IN (` + placeholders(len(idOf)) + `)`
 	counts := make(map[string]int, len(idOf))
 	for _, t := range terms {
-		args[0] = ftsTerm(t)
+		args[0] = t.Match()
 		rows, err := s.db.QueryContext(ctx, query, args...)
 		if err != nil {
 			return nil, fmt.Errorf("keyword coverage: %w", err)

@@ -167,6 +167,6 @@ func (a *app) Close() {
 func (a *app) mcpServer(callerDir string) *mcp.Server {
 	return server.New(server.Deps{
 		Memory: a.mem, Curation: a.cur, History: a.hist, Projects: a.projects, CallerDir: callerDir,
-		Capture: &capture.Reader{Store: a.db, Memories: a.mem}, Version: version(), Logger: a.log,
+		Capture: &capture.Reader{Store: a.db, Memories: a.mem, TranscriptRoot: a.cfg.HistoryDir}, Version: version(), Logger: a.log,
 	})
 }

@@ -2,7 +2,7 @@
 -- diacritics removed), so "caching" finds "cache", and it indexes search_words
 -- beside the content: the other spellings of the content's code words
 -- ("UserService" adds "user service", "user_service" adds "userservice"), which
--- the program computes (memory.SearchWords) and fills in after this script for
+-- the program computes (keywords.SearchWords) and fills in after this script for
 -- memories stored before it. The index is rebuilt from the memories.
 
 DROP TRIGGER memories_fts_insert;

@@ -1,0 +1,141 @@
+package history
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Secrets of the private transcript fixture, built here so that no secret
+// scanner mistakes the repository for a leak.
+const (
+	privateSession = "c0ffee00-0000-4000-8000-00000000000a"
+	awsKey         = "AKIA" + "QZ3XW7PLM4RT6YHN"
+	githubToken    = "ghp_" + "R4nd0mT0k3nVa1u3Xq9Zp2Lm8Kd7Wv5Bn3Jh6Yt1"
+	privateWord    = "zq7xkw"
+)
+
+// writePrivateTranscript writes the private fixture (an AWS key in the first
+// prompt, within the file's first 256 bytes; a GitHub token in a tool call and
+// across the cut of a tool's output; a <private> section) under root and
+// returns its path.
+func writePrivateTranscript(t testing.TB, root string) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/private.jsonl.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The output's token starts 10 bytes before the 300 kept: cut first and
+	// cleaned after, its start would stay.
+	filler := strings.Repeat("lorem ipsum ", 24)[:290-len(" release v2 published with ")]
+	text := strings.NewReplacer("@AWS_KEY@", awsKey, "@GITHUB_TOKEN@", githubToken, "@FILLER@", filler).Replace(string(b))
+	path := filepath.Join(root, "-home-dev-vault", privateSession+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// leaks names the secrets of the fixture that s holds, in any case (the
+// keyword index keeps words lower-case).
+func leaks(s string) []string {
+	low := strings.ToLower(s)
+	var out []string
+	for _, secret := range []string{awsKey[:16], githubToken[:10], githubToken[4:], privateWord, "passphrase"} {
+		if strings.Contains(low, strings.ToLower(secret)) {
+			out = append(out, secret)
+		}
+	}
+	return out
+}
+
+func TestSecretsNeverReachTheIndexNorItsAnswers(t *testing.T) {
+	ctx := context.Background()
+	root := filepath.Join(t.TempDir(), "projects")
+	writePrivateTranscript(t, root)
+	dir := t.TempDir()
+	ix, err := Open(ctx, filepath.Join(dir, "history.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := update(t, ix, root, Limits{}); st.Messages != 5 {
+		t.Fatalf("indexed %+v, want the 5 messages", st)
+	}
+
+	// The words around each secret find their message, which shows the secret
+	// redacted.
+	for _, tc := range []struct{ query, uuid, marker string }{
+		{"billing worker AWS key", "p-0001", "[REDACTED:"},
+		{"release token", "p-0002", "[REDACTED:"},
+		{"release published credential", "p-0003", "[result] lorem"},
+		{"dashboard runs on Grafana", "p-0004", "[private]"},
+	} {
+		r := search(t, ix, Query{Text: tc.query, Context: 2})
+		if r.TotalMatches == 0 || r.Results[0].Matched.UUID != tc.uuid {
+			t.Errorf("%q: matches %v, want %s first", tc.query, matchedUUIDs(r), tc.uuid)
+			continue
+		}
+		if !strings.Contains(r.Results[0].Matched.Content, tc.marker) {
+			t.Errorf("%q: %q lacks %q", tc.query, r.Results[0].Matched.Content, tc.marker)
+		}
+		for _, v := range append(r.Results[0].Context, r.Results[0].Matched) {
+			if l := leaks(v.Content); l != nil {
+				t.Errorf("%q: %s shows %v: %q", tc.query, v.UUID, l, v.Content)
+			}
+		}
+	}
+	// The secrets themselves are not in the index.
+	for _, q := range []string{awsKey, githubToken, privateWord, "vault passphrase"} {
+		if r := search(t, ix, Query{Text: q}); r.TotalMatches != 0 {
+			t.Errorf("%q found %v", q, matchedUUIDs(r))
+		}
+	}
+
+	// Reading the conversation again shows it clean, window or whole.
+	w, err := ix.Show(ctx, root, privateSession, "p-0003", 5, 5)
+	if err != nil || len(w.Messages) != 5 {
+		t.Fatalf("show: %v, %+v", err, w)
+	}
+	whole, err := ix.Show(ctx, root, privateSession, "", 0, 0)
+	if err != nil || len(whole.Messages) != 5 {
+		t.Fatalf("show the session: %v, %+v", err, whole)
+	}
+	around, _, err := ReadAround(root, privateSession, "p-0004", 1, 1)
+	if err != nil || len(around) != 3 {
+		t.Fatalf("read around: %v, %d messages", err, len(around))
+	}
+	for _, v := range append(w.Messages, whole.Messages...) {
+		if l := leaks(v.Content); l != nil {
+			t.Errorf("show: %s shows %v: %q", v.UUID, l, v.Content)
+		}
+	}
+	if !strings.Contains(around[1].Text, "Grafana. [private] Keep") {
+		t.Errorf("read around: the anchor is %q", around[1].Text)
+	}
+	for _, m := range around {
+		if l := leaks(m.Text); l != nil {
+			t.Errorf("read around: %s shows %v: %q", m.UUID, l, m.Text)
+		}
+	}
+	if got := w.Messages[1].Content; !strings.Contains(got, "[Bash] export GITHUB_TOKEN=[REDACTED:") {
+		t.Errorf("the tool call is not shown redacted: %q", got)
+	}
+
+	// Nor is any of them anywhere in the index's files.
+	ix.Close()
+	files, _ := filepath.Glob(filepath.Join(dir, "history.db*"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l := leaks(string(b)); l != nil {
+			t.Errorf("%s holds %v", filepath.Base(f), l)
+		}
+	}
+}
