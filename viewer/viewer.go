@@ -47,6 +47,7 @@ func New(d Deps) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/memories", h.listMemories)
 	mux.HandleFunc("GET /api/memories/{id}", h.getMemory)
+	mux.HandleFunc("DELETE /api/memories/{id}", h.forgetMemory)
 	mux.HandleFunc("POST /api/memories/{id}/validate", h.validateMemory)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no API route "+r.Method+" "+r.URL.Path)

@@ -35,3 +35,13 @@ export function validateMemory(id, success) {
     body: JSON.stringify({ success }),
   });
 }
+
+// forgetMemory deletes one memory by id, as memory_forget_tool does: a golden
+// rule needs force.
+export function forgetMemory(id, force) {
+  return call(`api/memories/${encodeURIComponent(id)}`, {
+    method: "DELETE",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ force }),
+  });
+}

@@ -1,7 +1,8 @@
 // The viewer's page: a memory list with search and filters, and one memory's
 // page, switched by the URL's hash (#/ and #/m/<id>).
 import { el, fmtTime, fmtNum } from "./dom.js";
-import { listMemories, getMemory, validateMemory } from "./api.js";
+import { listMemories, getMemory, validateMemory, forgetMemory } from "./api.js";
+import { confidenceChart } from "./chart.js";
 
 const PAGE_SIZE = 50;
 const SEARCH_DELAY_MS = 200; // wait for a pause in typing before searching
@@ -9,6 +10,7 @@ const SEARCH_DELAY_MS = 200; // wait for a pause in typing before searching
 const $ = (id) => document.getElementById(id);
 const state = { q: "", namespace: "", type: "", order: "", offset: 0 };
 let inflight = null; // the request a newer one replaces
+let notice = ""; // a message to show once the next list has loaded
 
 function setStatus(text, isError = false) {
   $("status").textContent = text;
@@ -50,7 +52,8 @@ async function loadList() {
     $("summary").textContent = summary;
     $("prev").disabled = page.offset === 0;
     $("next").disabled = !page.has_more;
-    setStatus("");
+    setStatus(notice);
+    notice = "";
   } catch (err) {
     if (err.name === "AbortError") return;
     setStatus(err.message, true);
@@ -69,10 +72,14 @@ function edgeRow(edge, selfId, neighbors) {
   const outgoing = edge.source_id === selfId;
   const otherId = outgoing ? edge.target_id : edge.source_id;
   const other = neighbors.get(otherId);
-  return el("tr", {},
-    el("td", {}, outgoing ? `${edge.relation} →` : `← ${edge.relation}`),
-    el("td", {}, el("a", { href: `#/m/${encodeURIComponent(otherId)}` }, other ? other.content_preview : otherId)),
-    el("td", {}, fmtNum(edge.weight)));
+  // Read as a sentence: "this supersedes <other>" or "<other> supersedes this".
+  return el("tr", { class: `edge ${edge.relation}` },
+    el("td", { class: "direction", title: outgoing ? "from this memory" : "to this memory" },
+      outgoing ? `this ${edge.relation.replace("_", " ")} →` : `← ${edge.relation.replace("_", " ")} this`),
+    el("td", {},
+      el("a", { href: `#/m/${encodeURIComponent(otherId)}` }, other ? other.content_preview : otherId),
+      other ? el("div", { class: "meta" }, el("span", { class: `badge ${other.memory_type}` }, other.memory_type), el("span", {}, other.namespace)) : null),
+    el("td", { class: "num" }, fmtNum(edge.weight)));
 }
 
 function eventRow(ev) {
@@ -83,6 +90,28 @@ function eventRow(ev) {
     el("td", { class: "note" }, ev.context || ev.error_msg || ""));
 }
 
+// chainView shows the versions of a memory, oldest first, the one in force last.
+function chainView(chain, selfId) {
+  if (chain.length < 2) return el("p", { class: "muted" }, "No other versions: nothing supersedes this memory and it supersedes nothing.");
+  const last = chain.length - 1;
+  return el("ol", { id: "chain" }, chain.map((n, i) =>
+    el("li", { class: n.id === selfId ? "self" : "" },
+      el("span", { class: "badge" }, i === last ? "current" : `v${i + 1}`),
+      n.id === selfId
+        ? el("span", {}, n.content_preview, el("span", { class: "muted" }, " (this memory)"))
+        : el("a", { href: `#/m/${encodeURIComponent(n.id)}` }, n.content_preview))));
+}
+
+// metadataView lists metadata keys and values as text.
+function metadataView(meta) {
+  const keys = Object.keys(meta ?? {});
+  if (!keys.length) return "none";
+  return el("dl", { class: "metadata" }, keys.sort().map((k) => {
+    const v = meta[k];
+    return [el("dt", {}, k), el("dd", {}, typeof v === "string" ? v : JSON.stringify(v))];
+  }));
+}
+
 async function loadMemory(id) {
   setStatus("Loading…");
   const box = $("memory");
@@ -91,11 +120,24 @@ async function loadMemory(id) {
     const m = d.memory;
     const neighbors = new Map(d.neighbors.map((n) => [n.id, n]));
     const v = d.validation;
-    box.replaceChildren(
+    const chain = d.supersession;
+    const current = chain[chain.length - 1];
+    box.replaceChildren(...[
+      current.id !== m.id
+        ? el("p", { class: "notice", id: "superseded-notice" }, "Superseded: the version in force is ",
+          el("a", { href: `#/m/${encodeURIComponent(current.id)}` }, current.content_preview), ".")
+        : null,
+      el("div", { class: "meta top" },
+        el("span", { class: `badge ${m.memory_type}` }, m.memory_type),
+        el("span", {}, m.namespace),
+        el("span", {}, `confidence ${fmtNum(m.confidence)}`)),
+      // Agent-written text: a text node with whitespace kept, never HTML.
       el("div", { class: "content", id: "memory-content" }, m.content),
       el("div", { class: "actions" },
         el("button", { type: "button", id: "confirm", title: "It held: confidence +0.1" }, "Confirm"),
-        el("button", { type: "button", id: "refute", title: "It was wrong: confidence -0.15" }, "Refute")),
+        el("button", { type: "button", id: "refute", title: "It was wrong: confidence -0.15" }, "Refute"),
+        el("button", { type: "button", id: "delete", class: "danger", title: "Delete this memory (asks first)" }, "Delete…")),
+      el("div", { id: "delete-box" }),
       el("h2", {}, "Details"),
       el("dl", { class: "fields" },
         field("id", m.id),
@@ -106,23 +148,62 @@ async function loadMemory(id) {
         field("created", fmtTime(m.created_at)),
         field("updated", fmtTime(m.updated_at)),
         field("last accessed", `${fmtTime(m.accessed_at)} (${m.access_count} times)`),
-        field("metadata", JSON.stringify(m.metadata ?? {}))),
+        field("metadata", metadataView(m.metadata))),
+      el("h2", {}, "Versions"),
+      chainView(chain, m.id),
       el("h2", {}, `Edges (${d.edges.length})`),
       d.edges.length
         ? el("table", { id: "edges" }, el("tbody", {}, d.edges.map((e) => edgeRow(e, m.id, neighbors))))
         : el("p", { class: "muted" }, "No edges."),
-      el("h2", {}, `Validation (${plural(v.summary.total_events, "event")}, success rate ${fmtNum(v.summary.success_rate)})`),
+      el("h2", {}, `Validation (${plural(v.summary.total_events, "event")}, success rate ${fmtNum(v.summary.success_rate) || "n/a"})`),
+      confidenceChart(v.events),
       v.events.length
         ? el("table", { id: "events" }, el("tbody", {}, v.events.map(eventRow)))
-        : el("p", { class: "muted" }, "Never validated."));
+        : el("p", { class: "muted" }, "Never validated."),
+    ].filter(Boolean));
     $("confirm").addEventListener("click", () => validate(m.id, true));
     $("refute").addEventListener("click", () => validate(m.id, false));
+    $("delete").addEventListener("click", () => askDelete(m, d.edges.length, v.summary.total_events));
     setStatus("");
   } catch (err) {
     if (err.name === "AbortError") return;
     box.replaceChildren(el("p", { class: "error" }, err.message));
     setStatus("");
   }
+}
+
+// askDelete shows exactly what a delete removes and asks before doing it: the
+// memory's full text, its edges and validation events (they go with it). A
+// golden rule needs the force box ticked, as memory_forget_tool needs force.
+function askDelete(m, edges, events) {
+  const box = $("delete-box");
+  const golden = m.memory_type === "golden_rule";
+  const force = golden ? el("input", { type: "checkbox", id: "delete-force" }) : null;
+  const go = el("button", { type: "button", id: "delete-confirm", class: "danger", disabled: golden }, "Delete permanently");
+  const cancel = el("button", { type: "button", id: "delete-cancel" }, "Cancel");
+  box.replaceChildren(el("div", { class: "confirm-delete", role: "alertdialog", "aria-labelledby": "delete-title" },
+    el("p", { id: "delete-title" }, el("strong", {}, "Delete this memory?"), " This cannot be undone."),
+    el("ul", {},
+      el("li", {}, `memory ${m.id} (${m.memory_type}, ${m.namespace}):`),
+      el("li", { class: "content", id: "delete-content" }, m.content),
+      el("li", {}, `${plural(edges, "edge")} to other memories (those memories stay)`),
+      el("li", {}, `${plural(events, "validation event")}`)),
+    golden ? el("label", { class: "force" }, force, " It is a golden rule: delete it anyway (force)") : null,
+    el("div", { class: "actions" }, go, cancel)));
+  if (force) force.addEventListener("change", () => { go.disabled = !force.checked; });
+  cancel.addEventListener("click", () => box.replaceChildren());
+  go.addEventListener("click", async () => {
+    go.disabled = true;
+    try {
+      const res = await forgetMemory(m.id, Boolean(force && force.checked));
+      notice = res.message;
+      location.hash = "#/";
+    } catch (err) {
+      go.disabled = golden && !(force && force.checked);
+      setStatus(err.message, true);
+    }
+  });
+  (force || go).focus();
 }
 
 async function validate(id, success) {
