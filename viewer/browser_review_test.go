@@ -2,6 +2,8 @@ package viewer
 
 import (
 	"context"
+	"net"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -90,4 +92,64 @@ func TestBrowserMemoryPageVersionsChartAndDelete(t *testing.T) {
 	if _, err := f.mem.Get(t.Context(), cur); err == nil {
 		t.Errorf("the golden rule still exists after a forced delete from the page")
 	}
+}
+
+func TestBrowserLiveUpdatesFromAnotherProcess(t *testing.T) {
+	ctx := newBrowser(t)
+	f := newFixture(t)
+	f.store(t, "Already here when the page opened", memory.TypeSession, "global")
+	// A server whose listener can be closed and opened again on the same port.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	srv := &http.Server{Handler: f.h}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	open(t, ctx, "http://"+addr+"/", "#memories li")
+	if _, err := run(ctx, chromedp.Poll[bool](`document.getElementById("live-banner").hidden && document.body.dataset.live === "live"`)); err != nil {
+		t.Fatalf("the page never went live: %v", err)
+	}
+
+	other := f.otherProcess(t)
+	start := time.Now()
+	res, err := other.Remember(t.Context(), memory.StoreRequest{Content: "Stored by a hook in another process", Type: memory.TypePattern})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := `#memories li[data-id="` + res.ID + `"]`
+	if _, err := run(ctx, chromedp.Poll[bool](`document.querySelector('`+sel+`') !== null`, chromedp.WithPollingInterval(20*time.Millisecond))); err != nil {
+		t.Fatalf("the other process's memory never appeared: %v", err)
+	}
+	took := time.Since(start)
+	t.Logf("memory from another process on the page after %v", took)
+	screenshot(t, ctx, "live-new-memory")
+	if took > time.Second {
+		t.Errorf("the memory took %v to appear, want under 1s", took)
+	}
+
+	// The server goes away: the page says it is reconnecting; a memory stored
+	// meanwhile shows once the server is back.
+	srv.Close()
+	if _, err := run(ctx, chromedp.Poll[bool](`!document.getElementById("live-banner").hidden`)); err != nil {
+		t.Fatalf("no reconnecting banner after the server went away: %v", err)
+	}
+	screenshot(t, ctx, "live-reconnecting")
+	missed, err := other.Remember(t.Context(), memory.StoreRequest{Content: "Stored while the viewer was down", Type: memory.TypeDecision})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln2, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("could not listen on %s again: %v", addr, err)
+	}
+	srv2 := &http.Server{Handler: f.h}
+	go srv2.Serve(ln2)
+	t.Cleanup(func() { srv2.Close() })
+	sel = `#memories li[data-id="` + missed.ID + `"]`
+	if _, err := run(ctx, chromedp.Poll[bool](`document.getElementById("live-banner").hidden && document.querySelector('`+sel+`') !== null`)); err != nil {
+		t.Fatalf("after reconnecting the page never showed the missed memory: %v", err)
+	}
+	screenshot(t, ctx, "live-reconnected")
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 	"github.com/recall-mcp/recall/validation"
 )
 
@@ -20,13 +21,17 @@ var staticFiles embed.FS
 type Deps struct {
 	Memory     *memory.Service
 	Validation *validation.Service
-	Logger     *slog.Logger
+	// DB is the database file the services use; the live updates watch it
+	// for commits from any process. Without it /api/events is off.
+	DB     *storage.DB
+	Logger *slog.Logger
 }
 
 // handler serves the API and the page.
 type handler struct {
 	mem *memory.Service
 	val *validation.Service
+	hub *hub // nil without Deps.DB
 	log *slog.Logger
 }
 
@@ -39,12 +44,16 @@ func New(d Deps) http.Handler {
 		d.Logger = slog.Default()
 	}
 	h := &handler{mem: d.Memory, val: d.Validation, log: d.Logger}
+	if d.DB != nil {
+		h.hub = newHub(d.DB, d.Logger)
+	}
 	static, err := fs.Sub(staticFiles, "static")
 	if err != nil {
 		panic(err) // the embedded tree is fixed at build time
 	}
 
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/events", h.events)
 	mux.HandleFunc("GET /api/memories", h.listMemories)
 	mux.HandleFunc("GET /api/memories/{id}", h.getMemory)
 	mux.HandleFunc("DELETE /api/memories/{id}", h.forgetMemory)

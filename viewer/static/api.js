@@ -45,3 +45,26 @@ export function forgetMemory(id, force) {
     body: JSON.stringify({ force }),
   });
 }
+
+// watchChanges follows GET api/events. A broken stream is reopened after a
+// jittered, growing delay (0.5 s doubling to 30 s, times 0.5 to 1.5), from the
+// last event seen, so the server replays what was missed or says reset.
+// onState gets "live" or "reconnecting".
+export function watchChanges({ onChange, onReset, onState }) {
+  let lastId = "";
+  let attempt = 0;
+  const connect = () => {
+    const es = new EventSource(lastId ? `api/events?last_event_id=${encodeURIComponent(lastId)}` : "api/events");
+    es.onopen = () => { attempt = 0; onState("live"); };
+    es.addEventListener("change", (e) => { lastId = e.lastEventId; onChange(JSON.parse(e.data)); });
+    es.addEventListener("reset", (e) => { lastId = e.lastEventId; onReset(); });
+    es.onerror = () => {
+      es.close();
+      onState("reconnecting");
+      const delay = Math.min(30000, 500 * 2 ** attempt) * (0.5 + Math.random());
+      attempt = Math.min(attempt + 1, 10);
+      setTimeout(connect, delay);
+    };
+  };
+  connect();
+}

@@ -1,7 +1,7 @@
 // The viewer's page: a memory list with search and filters, and one memory's
 // page, switched by the URL's hash (#/ and #/m/<id>).
 import { el, fmtTime, fmtNum } from "./dom.js";
-import { listMemories, getMemory, validateMemory, forgetMemory } from "./api.js";
+import { listMemories, getMemory, validateMemory, forgetMemory, watchChanges } from "./api.js";
 import { confidenceChart } from "./chart.js";
 
 const PAGE_SIZE = 50;
@@ -11,6 +11,8 @@ const $ = (id) => document.getElementById(id);
 const state = { q: "", namespace: "", type: "", order: "", offset: 0 };
 let inflight = null; // the request a newer one replaces
 let notice = ""; // a message to show once the next list has loaded
+const fresh = new Set(); // ids written since the page opened, highlighted a while
+const FRESH_MS = 8000;
 
 function setStatus(text, isError = false) {
   $("status").textContent = text;
@@ -26,7 +28,7 @@ function fetchLatest(call) {
 }
 
 function memoryItem(m) {
-  return el("li", { "data-id": m.id },
+  return el("li", { "data-id": m.id, class: fresh.has(m.id) ? "fresh" : null },
     el("a", { href: `#/m/${encodeURIComponent(m.id)}` },
       el("div", { class: "content" }, m.content),
       el("div", { class: "meta" },
@@ -38,8 +40,9 @@ function memoryItem(m) {
         el("span", {}, fmtTime(m.created_at)))));
 }
 
-async function loadList() {
-  setStatus("Loading…");
+// loadList shows the list; quiet (a live update) leaves the status line alone.
+async function loadList({ quiet = false } = {}) {
+  if (!quiet) setStatus("Loading…");
   try {
     const page = await fetchLatest((signal) => listMemories({ ...state, limit: PAGE_SIZE }, signal));
     $("memories").replaceChildren(...page.memories.map(memoryItem));
@@ -52,7 +55,7 @@ async function loadList() {
     $("summary").textContent = summary;
     $("prev").disabled = page.offset === 0;
     $("next").disabled = !page.has_more;
-    setStatus(notice);
+    if (!quiet || notice) setStatus(notice);
     notice = "";
   } catch (err) {
     if (err.name === "AbortError") return;
@@ -112,8 +115,8 @@ function metadataView(meta) {
   }));
 }
 
-async function loadMemory(id) {
-  setStatus("Loading…");
+async function loadMemory(id, { quiet = false } = {}) {
+  if (!quiet) setStatus("Loading…");
   const box = $("memory");
   try {
     const d = await fetchLatest((signal) => getMemory(id, signal));
@@ -164,7 +167,7 @@ async function loadMemory(id) {
     $("confirm").addEventListener("click", () => validate(m.id, true));
     $("refute").addEventListener("click", () => validate(m.id, false));
     $("delete").addEventListener("click", () => askDelete(m, d.edges.length, v.summary.total_events));
-    setStatus("");
+    if (!quiet) setStatus("");
   } catch (err) {
     if (err.name === "AbortError") return;
     box.replaceChildren(el("p", { class: "error" }, err.message));
@@ -230,6 +233,24 @@ function debounce(fn, ms) {
   return (...args) => { clearTimeout(timer); timer = setTimeout(() => fn(...args), ms); };
 }
 
+// live applies a change from the server (this page's own writes, an agent's,
+// a hook's in another process) to what is on screen.
+let lastTotal = null;
+function live(ev) {
+  const dropped = lastTotal !== null && ev.total < lastTotal;
+  lastTotal = ev.total;
+  for (const c of ev.changed) {
+    fresh.add(c.id);
+    setTimeout(() => { fresh.delete(c.id); document.querySelector(`#memories li[data-id="${CSS.escape(c.id)}"]`)?.classList.remove("fresh"); }, FRESH_MS);
+  }
+  const m = location.hash.match(/^#\/m\/(.+)$/);
+  if (!m) { loadList({ quiet: true }); return; }
+  const id = decodeURIComponent(m[1]);
+  // Leave an open delete confirmation alone.
+  if ($("delete-box")?.childElementCount) return;
+  if (dropped || ev.changed.some((c) => c.id === id)) loadMemory(id, { quiet: true });
+}
+
 function init() {
   const refilter = () => {
     state.q = $("q").value.trim();
@@ -258,6 +279,11 @@ function init() {
   $("next").addEventListener("click", () => { state.offset += PAGE_SIZE; loadList(); });
   window.addEventListener("hashchange", route);
   route();
+  watchChanges({
+    onChange: live,
+    onReset: () => route(), // changes were missed: reload what is shown
+    onState: (st) => { $("live-banner").hidden = st === "live"; document.body.dataset.live = st; },
+  });
 }
 
 init();
