@@ -58,6 +58,9 @@ func New(d Deps) http.Handler {
 	mux.HandleFunc("GET /api/memories/{id}", h.getMemory)
 	mux.HandleFunc("DELETE /api/memories/{id}", h.forgetMemory)
 	mux.HandleFunc("POST /api/memories/{id}/validate", h.validateMemory)
+	mux.HandleFunc("GET /api/health", h.health)
+	mux.HandleFunc("GET /api/review/contradictions", h.listContradictions)
+	mux.HandleFunc("POST /api/review/contradictions/{edge}", h.resolveContradiction)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no API route "+r.Method+" "+r.URL.Path)
 	})
