@@ -153,3 +153,106 @@ func TestBrowserLiveUpdatesFromAnotherProcess(t *testing.T) {
 	}
 	screenshot(t, ctx, "live-reconnected")
 }
+
+func TestBrowserReviewQueueKeysAndHealth(t *testing.T) {
+	ctx := newBrowser(t)
+	f := newFixture(t)
+	a1, b1, _ := f.contradiction(t, "Use tabs for indentation in Go files", "Use four spaces for indentation everywhere", memory.TypeDecision)
+	a2, b2, _ := f.contradiction(t, "Deploying on Fridays is fine with feature flags", "Never deploy on Fridays", memory.TypeGoldenRule)
+	a3, b3, _ := f.contradiction(t, "Tests run with -race in CI", "Benchmarks run without -race", memory.TypePattern)
+	srv := newLoopbackServer(t, f)
+	edges := func(x, y string, rel memory.Relation) int {
+		es, err := f.mem.Store().Edges(t.Context(), memory.EdgeQuery{SourceID: x, TargetID: y, Direction: memory.DirectionOutgoing, Relations: []memory.Relation{rel}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(es)
+	}
+
+	open(t, ctx, srv+"/#/review", "#pairs li.pair.selected")
+	screenshot(t, ctx, "review-queue")
+	// Key 2 on the first pair: B supersedes A.
+	if err := within(ctx, 10*time.Second, chromedp.KeyEvent("2")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(ctx, chromedp.Poll[bool](`document.querySelectorAll("#pairs li.pair").length === 2`)); err != nil {
+		t.Fatalf("key 2 did not resolve the first pair: %v", err)
+	}
+	if edges(b1, a1, memory.RelationSupersedes) != 1 {
+		t.Errorf("key 2: no supersedes edge from B to A")
+	}
+	// Key 1 on the golden pair without force is refused and says why.
+	if err := within(ctx, 10*time.Second, chromedp.KeyEvent("1")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(ctx, chromedp.Poll[bool](`document.getElementById("status").textContent.includes("golden rule")`)); err != nil {
+		t.Fatalf("superseding a golden rule without force gave no error: %v", err)
+	}
+	screenshot(t, ctx, "review-golden-refused")
+	if edges(a2, b2, memory.RelationSupersedes) != 0 {
+		t.Fatalf("a golden rule was superseded without force")
+	}
+	// j to the last pair, 3: both hold.
+	if err := within(ctx, 10*time.Second, chromedp.KeyEvent("j"), chromedp.KeyEvent("3")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(ctx, chromedp.Poll[bool](`document.querySelectorAll("#pairs li.pair").length === 1`)); err != nil {
+		t.Fatalf("j then 3 did not resolve the last pair: %v", err)
+	}
+	if edges(a3, b3, memory.RelationRelatesTo) != 1 || edges(a3, b3, memory.RelationContradicts) != 0 {
+		t.Errorf("key 3: want the contradiction replaced by relates_to")
+	}
+
+	// The golden pair, with the force box ticked, at phone width.
+	err := within(ctx, 10*time.Second,
+		chromedp.EmulateViewport(390, 844),
+		chromedp.Click(chromedp.CSS(`#pairs li.pair .force-box`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	screenshot(t, ctx, "review-phone-force")
+	if err := within(ctx, 10*time.Second, chromedp.Click(chromedp.CSS(`#pairs li.pair button[data-resolution="a_supersedes_b"]`))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(ctx, chromedp.Poll[bool](`document.querySelectorAll("#pairs li.pair").length === 0`)); err != nil {
+		t.Fatalf("forced A supersedes B did not resolve: %v", err)
+	}
+	screenshot(t, ctx, "review-done-phone")
+	if edges(a2, b2, memory.RelationSupersedes) != 1 {
+		t.Errorf("forced a_supersedes_b: no supersedes edge")
+	}
+
+	// Health: the counts recall stats prints.
+	err = within(ctx, 10*time.Second,
+		chromedp.EmulateViewport(1200, 800),
+		chromedp.Click(chromedp.CSS(`#nav a[data-view="health"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#health-memories`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := run(ctx, chromedp.Text(chromedp.CSS(`#health-memories`)))
+	pending, _ := run(ctx, chromedp.Text(chromedp.CSS(`#health-pending`)))
+	screenshot(t, ctx, "health")
+	if n != "6" || !strings.Contains(pending, "pending") {
+		t.Errorf("health shows %q memories, embeddings %q; want 6 and a pending count", n, pending)
+	}
+
+	// The list: j, j, Enter opens the second memory.
+	err = within(ctx, 10*time.Second,
+		chromedp.Click(chromedp.CSS(`#nav a[data-view="list"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#memories li`)),
+		chromedp.KeyEvent("j"), chromedp.KeyEvent("j"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := run(ctx, chromedp.AttributeValue(chromedp.CSS(`#memories li:nth-child(2)`), "data-id"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := within(ctx, 10*time.Second, chromedp.KeyEvent("\r"), chromedp.WaitVisible(chromedp.CSS(`#memory-content`))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(ctx, chromedp.Poll[bool](`location.hash === "#/m/`+second.Value+`"`)); err != nil {
+		t.Errorf("Enter did not open the selected (second) memory %s: %v", second.Value, err)
+	}
+}

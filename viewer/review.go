@@ -160,7 +160,7 @@ func (h *handler) supersede(r *http.Request, newer, older string, force bool) er
 		return err
 	}
 	if old.IsGolden() && !force {
-		return fmt.Errorf("memory %s is a golden rule: %w; golden rules are never superseded without force", older, memory.ErrProtected)
+		return fmt.Errorf("memory %s is a %w: superseding it needs force", older, memory.ErrProtected)
 	}
 	back, err := h.mem.Store().Edges(r.Context(), memory.EdgeQuery{SourceID: older, TargetID: newer, Direction: memory.DirectionOutgoing, Relations: []memory.Relation{memory.RelationSupersedes}})
 	if err != nil {

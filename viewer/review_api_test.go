@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/recall-mcp/recall/memory"

@@ -68,3 +68,21 @@ export function watchChanges({ onChange, onReset, onState }) {
   };
   connect();
 }
+
+export function listContradictions(signal) {
+  return getJSON("api/review/contradictions", signal);
+}
+
+// resolveContradiction records a verdict on a contradicts edge: a_supersedes_b,
+// b_supersedes_a, both_hold or not_contradiction (force: supersede a golden rule).
+export function resolveContradiction(edgeId, resolution, force) {
+  return call(`api/review/contradictions/${encodeURIComponent(edgeId)}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ resolution, force }),
+  });
+}
+
+export function getHealth(signal) {
+  return getJSON("api/health", signal);
+}

@@ -3,6 +3,8 @@
 import { el, fmtTime, fmtNum } from "./dom.js";
 import { listMemories, getMemory, validateMemory, forgetMemory, watchChanges } from "./api.js";
 import { confidenceChart } from "./chart.js";
+import { ReviewPage } from "./review.js";
+import { loadHealth } from "./health.js";
 
 const PAGE_SIZE = 50;
 const SEARCH_DELAY_MS = 200; // wait for a pause in typing before searching
@@ -220,12 +222,38 @@ async function validate(id, success) {
   }
 }
 
+let review; // the ReviewPage, made in init
+
+// view names the page the URL's hash asks for.
+function view() {
+  const h = location.hash;
+  if (/^#\/m\/.+$/.test(h)) return "memory";
+  if (h === "#/review") return "review";
+  if (h === "#/health") return "health";
+  return "list";
+}
+
 function route() {
-  const m = location.hash.match(/^#\/m\/(.+)$/);
-  $("list-view").hidden = Boolean(m);
-  $("memory-view").hidden = !m;
-  if (m) loadMemory(decodeURIComponent(m[1]));
+  const v = view();
+  for (const name of ["list", "memory", "review", "health"]) $(`${name}-view`).hidden = name !== v;
+  document.querySelectorAll("#nav a").forEach((a) => {
+    if (a.dataset.view === v) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  });
+  if (v === "memory") loadMemory(decodeURIComponent(location.hash.slice("#/m/".length)));
+  else if (v === "review") review.load();
+  else if (v === "health") loadHealth($("health"), setStatus);
   else loadList();
+}
+
+// moveSelection moves the list's keyboard selection (j/k) by step.
+function moveSelection(step) {
+  const items = [...document.querySelectorAll("#memories li")];
+  if (!items.length) return;
+  const cur = items.findIndex((li) => li.classList.contains("selected"));
+  const next = cur < 0 ? 0 : Math.max(0, Math.min(items.length - 1, cur + step));
+  items.forEach((li, i) => li.classList.toggle("selected", i === next));
+  items[next].scrollIntoView({ block: "nearest" });
 }
 
 function debounce(fn, ms) {
@@ -243,9 +271,12 @@ function live(ev) {
     fresh.add(c.id);
     setTimeout(() => { fresh.delete(c.id); document.querySelector(`#memories li[data-id="${CSS.escape(c.id)}"]`)?.classList.remove("fresh"); }, FRESH_MS);
   }
-  const m = location.hash.match(/^#\/m\/(.+)$/);
-  if (!m) { loadList({ quiet: true }); return; }
-  const id = decodeURIComponent(m[1]);
+  const v = view();
+  if (v === "review") { review.load({ quiet: true }); return; }
+  if (v === "list") { loadList({ quiet: true }); return; }
+  if (v === "health") { loadHealth($("health"), setStatus, { quiet: true }); return; }
+  if (v !== "memory") return;
+  const id = decodeURIComponent(location.hash.slice("#/m/".length));
   // Leave an open delete confirmation alone.
   if ($("delete-box")?.childElementCount) return;
   if (dropped || ev.changed.some((c) => c.id === id)) loadMemory(id, { quiet: true });
@@ -265,13 +296,24 @@ function init() {
   $("namespace").addEventListener("input", later);
   $("type").addEventListener("change", refilter);
   $("order").addEventListener("change", refilter);
-  // "/" jumps to the search box, as on most sites with one.
+  review = new ReviewPage({ list: $("pairs"), summary: $("review-summary"), count: $("review-count"), setStatus });
+  // Keys: "/" jumps to the search box; j/k move through the list or the
+  // review queue, Enter opens the selected memory; 1-4 resolve a contradiction.
   document.addEventListener("keydown", (e) => {
-    const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement;
-    if (e.key === "/" && !typing && !e.ctrlKey && !e.metaKey && !e.altKey) {
+    const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.target instanceof HTMLTextAreaElement;
+    if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
+    const v = view();
+    if (e.key === "/") {
       e.preventDefault();
-      if (location.hash.startsWith("#/m/")) location.hash = "#/";
+      if (v !== "list") location.hash = "#/";
       $("q").focus();
+    } else if (v === "list" && (e.key === "j" || e.key === "k")) {
+      moveSelection(e.key === "j" ? 1 : -1);
+    } else if (v === "list" && e.key === "Enter") {
+      const a = document.querySelector("#memories li.selected a");
+      if (a) { e.preventDefault(); a.click(); }
+    } else if (v === "review" && review.key(e.key)) {
+      e.preventDefault();
     }
   });
   $("filters").addEventListener("submit", (e) => { e.preventDefault(); refilter(); });
@@ -279,6 +321,7 @@ function init() {
   $("next").addEventListener("click", () => { state.offset += PAGE_SIZE; loadList(); });
   window.addEventListener("hashchange", route);
   route();
+  if (view() !== "review") review.load({ quiet: true }); // the count in the nav
   watchChanges({
     onChange: live,
     onReset: () => route(), // changes were missed: reload what is shown
