@@ -285,6 +285,8 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 			return
+		case <-h.done:
+			return
 		case <-heartbeat.C:
 			fmt.Fprint(w, ": ping\n\n")
 		case <-wake:

@@ -25,14 +25,18 @@ type Deps struct {
 	// for commits from any process. Without it /api/events is off.
 	DB     *storage.DB
 	Logger *slog.Logger
+	// Done, when closed, ends the event streams (a server shutting down
+	// would otherwise wait for them).
+	Done <-chan struct{}
 }
 
 // handler serves the API and the page.
 type handler struct {
-	mem *memory.Service
-	val *validation.Service
-	hub *hub // nil without Deps.DB
-	log *slog.Logger
+	mem  *memory.Service
+	val  *validation.Service
+	hub  *hub // nil without Deps.DB
+	done <-chan struct{}
+	log  *slog.Logger
 }
 
 // New returns the viewer as one http.Handler with its security checks in place:
@@ -43,7 +47,7 @@ func New(d Deps) http.Handler {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	h := &handler{mem: d.Memory, val: d.Validation, log: d.Logger}
+	h := &handler{mem: d.Memory, val: d.Validation, log: d.Logger, done: d.Done}
 	if d.DB != nil {
 		h.hub = newHub(d.DB, d.Logger)
 	}
