@@ -53,34 +53,44 @@ type MemoryStamp struct {
 	UpdatedAt time.Time
 }
 
-// ChangedSince lists the memories updated at or after since, oldest change
-// first, at most limit, and counts all memories (a drop in the count is how
-// deletes show). It reads on the watch's connection.
-func (w *Watch) ChangedSince(ctx context.Context, since time.Time, limit int) ([]MemoryStamp, int, error) {
-	var total int
-	if err := w.conn.QueryRowContext(ctx, `SELECT count(*) FROM memories`).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("watch: %w", err)
+// Changes is what ChangedSince found.
+type Changes struct {
+	// Memories were updated at or after the time asked, oldest change first.
+	Memories []MemoryStamp
+	// Total counts all memories: a drop is how deletes show.
+	Total int
+	// Edges is the edge count and the highest edge id: it differs whenever an
+	// edge was added or removed.
+	Edges [2]int64
+}
+
+// ChangedSince lists the memories updated at or after since (at most limit)
+// and sums up the memories and edges. It reads on the watch's connection.
+func (w *Watch) ChangedSince(ctx context.Context, since time.Time, limit int) (*Changes, error) {
+	c := &Changes{}
+	if err := w.conn.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM memories),
+		(SELECT count(*) FROM edges), (SELECT coalesce(max(id), 0) FROM edges)`).Scan(&c.Total, &c.Edges[0], &c.Edges[1]); err != nil {
+		return nil, fmt.Errorf("watch: %w", err)
 	}
 	rows, err := w.conn.QueryContext(ctx, `SELECT id, created_at, updated_at FROM memories
 		WHERE updated_at >= ? ORDER BY updated_at LIMIT ?`, formatTime(since), limit)
 	if err != nil {
-		return nil, 0, fmt.Errorf("watch: %w", err)
+		return nil, fmt.Errorf("watch: %w", err)
 	}
 	defer rows.Close()
-	var out []MemoryStamp
 	for rows.Next() {
 		var st MemoryStamp
 		var created, updated string
 		if err := rows.Scan(&st.ID, &created, &updated); err != nil {
-			return nil, 0, fmt.Errorf("watch: %w", err)
+			return nil, fmt.Errorf("watch: %w", err)
 		}
 		if st.CreatedAt, err = parseTime(created); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		if st.UpdatedAt, err = parseTime(updated); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
-		out = append(out, st)
+		c.Memories = append(c.Memories, st)
 	}
-	return out, total, rows.Err()
+	return c, rows.Err()
 }

@@ -3,6 +3,8 @@ package storage
 import (
 	"context"
 	"testing"
+
+	"github.com/recall-mcp/recall/memory"
 )
 
 func TestWatchSeesCommitsFromAnotherOpenOfTheFile(t *testing.T) {
@@ -32,11 +34,24 @@ func TestWatchSeesCommitsFromAnotherOpenOfTheFile(t *testing.T) {
 	if changed, _ := w.Changed(ctx); changed {
 		t.Errorf("changed again without a new commit")
 	}
-	stamps, total, err := w.ChangedSince(ctx, m.UpdatedAt, 10)
-	if err != nil || total != 1 || len(stamps) != 1 || stamps[0].ID != m.ID || !stamps[0].CreatedAt.Equal(m.CreatedAt) {
-		t.Fatalf("ChangedSince: %+v, total %d, %v; want the one memory", stamps, total, err)
+	c, err := w.ChangedSince(ctx, m.UpdatedAt, 10)
+	if err != nil || c.Total != 1 || len(c.Memories) != 1 || c.Memories[0].ID != m.ID || !c.Memories[0].CreatedAt.Equal(m.CreatedAt) {
+		t.Fatalf("ChangedSince: %+v, %v; want the one memory", c, err)
 	}
-	if later, _, _ := w.ChangedSince(ctx, m.UpdatedAt.Add(1), 10); len(later) != 0 {
-		t.Errorf("ChangedSince after its update time: %+v, want none", later)
+	if later, _ := w.ChangedSince(ctx, m.UpdatedAt.Add(1), 10); len(later.Memories) != 0 {
+		t.Errorf("ChangedSince after its update time: %+v, want none", later.Memories)
+	}
+	// An edge alone changes the edge summary.
+	m2 := newMemory("a second memory", "global", "decision")
+	if _, _, err := other.InsertMemory(ctx, m2, nil); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := w.ChangedSince(ctx, m2.UpdatedAt, 10)
+	if _, err := other.InsertEdge(ctx, &memory.Edge{SourceID: m.ID, TargetID: m2.ID, Relation: memory.RelationContradicts, Weight: 1, CreatedAt: m2.CreatedAt}); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := w.ChangedSince(ctx, m2.UpdatedAt, 10)
+	if before.Edges == after.Edges {
+		t.Errorf("edge summary %v unchanged after adding an edge", after.Edges)
 	}
 }

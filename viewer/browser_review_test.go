@@ -170,12 +170,31 @@ func TestBrowserReviewQueueKeysAndHealth(t *testing.T) {
 	}
 
 	open(t, ctx, srv+"/#/review", "#pairs li.pair.selected")
+	if _, err := run(ctx, chromedp.Poll[bool](`document.body.dataset.live === "live"`)); err != nil {
+		t.Fatal(err)
+	}
+	// A contradiction another process finds joins the open queue.
+	other := f.otherProcess(t)
+	x, err := other.Remember(t.Context(), memory.StoreRequest{Content: "Errors are wrapped with %w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := other.Remember(t.Context(), memory.StoreRequest{Content: "Errors are returned bare, never wrapped"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Relate(t.Context(), memory.RelateRequest{SourceID: x.ID, TargetID: y.ID, Relation: memory.RelationContradicts}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(ctx, chromedp.Poll[bool](`document.querySelectorAll("#pairs li.pair").length === 4`)); err != nil {
+		t.Fatalf("a contradiction from another process never joined the open queue: %v", err)
+	}
 	screenshot(t, ctx, "review-queue")
 	// Key 2 on the first pair: B supersedes A.
 	if err := within(ctx, 10*time.Second, chromedp.KeyEvent("2")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := run(ctx, chromedp.Poll[bool](`document.querySelectorAll("#pairs li.pair").length === 2`)); err != nil {
+	if _, err := run(ctx, chromedp.Poll[bool](`document.querySelectorAll("#pairs li.pair").length === 3`)); err != nil {
 		t.Fatalf("key 2 did not resolve the first pair: %v", err)
 	}
 	if edges(b1, a1, memory.RelationSupersedes) != 1 {
@@ -192,19 +211,29 @@ func TestBrowserReviewQueueKeysAndHealth(t *testing.T) {
 	if edges(a2, b2, memory.RelationSupersedes) != 0 {
 		t.Fatalf("a golden rule was superseded without force")
 	}
-	// j to the last pair, 3: both hold.
+	// j to the third pair, 3: both hold; then 4 on the one from the other
+	// process, now selected: not a contradiction.
 	if err := within(ctx, 10*time.Second, chromedp.KeyEvent("j"), chromedp.KeyEvent("3")); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := run(ctx, chromedp.Poll[bool](`document.querySelectorAll("#pairs li.pair").length === 2`)); err != nil {
+		t.Fatalf("j then 3 did not resolve the third pair: %v", err)
+	}
+	if err := within(ctx, 10*time.Second, chromedp.KeyEvent("4")); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := run(ctx, chromedp.Poll[bool](`document.querySelectorAll("#pairs li.pair").length === 1`)); err != nil {
-		t.Fatalf("j then 3 did not resolve the last pair: %v", err)
+		t.Fatalf("4 did not resolve the last pair: %v", err)
+	}
+	if edges(x.ID, y.ID, memory.RelationContradicts) != 0 {
+		t.Errorf("key 4: the contradicts edge is still there")
 	}
 	if edges(a3, b3, memory.RelationRelatesTo) != 1 || edges(a3, b3, memory.RelationContradicts) != 0 {
 		t.Errorf("key 3: want the contradiction replaced by relates_to")
 	}
 
 	// The golden pair, with the force box ticked, at phone width.
-	err := within(ctx, 10*time.Second,
+	err = within(ctx, 10*time.Second,
 		chromedp.EmulateViewport(390, 844),
 		chromedp.Click(chromedp.CSS(`#pairs li.pair .force-box`)))
 	if err != nil {
@@ -233,8 +262,8 @@ func TestBrowserReviewQueueKeysAndHealth(t *testing.T) {
 	n, _ := run(ctx, chromedp.Text(chromedp.CSS(`#health-memories`)))
 	pending, _ := run(ctx, chromedp.Text(chromedp.CSS(`#health-pending`)))
 	screenshot(t, ctx, "health")
-	if n != "6" || !strings.Contains(pending, "pending") {
-		t.Errorf("health shows %q memories, embeddings %q; want 6 and a pending count", n, pending)
+	if n != "8" || !strings.Contains(pending, "pending") {
+		t.Errorf("health shows %q memories, embeddings %q; want 8 and a pending count", n, pending)
 	}
 
 	// The list: j, j, Enter opens the second memory.

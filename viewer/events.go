@@ -34,11 +34,13 @@ const (
 )
 
 // changeEvent is one SSE event: the memories written since the last event
-// (Created when new) and how many memories there are now.
+// (Created when new), how many memories there are now, and whether edges were
+// added or removed (a contradiction found or resolved, a supersedes edge).
 type changeEvent struct {
 	seq     int64
 	Changed []changedMemory `json:"changed"`
 	Total   int             `json:"total"`
+	Edges   bool            `json:"edges"`
 }
 
 type changedMemory struct {
@@ -100,10 +102,11 @@ func (h *hub) poll(w *storage.Watch, epoch string) {
 	seen := map[string]time.Time{} // memory id -> the updated_at last reported
 	var mark time.Time             // the newest updated_at seen
 	total := -1
+	var edges [2]int64
 	// Whatever exists now is the starting point, not news.
-	if stamps, n, err := w.ChangedSince(ctx, time.Now().Add(-lookBehind), maxPerEvent); err == nil {
-		total = n
-		for _, st := range stamps {
+	if c, err := w.ChangedSince(ctx, time.Now().Add(-lookBehind), maxPerEvent); err == nil {
+		total, edges = c.Total, c.Edges
+		for _, st := range c.Memories {
 			seen[st.ID], mark = st.UpdatedAt, later(mark, st.UpdatedAt)
 		}
 	}
@@ -134,13 +137,13 @@ func (h *hub) poll(w *storage.Watch, epoch string) {
 		if !changed {
 			continue
 		}
-		stamps, n, err := w.ChangedSince(ctx, mark.Add(-lookBehind), maxPerEvent)
+		c, err := w.ChangedSince(ctx, mark.Add(-lookBehind), maxPerEvent)
 		if err != nil {
 			h.log.Warn("viewer: reading changes", "err", err)
 			continue
 		}
-		ev := changeEvent{Changed: []changedMemory{}, Total: n}
-		for _, st := range stamps {
+		ev := changeEvent{Changed: []changedMemory{}, Total: c.Total, Edges: c.Edges != edges}
+		for _, st := range c.Memories {
 			if prev, ok := seen[st.ID]; ok && prev.Equal(st.UpdatedAt) {
 				continue
 			}
@@ -154,10 +157,10 @@ func (h *hub) poll(w *storage.Watch, epoch string) {
 				delete(seen, id)
 			}
 		}
-		if len(ev.Changed) == 0 && n == total {
-			continue // an access count, an edge, a job: nothing a list shows
+		if len(ev.Changed) == 0 && c.Total == total && !ev.Edges {
+			continue // an access count, a job, a journal entry: nothing a page shows
 		}
-		total = n
+		total, edges = c.Total, c.Edges
 		h.publish(epoch, ev)
 	}
 }

@@ -147,6 +147,15 @@ func TestEventsReportWritesFromAnotherProcessAndReplayAfterReconnect(t *testing.
 		t.Errorf("after a delete: %+v, want total 2", del)
 	}
 
+	// An edge alone (a contradiction found by another process) is news too.
+	if _, err := other.Relate(t.Context(), memory.RelateRequest{SourceID: res.ID, TargetID: first0(t, f), Relation: memory.RelationContradicts}); err != nil {
+		t.Fatal(err)
+	}
+	edge := changed(t, next(t, ch, 2*time.Second))
+	if !edge.Edges || len(edge.Changed) != 0 {
+		t.Errorf("after a new edge: %+v, want edges true and no memory changed", edge)
+	}
+
 	// An id from another run of the server cannot be replayed: reset.
 	if ev := next(t, stream(t, base, "zzzz-3"), 2*time.Second); ev.name != "reset" {
 		t.Errorf("unknown Last-Event-ID: %+v, want a reset event", ev)
@@ -174,4 +183,14 @@ func TestEventsSendAHeartbeat(t *testing.T) {
 
 func validationConfirm(id string) validation.ValidateRequest {
 	return validation.ValidateRequest{MemoryID: id, Success: true}
+}
+
+// first0 is the id of the oldest memory in the fixture.
+func first0(t *testing.T, f *fixture) string {
+	t.Helper()
+	res, err := f.mem.List(t.Context(), memory.ListRequest{Limit: 1000})
+	if err != nil || len(res.Memories) == 0 {
+		t.Fatalf("list: %v", err)
+	}
+	return res.Memories[len(res.Memories)-1].ID
 }

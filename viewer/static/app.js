@@ -279,7 +279,7 @@ function live(ev) {
   const id = decodeURIComponent(location.hash.slice("#/m/".length));
   // Leave an open delete confirmation alone.
   if ($("delete-box")?.childElementCount) return;
-  if (dropped || ev.changed.some((c) => c.id === id)) loadMemory(id, { quiet: true });
+  if (dropped || ev.edges || ev.changed.some((c) => c.id === id)) loadMemory(id, { quiet: true });
 }
 
 function init() {
