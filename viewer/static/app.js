@@ -47,7 +47,10 @@ async function loadList({ quiet = false } = {}) {
   if (!quiet) setStatus("Loading…");
   try {
     const page = await fetchLatest((signal) => listMemories({ ...state, limit: PAGE_SIZE }, signal));
+    const selected = document.querySelector("#memories li.selected")?.dataset.id;
     $("memories").replaceChildren(...page.memories.map(memoryItem));
+    // A live reload keeps the keyboard selection on the same memory.
+    if (selected) document.querySelector(`#memories li[data-id="${CSS.escape(selected)}"]`)?.classList.add("selected");
     const first = page.memories.length ? page.offset + 1 : 0;
     const last = page.offset + page.memories.length;
     let summary = page.query

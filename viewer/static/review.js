@@ -55,7 +55,17 @@ export class ReviewPage {
     if (!quiet) this.setStatus("Loading…");
     try {
       const q = await listContradictions();
-      this.list.replaceChildren(...q.pairs.map((p) => card(p, (li, r) => this.resolve(li, r))));
+      // A live reload leaves the cards alone when the queue is the same, and
+      // keeps ticked force boxes when it is not.
+      const shown = this.cards().map((c) => c.dataset.edge).join();
+      if (shown !== q.pairs.map((p) => String(p.edge_id)).join()) {
+        const forced = new Set(this.cards().filter((c) => c.querySelector(".force-box")?.checked).map((c) => c.dataset.edge));
+        this.list.replaceChildren(...q.pairs.map((p) => card(p, (li, r) => this.resolve(li, r))));
+        for (const c of this.cards()) {
+          const box = c.querySelector(".force-box");
+          if (box && forced.has(c.dataset.edge)) box.checked = true;
+        }
+      }
       this.show(q.total);
       this.select(this.selected);
       if (!quiet) this.setStatus("");
