@@ -30,8 +30,10 @@ func TestBrowserMemoryPageVersionsChartAndDelete(t *testing.T) {
 	ctx := newBrowser(t)
 	f := newFixture(t)
 	old := f.store(t, "Deploy with rsync to the single host", memory.TypeDecision, "project:recall")
+	content := "Deploy with **container images**.\n\n- build in CI\n- <script>alert(1)</script> stays text\n\n" +
+		"See [the runbook](https://example.com/runbook) but not [this](javascript:alert(1)).\n\n```\ndocker build .\n```"
 	res, err := f.mem.Remember(t.Context(), memory.StoreRequest{
-		Content: "Deploy with container images.\n\n- build in CI\n- <script>alert(1)</script> stays text",
+		Content: content,
 		Type:    memory.TypeGoldenRule, Namespace: "project:recall",
 		Metadata: map[string]any{"source": "retro 2026-03", "tags": []string{"deploy", "ci"}},
 	})
@@ -66,7 +68,27 @@ func TestBrowserMemoryPageVersionsChartAndDelete(t *testing.T) {
 	if scripts != 0 {
 		t.Errorf("a memory's text became a script element")
 	}
+	// Markdown is rendered by the page's own code: emphasis, lists, code and
+	// http(s) links become elements; a javascript: link stays text.
+	md, err := run(ctx, chromedp.Evaluate[string](`(() => { const c = document.getElementById("memory-content"); return [
+		c.querySelector("strong")?.textContent, c.querySelectorAll("ul li").length, c.querySelector("pre code")?.textContent,
+		c.querySelector('a[href="https://example.com/runbook"]')?.textContent, c.querySelectorAll("a").length,
+		c.textContent.includes("<script>alert(1)</script>"), c.textContent.includes("[this](javascript:alert(1))")].join("|") })()`))
+	if err != nil || md != "container images|2|docker build .|the runbook|1|true|true" {
+		t.Errorf("rendered Markdown %q (%v), want bold, 2 items, code, one safe link, tags and the javascript: link as text", md, err)
+	}
 	screenshot(t, ctx, "memory-complete")
+	// Plain text shows the memory exactly as stored.
+	if err := within(ctx, 10*time.Second, chromedp.Click(chromedp.CSS(`#raw-toggle`)), chromedp.WaitVisible(chromedp.CSS(`#memory-raw`))); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := run(ctx, chromedp.Evaluate[string](`document.getElementById("memory-raw").textContent`))
+	if raw != content {
+		t.Errorf("plain text %q, want the stored content", raw)
+	}
+	if err := within(ctx, 10*time.Second, chromedp.Click(chromedp.CSS(`#raw-toggle`))); err != nil {
+		t.Fatal(err)
+	}
 
 	// Delete: the confirmation shows the text, and a golden rule needs force.
 	if err := within(ctx, 10*time.Second, chromedp.Click(chromedp.CSS(`#delete`)), chromedp.WaitVisible(chromedp.CSS(`#delete-confirm`))); err != nil {
@@ -75,7 +97,7 @@ func TestBrowserMemoryPageVersionsChartAndDelete(t *testing.T) {
 	shown, _ := run(ctx, chromedp.Text(chromedp.CSS(`#delete-content`)))
 	disabled, _ := run(ctx, chromedp.Evaluate[bool](`document.getElementById("delete-confirm").disabled`))
 	screenshot(t, ctx, "delete-confirm-golden")
-	if !strings.Contains(shown, "Deploy with container images") || !disabled {
+	if !strings.Contains(shown, "Deploy with **container images**") || !disabled {
 		t.Fatalf("confirmation shows %q, delete disabled %v; want the text and disabled until force", shown, disabled)
 	}
 	err = within(ctx, 10*time.Second,

@@ -3,6 +3,7 @@
 import { el, fmtTime, fmtNum } from "./dom.js";
 import { listMemories, getMemory, validateMemory, forgetMemory, watchChanges } from "./api.js";
 import { confidenceChart } from "./chart.js";
+import { renderMarkdown } from "./markdown.js";
 import { ReviewPage } from "./review.js";
 import { loadHealth } from "./health.js";
 
@@ -139,12 +140,15 @@ async function loadMemory(id, { quiet = false } = {}) {
         el("span", { class: `badge ${m.memory_type}` }, m.memory_type),
         el("span", {}, m.namespace),
         el("span", {}, `confidence ${fmtNum(m.confidence)}`)),
-      // Agent-written text: a text node with whitespace kept, never HTML.
-      el("div", { class: "content", id: "memory-content" }, m.content),
+      // Agent-written text: Markdown made into elements by our own code, never
+      // parsed as HTML; "Plain text" shows it exactly as stored.
+      el("div", { class: "content markdown", id: "memory-content" }, renderMarkdown(m.content)),
+      el("div", { class: "content", id: "memory-raw", hidden: true }, m.content),
       el("div", { class: "actions" },
         el("button", { type: "button", id: "confirm", title: "It held: confidence +0.1" }, "Confirm"),
         el("button", { type: "button", id: "refute", title: "It was wrong: confidence -0.15" }, "Refute"),
-        el("button", { type: "button", id: "delete", class: "danger", title: "Delete this memory (asks first)" }, "Delete…")),
+        el("button", { type: "button", id: "delete", class: "danger", title: "Delete this memory (asks first)" }, "Delete…"),
+        el("button", { type: "button", id: "raw-toggle", "aria-pressed": "false", title: "Show the text exactly as stored" }, "Plain text")),
       el("div", { id: "delete-box" }),
       el("h2", {}, "Details"),
       el("dl", { class: "fields" },
@@ -172,6 +176,12 @@ async function loadMemory(id, { quiet = false } = {}) {
     $("confirm").addEventListener("click", () => validate(m.id, true));
     $("refute").addEventListener("click", () => validate(m.id, false));
     $("delete").addEventListener("click", () => askDelete(m, d.edges.length, v.summary.total_events));
+    $("raw-toggle").addEventListener("click", (e) => {
+      const raw = $("memory-raw").hidden;
+      $("memory-raw").hidden = !raw;
+      $("memory-content").hidden = raw;
+      e.currentTarget.setAttribute("aria-pressed", String(raw));
+    });
     if (!quiet) setStatus("");
   } catch (err) {
     if (err.name === "AbortError") return;
