@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,7 +30,14 @@ type HTTPOptions struct {
 	// IdleTimeout a kept-alive connection waiting for its next request: a
 	// client sending slowly cannot hold a connection forever.
 	HeaderTimeout, BodyTimeout, IdleTimeout time.Duration
+	// UI, when set, is served under /ui/ (the prefix stripped) beside MCP:
+	// the web viewer, which brings its own checks. The bearer token does not
+	// apply to it; only serve it on a loopback address.
+	UI http.Handler
 }
+
+// UIPrefix is where HTTPOptions.UI is served.
+const UIPrefix = "/ui/"
 
 const (
 	defaultSessionIdle   = 30 * time.Minute
@@ -79,6 +87,13 @@ func httpHandler(srv *mcp.Server, opts HTTPOptions) http.Handler {
 		h = requireBearer(opts.Token, h)
 	}
 	h = checkOrigin(h)
+	if opts.UI != nil {
+		mux := http.NewServeMux()
+		mux.Handle(UIPrefix, http.StripPrefix(strings.TrimSuffix(UIPrefix, "/"), opts.UI))
+		mux.Handle(strings.TrimSuffix(UIPrefix, "/"), http.RedirectHandler(UIPrefix, http.StatusMovedPermanently))
+		mux.Handle("/", h)
+		h = mux
+	}
 	return bodyDeadline(opts.BodyTimeout, h)
 }
 

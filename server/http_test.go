@@ -185,3 +185,40 @@ func heapInUse() uint64 {
 	runtime.ReadMemStats(&m)
 	return m.HeapInuse
 }
+
+func TestHTTPServesTheUIUnderItsPrefixBesideMCP(t *testing.T) {
+	f := newFixture(t)
+	ui := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "ui saw %s", r.URL.Path)
+	})
+	url := startHTTP(t, f.srv, HTTPOptions{UI: ui, Token: "secret"})
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for path, want := range map[string]string{"/ui/": "ui saw /", "/ui/api/memories": "ui saw /api/memories"} {
+		res, err := noRedirect.Get(url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK || string(body) != want {
+			t.Errorf("GET %s: %d %q, want 200 %q", path, res.StatusCode, body, want)
+		}
+	}
+	res, err := noRedirect.Get(url + "/ui")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusMovedPermanently || res.Header.Get("Location") != "/ui/" {
+		t.Errorf("GET /ui: %d to %q, want a redirect to /ui/", res.StatusCode, res.Header.Get("Location"))
+	}
+	// MCP keeps its own path and its token.
+	res, err = http.Post(url+"/", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("MCP without the token beside the UI: %d, want 401", res.StatusCode)
+	}
+}

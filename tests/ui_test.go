@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -98,5 +99,72 @@ func TestUIRefusesABadPort(t *testing.T) {
 	delete(c.vars, "RECALL_UI_PORT")
 	if r := c.run("", "ui", "--port", "-3"); r.code != 2 || !strings.Contains(r.stderr, "--port") {
 		t.Errorf("--port -3: code %d, stderr %q; want a usage error naming --port", r.code, r.stderr)
+	}
+}
+
+func TestServeHTTPAlsoServesTheViewerUnderUI(t *testing.T) {
+	env, _ := recallEnv(t)
+	s := startHTTP(t, env)
+	cs, err := connectHTTP(t.Context(), s.url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	ok(t, cs, "memory_store_tool", map[string]any{"content": "The viewer rides along with serve --http."})
+
+	client := &http.Client{Timeout: 10 * time.Second}
+	res, err := client.Get(s.url + "/ui/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(body), `src="static/app.js"`) || !strings.Contains(res.Header.Get("Content-Security-Policy"), "script-src 'self'") {
+		t.Fatalf("GET /ui/: %d, CSP %q, page %.200q; want the viewer's page under its policy", res.StatusCode, res.Header.Get("Content-Security-Policy"), body)
+	}
+	res, err = client.Get(s.url + "/ui/api/memories")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(body), "rides along") {
+		t.Fatalf("GET /ui/api/memories: %d %s", res.StatusCode, body)
+	}
+
+	// A live stream from the viewer, fed by a write through MCP; SIGTERM ends
+	// the stream instead of waiting out the shutdown grace for it.
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", s.url+"/ui/api/events", nil)
+	stream, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Body.Close()
+	got := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stream.Body)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "data: ") {
+				got <- sc.Text()
+				return
+			}
+		}
+	}()
+	ok(t, cs, "memory_store_tool", map[string]any{"content": "Stored while a page listens."})
+	select {
+	case line := <-got:
+		if !strings.Contains(line, `"created":true`) {
+			t.Errorf("event %s, want a created memory", line)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no event on /ui/api/events after a store through MCP")
+	}
+	cs.Close()
+	start := time.Now()
+	if code := s.stop(t); code != 0 {
+		t.Errorf("exit code %d after SIGTERM, want 0", code)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("stopping took %v with a viewer stream open, want the stream ended at once", d)
 	}
 }

@@ -2,7 +2,9 @@ package viewer
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -120,7 +122,15 @@ type detail struct {
 	Edges     []memory.Edge             `json:"edges"`
 	Neighbors []memory.GraphNode        `json:"neighbors"`
 	History   *validation.HistoryResult `json:"validation"`
+	// Chain is the memory's supersession chain, oldest first, the memory
+	// itself included: a single entry when nothing supersedes it and it
+	// supersedes nothing. The last entry is the version in force.
+	Chain []memory.GraphNode `json:"supersession"`
 }
+
+// maxChain bounds the supersession chain walked for one memory page: that many
+// versions either side of it, the graph walk's deepest.
+const maxChain = memory.MaxGraphDepth
 
 func (h *handler) getMemory(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
@@ -151,7 +161,58 @@ func (h *handler) getMemory(w http.ResponseWriter, r *http.Request) {
 	if edges == nil {
 		edges = []memory.Edge{}
 	}
-	writeJSON(w, http.StatusOK, detail{Memory: m, Edges: edges, Neighbors: neighbors, History: hist})
+	chain, err := h.chain(r, m)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, detail{Memory: m, Edges: edges, Neighbors: neighbors, History: hist, Chain: chain})
+}
+
+// chain walks the supersedes edges around m (memory_inspect_graph_tool along
+// supersedes only, at most maxChain hops) into one line from the oldest
+// version to the one in force.
+// Where versions branch, the first edge is followed; a loop ends the walk.
+func (h *handler) chain(r *http.Request, m *memory.Memory) ([]memory.GraphNode, error) {
+	g, err := h.mem.Inspect(r.Context(), memory.InspectRequest{
+		MemoryID: m.ID, MaxDepth: maxChain, EdgeTypes: []memory.Relation{memory.RelationSupersedes},
+	})
+	if err != nil {
+		return nil, err
+	}
+	nodes := make(map[string]memory.GraphNode, len(g.Nodes))
+	for _, n := range g.Nodes {
+		nodes[n.ID] = n
+	}
+	self, ok := nodes[m.ID]
+	if !ok {
+		self = memory.GraphNode{ID: m.ID, Content: m.Content, Type: m.Type, Namespace: m.Namespace, Confidence: m.Confidence, Importance: m.Importance}
+	}
+	// step follows one supersedes edge from id: to the older version it
+	// replaced (back) or the newer one replacing it (forward).
+	step := func(id string, back bool) (string, bool) {
+		for _, e := range g.Edges {
+			if back && e.SourceID == id {
+				return e.TargetID, true
+			}
+			if !back && e.TargetID == id {
+				return e.SourceID, true
+			}
+		}
+		return "", false
+	}
+	seen := map[string]bool{m.ID: true}
+	var older, newer []memory.GraphNode
+	for id, ok := step(m.ID, true); ok && !seen[id] && len(older) < maxChain; id, ok = step(id, true) {
+		seen[id] = true
+		older = append(older, nodes[id])
+	}
+	for id, ok := step(m.ID, false); ok && !seen[id] && len(newer) < maxChain; id, ok = step(id, false) {
+		seen[id] = true
+		newer = append(newer, nodes[id])
+	}
+	slices.Reverse(older)
+	return append(append(older, self), newer...), nil
 }
 
 // validateBody is POST /api/memories/{id}/validate: a person confirming (or
@@ -174,6 +235,39 @@ func (h *handler) validateMemory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
+}
+
+// forgetBody is DELETE /api/memories/{id}: Force is needed for a golden rule.
+type forgetBody struct {
+	Force bool `json:"force"`
+}
+
+// forgetMemory deletes one memory by id through memory_forget_tool's path:
+// memory.Service.Forget with the id, confirmed, golden rules kept unless
+// force. Its edges and validation events go with it.
+func (h *handler) forgetMemory(w http.ResponseWriter, r *http.Request) {
+	var body forgetBody
+	if err := decodeBody(w, r, &body); err != nil {
+		writeError(w, http.StatusBadRequest, `invalid body: accepted a JSON object {"force": false} or {"force": true} (force deletes a golden rule)`)
+		return
+	}
+	res, err := h.mem.Forget(r.Context(), memory.ForgetRequest{MemoryID: r.PathValue("id"), Confirm: true, Force: body.Force})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// decodeBody reads a small JSON body, refusing unknown fields. An empty body
+// is the zero value.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
 }
 
 // onlyParams refuses a query parameter the endpoint does not know, so a typo

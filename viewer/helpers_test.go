@@ -21,15 +21,19 @@ import (
 // fixture is the viewer over a real database file and a fake Ollama, as
 // recall ui wires it.
 type fixture struct {
-	mem *memory.Service
-	val *validation.Service
-	h   http.Handler
+	mem  *memory.Service
+	val  *validation.Service
+	db   *storage.DB
+	path string
+	ol   string // the fake Ollama's URL
+	h    http.Handler
 }
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "recall.db"))
+	path := filepath.Join(t.TempDir(), "recall.db")
+	db, err := storage.Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +46,8 @@ func newFixture(t testing.TB) *fixture {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	mem := memory.NewService(db, client, memory.Options{Logger: log})
 	val := validation.New(db, mem, client, client, validation.Options{Logger: log})
-	return &fixture{mem: mem, val: val, h: New(Deps{Memory: mem, Validation: val, Logger: log})}
+	return &fixture{mem: mem, val: val, db: db, path: path, ol: ol.URL(),
+		h: New(Deps{Memory: mem, Validation: val, DB: db, Logger: log})}
 }
 
 // store saves a memory and returns its id.
@@ -104,4 +109,20 @@ func newLoopbackServer(t testing.TB, f *fixture) string {
 	srv := httptest.NewServer(f.h)
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// otherProcess opens the fixture's database file a second time, with its own
+// pool and services, as a hook or the CLI in another process would.
+func (f *fixture) otherProcess(t testing.TB) *memory.Service {
+	t.Helper()
+	db, err := storage.Open(context.Background(), f.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	client, err := embedding.New(embedding.Options{Host: f.ol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return memory.NewService(db, client, memory.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }

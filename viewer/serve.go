@@ -31,13 +31,18 @@ func Listen(port int) (net.Listener, error) {
 }
 
 // Serve serves h on ln until ctx is done, then lets requests in flight finish
-// for a few seconds.
+// for a few seconds. Event streams never finish by themselves: shutting down
+// cancels their requests' context.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler) error {
+	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelBase()
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
+		BaseContext:       func(net.Listener) context.Context { return base },
 	}
+	srv.RegisterOnShutdown(cancelBase)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {

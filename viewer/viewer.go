@@ -10,6 +10,7 @@ import (
 	"net/http"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 	"github.com/recall-mcp/recall/validation"
 )
 
@@ -20,14 +21,22 @@ var staticFiles embed.FS
 type Deps struct {
 	Memory     *memory.Service
 	Validation *validation.Service
-	Logger     *slog.Logger
+	// DB is the database file the services use; the live updates watch it
+	// for commits from any process. Without it /api/events is off.
+	DB     *storage.DB
+	Logger *slog.Logger
+	// Done, when closed, ends the event streams (a server shutting down
+	// would otherwise wait for them).
+	Done <-chan struct{}
 }
 
 // handler serves the API and the page.
 type handler struct {
-	mem *memory.Service
-	val *validation.Service
-	log *slog.Logger
+	mem  *memory.Service
+	val  *validation.Service
+	hub  *hub // nil without Deps.DB
+	done <-chan struct{}
+	log  *slog.Logger
 }
 
 // New returns the viewer as one http.Handler with its security checks in place:
@@ -38,16 +47,24 @@ func New(d Deps) http.Handler {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	h := &handler{mem: d.Memory, val: d.Validation, log: d.Logger}
+	h := &handler{mem: d.Memory, val: d.Validation, log: d.Logger, done: d.Done}
+	if d.DB != nil {
+		h.hub = newHub(d.DB, d.Logger)
+	}
 	static, err := fs.Sub(staticFiles, "static")
 	if err != nil {
 		panic(err) // the embedded tree is fixed at build time
 	}
 
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/events", h.events)
 	mux.HandleFunc("GET /api/memories", h.listMemories)
 	mux.HandleFunc("GET /api/memories/{id}", h.getMemory)
+	mux.HandleFunc("DELETE /api/memories/{id}", h.forgetMemory)
 	mux.HandleFunc("POST /api/memories/{id}/validate", h.validateMemory)
+	mux.HandleFunc("GET /api/health", h.health)
+	mux.HandleFunc("GET /api/review/contradictions", h.listContradictions)
+	mux.HandleFunc("POST /api/review/contradictions/{edge}", h.resolveContradiction)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no API route "+r.Method+" "+r.URL.Path)
 	})

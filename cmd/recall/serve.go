@@ -13,6 +13,7 @@ import (
 
 	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/server"
+	"github.com/recall-mcp/recall/viewer"
 )
 
 // shutdownGrace bounds how long the curation queue may take to drain at exit.
@@ -26,7 +27,8 @@ var serveCommand = &command{
 		"SIGTERM it finishes calls in flight and the curation queue, closes the database\n" +
 		"and exits 0.\n" +
 		"RECALL_HTTP_TOKEN set makes HTTP clients send \"Authorization: Bearer <token>\";\n" +
-		"--allow-remote requires it. Requests from another site's web page (Origin) get 403.",
+		"--allow-remote requires it. Requests from another site's web page (Origin) get 403.\n" +
+		"Without --allow-remote, --http also serves the web viewer (recall ui) under /ui/.",
 	run: runServe,
 }
 
@@ -78,11 +80,19 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 	srv := a.mcpServer("") // clients' projects come from their roots
 	if *addr != "" {
 		a.log.Info("serving MCP over Streamable HTTP", "addr", *addr, "database", a.cfg.SQLitePath)
-		err = server.ServeHTTP(ctx, srv, *addr, server.HTTPOptions{
+		opts := server.HTTPOptions{
 			Token:       a.cfg.HTTPToken,
 			SessionIdle: a.cfg.HTTPSessionIdle,
 			MaxSessions: a.cfg.HTTPMaxSessions,
-		})
+		}
+		// The viewer answers loopback Hosts only and has no token: it is
+		// served beside MCP on this machine's own address, never with
+		// --allow-remote.
+		if !*allowRemote {
+			opts.UI = viewer.New(viewer.Deps{Memory: a.mem, Validation: a.cur, DB: a.db, Logger: a.log, Done: ctx.Done()})
+			a.log.Info("serving the viewer", "url", "http://"+*addr+server.UIPrefix)
+		}
+		err = server.ServeHTTP(ctx, srv, *addr, opts)
 	} else {
 		a.log.Debug("serving MCP on stdio", "database", a.cfg.SQLitePath)
 		err = server.ServeStdio(ctx, srv)

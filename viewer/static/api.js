@@ -35,3 +35,54 @@ export function validateMemory(id, success) {
     body: JSON.stringify({ success }),
   });
 }
+
+// forgetMemory deletes one memory by id, as memory_forget_tool does: a golden
+// rule needs force.
+export function forgetMemory(id, force) {
+  return call(`api/memories/${encodeURIComponent(id)}`, {
+    method: "DELETE",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ force }),
+  });
+}
+
+// watchChanges follows GET api/events. A broken stream is reopened after a
+// jittered, growing delay (0.5 s doubling to 30 s, times 0.5 to 1.5), from the
+// last event seen, so the server replays what was missed or says reset.
+// onState gets "live" or "reconnecting".
+export function watchChanges({ onChange, onReset, onState }) {
+  let lastId = "";
+  let attempt = 0;
+  const connect = () => {
+    const es = new EventSource(lastId ? `api/events?last_event_id=${encodeURIComponent(lastId)}` : "api/events");
+    es.onopen = () => { attempt = 0; onState("live"); };
+    es.addEventListener("change", (e) => { lastId = e.lastEventId; onChange(JSON.parse(e.data)); });
+    es.addEventListener("reset", (e) => { lastId = e.lastEventId; onReset(); });
+    es.onerror = () => {
+      es.close();
+      onState("reconnecting");
+      const delay = Math.min(30000, 500 * 2 ** attempt) * (0.5 + Math.random());
+      attempt = Math.min(attempt + 1, 10);
+      setTimeout(connect, delay);
+    };
+  };
+  connect();
+}
+
+export function listContradictions(signal) {
+  return getJSON("api/review/contradictions", signal);
+}
+
+// resolveContradiction records a verdict on a contradicts edge: a_supersedes_b,
+// b_supersedes_a, both_hold or not_contradiction (force: supersede a golden rule).
+export function resolveContradiction(edgeId, resolution, force) {
+  return call(`api/review/contradictions/${encodeURIComponent(edgeId)}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ resolution, force }),
+  });
+}
+
+export function getHealth(signal) {
+  return getJSON("api/health", signal);
+}

@@ -1,7 +1,11 @@
 // The viewer's page: a memory list with search and filters, and one memory's
 // page, switched by the URL's hash (#/ and #/m/<id>).
 import { el, fmtTime, fmtNum } from "./dom.js";
-import { listMemories, getMemory, validateMemory } from "./api.js";
+import { listMemories, getMemory, validateMemory, forgetMemory, watchChanges } from "./api.js";
+import { confidenceChart } from "./chart.js";
+import { renderMarkdown } from "./markdown.js";
+import { ReviewPage } from "./review.js";
+import { loadHealth } from "./health.js";
 
 const PAGE_SIZE = 50;
 const SEARCH_DELAY_MS = 200; // wait for a pause in typing before searching
@@ -9,6 +13,9 @@ const SEARCH_DELAY_MS = 200; // wait for a pause in typing before searching
 const $ = (id) => document.getElementById(id);
 const state = { q: "", namespace: "", type: "", order: "", offset: 0 };
 let inflight = null; // the request a newer one replaces
+let notice = ""; // a message to show once the next list has loaded
+const fresh = new Set(); // ids written since the page opened, highlighted a while
+const FRESH_MS = 8000;
 
 function setStatus(text, isError = false) {
   $("status").textContent = text;
@@ -24,7 +31,7 @@ function fetchLatest(call) {
 }
 
 function memoryItem(m) {
-  return el("li", { "data-id": m.id },
+  return el("li", { "data-id": m.id, class: fresh.has(m.id) ? "fresh" : null },
     el("a", { href: `#/m/${encodeURIComponent(m.id)}` },
       el("div", { class: "content" }, m.content),
       el("div", { class: "meta" },
@@ -36,11 +43,15 @@ function memoryItem(m) {
         el("span", {}, fmtTime(m.created_at)))));
 }
 
-async function loadList() {
-  setStatus("Loading…");
+// loadList shows the list; quiet (a live update) leaves the status line alone.
+async function loadList({ quiet = false } = {}) {
+  if (!quiet) setStatus("Loading…");
   try {
     const page = await fetchLatest((signal) => listMemories({ ...state, limit: PAGE_SIZE }, signal));
+    const selected = document.querySelector("#memories li.selected")?.dataset.id;
     $("memories").replaceChildren(...page.memories.map(memoryItem));
+    // A live reload keeps the keyboard selection on the same memory.
+    if (selected) document.querySelector(`#memories li[data-id="${CSS.escape(selected)}"]`)?.classList.add("selected");
     const first = page.memories.length ? page.offset + 1 : 0;
     const last = page.offset + page.memories.length;
     let summary = page.query
@@ -50,7 +61,8 @@ async function loadList() {
     $("summary").textContent = summary;
     $("prev").disabled = page.offset === 0;
     $("next").disabled = !page.has_more;
-    setStatus("");
+    if (!quiet || notice) setStatus(notice);
+    notice = "";
   } catch (err) {
     if (err.name === "AbortError") return;
     setStatus(err.message, true);
@@ -69,10 +81,14 @@ function edgeRow(edge, selfId, neighbors) {
   const outgoing = edge.source_id === selfId;
   const otherId = outgoing ? edge.target_id : edge.source_id;
   const other = neighbors.get(otherId);
-  return el("tr", {},
-    el("td", {}, outgoing ? `${edge.relation} →` : `← ${edge.relation}`),
-    el("td", {}, el("a", { href: `#/m/${encodeURIComponent(otherId)}` }, other ? other.content_preview : otherId)),
-    el("td", {}, fmtNum(edge.weight)));
+  // Read as a sentence: "this supersedes <other>" or "<other> supersedes this".
+  return el("tr", { class: `edge ${edge.relation}` },
+    el("td", { class: "direction", title: outgoing ? "from this memory" : "to this memory" },
+      outgoing ? `this ${edge.relation.replace("_", " ")} →` : `← ${edge.relation.replace("_", " ")} this`),
+    el("td", {},
+      el("a", { href: `#/m/${encodeURIComponent(otherId)}` }, other ? other.content_preview : otherId),
+      other ? el("div", { class: "meta" }, el("span", { class: `badge ${other.memory_type}` }, other.memory_type), el("span", {}, other.namespace)) : null),
+    el("td", { class: "num" }, fmtNum(edge.weight)));
 }
 
 function eventRow(ev) {
@@ -83,19 +99,57 @@ function eventRow(ev) {
     el("td", { class: "note" }, ev.context || ev.error_msg || ""));
 }
 
-async function loadMemory(id) {
-  setStatus("Loading…");
+// chainView shows the versions of a memory, oldest first, the one in force last.
+function chainView(chain, selfId) {
+  if (chain.length < 2) return el("p", { class: "muted" }, "No other versions: nothing supersedes this memory and it supersedes nothing.");
+  const last = chain.length - 1;
+  return el("ol", { id: "chain" }, chain.map((n, i) =>
+    el("li", { class: n.id === selfId ? "self" : "" },
+      el("span", { class: "badge" }, i === last ? "current" : `v${i + 1}`),
+      n.id === selfId
+        ? el("span", {}, n.content_preview, el("span", { class: "muted" }, " (this memory)"))
+        : el("a", { href: `#/m/${encodeURIComponent(n.id)}` }, n.content_preview))));
+}
+
+// metadataView lists metadata keys and values as text.
+function metadataView(meta) {
+  const keys = Object.keys(meta ?? {});
+  if (!keys.length) return "none";
+  return el("dl", { class: "metadata" }, keys.sort().map((k) => {
+    const v = meta[k];
+    return [el("dt", {}, k), el("dd", {}, typeof v === "string" ? v : JSON.stringify(v))];
+  }));
+}
+
+async function loadMemory(id, { quiet = false } = {}) {
+  if (!quiet) setStatus("Loading…");
   const box = $("memory");
   try {
     const d = await fetchLatest((signal) => getMemory(id, signal));
     const m = d.memory;
     const neighbors = new Map(d.neighbors.map((n) => [n.id, n]));
     const v = d.validation;
-    box.replaceChildren(
-      el("div", { class: "content", id: "memory-content" }, m.content),
+    const chain = d.supersession;
+    const current = chain[chain.length - 1];
+    box.replaceChildren(...[
+      current.id !== m.id
+        ? el("p", { class: "notice", id: "superseded-notice" }, "Superseded: the version in force is ",
+          el("a", { href: `#/m/${encodeURIComponent(current.id)}` }, current.content_preview), ".")
+        : null,
+      el("div", { class: "meta top" },
+        el("span", { class: `badge ${m.memory_type}` }, m.memory_type),
+        el("span", {}, m.namespace),
+        el("span", {}, `confidence ${fmtNum(m.confidence)}`)),
+      // Agent-written text: Markdown made into elements by our own code, never
+      // parsed as HTML; "Plain text" shows it exactly as stored.
+      el("div", { class: "content markdown", id: "memory-content" }, renderMarkdown(m.content)),
+      el("div", { class: "content", id: "memory-raw", hidden: true }, m.content),
       el("div", { class: "actions" },
         el("button", { type: "button", id: "confirm", title: "It held: confidence +0.1" }, "Confirm"),
-        el("button", { type: "button", id: "refute", title: "It was wrong: confidence -0.15" }, "Refute")),
+        el("button", { type: "button", id: "refute", title: "It was wrong: confidence -0.15" }, "Refute"),
+        el("button", { type: "button", id: "delete", class: "danger", title: "Delete this memory (asks first)" }, "Delete…"),
+        el("button", { type: "button", id: "raw-toggle", "aria-pressed": "false", title: "Show the text exactly as stored" }, "Plain text")),
+      el("div", { id: "delete-box" }),
       el("h2", {}, "Details"),
       el("dl", { class: "fields" },
         field("id", m.id),
@@ -106,23 +160,68 @@ async function loadMemory(id) {
         field("created", fmtTime(m.created_at)),
         field("updated", fmtTime(m.updated_at)),
         field("last accessed", `${fmtTime(m.accessed_at)} (${m.access_count} times)`),
-        field("metadata", JSON.stringify(m.metadata ?? {}))),
+        field("metadata", metadataView(m.metadata))),
+      el("h2", {}, "Versions"),
+      chainView(chain, m.id),
       el("h2", {}, `Edges (${d.edges.length})`),
       d.edges.length
         ? el("table", { id: "edges" }, el("tbody", {}, d.edges.map((e) => edgeRow(e, m.id, neighbors))))
         : el("p", { class: "muted" }, "No edges."),
-      el("h2", {}, `Validation (${plural(v.summary.total_events, "event")}, success rate ${fmtNum(v.summary.success_rate)})`),
+      el("h2", {}, `Validation (${plural(v.summary.total_events, "event")}, success rate ${fmtNum(v.summary.success_rate) || "n/a"})`),
+      confidenceChart(v.events),
       v.events.length
         ? el("table", { id: "events" }, el("tbody", {}, v.events.map(eventRow)))
-        : el("p", { class: "muted" }, "Never validated."));
+        : el("p", { class: "muted" }, "Never validated."),
+    ].filter(Boolean));
     $("confirm").addEventListener("click", () => validate(m.id, true));
     $("refute").addEventListener("click", () => validate(m.id, false));
-    setStatus("");
+    $("delete").addEventListener("click", () => askDelete(m, d.edges.length, v.summary.total_events));
+    $("raw-toggle").addEventListener("click", (e) => {
+      const raw = $("memory-raw").hidden;
+      $("memory-raw").hidden = !raw;
+      $("memory-content").hidden = raw;
+      e.currentTarget.setAttribute("aria-pressed", String(raw));
+    });
+    if (!quiet) setStatus("");
   } catch (err) {
     if (err.name === "AbortError") return;
     box.replaceChildren(el("p", { class: "error" }, err.message));
     setStatus("");
   }
+}
+
+// askDelete shows exactly what a delete removes and asks before doing it: the
+// memory's full text, its edges and validation events (they go with it). A
+// golden rule needs the force box ticked, as memory_forget_tool needs force.
+function askDelete(m, edges, events) {
+  const box = $("delete-box");
+  const golden = m.memory_type === "golden_rule";
+  const force = golden ? el("input", { type: "checkbox", id: "delete-force" }) : null;
+  const go = el("button", { type: "button", id: "delete-confirm", class: "danger", disabled: golden }, "Delete permanently");
+  const cancel = el("button", { type: "button", id: "delete-cancel" }, "Cancel");
+  box.replaceChildren(el("div", { class: "confirm-delete", role: "alertdialog", "aria-labelledby": "delete-title" },
+    el("p", { id: "delete-title" }, el("strong", {}, "Delete this memory?"), " This cannot be undone."),
+    el("ul", {},
+      el("li", {}, `memory ${m.id} (${m.memory_type}, ${m.namespace}):`),
+      el("li", { class: "content", id: "delete-content" }, m.content),
+      el("li", {}, `${plural(edges, "edge")} to other memories (those memories stay)`),
+      el("li", {}, `${plural(events, "validation event")}`)),
+    golden ? el("label", { class: "force" }, force, " It is a golden rule: delete it anyway (force)") : null,
+    el("div", { class: "actions" }, go, cancel)));
+  if (force) force.addEventListener("change", () => { go.disabled = !force.checked; });
+  cancel.addEventListener("click", () => box.replaceChildren());
+  go.addEventListener("click", async () => {
+    go.disabled = true;
+    try {
+      const res = await forgetMemory(m.id, Boolean(force && force.checked));
+      notice = res.message;
+      location.hash = "#/";
+    } catch (err) {
+      go.disabled = golden && !(force && force.checked);
+      setStatus(err.message, true);
+    }
+  });
+  (force || go).focus();
 }
 
 async function validate(id, success) {
@@ -136,17 +235,64 @@ async function validate(id, success) {
   }
 }
 
+let review; // the ReviewPage, made in init
+
+// view names the page the URL's hash asks for.
+function view() {
+  const h = location.hash;
+  if (/^#\/m\/.+$/.test(h)) return "memory";
+  if (h === "#/review") return "review";
+  if (h === "#/health") return "health";
+  return "list";
+}
+
 function route() {
-  const m = location.hash.match(/^#\/m\/(.+)$/);
-  $("list-view").hidden = Boolean(m);
-  $("memory-view").hidden = !m;
-  if (m) loadMemory(decodeURIComponent(m[1]));
+  const v = view();
+  for (const name of ["list", "memory", "review", "health"]) $(`${name}-view`).hidden = name !== v;
+  document.querySelectorAll("#nav a").forEach((a) => {
+    if (a.dataset.view === v) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  });
+  if (v === "memory") loadMemory(decodeURIComponent(location.hash.slice("#/m/".length)));
+  else if (v === "review") review.load();
+  else if (v === "health") loadHealth($("health"), setStatus);
   else loadList();
+}
+
+// moveSelection moves the list's keyboard selection (j/k) by step.
+function moveSelection(step) {
+  const items = [...document.querySelectorAll("#memories li")];
+  if (!items.length) return;
+  const cur = items.findIndex((li) => li.classList.contains("selected"));
+  const next = cur < 0 ? 0 : Math.max(0, Math.min(items.length - 1, cur + step));
+  items.forEach((li, i) => li.classList.toggle("selected", i === next));
+  items[next].scrollIntoView({ block: "nearest" });
 }
 
 function debounce(fn, ms) {
   let timer;
   return (...args) => { clearTimeout(timer); timer = setTimeout(() => fn(...args), ms); };
+}
+
+// live applies a change from the server (this page's own writes, an agent's,
+// a hook's in another process) to what is on screen.
+let lastTotal = null;
+function live(ev) {
+  const dropped = lastTotal !== null && ev.total < lastTotal;
+  lastTotal = ev.total;
+  for (const c of ev.changed) {
+    fresh.add(c.id);
+    setTimeout(() => { fresh.delete(c.id); document.querySelector(`#memories li[data-id="${CSS.escape(c.id)}"]`)?.classList.remove("fresh"); }, FRESH_MS);
+  }
+  const v = view();
+  if (v === "review") { review.load({ quiet: true }); return; }
+  if (v === "list") { loadList({ quiet: true }); return; }
+  if (v === "health") { loadHealth($("health"), setStatus, { quiet: true }); return; }
+  if (v !== "memory") return;
+  const id = decodeURIComponent(location.hash.slice("#/m/".length));
+  // Leave an open delete confirmation alone.
+  if ($("delete-box")?.childElementCount) return;
+  if (dropped || ev.edges || ev.changed.some((c) => c.id === id)) loadMemory(id, { quiet: true });
 }
 
 function init() {
@@ -163,13 +309,24 @@ function init() {
   $("namespace").addEventListener("input", later);
   $("type").addEventListener("change", refilter);
   $("order").addEventListener("change", refilter);
-  // "/" jumps to the search box, as on most sites with one.
+  review = new ReviewPage({ list: $("pairs"), summary: $("review-summary"), count: $("review-count"), setStatus });
+  // Keys: "/" jumps to the search box; j/k move through the list or the
+  // review queue, Enter opens the selected memory; 1-4 resolve a contradiction.
   document.addEventListener("keydown", (e) => {
-    const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement;
-    if (e.key === "/" && !typing && !e.ctrlKey && !e.metaKey && !e.altKey) {
+    const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.target instanceof HTMLTextAreaElement;
+    if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
+    const v = view();
+    if (e.key === "/") {
       e.preventDefault();
-      if (location.hash.startsWith("#/m/")) location.hash = "#/";
+      if (v !== "list") location.hash = "#/";
       $("q").focus();
+    } else if (v === "list" && (e.key === "j" || e.key === "k")) {
+      moveSelection(e.key === "j" ? 1 : -1);
+    } else if (v === "list" && e.key === "Enter") {
+      const a = document.querySelector("#memories li.selected a");
+      if (a) { e.preventDefault(); a.click(); }
+    } else if (v === "review" && review.key(e.key)) {
+      e.preventDefault();
     }
   });
   $("filters").addEventListener("submit", (e) => { e.preventDefault(); refilter(); });
@@ -177,6 +334,12 @@ function init() {
   $("next").addEventListener("click", () => { state.offset += PAGE_SIZE; loadList(); });
   window.addEventListener("hashchange", route);
   route();
+  if (view() !== "review") review.load({ quiet: true }); // the count in the nav
+  watchChanges({
+    onChange: live,
+    onReset: () => route(), // changes were missed: reload what is shown
+    onState: (st) => { $("live-banner").hidden = st === "live"; document.body.dataset.live = st; },
+  });
 }
 
 init();

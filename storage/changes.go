@@ -1,0 +1,96 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// Watch notices commits to the database from any connection: this process's
+// pool, another Recall process, a hook or the sqlite3 shell. It holds one
+// connection of its own, on which PRAGMA data_version changes whenever another
+// connection has committed since the last look, an in-memory check with no
+// file read.
+type Watch struct {
+	conn    *sql.Conn
+	version int64
+}
+
+// Watch opens a watch; Close gives its connection back.
+func (s *DB) Watch(ctx context.Context) (*Watch, error) {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("watch: %w", err)
+	}
+	w := &Watch{conn: conn}
+	if _, err := w.Changed(ctx); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// Changed reports whether another connection committed since the last call
+// (since Watch for the first).
+func (w *Watch) Changed(ctx context.Context) (bool, error) {
+	var v int64
+	if err := w.conn.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
+		return false, fmt.Errorf("watch: %w", err)
+	}
+	changed := v != w.version
+	w.version = v
+	return changed, nil
+}
+
+// Close releases the watch's connection.
+func (w *Watch) Close() error { return w.conn.Close() }
+
+// MemoryStamp is when a memory was created and last changed.
+type MemoryStamp struct {
+	ID        string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Changes is what ChangedSince found.
+type Changes struct {
+	// Memories were updated at or after the time asked, oldest change first.
+	Memories []MemoryStamp
+	// Total counts all memories: a drop is how deletes show.
+	Total int
+	// Edges is the edge count and the highest edge id: it differs whenever an
+	// edge was added or removed.
+	Edges [2]int64
+}
+
+// ChangedSince lists the memories updated at or after since (at most limit)
+// and sums up the memories and edges. It reads on the watch's connection.
+func (w *Watch) ChangedSince(ctx context.Context, since time.Time, limit int) (*Changes, error) {
+	c := &Changes{}
+	if err := w.conn.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM memories),
+		(SELECT count(*) FROM edges), (SELECT coalesce(max(id), 0) FROM edges)`).Scan(&c.Total, &c.Edges[0], &c.Edges[1]); err != nil {
+		return nil, fmt.Errorf("watch: %w", err)
+	}
+	rows, err := w.conn.QueryContext(ctx, `SELECT id, created_at, updated_at FROM memories
+		WHERE updated_at >= ? ORDER BY updated_at LIMIT ?`, formatTime(since), limit)
+	if err != nil {
+		return nil, fmt.Errorf("watch: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var st MemoryStamp
+		var created, updated string
+		if err := rows.Scan(&st.ID, &created, &updated); err != nil {
+			return nil, fmt.Errorf("watch: %w", err)
+		}
+		if st.CreatedAt, err = parseTime(created); err != nil {
+			return nil, err
+		}
+		if st.UpdatedAt, err = parseTime(updated); err != nil {
+			return nil, err
+		}
+		c.Memories = append(c.Memories, st)
+	}
+	return c, rows.Err()
+}

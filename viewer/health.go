@@ -1,0 +1,40 @@
+package viewer
+
+import (
+	"net/http"
+
+	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/validation"
+)
+
+// healthPanel is GET /api/health: what `recall stats` prints (the database's
+// counts, pending vectors, the curation job backlog, models failing lately)
+// and what memory_analyze_health_tool reports (contradictions, low
+// confidence, stale and weak golden rules, with its recommendations).
+type healthPanel struct {
+	Stats  *memory.Stats            `json:"stats"`
+	Report *validation.HealthReport `json:"report"`
+	Vector struct {
+		Usable bool   `json:"usable"`
+		Reason string `json:"reason,omitempty"`
+	} `json:"vectors"`
+}
+
+func (h *handler) health(w http.ResponseWriter, r *http.Request) {
+	if err := onlyParams(r.URL.Query(), []string{"namespace"}); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	var p healthPanel
+	var err error
+	if p.Stats, err = h.mem.Store().Stats(r.Context()); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	if p.Report, err = h.val.AnalyzeHealth(r.Context(), validation.HealthRequest{Namespace: r.URL.Query().Get("namespace")}); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	p.Vector.Usable, p.Vector.Reason = h.mem.EmbeddingStatus(r.Context())
+	writeJSON(w, http.StatusOK, p)
+}

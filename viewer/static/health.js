@@ -1,0 +1,67 @@
+// The health page: what `recall stats` prints and what the health analysis
+// finds, as text.
+import { el, fmtNum, fmtTime } from "./dom.js";
+import { getHealth } from "./api.js";
+
+function row(name, value, id) {
+  return [el("dt", {}, name), el("dd", id ? { id } : {}, String(value))];
+}
+
+function counts(obj) {
+  const keys = Object.keys(obj ?? {}).sort();
+  return keys.length ? keys.map((k) => `${k} ${obj[k]}`).join(", ") : "none";
+}
+
+function bytes(n) {
+  const units = ["B", "KiB", "MiB", "GiB"];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
+  return `${n.toFixed(i ? 1 : 0)} ${units[i]}`;
+}
+
+function briefs(title, list, total) {
+  if (!total) return null;
+  return [el("h2", {}, `${title} (${total})`),
+    el("ul", { class: "briefs" }, list.map((b) => el("li", {},
+      el("a", { href: `#/m/${encodeURIComponent(b.id)}` }, b.content_preview),
+      el("span", { class: "muted" }, ` confidence ${fmtNum(b.confidence)}`))))];
+}
+
+export async function loadHealth(box, setStatus, { quiet = false } = {}) {
+  if (!quiet) setStatus("Loading…");
+  try {
+    const { stats: s, report: r, vectors: v } = await getHealth();
+    const backlog = s.pending_jobs
+      ? `${s.pending_jobs} pending${s.retrying_jobs ? ` (${s.retrying_jobs} waiting to retry)` : ""}, oldest queued ${fmtTime(s.oldest_job_at)}`
+      : "none pending";
+    box.replaceChildren(...[
+      el("dl", { class: "fields", id: "health-stats" },
+        row("memories", s.memories, "health-memories"),
+        row("by type", counts(s.by_type)),
+        row("by namespace", counts(s.by_namespace)),
+        row("edges", s.edges),
+        row("validation events", s.validation_events),
+        row("embeddings", `${s.embedding_model || "none yet"} (dimension ${s.embedding_dimension}), ${s.pending_embeddings} pending`, "health-pending"),
+        row("vector search", v.usable ? "usable" : `off: ${v.reason}`),
+        row("curation jobs", backlog, "health-jobs"),
+        s.last_job_error ? row("last job failure", s.last_job_error) : null,
+        (s.model_health ?? []).map((h) => row(`${h.role} model`, `failing, ${h.failures} calls in a row: ${h.last_error}`)),
+        row("session journal", `${s.journal_entries} entries (${s.trimmed_entries} trimmed), ${s.pending_summaries} summaries pending`),
+        row("database", `${bytes(s.file_bytes)}, schema ${s.schema_version}`)),
+      el("h2", {}, "Curation"),
+      el("dl", { class: "fields" },
+        row("golden rules", r.counts.golden_rules),
+        row("superseded", r.counts.superseded),
+        [el("dt", {}, "unresolved contradictions"), el("dd", {}, el("a", { href: "#/review" }, String(r.counts.unresolved_contradictions)))],
+        row("low confidence", r.counts.low_confidence),
+        row("stale", r.counts.stale)),
+      r.recommendations.length ? el("ul", { class: "recommendations" }, r.recommendations.map((t) => el("li", {}, t))) : null,
+      briefs("Weak golden rules", r.weak_golden_rules, r.weak_golden_rules.length),
+      briefs("Low confidence", r.low_confidence, r.counts.low_confidence),
+      briefs("Stale", r.stale, r.counts.stale),
+    ].flat().filter(Boolean));
+    if (!quiet) setStatus("");
+  } catch (err) {
+    setStatus(err.message, true);
+  }
+}
