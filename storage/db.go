@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/spool"
 )
 
 // BusyTimeout is how long a connection waits for another process's write lock
@@ -42,6 +44,13 @@ type DB struct {
 	path       string
 	signs      *signIndex
 	loader     signLoader // loads signs in the background; Close stops it
+	log        *slog.Logger
+
+	// spool holds the hooks' writes that met another process's write lock
+	// (see spooled.go); every process drains it, only hooks add to it.
+	spool         *spool.Spool
+	spoolWhenBusy bool
+	lockSeen      atomic.Bool // a hook write met the lock: the next ones go straight to the spool
 
 	checkpointing atomic.Bool    // a checkpoint is running
 	checkpoints   sync.WaitGroup // Close waits for it
@@ -91,6 +100,13 @@ type Options struct {
 	// survives a crash of the process but may lose the last commits on power
 	// loss or an OS crash. The default, FULL, syncs every commit.
 	SyncNormal bool
+	// SpoolWhenBusy is for the hooks, which must answer within seconds and
+	// lose nothing: their writes (journal entries, file activity, sessions,
+	// summary requests) wait at most BestEffortBusyTimeout for another
+	// process's write lock and then go to the spool, to be applied later.
+	SpoolWhenBusy bool
+	// Logger receives what the spool did; slog.Default() when nil.
+	Logger *slog.Logger
 }
 
 // Open opens (creating if needed) the database at path with the default
@@ -124,7 +140,12 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	s := &DB{db: db, bestEffort: quick, path: path, signs: newSignIndex()}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &DB{db: db, bestEffort: quick, path: path, signs: newSignIndex(), log: log,
+		spool: spool.New(spool.DirFor(path), log), spoolWhenBusy: opts.SpoolWhenBusy}
 	if err := s.migratePython(ctx); err != nil {
 		s.closePools()
 		return nil, explainOpenError(path, err)
@@ -244,6 +265,13 @@ func (s *DB) writeBestEffort(ctx context.Context, fn func(tx *sql.Tx) error) err
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
+}
+
+// isBusy reports SQLite's "database is locked": another connection holds the
+// write lock and the busy timeout ran out.
+func isBusy(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
 }
 
 // isUniqueViolation reports a UNIQUE constraint failure.
