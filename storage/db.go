@@ -50,7 +50,7 @@ type DB struct {
 	// (see spooled.go); every process drains it, only hooks add to it.
 	spool         *spool.Spool
 	spoolWhenBusy bool
-	lockSeen      atomic.Bool // a hook write met the lock: the next ones go straight to the spool
+	lockSeen      atomic.Bool // a hook's write met the lock: the next ones do not wait for it
 
 	checkpointing atomic.Bool    // a checkpoint is running
 	checkpoints   sync.WaitGroup // Close waits for it
@@ -251,9 +251,18 @@ func (s *DB) Checkpoint(ctx context.Context) error {
 
 // writeBestEffort is write on the best-effort pool: when another process
 // holds the write lock for longer than BestEffortBusyTimeout it fails with
-// SQLite's "database is locked" instead of waiting.
+// SQLite's "database is locked" instead of waiting. In a hook's process
+// (SpoolWhenBusy) it waits once: after a write met the lock the next ones fail
+// at once, since a hook lives for one event and a lock held for 100 ms is a
+// long writer's.
 func (s *DB) writeBestEffort(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if s.spoolWhenBusy && s.lockSeen.Load() {
+		return errLockSeen
+	}
 	tx, err := s.bestEffort.BeginTx(ctx, nil)
+	if s.spoolWhenBusy && isBusy(err) {
+		s.lockSeen.Store(true)
+	}
 	if err != nil {
 		return fmt.Errorf("begin best-effort write: %w", err)
 	}
@@ -266,6 +275,10 @@ func (s *DB) writeBestEffort(ctx context.Context, fn func(tx *sql.Tx) error) err
 	}
 	return nil
 }
+
+// errLockSeen is the busy error of a hook's write not tried because an earlier
+// one met the lock.
+var errLockSeen = fmt.Errorf("best-effort write not tried: an earlier write of this hook found %w", sqlite3.Error{Code: sqlite3.ErrBusy})
 
 // isBusy reports SQLite's "database is locked": another connection holds the
 // write lock and the busy timeout ran out.

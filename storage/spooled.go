@@ -44,21 +44,20 @@ const spoolAppliedKept = 7 * 24 * time.Hour
 // ordinary write. With it, writes waiting in the spool go first (a write never
 // overtakes them); then fn runs on the best-effort pool, and when the lock is
 // held data is spooled under kind instead. Once a write of this process met
-// the lock the next ones are spooled without waiting again: a hook's process
-// lives for one event, and the lock is not let go in milliseconds.
+// the lock the next ones are spooled without waiting again (see
+// writeBestEffort).
 func (s *DB) hookWrite(ctx context.Context, kind string, data any, fn func(tx *sql.Tx) error) error {
 	if !s.spoolWhenBusy {
 		return s.write(ctx, fn)
 	}
 	if !s.lockSeen.Load() && s.spoolCaughtUp(ctx) {
-		err := s.writeBestEffort(ctx, fn)
+		err := s.writeBestEffort(ctx, fn) // marks lockSeen when busy
 		if err == nil {
 			s.checkpointIfLarge()
 		}
 		if !isBusy(err) {
 			return err
 		}
-		s.lockSeen.Store(true)
 	}
 	w, err := s.spool.Add(kind, data)
 	if err != nil {
@@ -74,10 +73,7 @@ func (s *DB) spoolCaughtUp(ctx context.Context) bool {
 	if n, err := s.spool.Pending(); err != nil || n == 0 {
 		return true // an unreadable spool must not stop the write itself
 	}
-	res, err := s.DrainSpool(ctx, hookDrainBudget)
-	if isBusy(err) {
-		s.lockSeen.Store(true)
-	}
+	res, _ := s.DrainSpool(ctx, hookDrainBudget) // a busy drain marks lockSeen
 	if res.Applied > 0 {
 		s.log.Debug("applied spooled writes", "applied", res.Applied, "left", res.Left)
 	}

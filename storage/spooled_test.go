@@ -203,6 +203,18 @@ func TestAHookWriteBehindALockWaitsOnlyOnce(t *testing.T) {
 	if pending, _, _ := server.SpoolCounts(); pending != 5 {
 		t.Fatalf("spool holds %d writes, want 5", pending)
 	}
+	// The hook's bookkeeping (project binding, access counts) does not wait
+	// for the lock again either.
+	start = time.Now()
+	if _, err := hook.BindProject(ctx, "/src/shop", []string{"project:shop"}); !isBusy(err) {
+		t.Fatalf("BindProject behind the lock: %v, want busy", err)
+	}
+	if err := hook.TouchMemories(ctx, []string{"mem_1"}, time.Now()); !isBusy(err) {
+		t.Fatalf("TouchMemories behind the lock: %v, want busy", err)
+	}
+	if d := time.Since(start); d > BestEffortBusyTimeout*time.Millisecond/2 {
+		t.Fatalf("bookkeeping took %s after a write of the hook met the lock", d)
+	}
 }
 
 func TestASpooledWriteThatCannotApplyIsMovedAside(t *testing.T) {
