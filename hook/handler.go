@@ -120,24 +120,12 @@ func projectOrigin(p project.Project) string {
 	return "the project rooted at " + p.Root
 }
 
-// sessionRecordWait is how long session-start waits to record the session
-// before answering anyway: the context matters more than the record.
-const sessionRecordWait = 100 * time.Millisecond
-
-// recordSessionStart records the session's start, waiting at most
-// sessionRecordWait: while another process holds the write lock the answer
-// goes out without the record (the write is abandoned when the hook exits;
-// session-end records the session again).
+// recordSessionStart records the session's start. The answer goes out even
+// when it cannot be recorded: the context matters more than the record. Behind
+// another process's write lock the store spools it instead of waiting.
 func (h *Handler) recordSessionStart(ctx context.Context, s *memory.Session) {
-	done := make(chan error, 1)
-	go func() { done <- h.Memory.Store().UpsertSession(ctx, s) }()
-	select {
-	case err := <-done:
-		if err != nil {
-			h.log().Warn("session start not recorded", "session_id", s.ID, "err", err)
-		}
-	case <-time.After(sessionRecordWait):
-		h.log().Warn("session start not recorded: the database is busy with another writer", "session_id", s.ID)
+	if err := h.Memory.Store().UpsertSession(ctx, s); err != nil {
+		h.log().Warn("session start not recorded", "session_id", s.ID, "err", err)
 	}
 }
 
@@ -146,7 +134,8 @@ func (h *Handler) recordSessionStart(ctx context.Context, s *memory.Session) {
 func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, error) {
 	if h.Capture != nil {
 		// Recorded before the search: the prompt is kept even when the
-		// search fails or times out.
+		// search fails or times out. It costs the search little: behind
+		// another writer the store spools it after 100 ms.
 		a, err := h.anchor(ctx, in, "")
 		if err == nil {
 			_, err = h.Capture.Prompt(ctx, a, in.Prompt)
@@ -312,7 +301,8 @@ func (h *Handler) recordFileActivity(ctx context.Context, in *Input) error {
 }
 
 // sessionEnd records the end of the session. Nothing is queued in this process,
-// so nothing can be lost when it exits.
+// so nothing can be lost when it exits: the record is committed or spooled
+// before the hook returns.
 func (h *Handler) sessionEnd(ctx context.Context, in *Input) error {
 	if in.SessionID == "" {
 		return errors.New("session end without session_id")

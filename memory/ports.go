@@ -191,6 +191,11 @@ type Stats struct {
 	JournalEntries   int       `json:"journal_entries"`   // captured prompts, tool calls, summaries
 	TrimmedEntries   int       `json:"trimmed_entries"`   // of those, kept in part (huge payloads)
 	PendingSummaries int       `json:"pending_summaries"` // sessions waiting for their summary
+	// SpooledWrites are hook writes that met another process's write lock and
+	// wait beside the database to be applied; FailedSpooledWrites could never
+	// be applied and were moved aside.
+	SpooledWrites       int `json:"spooled_writes"`
+	FailedSpooledWrites int `json:"failed_spooled_writes"`
 	// ModelHealth lists the model roles that failed lately (none when all is well).
 	ModelHealth    []ModelHealth `json:"model_health,omitempty"`
 	EmbeddingModel string        `json:"embedding_model"`

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/spool"
 )
 
 // BusyTimeout is how long a connection waits for another process's write lock
@@ -42,6 +44,13 @@ type DB struct {
 	path       string
 	signs      *signIndex
 	loader     signLoader // loads signs in the background; Close stops it
+	log        *slog.Logger
+
+	// spool holds the hooks' writes that met another process's write lock
+	// (see spooled.go); every process drains it, only hooks add to it.
+	spool         *spool.Spool
+	spoolWhenBusy bool
+	lockSeen      atomic.Bool // a hook's write met the lock: the next ones do not wait for it
 
 	checkpointing atomic.Bool    // a checkpoint is running
 	checkpoints   sync.WaitGroup // Close waits for it
@@ -91,6 +100,13 @@ type Options struct {
 	// survives a crash of the process but may lose the last commits on power
 	// loss or an OS crash. The default, FULL, syncs every commit.
 	SyncNormal bool
+	// SpoolWhenBusy is for the hooks, which must answer within seconds and
+	// lose nothing: their writes (journal entries, file activity, sessions,
+	// summary requests) wait at most BestEffortBusyTimeout for another
+	// process's write lock and then go to the spool, to be applied later.
+	SpoolWhenBusy bool
+	// Logger receives what the spool did; slog.Default() when nil.
+	Logger *slog.Logger
 }
 
 // Open opens (creating if needed) the database at path with the default
@@ -124,7 +140,12 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	s := &DB{db: db, bestEffort: quick, path: path, signs: newSignIndex()}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &DB{db: db, bestEffort: quick, path: path, signs: newSignIndex(), log: log,
+		spool: spool.New(spool.DirFor(path), log), spoolWhenBusy: opts.SpoolWhenBusy}
 	if err := s.migratePython(ctx); err != nil {
 		s.closePools()
 		return nil, explainOpenError(path, err)
@@ -230,9 +251,18 @@ func (s *DB) Checkpoint(ctx context.Context) error {
 
 // writeBestEffort is write on the best-effort pool: when another process
 // holds the write lock for longer than BestEffortBusyTimeout it fails with
-// SQLite's "database is locked" instead of waiting.
+// SQLite's "database is locked" instead of waiting. In a hook's process
+// (SpoolWhenBusy) it waits once: after a write met the lock the next ones fail
+// at once, since a hook lives for one event and a lock held for 100 ms is a
+// long writer's.
 func (s *DB) writeBestEffort(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if s.spoolWhenBusy && s.lockSeen.Load() {
+		return errLockSeen
+	}
 	tx, err := s.bestEffort.BeginTx(ctx, nil)
+	if s.spoolWhenBusy && isBusy(err) {
+		s.lockSeen.Store(true)
+	}
 	if err != nil {
 		return fmt.Errorf("begin best-effort write: %w", err)
 	}
@@ -244,6 +274,17 @@ func (s *DB) writeBestEffort(ctx context.Context, fn func(tx *sql.Tx) error) err
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
+}
+
+// errLockSeen is the busy error of a hook's write not tried because an earlier
+// one met the lock.
+var errLockSeen = fmt.Errorf("best-effort write not tried: an earlier write of this hook found %w", sqlite3.Error{Code: sqlite3.ErrBusy})
+
+// isBusy reports SQLite's "database is locked": another connection holds the
+// write lock and the busy timeout ran out.
+func isBusy(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
 }
 
 // isUniqueViolation reports a UNIQUE constraint failure.

@@ -10,31 +10,50 @@ import (
 	"github.com/recall-mcp/recall/memory"
 )
 
-// AddFileActivity records one touch of a file and returns its id.
+// AddFileActivity records one touch of a file and returns its id. It is a hook
+// write: behind another writer it may be spooled (see spooled.go), and then
+// returns 0.
 func (s *DB) AddFileActivity(ctx context.Context, a *memory.FileActivity) (int64, error) {
-	if a == nil || a.FilePath == "" {
+	if a == nil {
 		return 0, memory.Invalidf("file_path", `""`, "a file path")
 	}
-	if _, err := memory.ParseFileAction(string(a.Action)); err != nil {
-		return 0, err
-	}
-	meta, err := encodeMetadata(a.Metadata)
+	rec := *a
+	rec.CreatedAt = orNow(a.CreatedAt, time.Now()) // a spooled touch keeps its time
+	insert, err := fileActivityInsert(ctx, &rec)
 	if err != nil {
 		return 0, err
 	}
-	created := orNow(a.CreatedAt, time.Now())
 	var id int64
-	err = s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO file_activity (file_path, action, session_id,
-			project_root, file_type, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			a.FilePath, string(a.Action), a.SessionID, a.ProjectRoot, a.FileType, meta, formatTime(created))
-		if err != nil {
-			return fmt.Errorf("add file activity: %w", err)
-		}
-		id, err = res.LastInsertId()
+	err = s.hookWrite(ctx, spoolFileActivity, &rec, func(tx *sql.Tx) error {
+		var err error
+		id, err = insert(tx)
 		return err
 	})
 	return id, err
+}
+
+// fileActivityInsert checks a touch and returns the statement that records it.
+func fileActivityInsert(ctx context.Context, a *memory.FileActivity) (func(tx *sql.Tx) (int64, error), error) {
+	if a.FilePath == "" {
+		return nil, memory.Invalidf("file_path", `""`, "a file path")
+	}
+	if _, err := memory.ParseFileAction(string(a.Action)); err != nil {
+		return nil, err
+	}
+	meta, err := encodeMetadata(a.Metadata)
+	if err != nil {
+		return nil, err
+	}
+	created := formatTime(orNow(a.CreatedAt, time.Now()))
+	return func(tx *sql.Tx) (int64, error) {
+		res, err := tx.ExecContext(ctx, `INSERT INTO file_activity (file_path, action, session_id,
+			project_root, file_type, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			a.FilePath, string(a.Action), a.SessionID, a.ProjectRoot, a.FileType, meta, created)
+		if err != nil {
+			return 0, fmt.Errorf("add file activity: %w", err)
+		}
+		return res.LastInsertId()
+	}, nil
 }
 
 // RecentFiles aggregates activity per file since a time (all time when zero),

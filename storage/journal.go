@@ -18,10 +18,16 @@ var _ capture.Store = (*DB)(nil)
 const journalColumns = `id, kind, namespace, session_id, turn_id, transcript_path, tool_name,
 	title, body, files, memory_id, trimmed_bytes, created_at`
 
-// AddEntry appends an entry to the journal and returns its id.
+// AddEntry appends an entry to the journal and returns its id. It is a hook
+// write: behind another writer it may be spooled (see spooled.go), and then
+// returns 0.
 func (s *DB) AddEntry(ctx context.Context, e *capture.Entry) (int64, error) {
+	if err := checkEntry(e); err != nil {
+		return 0, err
+	}
+	e.CreatedAt = orNow(e.CreatedAt, time.Now()) // a spooled entry keeps its time
 	var id int64
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err := s.hookWrite(ctx, spoolJournal, e, func(tx *sql.Tx) error {
 		var err error
 		id, err = insertEntry(ctx, tx, e)
 		return err
@@ -29,9 +35,16 @@ func (s *DB) AddEntry(ctx context.Context, e *capture.Entry) (int64, error) {
 	return id, err
 }
 
-func insertEntry(ctx context.Context, tx *sql.Tx, e *capture.Entry) (int64, error) {
+func checkEntry(e *capture.Entry) error {
 	if e.Title == "" {
-		return 0, memory.Invalidf("title", `""`, "a one-line title")
+		return memory.Invalidf("title", `""`, "a one-line title")
+	}
+	return nil
+}
+
+func insertEntry(ctx context.Context, tx *sql.Tx, e *capture.Entry) (int64, error) {
+	if err := checkEntry(e); err != nil {
+		return 0, err
 	}
 	files, err := json.Marshal(orEmpty(e.Files))
 	if err != nil {

@@ -22,6 +22,7 @@ func TestProjectRootsMigrationKeepsEveryMemory(t *testing.T) {
 		`DROP TABLE model_health`,
 		`DROP TABLE reindex_vectors`,
 		`DROP TABLE memory_chunks`,
+		`DROP TABLE spool_applied`,
 		`UPDATE meta SET value = '6' WHERE key = 'schema_version'`,
 	} {
 		if _, err := db.SQL().Exec(q); err != nil {

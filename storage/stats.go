@@ -63,6 +63,9 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 		return nil, fmt.Errorf("stats: %w", err)
 	}
 	st.SchemaVersion, _ = strconv.Atoi(v)
+	if st.SpooledWrites, st.FailedSpooledWrites, err = s.SpoolCounts(); err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
 	for _, p := range []string{s.path, s.path + "-wal"} {
 		if fi, err := os.Stat(p); err == nil {
 			st.FileBytes += fi.Size()

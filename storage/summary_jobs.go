@@ -11,22 +11,37 @@ import (
 )
 
 // QueueSummary records that a session wants a summary. One job per session: a
-// later Stop while it waits moves its turn anchor and reason.
+// later Stop while it waits moves its turn anchor and reason. It is a hook
+// write: behind another writer it may be spooled (see spooled.go).
 func (s *DB) QueueSummary(ctx context.Context, sessionID, reason, turnID string) error {
 	if sessionID == "" {
 		return fmt.Errorf("queue summary: session_id is empty: want the session id Claude Code sent")
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO summary_jobs (session_id, reason, turn_id, created_at)
-			VALUES (?, ?, ?, ?)
-			ON CONFLICT (session_id) DO UPDATE SET reason = excluded.reason,
-				turn_id = CASE WHEN excluded.turn_id != '' THEN excluded.turn_id ELSE turn_id END`,
-			sessionID, reason, turnID, formatTime(time.Now()))
-		if err != nil {
-			return fmt.Errorf("queue summary of %s: %w", sessionID, err)
-		}
-		return nil
-	})
+	r := &summaryRequest{SessionID: sessionID, Reason: reason, TurnID: turnID, At: time.Now().UTC()}
+	return s.hookWrite(ctx, spoolSummary, r, func(tx *sql.Tx) error { return queueSummary(ctx, tx, r) })
+}
+
+// summaryRequest is one call of QueueSummary, as the spool keeps it.
+type summaryRequest struct {
+	SessionID string    `json:"session_id"`
+	Reason    string    `json:"reason"`
+	TurnID    string    `json:"turn_id,omitempty"`
+	At        time.Time `json:"at"`
+}
+
+func queueSummary(ctx context.Context, tx *sql.Tx, r *summaryRequest) error {
+	if r.SessionID == "" {
+		return fmt.Errorf("queue summary: session_id is empty: want the session id Claude Code sent")
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO summary_jobs (session_id, reason, turn_id, created_at)
+		VALUES (?, ?, ?, ?)
+		ON CONFLICT (session_id) DO UPDATE SET reason = excluded.reason,
+			turn_id = CASE WHEN excluded.turn_id != '' THEN excluded.turn_id ELSE turn_id END`,
+		r.SessionID, r.Reason, r.TurnID, formatTime(orNow(r.At, time.Now())))
+	if err != nil {
+		return fmt.Errorf("queue summary of %s: %w", r.SessionID, err)
+	}
+	return nil
 }
 
 // ClaimSummary leases the oldest summary job nobody holds.

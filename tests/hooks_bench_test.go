@@ -67,14 +67,21 @@ func BenchmarkHookStop(b *testing.B) {
 	benchmarkHook(b, "stop", "Stop", map[string]any{"stop_hook_active": false}, "")
 }
 
-// The same two hooks while another process holds the write lock (BEGIN
-// IMMEDIATE) for the whole benchmark: reading must not wait on the writer.
+// The same hooks while another process holds the write lock (BEGIN
+// IMMEDIATE) for the whole benchmark: reading must not wait on the writer, and
+// writes go to the spool instead of waiting for it.
 func BenchmarkHookUserPromptSubmitBehindWriter(b *testing.B) {
-	benchmarkHookWith(b, true, "user-prompt-submit", "UserPromptSubmit", map[string]any{"prompt": "Why are orders slow? Check how orders are cached"}, "Relevant memories")
+	benchmarkHookWith(b, true, "user-prompt-submit", "UserPromptSubmit", map[string]any{"prompt": "How many minutes does the orders service cache items?"}, "Relevant memories")
 }
 
 func BenchmarkHookSessionStartBehindWriter(b *testing.B) {
 	benchmarkHookWith(b, true, "session-start", "SessionStart", map[string]any{"source": "startup"}, "Memory context")
+}
+
+// The tool-call hook behind the writer writes only: its journal entry and file
+// touch go to the spool.
+func BenchmarkHookPostToolUseBehindWriter(b *testing.B) {
+	benchmarkHookWith(b, true, "post-tool-use", "PostToolUse", map[string]any{"tool_name": "Edit", "tool_input": map[string]any{"file_path": "/src/shop-api/orders.go"}}, "")
 }
 
 func benchmarkHook(b *testing.B, event, eventName string, fields map[string]any, wantOutput string) {

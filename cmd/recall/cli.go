@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -344,7 +345,21 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 		fmt.Fprintf(w, "%-20s%s\n", h.Role+" model:", modelFailing(h, time.Now()))
 	}
 	fmt.Fprintf(w, "session journal:    %d entries (%d trimmed), %d summaries pending\n", st.JournalEntries, st.TrimmedEntries, st.PendingSummaries)
+	fmt.Fprintf(w, "spooled writes:     %s\n", spoolBacklog(st, a.db.SpoolDir()))
 	return nil
+}
+
+// spoolBacklog describes the hooks' writes that met another process's write
+// lock: how many wait to be applied, and how many never could be.
+func spoolBacklog(st *memory.Stats, dir string) string {
+	out := fmt.Sprintf("%d waiting", st.SpooledWrites)
+	if st.SpooledWrites > 0 {
+		out += " (the next hook or recall serve applies them)"
+	}
+	if st.FailedSpooledWrites > 0 {
+		out += fmt.Sprintf(", %d could not be applied (in %s)", st.FailedSpooledWrites, filepath.Join(dir, "failed"))
+	}
+	return out
 }
 
 // jobBacklog describes the queue: how many jobs, how many wait for a retry, and

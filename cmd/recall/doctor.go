@@ -110,7 +110,23 @@ func doctorDatabase(ctx context.Context, r *report, cfg *config.Config) *storage
 		r.check(ok, fmt.Sprintf("database: schema %d, integrity ok, %d memories, %s", st.SchemaVersion, st.Memories, humanBytes(st.FileBytes)))
 	}
 	doctorPythonImport(ctx, r, db)
+	doctorSpool(r, st, db.SpoolDir())
 	return db
+}
+
+// doctorSpool reports the hooks' writes that met another process's write lock
+// and wait beside the database; one that could never be applied is a warning:
+// it is kept, with its reason, for a person to look at.
+func doctorSpool(r *report, st *memory.Stats, dir string) {
+	if st.FailedSpooledWrites > 0 {
+		r.check(warn, fmt.Sprintf("spooled writes: %d hook writes could not be applied; they are kept with their reasons in %s", st.FailedSpooledWrites, filepath.Join(dir, "failed")),
+			fmt.Sprintf("read the .reason files in %s; move a write back into %s to try it again, or delete it", filepath.Join(dir, "failed"), dir))
+	}
+	if st.SpooledWrites > 0 {
+		r.check(ok, fmt.Sprintf("spooled writes: %d hook writes wait in %s for the write lock (the next hook or recall serve applies them)", st.SpooledWrites, dir))
+	} else {
+		r.check(ok, "spooled writes: none waiting")
+	}
 }
 
 // doctorPythonImport says whether the database began as the Python Recall's,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/server"
+	"github.com/recall-mcp/recall/spool"
 	"github.com/recall-mcp/recall/viewer"
 )
 
@@ -73,6 +74,7 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 	wg.Go(func() { a.mem.FillInBackground(ctx) })
 	wg.Go(func() { a.warnAboutModels(ctx) })
 	wg.Go(func() { a.keepFileActivityBounded(ctx) })
+	wg.Go(func() { a.drainSpool(ctx) })
 	a.cur.Start(work)
 	summaries := a.summarizer()
 	summaries.Start(work)
@@ -169,6 +171,33 @@ func (a *app) keepFileActivityBounded(ctx context.Context) {
 			a.log.Warn("old file activity not summarized", "err", err)
 		} else if n > 0 {
 			a.log.Info("summarized old file activity", "rows", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// spoolDrainEvery is how often a running server applies the hooks' writes that
+// met another process's write lock. Reading the empty spool directory is all an
+// idle server does.
+const spoolDrainEvery = 5 * time.Second
+
+// drainSpool applies the spooled writes at start and then every
+// spoolDrainEvery, until ctx ends. Behind a writer it tries again at the next
+// tick.
+func (a *app) drainSpool(ctx context.Context) {
+	tick := time.NewTicker(spoolDrainEvery)
+	defer tick.Stop()
+	for {
+		res, err := a.db.DrainSpool(ctx, spool.Budget{})
+		if res.Applied > 0 || res.Failed > 0 {
+			a.log.Info("applied the hooks' spooled writes", "applied", res.Applied, "failed", res.Failed, "left", res.Left)
+		}
+		if err != nil && !spool.IsLater(err) {
+			a.log.Warn("spooled writes not applied", "err", err)
 		}
 		select {
 		case <-ctx.Done():

@@ -1,0 +1,189 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"github.com/recall-mcp/recall/capture"
+	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/spool"
+)
+
+// The hooks' writes and the spool. A hook lives for one event and must answer
+// within seconds; when another process holds the write lock (an import, a
+// reindex, a migration) for longer than that, waiting loses the answer and, once
+// the hook gives up, the write too. So with Options.SpoolWhenBusy the writes a
+// hook makes wait BestEffortBusyTimeout at most, and behind the lock they are
+// kept in the spool beside the database; the next hook that gets the lock and
+// recall serve apply them.
+
+// The kinds of spooled writes: one per hook write.
+const (
+	spoolJournal      = "journal_entry"   // capture.Entry
+	spoolFileActivity = "file_activity"   // memory.FileActivity
+	spoolSession      = "session"         // memory.Session
+	spoolSummary      = "summary_request" // summaryRequest
+)
+
+// hookDrainBudget bounds what a hook applies from the spool before its own
+// write: it has an answer to give; recall serve does the rest.
+var hookDrainBudget = spool.Budget{Files: 20, Time: 50 * time.Millisecond}
+
+// spoolAppliedKept is how long the id of an applied write is remembered. Its
+// file is removed right after the commit, so only a drainer that read the file
+// before that could apply it again, seconds later at most.
+const spoolAppliedKept = 7 * 24 * time.Hour
+
+// hookWrite runs one of the hooks' writes. Without SpoolWhenBusy it is an
+// ordinary write. With it, writes waiting in the spool go first (a write never
+// overtakes them); then fn runs on the best-effort pool, and when the lock is
+// held data is spooled under kind instead. Once a write of this process met
+// the lock the next ones are spooled without waiting again (see
+// writeBestEffort).
+func (s *DB) hookWrite(ctx context.Context, kind string, data any, fn func(tx *sql.Tx) error) error {
+	if !s.spoolWhenBusy {
+		return s.write(ctx, fn)
+	}
+	if !s.lockSeen.Load() && s.spoolCaughtUp(ctx) {
+		err := s.writeBestEffort(ctx, fn) // marks lockSeen when busy
+		if err == nil {
+			s.checkpointIfLarge()
+		}
+		if !isBusy(err) {
+			return err
+		}
+	}
+	w, err := s.spool.Add(kind, data)
+	if err != nil {
+		return fmt.Errorf("database busy and the write could not be spooled: %w", err)
+	}
+	s.log.Info("database busy with another writer; write kept in the spool for later", "kind", kind, "id", w.ID, "spool", s.spool.Dir())
+	return nil
+}
+
+// spoolCaughtUp applies, within hookDrainBudget, what waits in the spool and
+// reports whether nothing is left. An empty spool costs one directory read.
+func (s *DB) spoolCaughtUp(ctx context.Context) bool {
+	if n, err := s.spool.Pending(); err != nil || n == 0 {
+		return true // an unreadable spool must not stop the write itself
+	}
+	res, _ := s.DrainSpool(ctx, hookDrainBudget) // a busy drain marks lockSeen
+	if res.Applied > 0 {
+		s.log.Debug("applied spooled writes", "applied", res.Applied, "left", res.Left)
+	}
+	return res.Left == 0
+}
+
+// DrainSpool applies the writes the hooks left in the spool, oldest first,
+// within b (zero: all of them). A write applied before is not applied again.
+// Behind another writer it stops and returns the busy error; the writes left
+// wait for the next drain.
+func (s *DB) DrainSpool(ctx context.Context, b spool.Budget) (spool.Result, error) {
+	return s.spool.Drain(ctx, s.applySpooled, b)
+}
+
+// SpoolCounts says how many spooled writes wait to be applied and how many
+// were moved aside because they never can be.
+func (s *DB) SpoolCounts() (pending, failed int, err error) {
+	if pending, err = s.spool.Pending(); err != nil {
+		return 0, 0, err
+	}
+	failed, err = s.spool.Failed()
+	return pending, failed, err
+}
+
+// SpoolDir is where the spooled writes are.
+func (s *DB) SpoolDir() string { return s.spool.Dir() }
+
+// applySpooled applies one spooled write, once: its id goes into
+// spool_applied in the same transaction, and an id found there is skipped.
+func (s *DB) applySpooled(ctx context.Context, w spool.Write) error {
+	fn, err := spooledWrite(ctx, w)
+	if err != nil {
+		return fmt.Errorf("spooled %s: %w", w.Kind, err)
+	}
+	now := time.Now()
+	err = s.writeBestEffort(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO spool_applied (id, applied_at) VALUES (?, ?)
+			ON CONFLICT (id) DO NOTHING`, w.ID, formatTime(now))
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err // applied before
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM spool_applied WHERE applied_at < ?`, formatTime(now.Add(-spoolAppliedKept))); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
+	if err != nil && passing(ctx, err) {
+		return spool.Later(err)
+	}
+	if err != nil {
+		return fmt.Errorf("spooled %s: %w", w.Kind, err)
+	}
+	return nil
+}
+
+// passing reports a failure that says nothing about the write itself (the
+// lock is held, the disk is full, the drain was cancelled): it is tried again
+// later rather than moved aside.
+func passing(ctx context.Context, err error) bool {
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var se sqlite3.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code {
+	case sqlite3.ErrBusy, sqlite3.ErrLocked, sqlite3.ErrFull, sqlite3.ErrIoErr, sqlite3.ErrReadonly, sqlite3.ErrCantOpen, sqlite3.ErrInterrupt:
+		return true
+	}
+	return false
+}
+
+// spooledWrite decodes a spooled write into the statement that applies it.
+func spooledWrite(ctx context.Context, w spool.Write) (func(tx *sql.Tx) error, error) {
+	switch w.Kind {
+	case spoolJournal:
+		var e capture.Entry
+		if err := json.Unmarshal(w.Data, &e); err != nil {
+			return nil, err
+		}
+		if err := checkEntry(&e); err != nil {
+			return nil, err
+		}
+		return func(tx *sql.Tx) error { _, err := insertEntry(ctx, tx, &e); return err }, nil
+	case spoolFileActivity:
+		var a memory.FileActivity
+		if err := json.Unmarshal(w.Data, &a); err != nil {
+			return nil, err
+		}
+		insert, err := fileActivityInsert(ctx, &a)
+		if err != nil {
+			return nil, err
+		}
+		return func(tx *sql.Tx) error { _, err := insert(tx); return err }, nil
+	case spoolSession:
+		var sess memory.Session
+		if err := json.Unmarshal(w.Data, &sess); err != nil {
+			return nil, err
+		}
+		return func(tx *sql.Tx) error { return upsertSession(ctx, tx, &sess) }, nil
+	case spoolSummary:
+		var r summaryRequest
+		if err := json.Unmarshal(w.Data, &r); err != nil {
+			return nil, err
+		}
+		return func(tx *sql.Tx) error { return queueSummary(ctx, tx, &r) }, nil
+	}
+	return nil, fmt.Errorf("unknown kind %q: written by a newer recall?", w.Kind)
+}

@@ -1,0 +1,150 @@
+package tests
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recall-mcp/recall/storage"
+)
+
+// hookWithin runs a hook and fails the test unless it exited well within its
+// deadline (RECALL_HOOK_TIMEOUT of 1 s plus 2 s): behind a writer a hook must
+// not sit out the 10 s busy timeout.
+func (c *cliEnv) hookWithin(event, stdin string) (*hookAnswer, cliResult) {
+	c.t.Helper()
+	start := time.Now()
+	a, r := c.hook(event, stdin)
+	if d := time.Since(start); d > 2*time.Second {
+		c.t.Errorf("hook %s took %s behind a writer; stderr:\n%s", event, d, r.stderr)
+	}
+	if strings.Contains(r.stderr, "hook not answered") {
+		c.t.Errorf("hook %s gave up behind a writer; stderr:\n%s", event, r.stderr)
+	}
+	return a, r
+}
+
+// spooledWrites is what `recall stats --json` counts as waiting in the spool.
+func (c *cliEnv) spooledWrites() int {
+	c.t.Helper()
+	return int(c.stats()["spooled_writes"].(float64))
+}
+
+// fileTouches counts the recorded touches of a file.
+func (c *cliEnv) fileTouches(path string) int {
+	c.t.Helper()
+	db, err := storage.Open(context.Background(), c.dbPath)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer db.Close()
+	files, err := db.RecentFiles(context.Background(), "", time.Time{}, 0)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	for _, f := range files {
+		if f.FilePath == path {
+			return f.AccessCount
+		}
+	}
+	return 0
+}
+
+// journalTitles lists the session's journal, oldest first.
+func (c *cliEnv) journalTitles(session string) []string {
+	c.t.Helper()
+	var titles []string
+	for _, e := range c.journal(session) {
+		titles = append(titles, string(e.Kind)+": "+e.Title)
+	}
+	return titles
+}
+
+func TestHookWritesBehindAWriterAreKeptAndAppliedOnce(t *testing.T) {
+	c := newCLIEnv(t)
+	root, cwd := newProject(t, c, "shop-api")
+	redis := c.store("Orders MUST be cached in Redis with a five minute TTL", "--type", "decision", "--namespace", "project:shop-api")
+	const session = "4f1c2d9e-session" // hookInput's
+	orders := filepath.Join(root, "internal", "api", "orders.go")
+
+	// An import, a reindex or a migration in another process holds the
+	// write lock while the agent works.
+	released := holdWriteLock(t, c.dbPath, 5*time.Second)
+
+	a, r := c.hookWithin("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "how are orders cached in redis?"}))
+	if a == nil || !strings.Contains(a.HookSpecificOutput.AdditionalContext, redis) {
+		t.Errorf("user-prompt-submit behind a writer should list %s; stdout %q stderr %s", redis, r.stdout, r.stderr)
+	}
+	c.hookWithin("post-tool-use", hookInput(t, "PostToolUse", cwd, map[string]any{"tool_name": "Edit",
+		"tool_input":    map[string]any{"file_path": orders, "old_string": "ttl := 0", "new_string": "ttl := 5 * time.Minute"},
+		"tool_response": map[string]any{"filePath": orders, "success": true}}))
+	stillLocked(t, released, "the hooks")
+
+	// Nothing written yet, nothing lost: the prompt, the tool call and the
+	// touch of orders.go wait beside the database.
+	if n := c.spooledWrites(); n != 3 {
+		t.Fatalf("recall stats counts %d spooled writes, want 3 (prompt, tool call, file activity)", n)
+	}
+	if out := c.ok("stats"); !strings.Contains(out, "spooled writes:     3 waiting") {
+		t.Errorf("recall stats should say 3 writes wait in the spool:\n%s", out)
+	}
+	if out := c.run("", "doctor").stdout; !strings.Contains(out, "spooled writes: 3 hook writes wait") {
+		t.Errorf("recall doctor should say 3 writes wait in the spool:\n%s", out)
+	}
+	if titles := c.journalTitles(session); len(titles) != 0 {
+		t.Fatalf("the journal changed behind the writer: %q", titles)
+	}
+	<-released
+
+	// A drainer that stops between applying a write and removing its file
+	// leaves it to be applied again: keep copies to put back.
+	spoolDir := c.dbPath + ".spool"
+	files, _ := filepath.Glob(filepath.Join(spoolDir, "*.json"))
+	copies := map[string][]byte{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		copies[f] = b
+	}
+
+	// First drain: the next hook, whose own write finds the lock free,
+	// applies the spooled writes before its own.
+	c.hook("post-tool-use", hookInput(t, "PostToolUse", cwd, map[string]any{"tool_name": "Bash",
+		"tool_input": map[string]any{"command": "go test ./internal/api/"}, "tool_response": map[string]any{"stdout": "ok"}}))
+	if n := c.spooledWrites(); n != 0 {
+		t.Fatalf("%d writes still spooled after the next hook", n)
+	}
+
+	// Second drain, of the same writes: recall serve at its start.
+	for f, b := range copies {
+		if err := os.WriteFile(f, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := c.spooledWrites(); n != 3 {
+		t.Fatalf("%d writes put back in the spool, want 3", n)
+	}
+	c.serveUntil("the spool drained", func() bool { return c.spooledWrites() == 0 })
+
+	titles := c.journalTitles(session)
+	want := []string{"prompt: how are orders cached in redis?", "observation: Edit: " + orders, "observation: Bash: go test ./internal/api/"}
+	if len(titles) != len(want) {
+		t.Fatalf("journal after two drains:\n%s\nwant the prompt, the edit and the test run, once each", strings.Join(titles, "\n"))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(titles[i], w) {
+			t.Errorf("journal entry %d is %q, want it to start with %q", i, titles[i], w)
+		}
+	}
+	if n := c.fileTouches(orders); n != 1 {
+		t.Errorf("orders.go has %d recorded touches after two drains, want 1", n)
+	}
+	if st := c.stats(); st["failed_spooled_writes"].(float64) != 0 {
+		t.Errorf("writes moved aside: %v", st["failed_spooled_writes"])
+	}
+}
