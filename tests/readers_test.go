@@ -17,23 +17,11 @@ import (
 // lock is let go.
 func holdWriteLock(t *testing.T, path string, d time.Duration) <-chan struct{} {
 	t.Helper()
-	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := db.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
+	release := takeWriteLock(t, path)
 	released := make(chan struct{})
 	go func() {
 		time.Sleep(d)
-		conn.ExecContext(context.Background(), "ROLLBACK")
-		conn.Close()
-		db.Close()
+		release()
 		close(released)
 	}()
 	t.Cleanup(func() { <-released })
@@ -43,6 +31,13 @@ func holdWriteLock(t *testing.T, path string, d time.Duration) <-chan struct{} {
 // holdWriteLockUntilDone holds the write lock from another connection until
 // the test or benchmark ends.
 func holdWriteLockUntilDone(t testing.TB, path string) {
+	t.Helper()
+	t.Cleanup(takeWriteLock(t, path))
+}
+
+// takeWriteLock takes the write lock from a connection of its own and returns
+// the function that lets it go.
+func takeWriteLock(t testing.TB, path string) (release func()) {
 	t.Helper()
 	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=0")
 	if err != nil {
@@ -55,11 +50,11 @@ func holdWriteLockUntilDone(t testing.TB, path string) {
 	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
+	return func() {
 		conn.ExecContext(context.Background(), "ROLLBACK")
 		conn.Close()
 		db.Close()
-	})
+	}
 }
 
 // stillLocked fails the test when the lock was let go before what was just

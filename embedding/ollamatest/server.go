@@ -283,18 +283,7 @@ func (s *Server) wait(r *http.Request) bool {
 	s.mu.Lock()
 	d := s.delay
 	s.mu.Unlock()
-	if d <= 0 {
-		return true
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return true
-	case <-r.Context().Done():
-	case <-s.closing:
-	}
-	return false
+	return s.sleep(r, d)
 }
 
 // takeDrop reports whether this request's connection is to be dropped.
