@@ -65,7 +65,7 @@ func (s *Service) embedStored(ctx context.Context, m *Memory) error {
 	vec, err := s.embedDocument(ctx, m.Content)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return fmt.Errorf("Ollama did not answer within the store's wait of %s (RECALL_STORE_EMBED_TIMEOUT): %w", s.opts.StoreEmbedTimeout, err)
+			return fmt.Errorf("no vector within the store's wait of %s for Ollama (RECALL_STORE_EMBED_TIMEOUT): %w", s.opts.StoreEmbedTimeout, err)
 		}
 		return err
 	}

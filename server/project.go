@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 MCP roots are deprecated (SEP-2577) but still work for at least twelve months and are how Claude Code and Cursor say which project a session is in; Recall uses them only as a fallback after RECALL_PROJECT and the working directory.
+
 package server
 
 import (

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the tests drive MCP roots, which the server still honours (see server/project.go).
+
 package tests
 
 import (
