@@ -192,6 +192,17 @@ func contradictsWhen(pairs ...[2]string) func(string) string {
 }
 
 // workerGoroutines counts goroutines running the curation pool.
+// workersLeftAfter counts worker goroutines until they are back to want, for
+// at most a second: a worker has called wg.Done in its deferred call, which is
+// what Close waits for, a moment before its goroutine is gone.
+func workersLeftAfter(want int) int {
+	n := workerGoroutines()
+	for deadline := time.Now().Add(time.Second); n != want && time.Now().Before(deadline); n = workerGoroutines() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	return n
+}
+
 func workerGoroutines() int {
 	buf := make([]byte, 1<<20)
 	n := runtime.Stack(buf, true)

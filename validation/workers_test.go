@@ -62,7 +62,7 @@ func TestStoreQueuesInferenceAndWorkersLinkMemories(t *testing.T) {
 	if c.EmbedCalls-embedsBefore != 0 || c.ChatCalls != 2 {
 		t.Errorf("model calls for 3 jobs: %d embed, %d chat; want 0 and 2", c.EmbedCalls-embedsBefore, c.ChatCalls)
 	}
-	if after := workerGoroutines(); after != before {
+	if after := workersLeftAfter(before); after != before {
 		t.Errorf("%d worker goroutines after Close, %d before", after, before)
 	}
 }
@@ -109,7 +109,7 @@ func TestCloseWithEndedContextHandsJobsBack(t *testing.T) {
 	if n := e.pendingJobs(); n != 2 {
 		t.Errorf("%d jobs in the queue after an interrupted drain, want 2", n)
 	}
-	if after := workerGoroutines(); after != before {
+	if after := workersLeftAfter(before); after != before {
 		t.Errorf("%d worker goroutines after Close, %d before", after, before)
 	}
 }
