@@ -148,3 +148,31 @@ func TestHookWritesBehindAWriterAreKeptAndAppliedOnce(t *testing.T) {
 		t.Errorf("writes moved aside: %v", st["failed_spooled_writes"])
 	}
 }
+
+// A session forgotten while some of its hook writes wait in the spool stays
+// forgotten: forget applies the spool first, so nothing comes back later.
+func TestForgetSessionTakesItsSpooledWritesToo(t *testing.T) {
+	c := newCLIEnv(t)
+	root, cwd := newProject(t, c, "shop-api")
+	const session = "4f1c2d9e-session" // hookInput's
+	orders := filepath.Join(root, "internal", "api", "orders.go")
+	c.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "how are orders cached in redis?"}))
+
+	released := holdWriteLock(t, c.dbPath, 2*time.Second)
+	c.hookWithin("post-tool-use", hookInput(t, "PostToolUse", cwd, map[string]any{"tool_name": "Edit",
+		"tool_input":    map[string]any{"file_path": orders, "old_string": "ttl := 0", "new_string": "ttl := 5 * time.Minute"},
+		"tool_response": map[string]any{"filePath": orders, "success": true}}))
+	<-released
+	if n := c.spooledWrites(); n == 0 {
+		t.Fatal("the tool call behind the writer was not spooled: the test cannot fail")
+	}
+
+	out := c.ok("forget", "--session", session, "--yes")
+	if !strings.Contains(out, "deleted 2 captured entries") {
+		t.Errorf("forget --session should delete the prompt and the spooled tool call:\n%s", out)
+	}
+	c.serveUntil("the spool drained", func() bool { return c.spooledWrites() == 0 })
+	if titles := c.journalTitles(session); len(titles) != 0 {
+		t.Errorf("the forgotten session came back from the spool: %q", titles)
+	}
+}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/spool"
 )
 
 // The human commands: the same services as the MCP tools, printed for people.
@@ -264,6 +265,11 @@ func forgetCaptured(ctx context.Context, e *env, session, beforeArg string, yes 
 		return err
 	}
 	defer a.Close()
+	// Hook writes still in the spool may belong to what is forgotten: applied
+	// later, they would bring it back. Apply them first.
+	if res, err := a.db.DrainSpool(ctx, spool.Budget{}); err != nil || res.Left > 0 {
+		return fmt.Errorf("%d hook writes still wait in the spool beside the database (%v): run again once no other process holds the database", res.Left, err)
+	}
 	if !yes {
 		n, err := a.db.CountEntries(ctx, session, before)
 		if err != nil {
