@@ -82,12 +82,17 @@ func (r *Recorder) Observation(ctx context.Context, a Anchor, t Tool) (*Entry, e
 	}
 	args := decodeObject(t.Input)
 	input, inputCut := keep(compactJSON(t.Input), MaxInputBytes)
-	output, outputCut := keep(responseText(t.Response), MaxResponseBytes)
+	text, isText := responseText(t.Response)
+	output, outputCut := keep(text, MaxResponseBytes)
 
 	e := r.entry(a, KindObservation)
 	e.ToolName = t.Name
 	e.Files = filesOf(args, t.Cwd)
-	e.Title = privacy.Clean(observationTitle(t.Name, args, e.Files, output))
+	outcome := output
+	if !isText {
+		outcome = "" // a JSON object says nothing in one line (Edit's is the patch)
+	}
+	e.Title = privacy.Clean(observationTitle(t.Name, args, e.Files, outcome))
 	e.Body = fmt.Sprintf("tool: %s\ninput: %s\noutput:\n%s", t.Name, input, output)
 	e.TrimmedBytes = inputCut + outputCut
 	if _, err := r.Store.AddEntry(ctx, e); err != nil {
@@ -188,19 +193,19 @@ type toolResponse struct {
 	} `json:"file"`
 }
 
-// responseText is a tool's output as text: its text fields when it has them,
-// else the JSON itself. It decodes the response once, whatever its shape, since
-// a response can be megabytes.
-func responseText(raw json.RawMessage) string {
+// responseText is a tool's output as text: its text fields when it has them
+// (isText), else the JSON itself. It decodes the response once, whatever its
+// shape, since a response can be megabytes.
+func responseText(raw json.RawMessage) (text string, isText bool) {
 	trimmed := bytes.TrimLeft(raw, " \t\r\n")
 	if len(trimmed) == 0 {
-		return ""
+		return "", true
 	}
 	switch trimmed[0] {
 	case '"':
 		var s string
 		if json.Unmarshal(raw, &s) == nil {
-			return s
+			return s, true
 		}
 	case '{':
 		var r toolResponse
@@ -213,11 +218,11 @@ func responseText(raw json.RawMessage) string {
 				}
 			}
 			if len(parts) > 0 {
-				return strings.Join(parts, "\n")
+				return strings.Join(parts, "\n"), true
 			}
 		}
 	}
-	return string(raw)
+	return string(raw), false
 }
 
 // scanMargin is how far past a cut the text is scanned for secrets, so that a

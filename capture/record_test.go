@@ -33,16 +33,19 @@ func TestKeepTrimsAndRedactsAcrossTheCut(t *testing.T) {
 }
 
 func TestResponseTextPicksTheTextFields(t *testing.T) {
-	cases := map[string]string{
-		`{"stdout": "ok", "stderr": "warn", "interrupted": false}`: "warn\nok",
-		`"plain text"`: "plain text",
-		`{"type": "text", "file": {"filePath": "a.go", "content": "package a"}}`: "package a",
-		`{"filenames": ["a.go"], "numFiles": 1}`:                                 `{"filenames": ["a.go"], "numFiles": 1}`,
-		`[1, 2]`:                                                                 `[1, 2]`,
+	cases := map[string]struct {
+		text   string
+		isText bool
+	}{
+		`{"stdout": "ok", "stderr": "warn", "interrupted": false}`: {"warn\nok", true},
+		`"plain text"`: {"plain text", true},
+		`{"type": "text", "file": {"filePath": "a.go", "content": "package a"}}`: {"package a", true},
+		`{"filenames": ["a.go"], "numFiles": 1}`:                                 {`{"filenames": ["a.go"], "numFiles": 1}`, false},
+		`[1, 2]`:                                                                 {`[1, 2]`, false},
 	}
 	for raw, want := range cases {
-		if got := responseText([]byte(raw)); got != want {
-			t.Errorf("responseText(%s) = %q, want %q", raw, got, want)
+		if text, isText := responseText([]byte(raw)); text != want.text || isText != want.isText {
+			t.Errorf("responseText(%s) = %q, %v; want %q, %v", raw, text, isText, want.text, want.isText)
 		}
 	}
 }

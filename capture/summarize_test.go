@@ -197,3 +197,21 @@ func TestSummaryInterruptedAtShutdownIsHandedBack(t *testing.T) {
 		t.Fatalf("interrupted job not handed back: %+v %v", job, err)
 	}
 }
+
+// An Edit's response is the patch as a JSON object: the title names the file
+// and leaves the JSON out; the body keeps it.
+func TestObservationTitleLeavesOutJSONResponses(t *testing.T) {
+	f := newSummaryFixture(t, 5)
+	in, _ := json.Marshal(map[string]string{"file_path": "/src/shop/orders.go", "old_string": "ttl := 0", "new_string": "ttl := 5"})
+	resp := json.RawMessage(`{"filePath":"/src/shop/orders.go","oldString":"ttl := 0","newString":"ttl := 5","structuredPatch":[]}`)
+	e, err := f.rec.Observation(context.Background(), anchor, capture.Tool{Name: "Edit", Input: in, Response: resp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Title != "Edit: /src/shop/orders.go" {
+		t.Errorf("title = %q, want the tool and its file alone", e.Title)
+	}
+	if !strings.Contains(e.Body, `"structuredPatch"`) {
+		t.Errorf("body lost the response: %q", e.Body)
+	}
+}
