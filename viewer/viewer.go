@@ -60,6 +60,7 @@ func New(d Deps) http.Handler {
 	mux.HandleFunc("GET /api/events", h.events)
 	mux.HandleFunc("GET /api/memories", h.listMemories)
 	mux.HandleFunc("GET /api/memories/{id}", h.getMemory)
+	mux.HandleFunc("GET /api/memories/{id}/graph", h.graph)
 	mux.HandleFunc("DELETE /api/memories/{id}", h.forgetMemory)
 	mux.HandleFunc("POST /api/memories/{id}/validate", h.validateMemory)
 	mux.HandleFunc("GET /api/health", h.health)

@@ -86,3 +86,8 @@ export function resolveContradiction(edgeId, resolution, force) {
 export function getHealth(signal) {
   return getJSON("api/health", signal);
 }
+
+// getGraph returns the neighbourhood of a memory, depth 1 to 3 hops, capped.
+export function getGraph(id, depth, signal) {
+  return getJSON(`api/memories/${encodeURIComponent(id)}/graph?depth=${depth}`, signal);
+}

@@ -6,6 +6,7 @@ import { confidenceChart } from "./chart.js";
 import { renderMarkdown } from "./markdown.js";
 import { ReviewPage } from "./review.js";
 import { loadHealth } from "./health.js";
+import { loadGraph, graphHash, parseGraphHash } from "./graph.js";
 
 const PAGE_SIZE = 50;
 const SEARCH_DELAY_MS = 200; // wait for a pause in typing before searching
@@ -148,6 +149,7 @@ async function loadMemory(id, { quiet = false } = {}) {
         el("button", { type: "button", id: "confirm", title: "It held: confidence +0.1" }, "Confirm"),
         el("button", { type: "button", id: "refute", title: "It was wrong: confidence -0.15" }, "Refute"),
         el("button", { type: "button", id: "delete", class: "danger", title: "Delete this memory (asks first)" }, "Delete…"),
+        el("a", { href: graphHash(m.id), id: "graph-link", class: "button", title: "The memories around this one (g)" }, "Graph"),
         el("button", { type: "button", id: "raw-toggle", "aria-pressed": "false", title: "Show the text exactly as stored" }, "Plain text")),
       el("div", { id: "delete-box" }),
       el("h2", {}, "Details"),
@@ -243,12 +245,13 @@ function view() {
   if (/^#\/m\/.+$/.test(h)) return "memory";
   if (h === "#/review") return "review";
   if (h === "#/health") return "health";
+  if (parseGraphHash(h)) return "graph";
   return "list";
 }
 
 function route() {
   const v = view();
-  for (const name of ["list", "memory", "review", "health"]) $(`${name}-view`).hidden = name !== v;
+  for (const name of ["list", "memory", "review", "health", "graph"]) $(`${name}-view`).hidden = name !== v;
   document.querySelectorAll("#nav a").forEach((a) => {
     if (a.dataset.view === v) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
@@ -256,6 +259,7 @@ function route() {
   if (v === "memory") loadMemory(decodeURIComponent(location.hash.slice("#/m/".length)));
   else if (v === "review") review.load();
   else if (v === "health") loadHealth($("health"), setStatus);
+  else if (v === "graph") loadGraph($("graph-view"), parseGraphHash(location.hash), setStatus);
   else loadList();
 }
 
@@ -288,6 +292,10 @@ function live(ev) {
   if (v === "review") { review.load({ quiet: true }); return; }
   if (v === "list") { loadList({ quiet: true }); return; }
   if (v === "health") { loadHealth($("health"), setStatus, { quiet: true }); return; }
+  if (v === "graph") {
+    if (dropped || ev.edges || ev.changed.length) loadGraph($("graph-view"), parseGraphHash(location.hash), setStatus, { quiet: true });
+    return;
+  }
   if (v !== "memory") return;
   const id = decodeURIComponent(location.hash.slice("#/m/".length));
   // Leave an open delete confirmation alone.
