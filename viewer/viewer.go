@@ -62,6 +62,8 @@ func New(d Deps) http.Handler {
 	mux.HandleFunc("GET /api/memories/{id}", h.getMemory)
 	mux.HandleFunc("GET /api/memories/{id}/graph", h.graph)
 	mux.HandleFunc("DELETE /api/memories/{id}", h.forgetMemory)
+	mux.HandleFunc("PATCH /api/memories/{id}", h.editMemory)
+	mux.HandleFunc("POST /api/memories/{id}/demote", h.demoteMemory)
 	mux.HandleFunc("POST /api/memories/{id}/validate", h.validateMemory)
 	mux.HandleFunc("GET /api/health", h.health)
 	mux.HandleFunc("GET /api/review/contradictions", h.listContradictions)
