@@ -91,3 +91,22 @@ export function getHealth(signal) {
 export function getGraph(id, depth, signal) {
   return getJSON(`api/memories/${encodeURIComponent(id)}/graph?depth=${depth}`, signal);
 }
+
+// editMemory changes a memory's content, type or importance (fields left out
+// stay); the change is recorded in its metadata.edits.
+export function editMemory(id, fields) {
+  return call(`api/memories/${encodeURIComponent(id)}`, {
+    method: "PATCH",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(fields),
+  });
+}
+
+// demoteMemory turns a golden rule back into an ordinary memory; reason required.
+export function demoteMemory(id, reason) {
+  return call(`api/memories/${encodeURIComponent(id)}/demote`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ reason }),
+  });
+}

@@ -1,7 +1,7 @@
 // The viewer's page: a memory list with search and filters, and one memory's
 // page, switched by the URL's hash (#/ and #/m/<id>).
 import { el, fmtTime, fmtNum } from "./dom.js";
-import { listMemories, getMemory, validateMemory, forgetMemory, watchChanges } from "./api.js";
+import { listMemories, getMemory, validateMemory, forgetMemory, editMemory, watchChanges } from "./api.js";
 import { confidenceChart } from "./chart.js";
 import { renderMarkdown } from "./markdown.js";
 import { ReviewPage } from "./review.js";
@@ -148,10 +148,12 @@ async function loadMemory(id, { quiet = false } = {}) {
       el("div", { class: "actions" },
         el("button", { type: "button", id: "confirm", title: "It held: confidence +0.1" }, "Confirm"),
         el("button", { type: "button", id: "refute", title: "It was wrong: confidence -0.15" }, "Refute"),
+        el("button", { type: "button", id: "edit", title: "Change content, type or importance (e)" }, "Edit"),
         el("button", { type: "button", id: "delete", class: "danger", title: "Delete this memory (asks first)" }, "Delete…"),
         el("a", { href: graphHash(m.id), id: "graph-link", class: "button", title: "The memories around this one (g)" }, "Graph"),
         el("button", { type: "button", id: "raw-toggle", "aria-pressed": "false", title: "Show the text exactly as stored" }, "Plain text")),
       el("div", { id: "delete-box" }),
+      el("div", { id: "edit-box" }),
       el("h2", {}, "Details"),
       el("dl", { class: "fields" },
         field("id", m.id),
@@ -178,6 +180,7 @@ async function loadMemory(id, { quiet = false } = {}) {
     $("confirm").addEventListener("click", () => validate(m.id, true));
     $("refute").addEventListener("click", () => validate(m.id, false));
     $("delete").addEventListener("click", () => askDelete(m, d.edges.length, v.summary.total_events));
+    $("edit").addEventListener("click", () => openEdit(m));
     $("raw-toggle").addEventListener("click", (e) => {
       const raw = $("memory-raw").hidden;
       $("memory-raw").hidden = !raw;
@@ -190,6 +193,55 @@ async function loadMemory(id, { quiet = false } = {}) {
     box.replaceChildren(el("p", { class: "error" }, err.message));
     setStatus("");
   }
+}
+
+const TYPES = ["preference", "decision", "pattern", "session", "file_context", "golden_rule"];
+
+// openEdit shows the edit form on a memory's page. Only what differs from the
+// memory is sent; the server records the change as made by the viewer. A
+// golden rule's type is changed by demoting it, on the golden rules page.
+function openEdit(m) {
+  const box = $("edit-box");
+  if (box.childElementCount) { $("edit-content")?.focus(); return; }
+  const golden = m.memory_type === "golden_rule";
+  const content = el("textarea", { id: "edit-content", rows: 8, "aria-label": "Content" });
+  content.value = m.content;
+  const type = el("select", { id: "edit-type", "aria-label": "Type", disabled: golden },
+    TYPES.filter((t) => golden || t !== "golden_rule").map((t) => el("option", { value: t, selected: t === m.memory_type }, t)));
+  const importance = el("input", { id: "edit-importance", type: "number", min: 0, max: 1, step: 0.05, value: m.importance, "aria-label": "Importance" });
+  const save = el("button", { type: "submit", id: "edit-save" }, "Save");
+  const cancel = el("button", { type: "button", id: "edit-cancel" }, "Cancel");
+  const form = el("form", { class: "edit-form", id: "edit-form" },
+    el("label", {}, "Content", content),
+    el("div", { class: "row" },
+      el("label", {}, "Type ", type),
+      el("label", {}, "Importance ", importance)),
+    golden ? el("p", { class: "muted" }, "A golden rule's type changes by demoting it, with a reason, on the ", el("a", { href: "#/golden" }, "golden rules page"), ".") : null,
+    el("p", { class: "muted" }, "Changed content is searched by its new words at once and embedded again. The change is recorded in the memory's metadata (edits)."),
+    el("div", { class: "actions" }, save, cancel));
+  box.replaceChildren(form);
+  cancel.addEventListener("click", () => box.replaceChildren());
+  form.addEventListener("keydown", (e) => { if (e.key === "Escape") box.replaceChildren(); });
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const fields = {};
+    if (content.value.trim() !== m.content) fields.content = content.value;
+    if (!golden && type.value !== m.memory_type) fields.memory_type = type.value;
+    const imp = Number(importance.value);
+    if (importance.value !== "" && imp !== m.importance) fields.importance = imp;
+    if (!Object.keys(fields).length) { box.replaceChildren(); setStatus("Nothing changed."); return; }
+    save.disabled = true;
+    try {
+      const res = await editMemory(m.id, fields);
+      box.replaceChildren();
+      await loadMemory(m.id);
+      setStatus(`Saved: ${res.changed.join(", ") || "nothing changed"}.`);
+    } catch (err) {
+      save.disabled = false;
+      setStatus(err.message, true);
+    }
+  });
+  content.focus();
 }
 
 // askDelete shows exactly what a delete removes and asks before doing it: the
@@ -299,7 +351,7 @@ function live(ev) {
   if (v !== "memory") return;
   const id = decodeURIComponent(location.hash.slice("#/m/".length));
   // Leave an open delete confirmation alone.
-  if ($("delete-box")?.childElementCount) return;
+  if ($("delete-box")?.childElementCount || $("edit-box")?.childElementCount) return;
   if (dropped || ev.edges || ev.changed.some((c) => c.id === id)) loadMemory(id, { quiet: true });
 }
 
@@ -333,6 +385,13 @@ function init() {
     } else if (v === "list" && e.key === "Enter") {
       const a = document.querySelector("#memories li.selected a");
       if (a) { e.preventDefault(); a.click(); }
+    } else if (v === "memory" && e.key === "e") {
+      e.preventDefault(); // the key must not land in the form it opens
+      $("edit")?.click();
+    } else if (v === "memory" && e.key === "g") {
+      location.hash = graphHash(decodeURIComponent(location.hash.slice("#/m/".length)));
+    } else if (v === "graph" && e.key === "g") {
+      location.hash = `#/m/${encodeURIComponent(parseGraphHash(location.hash).id)}`;
     } else if (v === "review" && review.key(e.key)) {
       e.preventDefault();
     }
