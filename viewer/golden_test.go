@@ -66,3 +66,8 @@ func TestGoldenRulesAndTheContextOfAProject(t *testing.T) {
 		t.Errorf("projects %+v, want blog and shop", ps)
 	}
 }
+
+// contextPreview is the request the golden rules page makes for a project.
+func contextPreview(project string) validation.ContextRequest {
+	return validation.ContextRequest{Project: project, SkipAccessUpdate: true}
+}

@@ -110,3 +110,13 @@ export function demoteMemory(id, reason) {
     body: JSON.stringify({ reason }),
   });
 }
+
+// getGolden returns a project's golden rules and the context a session of it
+// would start with ("" for no project: global only).
+export function getGolden(project, signal) {
+  return getJSON(project ? `api/golden?project=${encodeURIComponent(project)}` : "api/golden", signal);
+}
+
+export function listProjects(signal) {
+  return getJSON("api/projects", signal);
+}

@@ -7,6 +7,7 @@ import { renderMarkdown } from "./markdown.js";
 import { ReviewPage } from "./review.js";
 import { loadHealth } from "./health.js";
 import { loadGraph, graphHash, parseGraphHash } from "./graph.js";
+import { loadGolden, goldenHash, parseGoldenHash } from "./golden.js";
 
 const PAGE_SIZE = 50;
 const SEARCH_DELAY_MS = 200; // wait for a pause in typing before searching
@@ -216,7 +217,7 @@ function openEdit(m) {
     el("div", { class: "row" },
       el("label", {}, "Type ", type),
       el("label", {}, "Importance ", importance)),
-    golden ? el("p", { class: "muted" }, "A golden rule's type changes by demoting it, with a reason, on the ", el("a", { href: "#/golden" }, "golden rules page"), ".") : null,
+    golden ? el("p", { class: "muted" }, "A golden rule's type changes by demoting it, with a reason, on the ", el("a", { href: goldenHash(m.namespace.replace(/^project:/, "").replace(/^global$/, "")) }, "golden rules page"), ".") : null,
     el("p", { class: "muted" }, "Changed content is searched by its new words at once and embedded again. The change is recorded in the memory's metadata (edits)."),
     el("div", { class: "actions" }, save, cancel));
   box.replaceChildren(form);
@@ -298,12 +299,13 @@ function view() {
   if (h === "#/review") return "review";
   if (h === "#/health") return "health";
   if (parseGraphHash(h)) return "graph";
+  if (parseGoldenHash(h)) return "golden";
   return "list";
 }
 
 function route() {
   const v = view();
-  for (const name of ["list", "memory", "review", "health", "graph"]) $(`${name}-view`).hidden = name !== v;
+  for (const name of ["list", "memory", "review", "health", "graph", "golden"]) $(`${name}-view`).hidden = name !== v;
   document.querySelectorAll("#nav a").forEach((a) => {
     if (a.dataset.view === v) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
@@ -312,6 +314,7 @@ function route() {
   else if (v === "review") review.load();
   else if (v === "health") loadHealth($("health"), setStatus);
   else if (v === "graph") loadGraph($("graph-view"), parseGraphHash(location.hash), setStatus);
+  else if (v === "golden") loadGolden($("golden-view"), parseGoldenHash(location.hash), setStatus);
   else loadList();
 }
 
@@ -344,6 +347,10 @@ function live(ev) {
   if (v === "review") { review.load({ quiet: true }); return; }
   if (v === "list") { loadList({ quiet: true }); return; }
   if (v === "health") { loadHealth($("health"), setStatus, { quiet: true }); return; }
+  if (v === "golden") {
+    if (!document.querySelector("#golden-view form")) loadGolden($("golden-view"), parseGoldenHash(location.hash), setStatus, { quiet: true });
+    return;
+  }
   if (v === "graph") {
     if (dropped || ev.edges || ev.changed.length) loadGraph($("graph-view"), parseGraphHash(location.hash), setStatus, { quiet: true });
     return;
