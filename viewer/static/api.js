@@ -120,3 +120,10 @@ export function getGolden(project, signal) {
 export function listProjects(signal) {
   return getJSON("api/projects", signal);
 }
+
+// getFiles lists recent file activity, for one project root or all.
+export function getFiles(root, days, signal) {
+  const params = new URLSearchParams({ days: String(days) });
+  if (root) params.set("project_root", root);
+  return getJSON(`api/files?${params}`, signal);
+}

@@ -8,6 +8,7 @@ import { ReviewPage } from "./review.js";
 import { loadHealth } from "./health.js";
 import { loadGraph, graphHash, parseGraphHash } from "./graph.js";
 import { loadGolden, goldenHash, parseGoldenHash } from "./golden.js";
+import { loadFiles, parseFilesHash } from "./files.js";
 
 const PAGE_SIZE = 50;
 const SEARCH_DELAY_MS = 200; // wait for a pause in typing before searching
@@ -300,12 +301,13 @@ function view() {
   if (h === "#/health") return "health";
   if (parseGraphHash(h)) return "graph";
   if (parseGoldenHash(h)) return "golden";
+  if (parseFilesHash(h)) return "files";
   return "list";
 }
 
 function route() {
   const v = view();
-  for (const name of ["list", "memory", "review", "health", "graph", "golden"]) $(`${name}-view`).hidden = name !== v;
+  for (const name of ["list", "memory", "review", "health", "graph", "golden", "files"]) $(`${name}-view`).hidden = name !== v;
   document.querySelectorAll("#nav a").forEach((a) => {
     if (a.dataset.view === v) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
@@ -315,6 +317,7 @@ function route() {
   else if (v === "health") loadHealth($("health"), setStatus);
   else if (v === "graph") loadGraph($("graph-view"), parseGraphHash(location.hash), setStatus);
   else if (v === "golden") loadGolden($("golden-view"), parseGoldenHash(location.hash), setStatus);
+  else if (v === "files") loadFiles($("files-view"), parseFilesHash(location.hash), setStatus);
   else loadList();
 }
 
