@@ -70,6 +70,7 @@ func New(d Deps) http.Handler {
 	mux.HandleFunc("GET /api/golden", h.golden)
 	mux.HandleFunc("GET /api/projects", h.projects)
 	mux.HandleFunc("GET /api/files", h.recentFiles)
+	mux.HandleFunc("GET /api/export", h.export)
 	mux.HandleFunc("GET /api/review/contradictions", h.listContradictions)
 	mux.HandleFunc("POST /api/review/contradictions/{edge}", h.resolveContradiction)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {

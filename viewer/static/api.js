@@ -127,3 +127,13 @@ export function getFiles(root, days, signal) {
   if (root) params.set("project_root", root);
   return getJSON(`api/files?${params}`, signal);
 }
+
+// exportURL downloads every memory of a list view (all pages) as JSON or Markdown.
+export function exportURL({ q, namespace, type, order }, format) {
+  const params = new URLSearchParams({ format });
+  if (q) params.set("q", q);
+  if (namespace) params.set("namespace", namespace);
+  if (type) params.set("type", type);
+  if (order && !q) params.set("order_by", order);
+  return `api/export?${params}`;
+}

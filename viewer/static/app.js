@@ -1,7 +1,7 @@
 // The viewer's page: a memory list with search and filters, and one memory's
 // page, switched by the URL's hash (#/ and #/m/<id>).
 import { el, fmtTime, fmtNum } from "./dom.js";
-import { listMemories, getMemory, validateMemory, forgetMemory, editMemory, watchChanges } from "./api.js";
+import { listMemories, getMemory, validateMemory, forgetMemory, editMemory, watchChanges, exportURL } from "./api.js";
 import { confidenceChart } from "./chart.js";
 import { renderMarkdown } from "./markdown.js";
 import { ReviewPage } from "./review.js";
@@ -62,6 +62,9 @@ async function loadList({ quiet = false } = {}) {
       : `${first}–${last} of ${page.total} memories`;
     if (page.degraded) summary += ` — keywords only: ${page.degraded_reason}`;
     $("summary").textContent = summary;
+    // The export holds every memory of this view, all pages.
+    $("export-json").href = exportURL(state, "json");
+    $("export-md").href = exportURL(state, "markdown");
     $("prev").disabled = page.offset === 0;
     $("next").disabled = !page.has_more;
     if (!quiet || notice) setStatus(notice);
