@@ -368,7 +368,32 @@ function live(ev) {
   if (dropped || ev.edges || ev.changed.some((c) => c.id === id)) loadMemory(id, { quiet: true });
 }
 
+// The theme: "system" (the default), "light" or "dark", kept in this browser.
+const THEMES = ["system", "light", "dark"];
+function applyTheme(theme) {
+  if (theme === "system") delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+  $("theme").textContent = `Theme: ${theme}`;
+}
+function savedTheme() {
+  try { return THEMES.includes(localStorage.getItem("recall-theme")) ? localStorage.getItem("recall-theme") : "system"; } catch { return "system"; }
+}
+
+function toggleHelp(show = $("help").hidden) {
+  $("help").hidden = !show;
+  if (show) $("help-close").focus();
+}
+
 function init() {
+  applyTheme(savedTheme());
+  $("theme").addEventListener("click", () => {
+    const next = THEMES[(THEMES.indexOf(savedTheme()) + 1) % THEMES.length];
+    try { localStorage.setItem("recall-theme", next); } catch { /* private mode: this page only */ }
+    applyTheme(next);
+  });
+  $("help-link").addEventListener("click", () => toggleHelp(true));
+  $("help-close").addEventListener("click", () => toggleHelp(false));
+  $("help").addEventListener("click", (e) => { if (e.target === $("help")) toggleHelp(false); });
   const refilter = () => {
     state.q = $("q").value.trim();
     state.namespace = $("namespace").value.trim();
@@ -387,9 +412,15 @@ function init() {
   // review queue, Enter opens the selected memory; 1-4 resolve a contradiction.
   document.addEventListener("keydown", (e) => {
     const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.target instanceof HTMLTextAreaElement;
+    if (!$("help").hidden && e.key === "Escape") { toggleHelp(false); return; }
     if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
     const v = view();
-    if (e.key === "/") {
+    if (e.key === "?") {
+      e.preventDefault();
+      toggleHelp();
+    } else if (!$("help").hidden) {
+      return; // the help is open: other keys wait
+    } else if (e.key === "/") {
       e.preventDefault();
       if (v !== "list") location.hash = "#/";
       $("q").focus();
