@@ -256,6 +256,17 @@ func updateMemory(ctx context.Context, tx *sql.Tx, id string, fn func(m *memory.
 	if err != nil {
 		return nil, fmt.Errorf("update memory %s: %w", id, err)
 	}
+	if m.Content != before.Content {
+		// The vector and the parts' vectors were made from the old text: the
+		// memory waits for the background fill to embed it again. The old vector
+		// stays searchable until then, as during a reindex.
+		if _, err := tx.ExecContext(ctx, `UPDATE memories SET embedding_pending = 1 WHERE id = ?`, id); err != nil {
+			return nil, fmt.Errorf("update memory %s: %w", id, err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_chunks WHERE seq = (SELECT seq FROM memories WHERE id = ?)`, id); err != nil {
+			return nil, fmt.Errorf("update memory %s: %w", id, err)
+		}
+	}
 	out, _, err := getMemory(ctx, tx, id)
 	return out, err
 }

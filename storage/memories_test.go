@@ -326,3 +326,31 @@ func TestTouchMemories(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+func TestUpdatedContentWaitsForANewVector(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	m := mustInsert(t, db, newMemory("the build uses bazel", "global", memory.TypeDecision), []float32{1, 0, 0, 0})
+	if m.EmbeddingPending {
+		t.Fatal("stored with a vector, yet pending")
+	}
+	// A change of importance leaves the vector as it is.
+	got, err := db.UpdateMemory(ctx, m.ID, func(m *memory.Memory) error { m.Importance = 0.9; return nil })
+	if err != nil || got.EmbeddingPending {
+		t.Fatalf("after an importance change: pending %v, %v; want the vector kept", got.EmbeddingPending, err)
+	}
+	got, err = db.UpdateMemory(ctx, m.ID, func(m *memory.Memory) error { m.Content = "the build uses make"; return nil })
+	if err != nil || !got.EmbeddingPending {
+		t.Fatalf("after a content change: pending %v, %v; want pending", got.EmbeddingPending, err)
+	}
+	pending, err := db.PendingEmbeddings(ctx, 10)
+	if err != nil || len(pending) != 1 || pending[0].ID != m.ID {
+		t.Fatalf("PendingEmbeddings = %v, %v; want the edited memory", pending, err)
+	}
+	if err := db.SetEmbedding(ctx, m.ID, []float32{0, 1, 0, 0}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := db.GetMemory(ctx, m.ID); got.EmbeddingPending {
+		t.Error("still pending after the new vector was stored")
+	}
+}

@@ -135,3 +135,20 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	return os.Rename(tmp, path)
 }
+
+// MemoriesMarkdown renders a chosen list of memories (a filtered view, in its
+// own order) as one Markdown page in the format of ExportMarkdown: each
+// memory's content as a quote with its id, confidence, importance and dates.
+// The title is the page's heading; a description line follows when not empty.
+func MemoriesMarkdown(title, description string, ms []*memory.Memory) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", title)
+	if description != "" {
+		fmt.Fprintf(&b, "%s\n", description)
+	}
+	for _, m := range ms {
+		fmt.Fprintf(&b, "\n%s · %s\n", m.Type, m.Namespace)
+		writeMemory(&b, m, nil, nil)
+	}
+	return b.String()
+}

@@ -124,7 +124,9 @@ func (s *Service) Context(ctx context.Context, req ContextRequest) (*ContextResu
 	}
 	res.Context = b.String()
 	res.TokenEstimate = EstimateTokens(res.Context)
-	s.markAccessed(ctx, res.MemoryIDs)
+	if !req.SkipAccessUpdate {
+		s.markAccessed(ctx, res.MemoryIDs)
+	}
 	return res, nil
 }
 

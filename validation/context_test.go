@@ -244,3 +244,21 @@ func TestContextStaysWithinItsBudget(t *testing.T) {
 		t.Fatal("no budget gave a partial context: the test proves nothing")
 	}
 }
+
+func TestContextPreviewCountsNoAccess(t *testing.T) {
+	e := newEnv(t, validation.Options{})
+	m := e.remember("You SHOULD write commit messages in the imperative.", memory.TypePreference, "global")
+	res, err := e.svc.Context(e.ctx, validation.ContextRequest{SkipAccessUpdate: true})
+	if err != nil || !strings.Contains(res.Context, m.ID) {
+		t.Fatalf("context %v, %v: want the memory in it", res, err)
+	}
+	if got := e.get(m.ID); got.AccessCount != 0 {
+		t.Errorf("a preview counted %d accesses, want 0", got.AccessCount)
+	}
+	if _, err := e.svc.Context(e.ctx, validation.ContextRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.get(m.ID); got.AccessCount != 1 {
+		t.Errorf("a session's context counted %d accesses, want 1", got.AccessCount)
+	}
+}

@@ -183,9 +183,13 @@ func (s *Service) adjust(ctx context.Context, id string, delta float64, success 
 }
 
 // promote turns a promotable memory that reached the threshold into a golden
-// rule and reports whether it did.
+// rule and reports whether it did. A memory a person demoted
+// (metadata.demoted_at, memory.Service.Demote) is not promoted again.
 func promote(m *memory.Memory, now time.Time) bool {
 	if !m.Type.Promotable() || m.Confidence < memory.GoldenRuleThreshold {
+		return false
+	}
+	if _, demoted := m.Metadata["demoted_at"]; demoted {
 		return false
 	}
 	if m.Metadata == nil {

@@ -274,3 +274,22 @@ func TestConcurrentOutcomesLoseNoUpdate(t *testing.T) {
 		t.Errorf("succeeded events = %d, want 10", h.Summary.Succeeded)
 	}
 }
+
+func TestDemotedGoldenRuleIsNotPromotedAgain(t *testing.T) {
+	e := newEnv(t, validation.Options{})
+	pref := e.remember("You MUST use tabs for indentation in Go files.", memory.TypePreference, "global")
+	e.setConfidence(pref.ID, 0.85)
+	if !e.outcome(pref.ID, true, "").Promoted {
+		t.Fatal("not promoted at 0.95")
+	}
+	m, err := e.mem.Demote(e.ctx, memory.DemoteRequest{MemoryID: pref.ID, Reason: "spaces since the formatter change", By: "viewer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Type != memory.TypePreference {
+		t.Fatalf("demoted to %s, want the type it was promoted from", m.Type)
+	}
+	if res := e.outcome(pref.ID, true, ""); res.Promoted || res.MemoryType != memory.TypePreference {
+		t.Errorf("after demotion a success promoted it again: %+v", res)
+	}
+}

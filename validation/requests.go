@@ -206,6 +206,10 @@ type ContextRequest struct {
 	Query       string `json:"query,omitempty"`
 	Project     string `json:"project,omitempty"`
 	TokenBudget int    `json:"token_budget,omitempty"`
+	// SkipAccessUpdate builds the context without counting an access to the
+	// memories in it: a person looking at what would be injected (the viewer)
+	// is not a session using them.
+	SkipAccessUpdate bool `json:"-"`
 }
 
 // ContextResult is the markdown context and its estimated size in tokens.

@@ -3,6 +3,7 @@ package viewer
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/embedding/ollamatest"
@@ -125,4 +127,15 @@ func (f *fixture) otherProcess(t testing.TB) *memory.Service {
 		t.Fatal(err)
 	}
 	return memory.NewService(db, client, memory.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+}
+
+var testMemorySeq int
+
+// newTestMemory is a distinct memory ready for storage.InsertMemory.
+func newTestMemory() *memory.Memory {
+	testMemorySeq++
+	now := time.Now().UTC()
+	content := fmt.Sprintf("bulk note %d", testMemorySeq)
+	return &memory.Memory{ID: memory.NewID(now), Content: content, ContentHash: memory.ContentHash(content), Type: memory.TypeSession,
+		Namespace: memory.GlobalNamespace, Importance: 0.5, Confidence: 0.3, Metadata: map[string]any{}, CreatedAt: now, UpdatedAt: now, AccessedAt: now}
 }

@@ -34,7 +34,8 @@ type Deps struct {
 type handler struct {
 	mem  *memory.Service
 	val  *validation.Service
-	hub  *hub // nil without Deps.DB
+	db   *storage.DB // nil in tests that need no database listing
+	hub  *hub        // nil without Deps.DB
 	done <-chan struct{}
 	log  *slog.Logger
 }
@@ -47,7 +48,7 @@ func New(d Deps) http.Handler {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	h := &handler{mem: d.Memory, val: d.Validation, log: d.Logger, done: d.Done}
+	h := &handler{mem: d.Memory, val: d.Validation, db: d.DB, log: d.Logger, done: d.Done}
 	if d.DB != nil {
 		h.hub = newHub(d.DB, d.Logger)
 	}
@@ -60,9 +61,16 @@ func New(d Deps) http.Handler {
 	mux.HandleFunc("GET /api/events", h.events)
 	mux.HandleFunc("GET /api/memories", h.listMemories)
 	mux.HandleFunc("GET /api/memories/{id}", h.getMemory)
+	mux.HandleFunc("GET /api/memories/{id}/graph", h.graph)
 	mux.HandleFunc("DELETE /api/memories/{id}", h.forgetMemory)
+	mux.HandleFunc("PATCH /api/memories/{id}", h.editMemory)
+	mux.HandleFunc("POST /api/memories/{id}/demote", h.demoteMemory)
 	mux.HandleFunc("POST /api/memories/{id}/validate", h.validateMemory)
 	mux.HandleFunc("GET /api/health", h.health)
+	mux.HandleFunc("GET /api/golden", h.golden)
+	mux.HandleFunc("GET /api/projects", h.projects)
+	mux.HandleFunc("GET /api/files", h.recentFiles)
+	mux.HandleFunc("GET /api/export", h.export)
 	mux.HandleFunc("GET /api/review/contradictions", h.listContradictions)
 	mux.HandleFunc("POST /api/review/contradictions/{edge}", h.resolveContradiction)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {

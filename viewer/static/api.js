@@ -86,3 +86,54 @@ export function resolveContradiction(edgeId, resolution, force) {
 export function getHealth(signal) {
   return getJSON("api/health", signal);
 }
+
+// getGraph returns the neighbourhood of a memory, depth 1 to 3 hops, capped.
+export function getGraph(id, depth, signal) {
+  return getJSON(`api/memories/${encodeURIComponent(id)}/graph?depth=${depth}`, signal);
+}
+
+// editMemory changes a memory's content, type or importance (fields left out
+// stay); the change is recorded in its metadata.edits.
+export function editMemory(id, fields) {
+  return call(`api/memories/${encodeURIComponent(id)}`, {
+    method: "PATCH",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(fields),
+  });
+}
+
+// demoteMemory turns a golden rule back into an ordinary memory; reason required.
+export function demoteMemory(id, reason) {
+  return call(`api/memories/${encodeURIComponent(id)}/demote`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ reason }),
+  });
+}
+
+// getGolden returns a project's golden rules and the context a session of it
+// would start with ("" for no project: global only).
+export function getGolden(project, signal) {
+  return getJSON(project ? `api/golden?project=${encodeURIComponent(project)}` : "api/golden", signal);
+}
+
+export function listProjects(signal) {
+  return getJSON("api/projects", signal);
+}
+
+// getFiles lists recent file activity, for one project root or all.
+export function getFiles(root, days, signal) {
+  const params = new URLSearchParams({ days: String(days) });
+  if (root) params.set("project_root", root);
+  return getJSON(`api/files?${params}`, signal);
+}
+
+// exportURL downloads every memory of a list view (all pages) as JSON or Markdown.
+export function exportURL({ q, namespace, type, order }, format) {
+  const params = new URLSearchParams({ format });
+  if (q) params.set("q", q);
+  if (namespace) params.set("namespace", namespace);
+  if (type) params.set("type", type);
+  if (order && !q) params.set("order_by", order);
+  return `api/export?${params}`;
+}

@@ -1,11 +1,14 @@
 // The viewer's page: a memory list with search and filters, and one memory's
 // page, switched by the URL's hash (#/ and #/m/<id>).
 import { el, fmtTime, fmtNum } from "./dom.js";
-import { listMemories, getMemory, validateMemory, forgetMemory, watchChanges } from "./api.js";
+import { listMemories, getMemory, validateMemory, forgetMemory, editMemory, watchChanges, exportURL } from "./api.js";
 import { confidenceChart } from "./chart.js";
 import { renderMarkdown } from "./markdown.js";
 import { ReviewPage } from "./review.js";
 import { loadHealth } from "./health.js";
+import { loadGraph, graphHash, parseGraphHash } from "./graph.js";
+import { loadGolden, goldenHash, parseGoldenHash } from "./golden.js";
+import { loadFiles, parseFilesHash } from "./files.js";
 
 const PAGE_SIZE = 50;
 const SEARCH_DELAY_MS = 200; // wait for a pause in typing before searching
@@ -59,6 +62,9 @@ async function loadList({ quiet = false } = {}) {
       : `${first}–${last} of ${page.total} memories`;
     if (page.degraded) summary += ` — keywords only: ${page.degraded_reason}`;
     $("summary").textContent = summary;
+    // The export holds every memory of this view, all pages.
+    $("export-json").href = exportURL(state, "json");
+    $("export-md").href = exportURL(state, "markdown");
     $("prev").disabled = page.offset === 0;
     $("next").disabled = !page.has_more;
     if (!quiet || notice) setStatus(notice);
@@ -147,9 +153,12 @@ async function loadMemory(id, { quiet = false } = {}) {
       el("div", { class: "actions" },
         el("button", { type: "button", id: "confirm", title: "It held: confidence +0.1" }, "Confirm"),
         el("button", { type: "button", id: "refute", title: "It was wrong: confidence -0.15" }, "Refute"),
+        el("button", { type: "button", id: "edit", title: "Change content, type or importance (e)" }, "Edit"),
         el("button", { type: "button", id: "delete", class: "danger", title: "Delete this memory (asks first)" }, "Delete…"),
+        el("a", { href: graphHash(m.id), id: "graph-link", class: "button", title: "The memories around this one (g)" }, "Graph"),
         el("button", { type: "button", id: "raw-toggle", "aria-pressed": "false", title: "Show the text exactly as stored" }, "Plain text")),
       el("div", { id: "delete-box" }),
+      el("div", { id: "edit-box" }),
       el("h2", {}, "Details"),
       el("dl", { class: "fields" },
         field("id", m.id),
@@ -176,6 +185,7 @@ async function loadMemory(id, { quiet = false } = {}) {
     $("confirm").addEventListener("click", () => validate(m.id, true));
     $("refute").addEventListener("click", () => validate(m.id, false));
     $("delete").addEventListener("click", () => askDelete(m, d.edges.length, v.summary.total_events));
+    $("edit").addEventListener("click", () => openEdit(m));
     $("raw-toggle").addEventListener("click", (e) => {
       const raw = $("memory-raw").hidden;
       $("memory-raw").hidden = !raw;
@@ -188,6 +198,55 @@ async function loadMemory(id, { quiet = false } = {}) {
     box.replaceChildren(el("p", { class: "error" }, err.message));
     setStatus("");
   }
+}
+
+const TYPES = ["preference", "decision", "pattern", "session", "file_context", "golden_rule"];
+
+// openEdit shows the edit form on a memory's page. Only what differs from the
+// memory is sent; the server records the change as made by the viewer. A
+// golden rule's type is changed by demoting it, on the golden rules page.
+function openEdit(m) {
+  const box = $("edit-box");
+  if (box.childElementCount) { $("edit-content")?.focus(); return; }
+  const golden = m.memory_type === "golden_rule";
+  const content = el("textarea", { id: "edit-content", rows: 8, "aria-label": "Content" });
+  content.value = m.content;
+  const type = el("select", { id: "edit-type", "aria-label": "Type", disabled: golden },
+    TYPES.filter((t) => golden || t !== "golden_rule").map((t) => el("option", { value: t, selected: t === m.memory_type }, t)));
+  const importance = el("input", { id: "edit-importance", type: "number", min: 0, max: 1, step: 0.05, value: m.importance, "aria-label": "Importance" });
+  const save = el("button", { type: "submit", id: "edit-save" }, "Save");
+  const cancel = el("button", { type: "button", id: "edit-cancel" }, "Cancel");
+  const form = el("form", { class: "edit-form", id: "edit-form" },
+    el("label", {}, "Content", content),
+    el("div", { class: "row" },
+      el("label", {}, "Type ", type),
+      el("label", {}, "Importance ", importance)),
+    golden ? el("p", { class: "muted" }, "A golden rule's type changes by demoting it, with a reason, on the ", el("a", { href: goldenHash(m.namespace.replace(/^project:/, "").replace(/^global$/, "")) }, "golden rules page"), ".") : null,
+    el("p", { class: "muted" }, "Changed content is searched by its new words at once and embedded again. The change is recorded in the memory's metadata (edits)."),
+    el("div", { class: "actions" }, save, cancel));
+  box.replaceChildren(form);
+  cancel.addEventListener("click", () => box.replaceChildren());
+  form.addEventListener("keydown", (e) => { if (e.key === "Escape") box.replaceChildren(); });
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const fields = {};
+    if (content.value.trim() !== m.content) fields.content = content.value;
+    if (!golden && type.value !== m.memory_type) fields.memory_type = type.value;
+    const imp = Number(importance.value);
+    if (importance.value !== "" && imp !== m.importance) fields.importance = imp;
+    if (!Object.keys(fields).length) { box.replaceChildren(); setStatus("Nothing changed."); return; }
+    save.disabled = true;
+    try {
+      const res = await editMemory(m.id, fields);
+      box.replaceChildren();
+      await loadMemory(m.id);
+      setStatus(`Saved: ${res.changed.join(", ") || "nothing changed"}.`);
+    } catch (err) {
+      save.disabled = false;
+      setStatus(err.message, true);
+    }
+  });
+  content.focus();
 }
 
 // askDelete shows exactly what a delete removes and asks before doing it: the
@@ -243,12 +302,15 @@ function view() {
   if (/^#\/m\/.+$/.test(h)) return "memory";
   if (h === "#/review") return "review";
   if (h === "#/health") return "health";
+  if (parseGraphHash(h)) return "graph";
+  if (parseGoldenHash(h)) return "golden";
+  if (parseFilesHash(h)) return "files";
   return "list";
 }
 
 function route() {
   const v = view();
-  for (const name of ["list", "memory", "review", "health"]) $(`${name}-view`).hidden = name !== v;
+  for (const name of ["list", "memory", "review", "health", "graph", "golden", "files"]) $(`${name}-view`).hidden = name !== v;
   document.querySelectorAll("#nav a").forEach((a) => {
     if (a.dataset.view === v) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
@@ -256,6 +318,9 @@ function route() {
   if (v === "memory") loadMemory(decodeURIComponent(location.hash.slice("#/m/".length)));
   else if (v === "review") review.load();
   else if (v === "health") loadHealth($("health"), setStatus);
+  else if (v === "graph") loadGraph($("graph-view"), parseGraphHash(location.hash), setStatus);
+  else if (v === "golden") loadGolden($("golden-view"), parseGoldenHash(location.hash), setStatus);
+  else if (v === "files") loadFiles($("files-view"), parseFilesHash(location.hash), setStatus);
   else loadList();
 }
 
@@ -288,14 +353,47 @@ function live(ev) {
   if (v === "review") { review.load({ quiet: true }); return; }
   if (v === "list") { loadList({ quiet: true }); return; }
   if (v === "health") { loadHealth($("health"), setStatus, { quiet: true }); return; }
+  if (v === "golden") {
+    if (!document.querySelector("#golden-view form")) loadGolden($("golden-view"), parseGoldenHash(location.hash), setStatus, { quiet: true });
+    return;
+  }
+  if (v === "graph") {
+    if (dropped || ev.edges || ev.changed.length) loadGraph($("graph-view"), parseGraphHash(location.hash), setStatus, { quiet: true });
+    return;
+  }
   if (v !== "memory") return;
   const id = decodeURIComponent(location.hash.slice("#/m/".length));
   // Leave an open delete confirmation alone.
-  if ($("delete-box")?.childElementCount) return;
+  if ($("delete-box")?.childElementCount || $("edit-box")?.childElementCount) return;
   if (dropped || ev.edges || ev.changed.some((c) => c.id === id)) loadMemory(id, { quiet: true });
 }
 
+// The theme: "system" (the default), "light" or "dark", kept in this browser.
+const THEMES = ["system", "light", "dark"];
+function applyTheme(theme) {
+  if (theme === "system") delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+  $("theme").textContent = `Theme: ${theme}`;
+}
+function savedTheme() {
+  try { return THEMES.includes(localStorage.getItem("recall-theme")) ? localStorage.getItem("recall-theme") : "system"; } catch { return "system"; }
+}
+
+function toggleHelp(show = $("help").hidden) {
+  $("help").hidden = !show;
+  if (show) $("help-close").focus();
+}
+
 function init() {
+  applyTheme(savedTheme());
+  $("theme").addEventListener("click", () => {
+    const next = THEMES[(THEMES.indexOf(savedTheme()) + 1) % THEMES.length];
+    try { localStorage.setItem("recall-theme", next); } catch { /* private mode: this page only */ }
+    applyTheme(next);
+  });
+  $("help-link").addEventListener("click", () => toggleHelp(true));
+  $("help-close").addEventListener("click", () => toggleHelp(false));
+  $("help").addEventListener("click", (e) => { if (e.target === $("help")) toggleHelp(false); });
   const refilter = () => {
     state.q = $("q").value.trim();
     state.namespace = $("namespace").value.trim();
@@ -314,9 +412,15 @@ function init() {
   // review queue, Enter opens the selected memory; 1-4 resolve a contradiction.
   document.addEventListener("keydown", (e) => {
     const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.target instanceof HTMLTextAreaElement;
+    if (!$("help").hidden && e.key === "Escape") { toggleHelp(false); return; }
     if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
     const v = view();
-    if (e.key === "/") {
+    if (e.key === "?") {
+      e.preventDefault();
+      toggleHelp();
+    } else if (!$("help").hidden) {
+      return; // the help is open: other keys wait
+    } else if (e.key === "/") {
       e.preventDefault();
       if (v !== "list") location.hash = "#/";
       $("q").focus();
@@ -325,6 +429,13 @@ function init() {
     } else if (v === "list" && e.key === "Enter") {
       const a = document.querySelector("#memories li.selected a");
       if (a) { e.preventDefault(); a.click(); }
+    } else if (v === "memory" && e.key === "e") {
+      e.preventDefault(); // the key must not land in the form it opens
+      $("edit")?.click();
+    } else if (v === "memory" && e.key === "g") {
+      location.hash = graphHash(decodeURIComponent(location.hash.slice("#/m/".length)));
+    } else if (v === "graph" && e.key === "g") {
+      location.hash = `#/m/${encodeURIComponent(parseGraphHash(location.hash).id)}`;
     } else if (v === "review" && review.key(e.key)) {
       e.preventDefault();
     }

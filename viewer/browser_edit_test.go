@@ -1,0 +1,65 @@
+package viewer
+
+import (
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+func TestBrowserEditMemory(t *testing.T) {
+	ctx := newBrowser(t)
+	f := newFixture(t)
+	id := f.store(t, "The build uses bazel.", memory.TypeDecision, "project:recall")
+	srv := newLoopbackServer(t, f)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv+"/#/m/"+id)); err != nil {
+		t.Fatal(err)
+	}
+	// "e" opens the form on the memory's page.
+	err := within(ctx, 20*time.Second,
+		chromedp.WaitVisible(chromedp.CSS(`#memory-content`)),
+		chromedp.KeyEvent("e"),
+		chromedp.WaitVisible(chromedp.CSS(`#edit-form`)),
+		chromedp.SetValue(chromedp.CSS(`#edit-content`), "The build uses **make**, not bazel."),
+		chromedp.SetValue(chromedp.CSS(`#edit-type`), "pattern"),
+		chromedp.SetValue(chromedp.CSS(`#edit-importance`), "0.8"),
+	)
+	if err != nil {
+		t.Fatalf("opening the edit form with e: %v", err)
+	}
+	screenshot(t, ctx, "edit-form")
+	err = within(ctx, 20*time.Second,
+		chromedp.Click(chromedp.CSS(`#edit-save`)),
+		chromedp.WaitNotPresent(chromedp.CSS(`#edit-form`)),
+	)
+	if err == nil {
+		_, err = run(ctx, chromedp.Poll[bool](`document.querySelector("#memory-content strong")?.textContent === "make" && document.querySelector("#status").textContent.startsWith("Saved")`))
+	}
+	if err != nil {
+		t.Fatalf("saving the edit: %v", err)
+	}
+	screenshot(t, ctx, "edit-saved")
+	m, err := f.mem.Get(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Content != "The build uses **make**, not bazel." || m.Type != memory.TypePattern || m.Importance != 0.8 {
+		t.Errorf("stored after the edit: %q %s %v", m.Content, m.Type, m.Importance)
+	}
+	if edits, _ := m.Metadata[memory.MetaEdits].([]any); len(edits) != 1 {
+		t.Errorf("edits recorded: %v, want one", m.Metadata[memory.MetaEdits])
+	}
+	// Escape closes the form without saving.
+	err = within(ctx, 20*time.Second,
+		chromedp.KeyEvent("e"),
+		chromedp.WaitVisible(chromedp.CSS(`#edit-form`)),
+		chromedp.SendKeys(chromedp.CSS(`#edit-content`), kb.Escape),
+		chromedp.WaitNotPresent(chromedp.CSS(`#edit-form`)),
+	)
+	if err != nil {
+		t.Fatalf("escape from the form: %v", err)
+	}
+}

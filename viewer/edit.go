@@ -1,0 +1,62 @@
+package viewer
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// editor is who the viewer's changes are recorded as.
+const editor = "viewer"
+
+// editBody is PATCH /api/memories/{id}: the fields to change, others left out.
+type editBody struct {
+	Content    *string      `json:"content"`
+	Type       *memory.Type `json:"memory_type"`
+	Importance *float64     `json:"importance"`
+}
+
+// maxEditBody allows a memory's largest content with JSON escaping.
+const maxEditBody = 8*memory.MaxContentBytes + 4096
+
+// editMemory changes content, type or importance through memory.Service.Update,
+// recorded in the memory's metadata.edits as made by the viewer.
+func (h *handler) editMemory(w http.ResponseWriter, r *http.Request) {
+	var body editBody
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxEditBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil || (body.Content == nil && body.Type == nil && body.Importance == nil) {
+		writeError(w, http.StatusBadRequest, `invalid body: accepted a JSON object with one or more of "content" (text), "memory_type" (a type name), "importance" (0 to 1)`)
+		return
+	}
+	res, err := h.mem.Update(r.Context(), memory.UpdateRequest{
+		MemoryID: r.PathValue("id"), Content: body.Content, Type: body.Type, Importance: body.Importance, By: editor,
+	})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// demoteBody is POST /api/memories/{id}/demote.
+type demoteBody struct {
+	Reason string `json:"reason"`
+}
+
+// demoteMemory turns a golden rule back into an ordinary memory with a reason.
+func (h *handler) demoteMemory(w http.ResponseWriter, r *http.Request) {
+	var body demoteBody
+	if err := decodeBody(w, r, &body); err != nil || strings.TrimSpace(body.Reason) == "" {
+		writeError(w, http.StatusBadRequest, `invalid body: accepted a JSON object {"reason": "why this is no longer a golden rule"} (the reason is required)`)
+		return
+	}
+	m, err := h.mem.Demote(r.Context(), memory.DemoteRequest{MemoryID: r.PathValue("id"), Reason: body.Reason, By: editor})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, m)
+}

@@ -1,0 +1,111 @@
+package viewer
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/transfer"
+)
+
+// exportParams are the list's filters and the format.
+var exportParams = []string{"q", "namespace", "type", "order_by", "format"}
+
+// maxExport bounds one export of the list (a search holds at most
+// memory.MaxNResults hits).
+const maxExport = 10 * memory.MaxListLimit
+
+// exportFile is the JSON export of a view.
+type exportFile struct {
+	ExportedAt time.Time         `json:"exported_at"`
+	Filters    map[string]string `json:"filters"`
+	Count      int               `json:"count"`
+	Truncated  bool              `json:"truncated,omitempty"`
+	Memories   []*memory.Memory  `json:"memories"`
+}
+
+// export is GET /api/export: every memory of the view the list shows with the
+// same filters (all pages, up to maxExport), as JSON or as Markdown in the
+// format of `recall export --markdown`.
+func (h *handler) export(w http.ResponseWriter, r *http.Request) {
+	qs := r.URL.Query()
+	if err := onlyParams(qs, exportParams); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	format := qs.Get("format")
+	if format != "json" && format != "markdown" {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("invalid format %q: accepted json, markdown", format))
+		return
+	}
+	ns, typ, orderBy := qs.Get("namespace"), memory.Type(qs.Get("type")), qs.Get("order_by")
+	query := strings.TrimSpace(qs.Get("q"))
+	var ms []*memory.Memory
+	truncated := false
+	if query != "" {
+		if orderBy != "" {
+			writeError(w, http.StatusBadRequest, "order_by applies to the list, not to a search, which is ranked by relevance: drop order_by or q")
+			return
+		}
+		res, err := h.mem.Recall(r.Context(), memory.RecallRequest{Query: query, NResults: memory.MaxNResults, Namespace: ns, Type: typ, SkipAccessUpdate: true})
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		for _, hit := range res.Memories {
+			ms = append(ms, hit.Memory)
+		}
+	} else {
+		for offset := 0; ; {
+			res, err := h.mem.List(r.Context(), memory.ListRequest{Namespace: ns, Type: typ, OrderBy: orderBy, Limit: memory.MaxListLimit, Offset: offset})
+			if err != nil {
+				h.fail(w, r, err)
+				return
+			}
+			ms = append(ms, res.Memories...)
+			offset += len(res.Memories)
+			if !res.HasMore || len(res.Memories) == 0 {
+				break
+			}
+			if offset >= maxExport {
+				truncated = true
+				break
+			}
+		}
+	}
+	if ms == nil {
+		ms = []*memory.Memory{}
+	}
+	filters := map[string]string{}
+	for _, k := range []string{"q", "namespace", "type", "order_by"} {
+		if v := qs.Get(k); v != "" {
+			filters[k] = v
+		}
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	if format == "json" {
+		w.Header().Set("Content-Disposition", `attachment; filename="recall-memories.json"`)
+		writeJSON(w, http.StatusOK, exportFile{ExportedAt: time.Now().UTC(), Filters: filters, Count: len(ms), Truncated: truncated, Memories: ms})
+		return
+	}
+	desc := fmt.Sprintf("%d memories", len(ms))
+	if len(filters) > 0 {
+		var parts []string
+		for _, k := range []string{"q", "namespace", "type", "order_by"} {
+			if v, ok := filters[k]; ok {
+				parts = append(parts, k+"="+v)
+			}
+		}
+		desc += ", filtered by " + strings.Join(parts, ", ")
+	}
+	if truncated {
+		desc += fmt.Sprintf(" (the first %d)", len(ms))
+	}
+	desc += ", exported from the viewer."
+	w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="recall-memories.md"`)
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write([]byte(transfer.MemoriesMarkdown("Recall memories", desc, ms)))
+}

@@ -1,0 +1,36 @@
+package viewer
+
+import (
+	"net/http"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+var filesParams = []string{"project_root", "days", "limit"}
+
+// recentFiles is GET /api/files: the files agents touched lately, most recent
+// first, as memory_recent_files_tool reports them (memory.Service.RecentFiles),
+// optionally for one project root.
+func (h *handler) recentFiles(w http.ResponseWriter, r *http.Request) {
+	qs := r.URL.Query()
+	if err := onlyParams(qs, filesParams); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	days, err := intParam(qs, "days", memory.DefaultRecentDays, 1, memory.MaxRecentDays)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	limit, err := intParam(qs, "limit", 100, 1, memory.MaxListLimit)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	files, err := h.mem.RecentFiles(r.Context(), memory.RecentFilesRequest{ProjectRoot: qs.Get("project_root"), Days: days, Limit: limit})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, files)
+}

@@ -1,0 +1,79 @@
+package viewer
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/validation"
+)
+
+var goldenParams = []string{"project"}
+
+// goldenView is GET /api/golden: a project's golden rules (and the global ones
+// every project gets) with the exact context memory_context_tool would inject
+// for the project at the start of a session, line by line with token estimates.
+type goldenView struct {
+	Project string           `json:"project,omitempty"`
+	Rules   []*memory.Memory `json:"rules"`
+	Context contextView      `json:"context"`
+}
+
+type contextView struct {
+	*validation.ContextResult
+	Lines []contextLine `json:"lines"`
+}
+
+// contextLine is one line of the context and its estimate (the estimates of
+// the lines need not add up to the whole's, which counts the line breaks too).
+type contextLine struct {
+	Text   string `json:"text"`
+	Tokens int    `json:"tokens"`
+}
+
+func (h *handler) golden(w http.ResponseWriter, r *http.Request) {
+	qs := r.URL.Query()
+	if err := onlyParams(qs, goldenParams); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	project := strings.TrimSpace(qs.Get("project"))
+	// The context first: it also checks the project name.
+	c, err := h.val.Context(r.Context(), validation.ContextRequest{Project: project, SkipAccessUpdate: true})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	namespaces := []string{memory.GlobalNamespace}
+	if project != "" {
+		namespaces = []string{memory.ProjectNamespace(strings.TrimPrefix(project, memory.ProjectNamespacePref)), memory.GlobalNamespace}
+	}
+	v := goldenView{Project: project, Rules: []*memory.Memory{}, Context: contextView{ContextResult: c, Lines: []contextLine{}}}
+	for _, ns := range namespaces {
+		res, err := h.mem.List(r.Context(), memory.ListRequest{Namespace: ns, Type: memory.TypeGoldenRule, OrderBy: "confidence", Limit: memory.MaxListLimit})
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		v.Rules = append(v.Rules, res.Memories...)
+	}
+	for line := range strings.SplitSeq(c.Context, "\n") {
+		v.Context.Lines = append(v.Context.Lines, contextLine{Text: line, Tokens: validation.EstimateTokens(line)})
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// projects is GET /api/projects: the project namespaces that hold memories or
+// are bound to a directory, as `recall projects` lists them.
+func (h *handler) projects(w http.ResponseWriter, r *http.Request) {
+	if h.db == nil {
+		writeJSON(w, http.StatusOK, []memory.ProjectSummary{})
+		return
+	}
+	ps, err := h.db.ProjectSummaries(r.Context())
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, ps)
+}

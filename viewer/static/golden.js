@@ -1,0 +1,89 @@
+// The golden rules page: a project's golden rules (and the global ones), the
+// exact context memory_context_tool would inject for the project with each
+// line's token estimate, and demotion of a rule with a required reason.
+import { el, fmtNum } from "./dom.js";
+import { getGolden, listProjects, demoteMemory } from "./api.js";
+
+// goldenHash is the URL of the page for a project ("" for global only).
+export function goldenHash(project) {
+  return project ? `#/golden/${encodeURIComponent(project)}` : "#/golden";
+}
+
+// parseGoldenHash reads #/golden[/<project>]; null when it is another page.
+export function parseGoldenHash(hash) {
+  const m = /^#\/golden(?:\/(.+))?$/.exec(hash);
+  return m ? { project: m[1] ? decodeURIComponent(m[1]) : "" } : null;
+}
+
+function demoteForm(rule, onDone, setStatus) {
+  const reason = el("textarea", { id: "demote-reason", rows: 2, required: true, placeholder: "Why is this no longer a golden rule? (required, recorded)", "aria-label": "Reason" });
+  const go = el("button", { type: "submit", id: "demote-confirm", class: "danger", disabled: true }, "Demote");
+  const cancel = el("button", { type: "button" }, "Cancel");
+  const form = el("form", { class: "demote-form" }, reason, el("div", { class: "actions" }, go, cancel));
+  reason.addEventListener("input", () => { go.disabled = reason.value.trim() === ""; });
+  cancel.addEventListener("click", () => form.remove());
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    go.disabled = true;
+    try {
+      const m = await demoteMemory(rule.id, reason.value);
+      await onDone();
+      setStatus(`Demoted to ${m.memory_type}.`);
+    } catch (err) {
+      go.disabled = false;
+      setStatus(err.message, true);
+    }
+  });
+  return form;
+}
+
+function ruleItem(rule, reload, setStatus) {
+  const demote = el("button", { type: "button", class: "demote danger" }, "Demote…");
+  const li = el("li", { "data-id": rule.id },
+    el("a", { href: `#/m/${encodeURIComponent(rule.id)}`, class: "content" }, rule.content),
+    el("div", { class: "meta" },
+      el("span", {}, rule.namespace),
+      el("span", {}, `confidence ${fmtNum(rule.confidence)}`),
+      rule.metadata?.promoted_from ? el("span", {}, `promoted from ${rule.metadata.promoted_from}`) : null,
+      demote));
+  demote.addEventListener("click", () => {
+    if (li.querySelector("form")) return;
+    li.append(demoteForm(rule, reload, setStatus));
+    li.querySelector("textarea").focus();
+  });
+  return li;
+}
+
+export async function loadGolden(box, { project }, setStatus, { quiet = false } = {}) {
+  if (!quiet) setStatus("Loading…");
+  const reload = () => loadGolden(box, { project }, setStatus, { quiet: true });
+  try {
+    const [g, projects] = await Promise.all([getGolden(project), listProjects()]);
+    const names = projects.map((p) => p.namespace.replace(/^project:/, ""));
+    if (project && !names.includes(project)) names.push(project);
+    const picker = el("select", { id: "golden-project", "aria-label": "Project" },
+      el("option", { value: "" }, "no project (global only)"),
+      names.sort().map((n) => el("option", { value: n, selected: n === project }, n)));
+    picker.addEventListener("change", () => { location.hash = goldenHash(picker.value); });
+    const ctx = g.context;
+    box.replaceChildren(
+      el("h1", {}, "Golden rules"),
+      el("p", {}, el("label", {}, "Project ", picker)),
+      el("p", { class: "muted" }, "Golden rules are injected into every session of their project (and global ones into every session), whatever the token budget. Demoting one needs a reason, recorded in its metadata; a demoted memory is not promoted again."),
+      g.rules.length
+        ? el("ol", { id: "golden-rules" }, g.rules.map((r) => ruleItem(r, reload, setStatus)))
+        : el("p", { class: "muted", id: "golden-rules-none" }, "No golden rules here."),
+      el("h2", {}, "What a session starts with"),
+      el("p", { class: "muted", id: "context-summary" },
+        `memory_context_tool for ${project ? `project ${project}` : "no project"}: about ${ctx.token_estimate} tokens, ${ctx.memory_ids.length} memories (${ctx.golden_rules} golden rules)`,
+        ctx.truncated ? ", some left out for the token budget" : "", "."),
+      el("table", { id: "context-lines", class: "context" },
+        el("thead", {}, el("tr", {}, el("th", {}, "line"), el("th", { class: "num" }, "tokens"))),
+        el("tbody", {}, ctx.lines.map((l) =>
+          el("tr", { class: l.text.startsWith("#") ? "heading" : "" }, el("td", { class: "text" }, l.text), el("td", { class: "num" }, l.text ? String(l.tokens) : ""))))));
+    if (!quiet) setStatus("");
+  } catch (err) {
+    box.replaceChildren(el("p", { class: "error" }, err.message));
+    setStatus("");
+  }
+}
