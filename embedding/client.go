@@ -140,13 +140,22 @@ func (c *Client) embed(ctx context.Context, inputs []string) ([][]float32, error
 	if len(inputs) == 0 {
 		return nil, nil
 	}
-	if err := c.checkEmbedModel(ctx); err != nil {
-		return nil, err
-	}
+	// The model is checked (/api/show, once per client) while the first batch
+	// is embedded: a short-lived process such as the prompt hook would
+	// otherwise wait for two round trips to Ollama in a row. The vectors of a
+	// model that cannot make embeddings are thrown away unseen.
+	checked := make(chan error, 1)
+	go func() { checked <- c.checkEmbedModel(ctx) }()
 	out := make([][]float32, 0, len(inputs))
 	for start := 0; start < len(inputs); start += c.batchSize {
 		batch := inputs[start:min(start+c.batchSize, len(inputs))]
 		vecs, err := c.embedBatch(ctx, batch)
+		if checked != nil {
+			if cerr := <-checked; cerr != nil {
+				return nil, cerr
+			}
+			checked = nil
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/recall-mcp/recall/capture"
+	"github.com/recall-mcp/recall/project"
 )
 
 // The hooks' part in session capture: where entries are anchored, summaries
@@ -18,7 +19,12 @@ func (h *Handler) anchor(ctx context.Context, in *Input, turn string) (capture.A
 	if err != nil {
 		return capture.Anchor{}, err
 	}
-	return capture.Anchor{Namespace: p.Namespace, SessionID: in.SessionID, TurnID: turn, TranscriptPath: in.TranscriptPath}, nil
+	return anchorOf(p, in, turn), nil
+}
+
+// anchorOf is the anchor of a capture in project p.
+func anchorOf(p project.Project, in *Input, turn string) capture.Anchor {
+	return capture.Anchor{Namespace: p.Namespace, SessionID: in.SessionID, TurnID: turn, TranscriptPath: in.TranscriptPath}
 }
 
 // queueSummary asks for a summary of the session so far, anchored to its last

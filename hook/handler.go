@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -132,17 +133,35 @@ func (h *Handler) recordSessionStart(ctx context.Context, s *memory.Session) {
 // userPromptSubmit lists the few memories most relevant to the prompt, as an
 // index of ids the model can expand with the memory tools.
 func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, error) {
+	var p project.Project
+	var perr error
+	resolved := false
+	var captured chan struct{} // closed once the prompt is recorded (or not)
 	if h.Capture != nil {
-		// Recorded before the search: the prompt is kept even when the
-		// search fails or times out. It costs the search little: behind
-		// another writer the store spools it after 100 ms.
-		a, err := h.anchor(ctx, in, "")
-		if err == nil {
-			_, err = h.Capture.Prompt(ctx, a, in.Prompt)
-		}
-		if err != nil {
-			h.log().Warn("prompt not captured", "session_id", in.SessionID, "err", err)
-		}
+		// The project is resolved once, for the record and the search.
+		p, perr = h.project(ctx, in.Cwd)
+		resolved = true
+		// Recorded while the search runs, and waited for before answering: the
+		// prompt is kept even when the search fails, and its commit (a sync of
+		// the WAL) no longer delays the search. Behind another writer the store
+		// spools it after 100 ms.
+		captured = make(chan struct{})
+		go func() {
+			defer close(captured)
+			defer func() {
+				if r := recover(); r != nil {
+					h.log().Error("prompt not captured", "session_id", in.SessionID, "err", fmt.Errorf("internal error: %v\n%s", r, debug.Stack()))
+				}
+			}()
+			err := perr
+			if err == nil {
+				_, err = h.Capture.Prompt(ctx, anchorOf(p, in, ""), in.Prompt)
+			}
+			if err != nil {
+				h.log().Warn("prompt not captured", "session_id", in.SessionID, "err", err)
+			}
+		}()
+		defer func() { <-captured }()
 	}
 	prompt := strings.TrimSpace(in.Prompt)
 	if utf8.RuneCountInString(prompt) < minPromptChars {
@@ -151,15 +170,22 @@ func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, err
 	if len(prompt) > memory.MaxQueryBytes {
 		prompt = truncateBytes(prompt, memory.MaxQueryBytes)
 	}
-	p, err := h.project(ctx, in.Cwd)
-	if err != nil {
-		return nil, err
+	if !resolved {
+		p, perr = h.project(ctx, in.Cwd)
+	}
+	if perr != nil {
+		return nil, perr
 	}
 	found, err := h.relevant(ctx, prompt, p.Namespace)
 	if err != nil {
 		return nil, err
 	}
 	text, shown := formatIndex(found)
+	if captured != nil {
+		// The access counts are a write too: after the record's, so that
+		// neither meets the other's lock (and spools or is dropped).
+		<-captured
+	}
 	h.Memory.MarkAccessed(ctx, shown)
 	return contextOutput(UserPromptSubmit, text), nil
 }

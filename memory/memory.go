@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -236,9 +237,13 @@ func ContentHash(content string) string {
 	return hex.EncodeToString(sum[:])[:16]
 }
 
+// The id forms are compiled on first use: every process links this package,
+// few check an id.
 var (
-	mintedID = regexp.MustCompile(`^mem_[0-9]+_[0-9a-f]+$`)
-	uuidID   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	mintedID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^mem_[0-9]+_[0-9a-f]+$`) })
+	uuidID   = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	})
 )
 
 // NewID mints a memory id in the Python Recall's own form: mem_<unix ms>_<8 hex>.
@@ -250,7 +255,7 @@ func NewID(now time.Time) string {
 
 // LooksLikeID reports whether s has the form of a memory id (ours or a UUID);
 // forget uses it to tell an id from a query.
-func LooksLikeID(s string) bool { return mintedID.MatchString(s) || uuidID.MatchString(s) }
+func LooksLikeID(s string) bool { return mintedID().MatchString(s) || uuidID().MatchString(s) }
 
 // ValidateID checks the form of a memory id given by a caller.
 func ValidateID(field, id string) error {

@@ -1,15 +1,11 @@
 package privacy
 
 import (
-	"fmt"
 	"math"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
-
-	toml "github.com/pelletier/go-toml/v2"
-	gitleaks "github.com/zricethezav/gitleaks/v8/config"
 )
 
 // The rules are gitleaks' own (its default configuration, some 220 rules for the
@@ -18,9 +14,12 @@ import (
 // or does not cover: passwords in URLs and .env-style lines with a secret name.
 //
 // A hook is a fresh process, so compiling every rule at start-up (about 30 ms)
-// would slow every hook. Rules are read when text first needs scanning (about
-// 2 ms), and a rule's expression is compiled only when one of its keywords occurs
-// in the text, as gitleaks itself prefilters; most text wakes a handful of rules.
+// would slow every hook. gitleaks' rules are Go literals (gitleaks_rules.go,
+// generated from its configuration by TestGitleaksRulesAreCurrent), so nothing
+// is parsed at run time and gitleaks' configuration loader (viper and its
+// formats) is not linked into the binary; a rule's expression is compiled only
+// when one of its keywords occurs in the text, as gitleaks itself prefilters;
+// most text wakes a handful of rules.
 
 // rule is one detection rule.
 type rule struct {
@@ -100,72 +99,14 @@ var (
 	loaded   *redactor
 )
 
-// defaultRedactor reads the rules the first time text needs them.
+// defaultRedactor builds the redactor the first time text needs it.
 func defaultRedactor() *redactor {
 	loadOnce.Do(func() {
-		r, err := parseRules(gitleaksConfig())
-		if err != nil {
-			// The rule file ships inside the binary; failing to read it is a
-			// build defect. Keep the own rules rather than redact nothing.
-			r = &redactor{}
-		}
+		r := &redactor{stopWords: gitleaksStopWords, allowSrc: gitleaksAllowRegexes, rules: gitleaksRules()}
 		r.rules = append(r.rules, ownRules...)
 		loaded = r
 	})
 	return loaded
-}
-
-// tomlConfig is the part of gitleaks' configuration the redactor uses.
-type tomlConfig struct {
-	Allowlist tomlAllowlist
-	Rules     []struct {
-		ID          string
-		Regex       string
-		Path        string
-		SecretGroup int
-		Entropy     float64
-		Keywords    []string
-		Allowlists  []tomlAllowlist
-	}
-}
-
-type tomlAllowlist struct {
-	RegexTarget string
-	Regexes     []string
-	StopWords   []string
-}
-
-func parseRules(src string) (*redactor, error) {
-	var c tomlConfig
-	if err := toml.Unmarshal([]byte(src), &c); err != nil {
-		return nil, fmt.Errorf("read gitleaks rules: %w", err)
-	}
-	r := &redactor{stopWords: lower(c.Allowlist.StopWords)}
-	if c.Allowlist.RegexTarget == "" {
-		r.allowSrc = c.Allowlist.Regexes
-	}
-	for _, cr := range c.Rules {
-		if cr.Regex == "" || len(cr.Keywords) == 0 {
-			continue // path-only rules (file names) and unfiltered rules
-		}
-		ru := &rule{id: cr.ID, pattern: cr.Regex, secretGroup: cr.SecretGroup, entropy: cr.Entropy, keywords: lower(cr.Keywords)}
-		for _, al := range cr.Allowlists {
-			ru.stopWords = append(ru.stopWords, lower(al.StopWords)...)
-			if al.RegexTarget == "" || al.RegexTarget == "secret" {
-				ru.allowRegex = append(ru.allowRegex, al.Regexes...)
-			}
-		}
-		r.rules = append(r.rules, ru)
-	}
-	return r, nil
-}
-
-func lower(ss []string) []string {
-	out := make([]string, len(ss))
-	for i, s := range ss {
-		out[i] = strings.ToLower(s)
-	}
-	return out
 }
 
 // Redact replaces every secret found in text with [REDACTED:<rule>] and counts
@@ -298,6 +239,3 @@ func shannon(s string) float64 {
 	}
 	return h
 }
-
-// gitleaksConfig is gitleaks' default configuration, shipped inside its module.
-func gitleaksConfig() string { return gitleaks.DefaultConfig }

@@ -3,6 +3,7 @@ package server
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The SDK checks arguments against the schema before a handler runs, and its
@@ -11,12 +12,18 @@ import (
 // rewrites them in the words of our own errors: the argument, what was wrong,
 // what is accepted.
 
+// The expressions are compiled on first use: every recall process links this
+// package, and only a call with bad arguments needs them.
 var (
-	wrongType = regexp.MustCompile(`validating /properties/(\w+): type: (.*) has type "(\w+)", want (?:one of )?"([^"]*)"`)
-	missing   = regexp.MustCompile(`required: missing properties: \[([^\]]*)\]`)
-	unknown   = regexp.MustCompile(`unexpected additional properties \[([^\]]*)\]`)
-	goType    = regexp.MustCompile(`json: cannot unmarshal (.*) into Go struct field .*\.(\w+) of type (\w+)`)
+	wrongType = lazyRegexp(`validating /properties/(\w+): type: (.*) has type "(\w+)", want (?:one of )?"([^"]*)"`)
+	missing   = lazyRegexp(`required: missing properties: \[([^\]]*)\]`)
+	unknown   = lazyRegexp(`unexpected additional properties \[([^\]]*)\]`)
+	goType    = lazyRegexp(`json: cannot unmarshal (.*) into Go struct field .*\.(\w+) of type (\w+)`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // jsonKinds name JSON Schema and Go types as a caller would.
 var jsonKinds = map[string]string{
@@ -28,16 +35,16 @@ func plain(msg string) string {
 	msg = strings.TrimPrefix(msg, `validating "arguments": `)
 	msg = strings.TrimPrefix(msg, "unmarshaling arguments: ")
 	msg = strings.ReplaceAll(msg, "validating root: ", "")
-	if m := wrongType.FindStringSubmatch(msg); m != nil {
+	if m := wrongType().FindStringSubmatch(msg); m != nil {
 		return "invalid " + m[1] + " " + m[2] + " (" + kind(m[3]) + "): accepted " + acceptedKinds(m[4])
 	}
-	if m := missing.FindStringSubmatch(msg); m != nil {
+	if m := missing().FindStringSubmatch(msg); m != nil {
 		return "missing " + strings.ReplaceAll(m[1], `"`, "") + ": required"
 	}
-	if m := unknown.FindStringSubmatch(msg); m != nil {
+	if m := unknown().FindStringSubmatch(msg); m != nil {
 		return "unknown argument " + m[1] + ": see the tool's input schema for its arguments"
 	}
-	if m := goType.FindStringSubmatch(msg); m != nil {
+	if m := goType().FindStringSubmatch(msg); m != nil {
 		return "invalid " + m[2] + " " + m[1] + ": accepted " + kind(m[3])
 	}
 	return msg

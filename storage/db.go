@@ -50,6 +50,7 @@ type DB struct {
 	// (see spooled.go); every process drains it, only hooks add to it.
 	spool         *spool.Spool
 	spoolWhenBusy bool
+	shortLived    bool        // see Options.ShortLived
 	lockSeen      atomic.Bool // a hook's write met the lock: the next ones do not wait for it
 
 	checkpointing atomic.Bool    // a checkpoint is running
@@ -107,6 +108,9 @@ type Options struct {
 	SpoolWhenBusy bool
 	// Logger receives what the spool did; slog.Default() when nil.
 	Logger *slog.Logger
+	// ShortLived is for a process that runs a few queries and exits (a hook):
+	// its pages are cold, and keyword ranking reads fewer of them (see rankFTS).
+	ShortLived bool
 }
 
 // Open opens (creating if needed) the database at path with the default
@@ -145,7 +149,7 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 		log = slog.Default()
 	}
 	s := &DB{db: db, bestEffort: quick, path: path, signs: newSignIndex(), log: log,
-		spool: spool.New(spool.DirFor(path), log), spoolWhenBusy: opts.SpoolWhenBusy}
+		spool: spool.New(spool.DirFor(path), log), spoolWhenBusy: opts.SpoolWhenBusy, shortLived: opts.ShortLived}
 	if err := s.migratePython(ctx); err != nil {
 		s.closePools()
 		return nil, explainOpenError(path, err)

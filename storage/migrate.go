@@ -127,6 +127,8 @@ var afterMigration = map[string]func(context.Context, *sql.Tx) error{
 	"vector_signs.sql": backfillSigns,
 	// Memories stored before search_words existed need theirs.
 	"stemmed_keywords.sql": backfillSearchWords,
+	// Vector tables made with sqlite-vec's default chunks get smaller ones.
+	"vector_chunks.sql": rechunkVectors,
 }
 
 // migrationTopic is a migration's file name without its number: "0003_x.sql"

@@ -107,7 +107,7 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 	}
 	// A hook must answer in time and lose nothing: behind another writer its
 	// writes go to the spool, which the next hook or recall serve applies.
-	db, err := storage.OpenWith(ctx, cfg.SQLitePath, storage.Options{SyncNormal: !cfg.SyncFull, SpoolWhenBusy: mode == modeHook, Logger: log})
+	db, err := storage.OpenWith(ctx, cfg.SQLitePath, storage.Options{SyncNormal: !cfg.SyncFull, SpoolWhenBusy: mode == modeHook, ShortLived: mode == modeHook, Logger: log})
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
 	"github.com/recall-mcp/recall/transfer"
@@ -158,19 +157,19 @@ func printImport(stdout, stderr io.Writer, rep *transfer.ImportReport) {
 	}
 }
 
-// importProgress draws the writing progress on stderr when it is a terminal;
-// nil (no progress) otherwise, so logs and pipes stay clean.
+// importProgress draws the writing progress on stderr when it is a terminal,
+// one line rewritten in place and cleared at the end; nil (no progress)
+// otherwise, so logs and pipes stay clean.
 func importProgress(stderr io.Writer) transfer.Progress {
 	f, ok := stderr.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return nil
 	}
-	var bar *progressbar.ProgressBar
 	return func(done, total int) {
-		if bar == nil {
-			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription("importing"),
-				progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
+		if done >= total {
+			fmt.Fprint(f, "\r\033[K")
+			return
 		}
-		_ = bar.Set(done) // a progress bar that cannot draw is no reason to stop an import
+		fmt.Fprintf(f, "\r\033[Kimporting %3d%% (%d/%d)", done*100/max(total, 1), done, total)
 	}
 }
