@@ -223,9 +223,7 @@ type validateBody struct {
 
 func (h *handler) validateMemory(w http.ResponseWriter, r *http.Request) {
 	var body validateBody
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&body); err != nil || body.Success == nil {
+	if err := decodeBody(w, r, &body); err != nil || body.Success == nil {
 		writeError(w, http.StatusBadRequest, `invalid body: accepted a JSON object {"success": true} or {"success": false}`)
 		return
 	}
