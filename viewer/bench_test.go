@@ -1,0 +1,148 @@
+package viewer
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recall-mcp/recall/embedding"
+	"github.com/recall-mcp/recall/embedding/ollamatest"
+	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/validation"
+)
+
+// Benchmarks of the viewer's server side over 100k memories (with 3 edges
+// each), seeded once into a file under os.TempDir() keyed by schema version and
+// reused by later runs. The memories have no vectors (as right after an
+// import), so a search is the keyword half of the hybrid search. Run:
+//
+//	go test -tags sqlite_fts5 -run '^$' -bench . -benchtime 200x ./viewer/
+
+const benchMemories = 100_000
+
+var benchWords = strings.Fields(`sqlite cache migration index query vector embedding token schema
+deploy docker kubernetes config secret golden rule hook session project namespace import export
+search ranking keyword stemmed fusion graph edge supersedes contradicts validate confidence
+importance timeout retry backoff journal spool chunk python golang test benchmark viewer
+browser server handler route json markdown render layout theme keyboard paging filter`)
+
+func benchSentence(r *rand.Rand, n int) string {
+	w := make([]string, n)
+	for i := range w {
+		w[i] = benchWords[r.IntN(len(benchWords))]
+	}
+	return strings.Join(w, " ")
+}
+
+func benchID(i int) string { return fmt.Sprintf("mem_%d_%08x", i, i) }
+
+// benchFixture is the viewer over the seeded file, as recall ui wires it.
+func benchFixture(b *testing.B) *fixture {
+	b.Helper()
+	ctx := context.Background()
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("recall-viewer-bench-%d-schema%d.db", benchMemories, storage.SchemaVersion()))
+	db := openSeeded(b, ctx, path)
+	b.Cleanup(func() { db.Close() })
+	ol := ollamatest.New(b)
+	client, err := embedding.New(embedding.Options{Host: ol.URL()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	mem := memory.NewService(db, client, memory.Options{Logger: log})
+	val := validation.New(db, mem, client, client, validation.Options{Logger: log})
+	return &fixture{mem: mem, val: val, db: db, path: path, ol: ol.URL(),
+		h: New(Deps{Memory: mem, Validation: val, Logger: log})}
+}
+
+// openSeeded opens the seeded file, seeding it through storage's bulk import
+// (one transaction) when it is missing or incomplete.
+func openSeeded(b *testing.B, ctx context.Context, path string) *storage.DB {
+	if db, err := storage.Open(ctx, path); err == nil {
+		if c, err := db.CountMemories(ctx, memory.Filter{IncludeSuperseded: true}); err == nil && c == benchMemories {
+			return db
+		}
+		db.Close()
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(path + suffix)
+	}
+	start := time.Now()
+	db, err := storage.Open(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(7, 7))
+	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	var rec storage.Records
+	for i := 1; i <= benchMemories; i++ {
+		content := benchSentence(r, 8+r.IntN(20)) + ". " + benchSentence(r, 6+r.IntN(12)) + "."
+		at := t0.Add(time.Duration(i) * time.Minute)
+		rec.Memories = append(rec.Memories, &memory.Memory{ID: benchID(i), Content: content,
+			ContentHash: memory.ContentHash(content) + fmt.Sprint(i), Type: memory.Types[i%len(memory.Types)],
+			Namespace: memory.GlobalNamespace, Importance: float64(r.IntN(10)) / 10, Confidence: 0.3,
+			Metadata: map[string]any{}, CreatedAt: at, UpdatedAt: at, AccessedAt: at})
+		for range 3 {
+			j := 1 + r.IntN(benchMemories)
+			if j != i {
+				rec.Edges = append(rec.Edges, memory.Edge{SourceID: benchID(i), TargetID: benchID(j),
+					Relation: memory.RelationRelatesTo, Weight: 1, CreatedAt: at})
+			}
+		}
+	}
+	if _, err := db.Import(ctx, rec); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("seeded %d memories in %v", benchMemories, time.Since(start).Round(time.Millisecond))
+	return db
+}
+
+// benchGet times one GET through the whole handler (security checks included).
+func benchGet(b *testing.B, f *fixture, target func(i int) string) {
+	b.Helper()
+	i := 0
+	for b.Loop() {
+		w := f.do(b, http.MethodGet, target(i), "", nil)
+		if w.Code != http.StatusOK {
+			b.Fatalf("GET %s: %d %s", target(i), w.Code, w.Body)
+		}
+		if i == 0 && !strings.Contains(w.Body.String(), `"id":"mem_`) {
+			b.Fatalf("GET %s found nothing: %s", target(i), w.Body)
+		}
+		i++
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/req")
+}
+
+// BenchmarkListFirstPage is the first page the Memories page asks for.
+func BenchmarkListFirstPage(b *testing.B) {
+	f := benchFixture(b)
+	benchGet(b, f, func(int) string { return "/api/memories?limit=50" })
+}
+
+// BenchmarkSearch is one search-as-you-type request: two or three words.
+func BenchmarkSearch(b *testing.B) {
+	f := benchFixture(b)
+	r := rand.New(rand.NewPCG(1, 1))
+	queries := make([]string, 64)
+	for i := range queries {
+		queries[i] = strings.ReplaceAll(benchSentence(r, 2+r.IntN(2)), " ", "+")
+	}
+	benchGet(b, f, func(i int) string { return "/api/memories?limit=50&q=" + queries[i%len(queries)] })
+}
+
+// BenchmarkGraphDepth3 is a neighbourhood at the deepest the page allows.
+func BenchmarkGraphDepth3(b *testing.B) {
+	f := benchFixture(b)
+	r := rand.New(rand.NewPCG(2, 2))
+	benchGet(b, f, func(int) string { return "/api/memories/" + benchID(1+r.IntN(benchMemories)) + "/graph?depth=3" })
+}
