@@ -60,6 +60,7 @@ func New(d Deps) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/events", h.events)
 	mux.HandleFunc("GET /api/memories", h.listMemories)
+	mux.HandleFunc("POST /api/memories/bulk", h.bulkMemories)
 	mux.HandleFunc("GET /api/memories/{id}", h.getMemory)
 	mux.HandleFunc("GET /api/memories/{id}/graph", h.graph)
 	mux.HandleFunc("DELETE /api/memories/{id}", h.forgetMemory)

@@ -1,0 +1,128 @@
+package viewer
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/validation"
+)
+
+// maxBulk is the most memories one bulk action takes (four list pages).
+const maxBulk = 200
+
+// bulkBody is POST /api/memories/bulk: one action on the memories selected in
+// the list. DryRun answers what the action would touch, changing nothing; the
+// page shows that (the count and each memory's preview) before acting.
+type bulkBody struct {
+	Action string   `json:"action"` // "delete" or "confirm"
+	IDs    []string `json:"ids"`
+	Force  bool     `json:"force"` // delete golden rules too
+	DryRun bool     `json:"dry_run"`
+}
+
+// bulkItem is one selected memory and what the action did to it.
+type bulkItem struct {
+	ID        string      `json:"id"`
+	Preview   string      `json:"preview"`
+	Type      memory.Type `json:"memory_type"`
+	Namespace string      `json:"namespace"`
+	Done      bool        `json:"done"`
+	Error     string      `json:"error,omitempty"`
+}
+
+// bulkResult counts the selection (Count), its golden rules and what was done.
+type bulkResult struct {
+	Action  string     `json:"action"`
+	DryRun  bool       `json:"dry_run"`
+	Count   int        `json:"count"`
+	Golden  int        `json:"golden_rules"`
+	Done    int        `json:"done"`
+	Failed  int        `json:"failed"`
+	Items   []bulkItem `json:"items"`
+	Message string     `json:"message"`
+}
+
+const previewChars = 160
+
+func preview(s string) string {
+	if utf8.RuneCountInString(s) <= previewChars {
+		return s
+	}
+	return string([]rune(s)[:previewChars]) + "…"
+}
+
+// bulkMemories deletes or confirms the selected memories one by one through
+// the services the single actions use (memory.Service.Forget by id,
+// validation.Service.Validate with success). Every id must exist, and a
+// delete of a selection holding golden rules needs force; otherwise nothing
+// is changed.
+func (h *handler) bulkMemories(w http.ResponseWriter, r *http.Request) {
+	var body bulkBody
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil || (body.Action != "delete" && body.Action != "confirm") || len(body.IDs) == 0 {
+		writeError(w, http.StatusBadRequest, `invalid body: accepted a JSON object {"action": "delete" or "confirm", "ids": ["mem_..."], "force": false, "dry_run": false}`)
+		return
+	}
+	var ids []string
+	for _, id := range body.IDs {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) > maxBulk {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("%d memories selected: accepted at most %d in one action", len(ids), maxBulk))
+		return
+	}
+	res := bulkResult{Action: body.Action, DryRun: body.DryRun, Count: len(ids), Items: make([]bulkItem, 0, len(ids))}
+	for _, id := range ids {
+		m, err := h.mem.Get(r.Context(), id)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		if m.Type == memory.TypeGoldenRule {
+			res.Golden++
+		}
+		res.Items = append(res.Items, bulkItem{ID: m.ID, Preview: preview(m.Content), Type: m.Type, Namespace: m.Namespace})
+	}
+	if body.Action == "delete" && res.Golden > 0 && !body.Force && !body.DryRun {
+		what := fmt.Sprintf("%d of the %d selected memories are golden rules", res.Golden, res.Count)
+		if res.Golden == 1 {
+			what = fmt.Sprintf("1 of the %d selected memories is a golden rule", res.Count)
+		}
+		writeError(w, http.StatusConflict, what+": tick force to delete them too; nothing was deleted")
+		return
+	}
+	if body.DryRun {
+		res.Message = fmt.Sprintf("would %s %d memories", body.Action, res.Count)
+		writeJSON(w, http.StatusOK, res)
+		return
+	}
+	for i := range res.Items {
+		it := &res.Items[i]
+		var err error
+		if body.Action == "delete" {
+			_, err = h.mem.Forget(r.Context(), memory.ForgetRequest{MemoryID: it.ID, Confirm: true, Force: body.Force})
+		} else {
+			_, err = h.val.Validate(r.Context(), validation.ValidateRequest{MemoryID: it.ID, Success: true})
+		}
+		if err != nil {
+			it.Error = err.Error()
+			res.Failed++
+			continue
+		}
+		it.Done = true
+		res.Done++
+	}
+	verb := map[string]string{"delete": "deleted", "confirm": "confirmed"}[body.Action]
+	res.Message = fmt.Sprintf("%s %d of %d memories", verb, res.Done, res.Count)
+	if res.Failed > 0 {
+		res.Message += fmt.Sprintf(", %d failed", res.Failed)
+	}
+	writeJSON(w, http.StatusOK, res)
+}
