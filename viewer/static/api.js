@@ -137,3 +137,13 @@ export function exportURL({ q, namespace, type, order }, format) {
   if (order && !q) params.set("order_by", order);
   return `api/export?${params}`;
 }
+
+// bulkMemories deletes or confirms the selected memories one by one on the
+// server; dryRun only counts and previews them.
+export function bulkMemories(action, ids, { force = false, dryRun = false } = {}) {
+  return call("api/memories/bulk", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ action, ids, force, dry_run: dryRun }),
+  });
+}

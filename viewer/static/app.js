@@ -9,6 +9,7 @@ import { loadHealth } from "./health.js";
 import { loadGraph, graphHash, parseGraphHash } from "./graph.js";
 import { loadGolden, goldenHash, parseGoldenHash } from "./golden.js";
 import { loadFiles, parseFilesHash } from "./files.js";
+import { Bulk } from "./bulk.js";
 
 const PAGE_SIZE = 50;
 const SEARCH_DELAY_MS = 200; // wait for a pause in typing before searching
@@ -33,8 +34,11 @@ function fetchLatest(call) {
   return call(inflight.signal);
 }
 
+let bulk; // the Bulk selection, made in init
+
 function memoryItem(m) {
   return el("li", { "data-id": m.id, class: fresh.has(m.id) ? "fresh" : null },
+    bulk.checkbox(m.id),
     el("a", { href: `#/m/${encodeURIComponent(m.id)}` },
       el("div", { class: "content" }, m.content),
       el("div", { class: "meta" },
@@ -407,6 +411,7 @@ function init() {
   $("namespace").addEventListener("input", later);
   $("type").addEventListener("change", refilter);
   $("order").addEventListener("change", refilter);
+  bulk = new Bulk({ bar: $("bulk-bar"), box: $("bulk-box"), setStatus, reload: () => loadList({ quiet: true }) });
   review = new ReviewPage({ list: $("pairs"), summary: $("review-summary"), count: $("review-count"), setStatus });
   // Keys: "/" jumps to the search box; j/k move through the list or the
   // review queue, Enter opens the selected memory; 1-4 resolve a contradiction.
@@ -426,6 +431,9 @@ function init() {
       $("q").focus();
     } else if (v === "list" && (e.key === "j" || e.key === "k")) {
       moveSelection(e.key === "j" ? 1 : -1);
+    } else if (v === "list" && e.key === "x") {
+      const id = document.querySelector("#memories li.selected")?.dataset.id;
+      if (id) bulk.toggle(id);
     } else if (v === "list" && e.key === "Enter") {
       const a = document.querySelector("#memories li.selected a");
       if (a) { e.preventDefault(); a.click(); }
