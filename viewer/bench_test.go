@@ -7,11 +7,14 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/embedding/ollamatest"
@@ -61,7 +64,7 @@ func benchFixture(b *testing.B) *fixture {
 	mem := memory.NewService(db, client, memory.Options{Logger: log})
 	val := validation.New(db, mem, client, client, validation.Options{Logger: log})
 	return &fixture{mem: mem, val: val, db: db, path: path, ol: ol.URL(),
-		h: New(Deps{Memory: mem, Validation: val, Logger: log})}
+		h: New(Deps{Memory: mem, Validation: val, DB: db, Logger: log})}
 }
 
 // openSeeded opens the seeded file, seeding it through storage's bulk import
@@ -145,4 +148,42 @@ func BenchmarkGraphDepth3(b *testing.B) {
 	f := benchFixture(b)
 	r := rand.New(rand.NewPCG(2, 2))
 	benchGet(b, f, func(int) string { return "/api/memories/" + benchID(1+r.IntN(benchMemories)) + "/graph?depth=3" })
+}
+
+// BenchmarkFirstRender loads the page in headless Chromium and reads, from the
+// page's own performance timeline, when the first list page was on screen
+// (ms-to-list, from the start of the navigation) and when the document was
+// parsed (ms-to-dom). Each iteration loads the page afresh in the same tab;
+// the browser runs on the same machine as the server.
+func BenchmarkFirstRender(b *testing.B) {
+	ctx := newBrowser(b)
+	f := benchFixture(b)
+	srv := httptest.NewServer(f.h)
+	b.Cleanup(srv.Close)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
+		b.Fatal(err)
+	}
+	var toList, toDOM float64
+	for b.Loop() {
+		err := within(ctx, 30*time.Second,
+			chromedp.Reload(),
+			chromedp.WaitVisible(chromedp.CSS(`#memories li`)),
+		)
+		if err != nil {
+			st, _ := run(ctx, chromedp.Evaluate[string](`location.href + " | " + document.body.innerText.slice(0, 300)`))
+			b.Fatalf("%v; page: %s", err, st)
+		}
+		list, err := run(ctx, chromedp.Evaluate[float64](`performance.getEntriesByName("list-rendered")[0].startTime`))
+		if err != nil {
+			b.Fatal(err)
+		}
+		dom, err := run(ctx, chromedp.Evaluate[float64](`performance.getEntriesByType("navigation")[0].domContentLoadedEventEnd`))
+		if err != nil {
+			b.Fatal(err)
+		}
+		toList += list
+		toDOM += dom
+	}
+	b.ReportMetric(toList/float64(b.N), "ms-to-list")
+	b.ReportMetric(toDOM/float64(b.N), "ms-to-dom")
 }

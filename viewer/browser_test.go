@@ -31,7 +31,7 @@ func chromiumPath() string {
 
 // newBrowser starts a headless Chromium with a fresh profile and nothing in
 // the background. The browser lives as long as the test.
-func newBrowser(t *testing.T) context.Context {
+func newBrowser(t testing.TB) context.Context {
 	t.Helper()
 	path := chromiumPath()
 	if path == "" {
