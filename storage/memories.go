@@ -272,11 +272,16 @@ func updateMemory(ctx context.Context, tx *sql.Tx, id string, fn func(m *memory.
 }
 
 // DeleteMemory removes a memory; foreign keys take its edges, events and jobs,
-// and a trigger its vector. With keepGolden a golden rule is refused
+// and a trigger its vector. Its full record goes to the trash first, in the
+// same transaction (see RestoreMemory). With keepGolden a golden rule is refused
 // (ErrProtected), decided by the row as it is at the delete: a memory promoted
 // since the caller read it is kept.
 func (s *DB) DeleteMemory(ctx context.Context, id string, keepGolden bool) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
+		// The trash keeps the record; a refused delete rolls it back.
+		if err := toTrash(ctx, tx, id); err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE id = ? AND NOT (? AND memory_type = ?)`,
 			id, keepGolden, string(memory.TypeGoldenRule))
 		if err != nil {

@@ -1,0 +1,157 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// TrashKeep is how long a deleted memory can be restored.
+const TrashKeep = 30 * 24 * time.Hour
+
+// TrashRecord is what the trash keeps of one deleted memory.
+type TrashRecord struct {
+	Memory *memory.Memory           `json:"memory"`
+	Edges  []memory.Edge            `json:"edges"`
+	Events []memory.ValidationEvent `json:"validation_events"`
+}
+
+// TrashItem is one memory in the trash.
+type TrashItem struct {
+	TrashRecord
+	DeletedAt time.Time `json:"deleted_at"`
+}
+
+// trashNow is the clock of the trash (tests move it).
+var trashNow = func() time.Time { return time.Now().UTC() }
+
+// toTrash copies memory id's record into the trash inside the delete's
+// transaction, and purges records past TrashKeep.
+func toTrash(ctx context.Context, tx *sql.Tx, id string) error {
+	m, _, err := getMemory(ctx, tx, id)
+	if err != nil {
+		return err
+	}
+	rec := TrashRecord{Memory: m, Edges: []memory.Edge{}, Events: []memory.ValidationEvent{}}
+	rows, err := tx.QueryContext(ctx, `SELECT id, source_id, target_id, relation, weight, metadata, created_at
+		FROM edges WHERE source_id = ? OR target_id = ? ORDER BY id`, id, id)
+	if err != nil {
+		return fmt.Errorf("trash edges: %w", err)
+	}
+	for rows.Next() {
+		var e memory.Edge
+		var rel, meta, created string
+		if err := rows.Scan(&e.ID, &e.SourceID, &e.TargetID, &rel, &e.Weight, &meta, &created); err != nil {
+			rows.Close()
+			return fmt.Errorf("trash edges: %w", err)
+		}
+		e.Relation = memory.Relation(rel)
+		e.Metadata, _ = decodeOptionalMetadata(meta)
+		e.CreatedAt, _ = parseTime(created)
+		rec.Edges = append(rec.Edges, e)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows, err = tx.QueryContext(ctx, `SELECT id, memory_id, event_type, context, error_msg, session_id,
+		confidence_before, confidence_after, created_at FROM validation_events WHERE memory_id = ? ORDER BY id`, id)
+	if err != nil {
+		return fmt.Errorf("trash events: %w", err)
+	}
+	for rows.Next() {
+		var ev memory.ValidationEvent
+		var typ, created string
+		if err := rows.Scan(&ev.ID, &ev.MemoryID, &typ, &ev.Context, &ev.ErrorMsg, &ev.SessionID,
+			&ev.ConfidenceBefore, &ev.ConfidenceAfter, &created); err != nil {
+			rows.Close()
+			return fmt.Errorf("trash events: %w", err)
+		}
+		ev.EventType = memory.EventType(typ)
+		ev.CreatedAt, _ = parseTime(created)
+		rec.Events = append(rec.Events, ev)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	body, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	now := trashNow()
+	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO trash (memory_id, deleted_at, record) VALUES (?, ?, ?)`,
+		id, formatTime(now), string(body)); err != nil {
+		return fmt.Errorf("trash %s: %w", id, err)
+	}
+	return purgeTrash(ctx, tx, now)
+}
+
+func purgeTrash(ctx context.Context, tx *sql.Tx, now time.Time) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM trash WHERE deleted_at < ?`, formatTime(now.Add(-TrashKeep))); err != nil {
+		return fmt.Errorf("purge trash: %w", err)
+	}
+	return nil
+}
+
+// Trash lists the deleted memories that can still be restored, last deleted
+// first, after purging those past TrashKeep.
+func (s *DB) Trash(ctx context.Context) ([]TrashItem, error) {
+	if err := s.write(ctx, func(tx *sql.Tx) error { return purgeTrash(ctx, tx, trashNow()) }); err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT deleted_at, record FROM trash ORDER BY deleted_at DESC, memory_id`)
+	if err != nil {
+		return nil, fmt.Errorf("list trash: %w", err)
+	}
+	defer rows.Close()
+	out := []TrashItem{}
+	for rows.Next() {
+		var at, body string
+		if err := rows.Scan(&at, &body); err != nil {
+			return nil, fmt.Errorf("list trash: %w", err)
+		}
+		var it TrashItem
+		if err := json.Unmarshal([]byte(body), &it.TrashRecord); err != nil {
+			return nil, fmt.Errorf("trash record: %w", err)
+		}
+		if it.DeletedAt, err = parseTime(at); err != nil {
+			return nil, err
+		}
+		out = append(out, it)
+	}
+	return out, rows.Err()
+}
+
+// RestoreMemory puts a deleted memory back from the trash with its id, its
+// edges to memories that still exist and its validation events, in one
+// transaction. Its vector is made again (it comes back pending).
+func (s *DB) RestoreMemory(ctx context.Context, id string) (*ImportResult, error) {
+	var res *ImportResult
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var body string
+		err := tx.QueryRowContext(ctx, `SELECT record FROM trash WHERE memory_id = ? AND deleted_at >= ?`,
+			id, formatTime(trashNow().Add(-TrashKeep))).Scan(&body)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("memory %s is not in the trash: %w", id, memory.ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		var rec TrashRecord
+		if err := json.Unmarshal([]byte(body), &rec); err != nil {
+			return fmt.Errorf("trash record: %w", err)
+		}
+		if res, err = writeRecords(ctx, tx, Records{Memories: []*memory.Memory{rec.Memory}, Edges: rec.Edges, Events: rec.Events}); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM trash WHERE memory_id = ?`, id)
+		return err
+	})
+	return res, err
+}

@@ -1,0 +1,72 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+func TestDeleteKeepsRecordAndRestoreBringsItBack(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	a := mustInsert(t, db, newMemory("Use WAL mode", "global", memory.TypeDecision), nil)
+	b := mustInsert(t, db, newMemory("Checkpoint on shutdown", "global", memory.TypePattern), nil)
+	golden := mustInsert(t, db, newMemory("Never push to main", "global", memory.TypeGoldenRule), nil)
+	if _, err := db.InsertEdge(ctx, &memory.Edge{SourceID: a.ID, TargetID: b.ID, Relation: memory.RelationRelatesTo, Weight: 1, CreatedAt: testClock}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AddEvent(ctx, &memory.ValidationEvent{MemoryID: a.ID, EventType: memory.EventSucceeded, ConfidenceBefore: 0.3, ConfidenceAfter: 0.4, CreatedAt: testClock}); err != nil {
+		t.Fatal(err)
+	}
+	// A refused delete leaves nothing in the trash.
+	if err := db.DeleteMemory(ctx, golden.ID, true); !errors.Is(err, memory.ErrProtected) {
+		t.Fatalf("delete golden without force: %v", err)
+	}
+	if err := db.DeleteMemory(ctx, a.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	items, err := db.Trash(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 1 || items[0].Memory.ID != a.ID || items[0].Memory.Content != "Use WAL mode" || len(items[0].Edges) != 1 || len(items[0].Events) != 1 {
+		t.Fatalf("trash after one delete: %+v", items)
+	}
+
+	if _, err := db.RestoreMemory(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.GetMemory(ctx, a.ID)
+	if err != nil || got.Content != "Use WAL mode" || got.Type != memory.TypeDecision {
+		t.Fatalf("restored memory: %+v %v", got, err)
+	}
+	if edges, _ := db.Edges(ctx, memory.EdgeQuery{SourceID: a.ID}); len(edges) != 1 || edges[0].TargetID != b.ID {
+		t.Errorf("restored edges: %+v", edges)
+	}
+	if evs, _ := db.Events(ctx, a.ID, "", 0); len(evs) != 1 || evs[0].ConfidenceAfter != 0.4 {
+		t.Errorf("restored events: %+v", evs)
+	}
+	if items, _ := db.Trash(ctx); len(items) != 0 {
+		t.Errorf("trash after the restore: %+v", items)
+	}
+	if _, err := db.RestoreMemory(ctx, a.ID); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("second restore: %v, want not found", err)
+	}
+
+	// Past the keeping time a record is purged and cannot be restored.
+	if err := db.DeleteMemory(ctx, b.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	defer func(f func() time.Time) { trashNow = f }(trashNow)
+	later := time.Now().Add(TrashKeep + time.Hour)
+	trashNow = func() time.Time { return later }
+	if _, err := db.RestoreMemory(ctx, b.ID); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("restore after %v: %v, want not found", TrashKeep, err)
+	}
+	if items, _ := db.Trash(ctx); len(items) != 0 {
+		t.Errorf("trash after %v: %+v", TrashKeep, items)
+	}
+}
