@@ -67,6 +67,8 @@ func New(d Deps) http.Handler {
 	mux.HandleFunc("PATCH /api/memories/{id}", h.editMemory)
 	mux.HandleFunc("POST /api/memories/{id}/demote", h.demoteMemory)
 	mux.HandleFunc("POST /api/memories/{id}/validate", h.validateMemory)
+	mux.HandleFunc("GET /api/trash", h.listTrash)
+	mux.HandleFunc("POST /api/trash/{id}/restore", h.restoreMemory)
 	mux.HandleFunc("GET /api/health", h.health)
 	mux.HandleFunc("GET /api/golden", h.golden)
 	mux.HandleFunc("GET /api/projects", h.projects)

@@ -147,3 +147,13 @@ export function bulkMemories(action, ids, { force = false, dryRun = false } = {}
     body: JSON.stringify({ action, ids, force, dry_run: dryRun }),
   });
 }
+
+// getTrash lists the deleted memories that can still be restored.
+export function getTrash(signal) {
+  return getJSON("api/trash", signal);
+}
+
+// restoreMemory puts a deleted memory back with its id, edges and events.
+export function restoreMemory(id) {
+  return call(`api/trash/${encodeURIComponent(id)}/restore`, { method: "POST" });
+}

@@ -10,6 +10,7 @@ import { loadGraph, graphHash, parseGraphHash } from "./graph.js";
 import { loadGolden, goldenHash, parseGoldenHash } from "./golden.js";
 import { loadFiles, parseFilesHash } from "./files.js";
 import { Bulk } from "./bulk.js";
+import { loadTrash } from "./trash.js";
 
 const PAGE_SIZE = 50;
 const SEARCH_DELAY_MS = 200; // wait for a pause in typing before searching
@@ -262,10 +263,10 @@ function askDelete(m, edges, events) {
   const box = $("delete-box");
   const golden = m.memory_type === "golden_rule";
   const force = golden ? el("input", { type: "checkbox", id: "delete-force" }) : null;
-  const go = el("button", { type: "button", id: "delete-confirm", class: "danger", disabled: golden }, "Delete permanently");
+  const go = el("button", { type: "button", id: "delete-confirm", class: "danger", disabled: golden }, "Delete");
   const cancel = el("button", { type: "button", id: "delete-cancel" }, "Cancel");
   box.replaceChildren(el("div", { class: "confirm-delete", role: "alertdialog", "aria-labelledby": "delete-title" },
-    el("p", { id: "delete-title" }, el("strong", {}, "Delete this memory?"), " This cannot be undone."),
+    el("p", { id: "delete-title" }, el("strong", {}, "Delete this memory?"), " It can be restored from the Trash for 30 days."),
     el("ul", {},
       el("li", {}, `memory ${m.id} (${m.memory_type}, ${m.namespace}):`),
       el("li", { class: "content", id: "delete-content" }, m.content),
@@ -308,6 +309,7 @@ function view() {
   if (/^#\/m\/.+$/.test(h)) return "memory";
   if (h === "#/review") return "review";
   if (h === "#/health") return "health";
+  if (h === "#/trash") return "trash";
   if (parseGraphHash(h)) return "graph";
   if (parseGoldenHash(h)) return "golden";
   if (parseFilesHash(h)) return "files";
@@ -316,7 +318,7 @@ function view() {
 
 function route() {
   const v = view();
-  for (const name of ["list", "memory", "review", "health", "graph", "golden", "files"]) $(`${name}-view`).hidden = name !== v;
+  for (const name of ["list", "memory", "review", "health", "graph", "golden", "files", "trash"]) $(`${name}-view`).hidden = name !== v;
   document.querySelectorAll("#nav a").forEach((a) => {
     if (a.dataset.view === v) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
@@ -327,6 +329,7 @@ function route() {
   else if (v === "graph") loadGraph($("graph-view"), parseGraphHash(location.hash), setStatus);
   else if (v === "golden") loadGolden($("golden-view"), parseGoldenHash(location.hash), setStatus);
   else if (v === "files") loadFiles($("files-view"), parseFilesHash(location.hash), setStatus);
+  else if (v === "trash") loadTrash($("trash-view"), setStatus);
   else loadList();
 }
 
@@ -359,6 +362,7 @@ function live(ev) {
   if (v === "review") { review.load({ quiet: true }); return; }
   if (v === "list") { loadList({ quiet: true }); return; }
   if (v === "health") { loadHealth($("health"), setStatus, { quiet: true }); return; }
+  if (v === "trash") { loadTrash($("trash-view"), setStatus, { quiet: true }); return; }
   if (v === "golden") {
     if (!document.querySelector("#golden-view form")) loadGolden($("golden-view"), parseGoldenHash(location.hash), setStatus, { quiet: true });
     return;

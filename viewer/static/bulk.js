@@ -61,11 +61,11 @@ export class Bulk {
     const needForce = deleting && dry.golden_rules > 0;
     const force = needForce ? el("input", { type: "checkbox", id: "bulk-force" }) : null;
     const go = el("button", { type: "button", id: "bulk-go", class: deleting ? "danger" : null, disabled: needForce },
-      deleting ? `Delete ${noun} permanently` : `Confirm ${noun}`);
+      deleting ? `Delete ${noun}` : `Confirm ${noun}`);
     const cancel = el("button", { type: "button", id: "bulk-cancel" }, "Cancel");
     this.box.replaceChildren(el("div", { class: deleting ? "confirm-delete" : "confirm-bulk", role: "alertdialog", "aria-labelledby": "bulk-title" },
       el("p", { id: "bulk-title" }, el("strong", {}, deleting ? `Delete ${noun}?` : `Confirm ${noun}?`),
-        deleting ? " Each goes with its edges and validation events. This cannot be undone."
+        deleting ? " Each goes with its edges and validation events, and can be restored from the Trash for 30 days."
           : " Each gets a successful validation, as memory_validate_tool records it: its confidence rises."),
       el("ol", { id: "bulk-preview" }, dry.items.map((it) =>
         el("li", {}, el("span", { class: `badge ${it.memory_type}` }, it.memory_type), " ", el("span", { class: "muted" }, it.namespace), " ", it.preview))),

@@ -1,0 +1,42 @@
+// The Trash page: deleted memories that can still be restored, each with what
+// comes back with it (its edges and validation events) and when it is purged.
+import { el, fmtTime } from "./dom.js";
+import { getTrash, restoreMemory } from "./api.js";
+
+export async function loadTrash(root, setStatus, { quiet = false } = {}) {
+  if (!quiet) setStatus("Loading…");
+  try {
+    const res = await getTrash();
+    const items = res.memories.map((it) => {
+      const m = it.memory;
+      const restore = el("button", { type: "button", class: "restore" }, "Restore");
+      restore.addEventListener("click", async () => {
+        restore.disabled = true;
+        try {
+          await restoreMemory(m.id);
+          setStatus(`restored ${m.id}`);
+          await loadTrash(root, setStatus, { quiet: true });
+        } catch (err) {
+          restore.disabled = false;
+          setStatus(err.message, true);
+        }
+      });
+      return el("li", { "data-id": m.id },
+        el("div", { class: "content" }, m.content),
+        el("div", { class: "meta" },
+          el("span", { class: `badge ${m.memory_type}` }, m.memory_type),
+          el("span", {}, m.namespace),
+          el("span", {}, `${it.edges.length} edge${it.edges.length === 1 ? "" : "s"}, ${it.validation_events.length} validation event${it.validation_events.length === 1 ? "" : "s"}`),
+          el("span", {}, `deleted ${fmtTime(it.deleted_at)}`),
+          el("span", {}, `purged ${fmtTime(it.purge_at)}`)),
+        el("div", { class: "actions" }, restore));
+    });
+    root.replaceChildren(
+      el("h1", {}, "Trash"),
+      el("p", { class: "muted" }, `Deleted memories are kept ${res.keep_days} days. Restore brings one back with its id, its edges to memories that still exist and its validation events.`),
+      items.length ? el("ol", { id: "trash" }, items) : el("p", { id: "trash-empty" }, "The trash is empty."));
+    if (!quiet) setStatus("");
+  } catch (err) {
+    setStatus(err.message, true);
+  }
+}

@@ -1,0 +1,48 @@
+package viewer
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/recall-mcp/recall/storage"
+)
+
+// trashItem is one deleted memory that can still be restored.
+type trashItem struct {
+	storage.TrashItem
+	PurgeAt time.Time `json:"purge_at"`
+}
+
+// listTrash is GET /api/trash: the deleted memories still restorable, last
+// deleted first, each with its edges and events and when it will be purged.
+func (h *handler) listTrash(w http.ResponseWriter, r *http.Request) {
+	if h.db == nil {
+		writeError(w, http.StatusNotFound, "no trash: the viewer runs without its database")
+		return
+	}
+	items, err := h.db.Trash(r.Context())
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	out := make([]trashItem, 0, len(items))
+	for _, it := range items {
+		out = append(out, trashItem{TrashItem: it, PurgeAt: it.DeletedAt.Add(storage.TrashKeep)})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"memories": out, "keep_days": int(storage.TrashKeep.Hours() / 24)})
+}
+
+// restoreMemory is POST /api/trash/{id}/restore: the memory back with its id,
+// its edges to memories that still exist and its validation events.
+func (h *handler) restoreMemory(w http.ResponseWriter, r *http.Request) {
+	if h.db == nil {
+		writeError(w, http.StatusNotFound, "no trash: the viewer runs without its database")
+		return
+	}
+	res, err := h.db.RestoreMemory(r.Context(), r.PathValue("id"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res)
+}
