@@ -52,7 +52,11 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (*ForgetResult,
 			continue
 		}
 		if req.Confirm {
-			if err := s.store.DeleteMemory(ctx, m.ID, !req.Force); err != nil {
+			del := s.store.DeleteMemory
+			if req.Trash {
+				del = s.store.TrashMemory
+			}
+			if err := del(ctx, m.ID, !req.Force); err != nil {
 				if errors.Is(err, ErrNotFound) {
 					continue // deleted meanwhile
 				}

@@ -30,6 +30,9 @@ type Store interface {
 	// With keepGolden a golden rule is refused with ErrProtected, judged inside
 	// the delete's transaction (a memory promoted meanwhile is kept).
 	DeleteMemory(ctx context.Context, id string, keepGolden bool) error
+	// TrashMemory deletes like DeleteMemory but keeps the full record for a
+	// later restore (the viewer's delete).
+	TrashMemory(ctx context.Context, id string, keepGolden bool) error
 	// ListMemories lists memories by filter, order and page.
 	ListMemories(ctx context.Context, q ListQuery) ([]*Memory, error)
 	// CountMemories counts memories by filter.

@@ -161,6 +161,9 @@ type ForgetRequest struct {
 	// Confirm false makes a dry run: what would be deleted is reported, nothing is.
 	Confirm bool `json:"confirm"`
 	Force   bool `json:"force,omitempty"`
+	// Trash keeps what is deleted restorable for a while (the viewer's delete,
+	// where a person can undo). Tools and the CLI delete for good.
+	Trash bool `json:"-"`
 }
 
 // ForgetResult lists what was (or, unconfirmed, would be) deleted and what was

@@ -271,16 +271,29 @@ func updateMemory(ctx context.Context, tx *sql.Tx, id string, fn func(m *memory.
 	return out, err
 }
 
-// DeleteMemory removes a memory; foreign keys take its edges, events and jobs,
-// and a trigger its vector. Its full record goes to the trash first, in the
-// same transaction (see RestoreMemory). With keepGolden a golden rule is refused
+// DeleteMemory removes a memory for good; foreign keys take its edges, events
+// and jobs, and a trigger its vector. With keepGolden a golden rule is refused
 // (ErrProtected), decided by the row as it is at the delete: a memory promoted
 // since the caller read it is kept.
 func (s *DB) DeleteMemory(ctx context.Context, id string, keepGolden bool) error {
+	return s.deleteMemory(ctx, id, keepGolden, false)
+}
+
+// TrashMemory is DeleteMemory that first keeps the memory's full record in the
+// trash, in the same transaction, so that RestoreMemory can bring it back
+// within TrashKeep. Only a person's delete in the viewer goes there: a forget
+// through the tools or the CLI means gone.
+func (s *DB) TrashMemory(ctx context.Context, id string, keepGolden bool) error {
+	return s.deleteMemory(ctx, id, keepGolden, true)
+}
+
+func (s *DB) deleteMemory(ctx context.Context, id string, keepGolden, trash bool) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		// The trash keeps the record; a refused delete rolls it back.
-		if err := toTrash(ctx, tx, id); err != nil {
-			return err
+		if trash {
+			// A refused delete rolls the trash row back with it.
+			if err := toTrash(ctx, tx, id); err != nil {
+				return err
+			}
 		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE id = ? AND NOT (? AND memory_type = ?)`,
 			id, keepGolden, string(memory.TypeGoldenRule))

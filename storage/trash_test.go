@@ -22,10 +22,10 @@ func TestDeleteKeepsRecordAndRestoreBringsItBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A refused delete leaves nothing in the trash.
-	if err := db.DeleteMemory(ctx, golden.ID, true); !errors.Is(err, memory.ErrProtected) {
+	if err := db.TrashMemory(ctx, golden.ID, true); !errors.Is(err, memory.ErrProtected) {
 		t.Fatalf("delete golden without force: %v", err)
 	}
-	if err := db.DeleteMemory(ctx, a.ID, true); err != nil {
+	if err := db.TrashMemory(ctx, a.ID, true); err != nil {
 		t.Fatal(err)
 	}
 	items, err := db.Trash(ctx)
@@ -57,7 +57,7 @@ func TestDeleteKeepsRecordAndRestoreBringsItBack(t *testing.T) {
 	}
 
 	// Past the keeping time a record is purged and cannot be restored.
-	if err := db.DeleteMemory(ctx, b.ID, true); err != nil {
+	if err := db.TrashMemory(ctx, b.ID, true); err != nil {
 		t.Fatal(err)
 	}
 	defer func(f func() time.Time) { trashNow = f }(trashNow)
@@ -68,5 +68,27 @@ func TestDeleteKeepsRecordAndRestoreBringsItBack(t *testing.T) {
 	}
 	if items, _ := db.Trash(ctx); len(items) != 0 {
 		t.Errorf("trash after %v: %+v", TrashKeep, items)
+	}
+}
+
+// A forget through the tools or the CLI (DeleteMemory) means gone: nothing of
+// the memory stays in the trash. Only the viewer's delete (TrashMemory) keeps it.
+func TestDeleteForGoodLeavesTheTrashEmpty(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	secret := mustInsert(t, db, newMemory("The staging password is hunter2", "global", memory.TypeDecision), nil)
+	if err := db.DeleteMemory(ctx, secret.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	items, err := db.Trash(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 0 {
+		t.Fatalf("a forgotten memory stayed in the trash: %+v", items)
+	}
+	var n int
+	if err := db.SQL().QueryRow(`SELECT count(*) FROM trash WHERE record LIKE '%hunter2%'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("trash rows holding the forgotten content: %d, %v", n, err)
 	}
 }

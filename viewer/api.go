@@ -249,7 +249,7 @@ func (h *handler) forgetMemory(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, `invalid body: accepted a JSON object {"force": false} or {"force": true} (force deletes a golden rule)`)
 		return
 	}
-	res, err := h.mem.Forget(r.Context(), memory.ForgetRequest{MemoryID: r.PathValue("id"), Confirm: true, Force: body.Force})
+	res, err := h.mem.Forget(r.Context(), memory.ForgetRequest{MemoryID: r.PathValue("id"), Confirm: true, Force: body.Force, Trash: true})
 	if err != nil {
 		h.fail(w, r, err)
 		return

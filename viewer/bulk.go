@@ -107,7 +107,7 @@ func (h *handler) bulkMemories(w http.ResponseWriter, r *http.Request) {
 		it := &res.Items[i]
 		var err error
 		if body.Action == "delete" {
-			_, err = h.mem.Forget(r.Context(), memory.ForgetRequest{MemoryID: it.ID, Confirm: true, Force: body.Force})
+			_, err = h.mem.Forget(r.Context(), memory.ForgetRequest{MemoryID: it.ID, Confirm: true, Force: body.Force, Trash: true})
 		} else {
 			_, err = h.val.Validate(r.Context(), validation.ValidateRequest{MemoryID: it.ID, Success: true})
 		}
