@@ -139,6 +139,9 @@ async function loadMemory(id, { quiet = false } = {}) {
   const box = $("memory");
   try {
     const d = await fetchLatest((signal) => getMemory(id, signal));
+    // A live refresh that lands after the person opened the edit form or a
+    // delete confirmation must not wipe what they are typing.
+    if (quiet && (box.querySelector("#edit-box")?.childElementCount || box.querySelector("#delete-box")?.childElementCount)) return;
     const m = d.memory;
     const neighbors = new Map(d.neighbors.map((n) => [n.id, n]));
     const v = d.validation;
