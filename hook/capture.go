@@ -12,16 +12,6 @@ import (
 // The hooks' part in session capture: where entries are anchored, summaries
 // queued, and the last sessions listed at session start.
 
-// anchor places a journal entry: the project of cwd (as the project resolver
-// binds it), the session, the turn and the transcript.
-func (h *Handler) anchor(ctx context.Context, in *Input, turn string) (capture.Anchor, error) {
-	p, err := h.project(ctx, in.Cwd)
-	if err != nil {
-		return capture.Anchor{}, err
-	}
-	return anchorOf(p, in, turn), nil
-}
-
 // anchorOf is the anchor of a capture in project p.
 func anchorOf(p project.Project, in *Input, turn string) capture.Anchor {
 	return capture.Anchor{Namespace: p.Namespace, SessionID: in.SessionID, TurnID: turn, TranscriptPath: in.TranscriptPath}

@@ -133,14 +133,10 @@ func (h *Handler) recordSessionStart(ctx context.Context, s *memory.Session) {
 // userPromptSubmit lists the few memories most relevant to the prompt, as an
 // index of ids the model can expand with the memory tools.
 func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, error) {
-	var p project.Project
-	var perr error
-	resolved := false
+	// The project is resolved once, for the record and the search.
+	p, perr := h.project(ctx, in.Cwd)
 	var captured chan struct{} // closed once the prompt is recorded (or not)
 	if h.Capture != nil {
-		// The project is resolved once, for the record and the search.
-		p, perr = h.project(ctx, in.Cwd)
-		resolved = true
 		// Recorded while the search runs, and waited for before answering: the
 		// prompt is kept even when the search fails, and its commit (a sync of
 		// the WAL) no longer delays the search. Behind another writer the store
@@ -169,9 +165,6 @@ func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, err
 	}
 	if len(prompt) > memory.MaxQueryBytes {
 		prompt = truncateBytes(prompt, memory.MaxQueryBytes)
-	}
-	if !resolved {
-		p, perr = h.project(ctx, in.Cwd)
 	}
 	if perr != nil {
 		return nil, perr
@@ -276,25 +269,26 @@ var fileActions = map[string]memory.FileAction{
 // postToolUse records the tool call in the journal and, for file tools, which
 // file was touched.
 func (h *Handler) postToolUse(ctx context.Context, in *Input) error {
+	// The project is resolved once, for the journal and the file activity.
+	p, err := h.project(ctx, in.Cwd)
+	if err != nil {
+		return err
+	}
 	var captured error
 	if h.Capture != nil {
-		var a capture.Anchor
-		a, captured = h.anchor(ctx, in, capture.LastUserTurn(in.TranscriptPath))
-		if captured == nil {
-			_, captured = h.Capture.Observation(ctx, a, capture.Tool{
-				Name: in.ToolName, Input: in.ToolInput.Raw, Response: in.ToolResponse, Cwd: in.Cwd,
-			})
-		}
+		_, captured = h.Capture.Observation(ctx, anchorOf(p, in, capture.LastUserTurn(in.TranscriptPath)), capture.Tool{
+			Name: in.ToolName, Input: in.ToolInput.Raw, Response: in.ToolResponse, Cwd: in.Cwd,
+		})
 		if captured != nil {
 			captured = fmt.Errorf("capture tool call: %w", captured)
 		}
 	}
-	return errors.Join(captured, h.recordFileActivity(ctx, in))
+	return errors.Join(captured, h.recordFileActivity(ctx, in, p))
 }
 
 // recordFileActivity records which file a file tool touched. Other tools are
 // ignored.
-func (h *Handler) recordFileActivity(ctx context.Context, in *Input) error {
+func (h *Handler) recordFileActivity(ctx context.Context, in *Input, p project.Project) error {
 	action, ok := fileActions[in.ToolName]
 	if !ok {
 		return nil
@@ -309,11 +303,7 @@ func (h *Handler) recordFileActivity(ctx context.Context, in *Input) error {
 	if !filepath.IsAbs(path) && in.Cwd != "" {
 		path = filepath.Join(in.Cwd, path)
 	}
-	p, err := h.project(ctx, in.Cwd)
-	if err != nil {
-		return err
-	}
-	_, err = h.Memory.AddFileActivity(ctx, memory.FileActivityRequest{
+	_, err := h.Memory.AddFileActivity(ctx, memory.FileActivityRequest{
 		FilePath:    path,
 		Action:      string(action),
 		SessionID:   in.SessionID,

@@ -376,8 +376,7 @@ function live(ev) {
   }
   if (v !== "memory") return;
   const id = decodeURIComponent(location.hash.slice("#/m/".length));
-  // Leave an open delete confirmation alone.
-  if ($("delete-box")?.childElementCount || $("edit-box")?.childElementCount) return;
+  // loadMemory leaves an open edit form or delete confirmation alone.
   if (dropped || ev.edges || ev.changed.some((c) => c.id === id)) loadMemory(id, { quiet: true });
 }
 
