@@ -6,53 +6,28 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/recall-mcp/recall/history/historytest"
 )
 
-// Secrets of the private transcript fixture, built here so that no secret
-// scanner mistakes the repository for a leak.
+// The private transcript fixture, shared with the other tests of history
+// and its tools (historytest).
 const (
-	privateSession = "c0ffee00-0000-4000-8000-00000000000a"
-	awsKey         = "AKIA" + "QZ3XW7PLM4RT6YHN"
-	githubToken    = "ghp_" + "R4nd0mT0k3nVa1u3Xq9Zp2Lm8Kd7Wv5Bn3Jh6Yt1"
-	privateWord    = "zq7xkw"
+	privateSession = historytest.Session
+	awsKey         = historytest.AWSKey
+	githubToken    = historytest.GitHubToken
+	privateWord    = historytest.PrivateWord
 )
 
-// writePrivateTranscript writes the private fixture (an AWS key in the first
-// prompt, within the file's first 256 bytes; a GitHub token in a tool call and
-// across the cut of a tool's output; a <private> section) under root and
-// returns its path.
 func writePrivateTranscript(t testing.TB, root string) string {
 	t.Helper()
-	b, err := os.ReadFile("testdata/private.jsonl.tmpl")
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The output's token starts 10 bytes before the 300 kept: cut first and
 	// cleaned after, its start would stay.
 	filler := strings.Repeat("lorem ipsum ", 24)[:290-len(" release v2 published with ")]
-	text := strings.NewReplacer("@AWS_KEY@", awsKey, "@GITHUB_TOKEN@", githubToken, "@FILLER@", filler).Replace(string(b))
-	path := filepath.Join(root, "-home-dev-vault", privateSession+".jsonl")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return historytest.WritePrivateTranscript(t, root, filler)
 }
 
-// leaks names the secrets of the fixture that s holds, in any case (the
-// keyword index keeps words lower-case).
-func leaks(s string) []string {
-	low := strings.ToLower(s)
-	var out []string
-	for _, secret := range []string{awsKey[:16], githubToken[:10], githubToken[4:], privateWord, "passphrase"} {
-		if strings.Contains(low, strings.ToLower(secret)) {
-			out = append(out, secret)
-		}
-	}
-	return out
-}
+func leaks(s string) []string { return historytest.Leaks(s, githubToken[:10]) }
 
 func TestSecretsNeverReachTheIndexNorItsAnswers(t *testing.T) {
 	ctx := context.Background()

@@ -11,47 +11,24 @@ import (
 	"testing"
 
 	"github.com/recall-mcp/recall/history"
+	"github.com/recall-mcp/recall/history/historytest"
 )
 
-// Secrets of the history package's private transcript fixture, built here so
-// that no secret scanner mistakes the repository for a leak.
+// The private transcript fixture, shared with the other tests of history
+// and its tools (historytest).
 const (
-	privateSession = "c0ffee00-0000-4000-8000-00000000000a"
-	awsKey         = "AKIA" + "QZ3XW7PLM4RT6YHN"
-	githubToken    = "ghp_" + "R4nd0mT0k3nVa1u3Xq9Zp2Lm8Kd7Wv5Bn3Jh6Yt1"
-	privateWord    = "zq7xkw"
+	privateSession = historytest.Session
+	awsKey         = historytest.AWSKey
+	githubToken    = historytest.GitHubToken
+	privateWord    = historytest.PrivateWord
 )
 
-// writePrivateTranscript writes the private fixture (an AWS key, a GitHub
-// token, a <private> section) under root and returns its path.
 func writePrivateTranscript(t testing.TB, root string) string {
 	t.Helper()
-	b, err := os.ReadFile("../history/testdata/private.jsonl.tmpl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.NewReplacer("@AWS_KEY@", awsKey, "@GITHUB_TOKEN@", githubToken, "@FILLER@", "lorem ipsum").Replace(string(b))
-	path := filepath.Join(root, "-home-dev-vault", privateSession+".jsonl")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return historytest.WritePrivateTranscript(t, root, "lorem ipsum")
 }
 
-// leaked names the fixture's secrets that s holds, in any case.
-func leaked(s string) []string {
-	low := strings.ToLower(s)
-	var out []string
-	for _, secret := range []string{awsKey[:16], githubToken[4:], privateWord, "passphrase"} {
-		if strings.Contains(low, strings.ToLower(secret)) {
-			out = append(out, secret)
-		}
-	}
-	return out
-}
+func leaked(s string) []string { return historytest.Leaks(s) }
 
 // privateFixture serves a history index of the private transcript.
 func privateFixture(t *testing.T) (*fixture, string) {
