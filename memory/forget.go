@@ -53,7 +53,10 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (*ForgetResult,
 		}
 		if req.Confirm {
 			del := s.store.DeleteMemory
-			if req.Trash {
+			switch {
+			case req.Archive:
+				del = s.store.ArchiveMemory
+			case req.Trash:
 				del = s.store.TrashMemory
 			}
 			if err := del(ctx, m.ID, !req.Force); err != nil {

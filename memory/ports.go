@@ -33,6 +33,9 @@ type Store interface {
 	// TrashMemory deletes like DeleteMemory but keeps the full record for a
 	// later restore (the viewer's delete).
 	TrashMemory(ctx context.Context, id string, keepGolden bool) error
+	// ArchiveMemory deletes like TrashMemory but keeps the record until a
+	// restore (the review of stale memories).
+	ArchiveMemory(ctx context.Context, id string, keepGolden bool) error
 	// ListMemories lists memories by filter, order and page.
 	ListMemories(ctx context.Context, q ListQuery) ([]*Memory, error)
 	// CountMemories counts memories by filter.

@@ -164,6 +164,9 @@ type ForgetRequest struct {
 	// Trash keeps what is deleted restorable for a while (the viewer's delete,
 	// where a person can undo). Tools and the CLI delete for good.
 	Trash bool `json:"-"`
+	// Archive sets what is deleted aside until a person restores it (the
+	// viewer's review of stale memories); it is never purged.
+	Archive bool `json:"-"`
 }
 
 // ForgetResult lists what was (or, unconfirmed, would be) deleted and what was

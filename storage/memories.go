@@ -276,7 +276,7 @@ func updateMemory(ctx context.Context, tx *sql.Tx, id string, fn func(m *memory.
 // (ErrProtected), decided by the row as it is at the delete: a memory promoted
 // since the caller read it is kept.
 func (s *DB) DeleteMemory(ctx context.Context, id string, keepGolden bool) error {
-	return s.deleteMemory(ctx, id, keepGolden, false)
+	return s.deleteMemory(ctx, id, keepGolden, deleteForGood)
 }
 
 // TrashMemory is DeleteMemory that first keeps the memory's full record in the
@@ -284,14 +284,30 @@ func (s *DB) DeleteMemory(ctx context.Context, id string, keepGolden bool) error
 // within TrashKeep. Only a person's delete in the viewer goes there: a forget
 // through the tools or the CLI means gone.
 func (s *DB) TrashMemory(ctx context.Context, id string, keepGolden bool) error {
-	return s.deleteMemory(ctx, id, keepGolden, true)
+	return s.deleteMemory(ctx, id, keepGolden, deleteToTrash)
 }
 
-func (s *DB) deleteMemory(ctx context.Context, id string, keepGolden, trash bool) error {
+// ArchiveMemory is TrashMemory for a memory a person sets aside rather than
+// deletes: its record stays in the trash, marked archived, until restored,
+// and is never purged.
+func (s *DB) ArchiveMemory(ctx context.Context, id string, keepGolden bool) error {
+	return s.deleteMemory(ctx, id, keepGolden, deleteToArchive)
+}
+
+// deleteKind is what a delete keeps of the memory.
+type deleteKind int
+
+const (
+	deleteForGood deleteKind = iota
+	deleteToTrash
+	deleteToArchive
+)
+
+func (s *DB) deleteMemory(ctx context.Context, id string, keepGolden bool, kind deleteKind) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
-		if trash {
+		if kind != deleteForGood {
 			// A refused delete rolls the trash row back with it.
-			if err := toTrash(ctx, tx, id); err != nil {
+			if err := toTrash(ctx, tx, id, kind == deleteToArchive); err != nil {
 				return err
 			}
 		}

@@ -23,6 +23,7 @@ func TestProjectRootsMigrationKeepsEveryMemory(t *testing.T) {
 		`DROP TABLE reindex_vectors`,
 		`DROP TABLE memory_chunks`,
 		`DROP TABLE spool_applied`,
+		`DROP TABLE trash`,
 		`UPDATE meta SET value = '6' WHERE key = 'schema_version'`,
 	} {
 		if _, err := db.SQL().Exec(q); err != nil {

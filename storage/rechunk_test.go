@@ -33,6 +33,7 @@ func TestOpenRechunksAnOldVectorTable(t *testing.T) {
 			`CREATE VIRTUAL TABLE memory_vectors USING vec0 (embedding float[3] distance_metric=cosine, namespace text, memory_type text, importance float)`,
 			`INSERT INTO memory_vectors (rowid, embedding, namespace, memory_type, importance) SELECT * FROM temp.old`,
 			`DROP TABLE temp.old`,
+			`DROP TABLE trash`, // and what later migrations made
 		} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err

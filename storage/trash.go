@@ -21,10 +21,12 @@ type TrashRecord struct {
 	Events []memory.ValidationEvent `json:"validation_events"`
 }
 
-// TrashItem is one memory in the trash.
+// TrashItem is one memory in the trash. An archived one is kept until it is
+// restored; the others are purged after TrashKeep.
 type TrashItem struct {
 	TrashRecord
 	DeletedAt time.Time `json:"deleted_at"`
+	Archived  bool      `json:"archived"`
 }
 
 // trashNow is the clock of the trash (tests move it).
@@ -32,7 +34,7 @@ var trashNow = func() time.Time { return time.Now().UTC() }
 
 // toTrash copies memory id's record into the trash inside the delete's
 // transaction, and purges records past TrashKeep.
-func toTrash(ctx context.Context, tx *sql.Tx, id string) error {
+func toTrash(ctx context.Context, tx *sql.Tx, id string, archived bool) error {
 	m, _, err := getMemory(ctx, tx, id)
 	if err != nil {
 		return err
@@ -85,27 +87,27 @@ func toTrash(ctx context.Context, tx *sql.Tx, id string) error {
 		return err
 	}
 	now := trashNow()
-	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO trash (memory_id, deleted_at, record) VALUES (?, ?, ?)`,
-		id, formatTime(now), string(body)); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO trash (memory_id, deleted_at, record, archived) VALUES (?, ?, ?, ?)`,
+		id, formatTime(now), string(body), archived); err != nil {
 		return fmt.Errorf("trash %s: %w", id, err)
 	}
 	return purgeTrash(ctx, tx, now)
 }
 
 func purgeTrash(ctx context.Context, tx *sql.Tx, now time.Time) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM trash WHERE deleted_at < ?`, formatTime(now.Add(-TrashKeep))); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM trash WHERE NOT archived AND deleted_at < ?`, formatTime(now.Add(-TrashKeep))); err != nil {
 		return fmt.Errorf("purge trash: %w", err)
 	}
 	return nil
 }
 
-// Trash lists the deleted memories that can still be restored, last deleted
-// first, after purging those past TrashKeep.
+// Trash lists the deleted and archived memories that can still be restored,
+// last deleted first, after purging deleted ones past TrashKeep.
 func (s *DB) Trash(ctx context.Context) ([]TrashItem, error) {
 	if err := s.write(ctx, func(tx *sql.Tx) error { return purgeTrash(ctx, tx, trashNow()) }); err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT deleted_at, record FROM trash ORDER BY deleted_at DESC, memory_id`)
+	rows, err := s.db.QueryContext(ctx, `SELECT deleted_at, record, archived FROM trash ORDER BY deleted_at DESC, memory_id`)
 	if err != nil {
 		return nil, fmt.Errorf("list trash: %w", err)
 	}
@@ -113,10 +115,10 @@ func (s *DB) Trash(ctx context.Context) ([]TrashItem, error) {
 	out := []TrashItem{}
 	for rows.Next() {
 		var at, body string
-		if err := rows.Scan(&at, &body); err != nil {
+		var it TrashItem
+		if err := rows.Scan(&at, &body, &it.Archived); err != nil {
 			return nil, fmt.Errorf("list trash: %w", err)
 		}
-		var it TrashItem
 		if err := json.Unmarshal([]byte(body), &it.TrashRecord); err != nil {
 			return nil, fmt.Errorf("trash record: %w", err)
 		}
@@ -128,14 +130,14 @@ func (s *DB) Trash(ctx context.Context) ([]TrashItem, error) {
 	return out, rows.Err()
 }
 
-// RestoreMemory puts a deleted memory back from the trash with its id, its
+// RestoreMemory puts a deleted or archived memory back from the trash with its id, its
 // edges to memories that still exist and its validation events, in one
 // transaction. Its vector is made again (it comes back pending).
 func (s *DB) RestoreMemory(ctx context.Context, id string) (*ImportResult, error) {
 	var res *ImportResult
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var body string
-		err := tx.QueryRowContext(ctx, `SELECT record FROM trash WHERE memory_id = ? AND deleted_at >= ?`,
+		err := tx.QueryRowContext(ctx, `SELECT record FROM trash WHERE memory_id = ? AND (archived OR deleted_at >= ?)`,
 			id, formatTime(trashNow().Add(-TrashKeep))).Scan(&body)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("memory %s is not in the trash: %w", id, memory.ErrNotFound)

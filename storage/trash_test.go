@@ -92,3 +92,37 @@ func TestDeleteForGoodLeavesTheTrashEmpty(t *testing.T) {
 		t.Fatalf("trash rows holding the forgotten content: %d, %v", n, err)
 	}
 }
+
+// An archived memory leaves the store like a deleted one but stays in the
+// trash past the keeping time, marked archived, and comes back on restore.
+func TestArchivedMemoryIsKeptUntilRestored(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	old := mustInsert(t, db, newMemory("Deploy with the old Makefile target", "global", memory.TypeDecision), nil)
+	golden := mustInsert(t, db, newMemory("Never push to main", "global", memory.TypeGoldenRule), nil)
+	if err := db.ArchiveMemory(ctx, golden.ID, true); !errors.Is(err, memory.ErrProtected) {
+		t.Fatalf("archive a golden rule without force: %v", err)
+	}
+	if err := db.ArchiveMemory(ctx, old.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.GetMemory(ctx, old.ID); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("an archived memory is still in the store: %v", err)
+	}
+	defer func(f func() time.Time) { trashNow = f }(trashNow)
+	later := time.Now().Add(TrashKeep + 24*time.Hour)
+	trashNow = func() time.Time { return later }
+	items, err := db.Trash(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 1 || items[0].Memory.ID != old.ID || !items[0].Archived {
+		t.Fatalf("trash %v after the archive: %+v", TrashKeep, items)
+	}
+	if _, err := db.RestoreMemory(ctx, old.ID); err != nil {
+		t.Fatalf("restore an archived memory after %v: %v", TrashKeep, err)
+	}
+	if got, err := db.GetMemory(ctx, old.ID); err != nil || got.Content != old.Content {
+		t.Fatalf("restored: %+v %v", got, err)
+	}
+}

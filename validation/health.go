@@ -186,38 +186,51 @@ func (s *Service) findContradictions(ctx context.Context, rep *HealthReport, edg
 // staleDays, the longest unchecked first.
 func (s *Service) findStale(ctx context.Context, rep *HealthReport, all []*memory.Memory, superseded map[string]bool, staleDays int, now time.Time) error {
 	cutoff := now.Add(-time.Duration(staleDays) * 24 * time.Hour)
-	type stale struct {
-		m    *memory.Memory
-		last *time.Time
-		ref  time.Time
+	found, err := s.lastChecked(ctx, all, superseded, func(_ *memory.Memory, ref time.Time) bool { return ref.Before(cutoff) })
+	if err != nil {
+		return err
 	}
+	rep.Counts.Stale = len(found)
+	for _, c := range found {
+		rep.Stale = appendBrief(rep.Stale, c.m, c.last, now)
+	}
+	return nil
+}
+
+// checked is a memory with the time of its last validation event (nil when
+// it has none) and the time it was last checked: that event, else its creation.
+type checked struct {
+	m    *memory.Memory
+	last *time.Time
+	ref  time.Time
+}
+
+// lastChecked reads when each memory of all was last checked and keeps those
+// keep accepts, skipping superseded ones, the longest unchecked first.
+func (s *Service) lastChecked(ctx context.Context, all []*memory.Memory, superseded map[string]bool, keep func(m *memory.Memory, ref time.Time) bool) ([]checked, error) {
 	ids := make([]string, len(all))
 	for i, m := range all {
 		ids[i] = m.ID
 	}
 	lastEvent, err := s.store.LastEventTimes(ctx, ids)
 	if err != nil {
-		return fmt.Errorf("reading validation events: %w", err)
+		return nil, fmt.Errorf("reading validation events: %w", err)
 	}
-	var found []stale
+	var found []checked
 	for _, m := range all {
 		if superseded[m.ID] {
 			continue
 		}
-		st := stale{m: m, ref: m.CreatedAt}
+		c := checked{m: m, ref: m.CreatedAt}
 		if t, ok := lastEvent[m.ID]; ok {
-			st.last, st.ref = &t, t
+			c.last, c.ref = &t, t
 		}
-		if st.ref.Before(cutoff) {
-			found = append(found, st)
+		if keep(m, c.ref) {
+			found = append(found, c)
 		}
 	}
-	slices.SortStableFunc(found, func(a, b stale) int { return cmp.Compare(a.ref.UnixNano(), b.ref.UnixNano()) })
-	rep.Counts.Stale = len(found)
-	for _, st := range found {
-		rep.Stale = appendBrief(rep.Stale, st.m, st.last, now)
-	}
-	return nil
+	slices.SortStableFunc(found, func(a, b checked) int { return cmp.Compare(a.ref.UnixNano(), b.ref.UnixNano()) })
+	return found, nil
 }
 
 // appendBrief adds a memory to a report list unless the list is full.

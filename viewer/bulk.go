@@ -14,13 +14,18 @@ import (
 // maxBulk is the most memories one bulk action takes (four list pages).
 const maxBulk = 200
 
+// bulkActions are the actions on a selection: delete (to the trash for 30
+// days), archive (to the trash until restored) and confirm (a successful
+// validation each).
+var bulkActions = []string{"delete", "archive", "confirm"}
+
 // bulkBody is POST /api/memories/bulk: one action on the memories selected in
 // the list. DryRun answers what the action would touch, changing nothing; the
 // page shows that (the count and each memory's preview) before acting.
 type bulkBody struct {
-	Action string   `json:"action"` // "delete" or "confirm"
+	Action string   `json:"action"` // "delete", "archive" or "confirm"
 	IDs    []string `json:"ids"`
-	Force  bool     `json:"force"` // delete golden rules too
+	Force  bool     `json:"force"` // delete or archive golden rules too
 	DryRun bool     `json:"dry_run"`
 }
 
@@ -55,17 +60,17 @@ func preview(s string) string {
 	return string([]rune(s)[:previewChars]) + "…"
 }
 
-// bulkMemories deletes or confirms the selected memories one by one through
-// the services the single actions use (memory.Service.Forget by id,
-// validation.Service.Validate with success). Every id must exist, and a
-// delete of a selection holding golden rules needs force; otherwise nothing
-// is changed.
+// bulkMemories deletes, archives or confirms the selected memories one by
+// one through the services the single actions use (memory.Service.Forget by
+// id, into the trash or the archive; validation.Service.Validate with
+// success). Every id must exist, and a delete or archive of a selection
+// holding golden rules needs force; otherwise nothing is changed.
 func (h *handler) bulkMemories(w http.ResponseWriter, r *http.Request) {
 	var body bulkBody
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&body); err != nil || (body.Action != "delete" && body.Action != "confirm") || len(body.IDs) == 0 {
-		writeError(w, http.StatusBadRequest, `invalid body: accepted a JSON object {"action": "delete" or "confirm", "ids": ["mem_..."], "force": false, "dry_run": false}`)
+	if err := dec.Decode(&body); err != nil || !slices.Contains(bulkActions, body.Action) || len(body.IDs) == 0 {
+		writeError(w, http.StatusBadRequest, `invalid body: accepted a JSON object {"action": "delete", "archive" or "confirm", "ids": ["mem_..."], "force": false, "dry_run": false}`)
 		return
 	}
 	var ids []string
@@ -90,12 +95,12 @@ func (h *handler) bulkMemories(w http.ResponseWriter, r *http.Request) {
 		}
 		res.Items = append(res.Items, bulkItem{ID: m.ID, Preview: preview(m.Content), Type: m.Type, Namespace: m.Namespace})
 	}
-	if body.Action == "delete" && res.Golden > 0 && !body.Force && !body.DryRun {
+	if body.Action != "confirm" && res.Golden > 0 && !body.Force && !body.DryRun {
 		what := fmt.Sprintf("%d of the %d selected memories are golden rules", res.Golden, res.Count)
 		if res.Golden == 1 {
 			what = fmt.Sprintf("1 of the %d selected memories is a golden rule", res.Count)
 		}
-		writeError(w, http.StatusConflict, what+": tick force to delete them too; nothing was deleted")
+		writeError(w, http.StatusConflict, fmt.Sprintf("%s: tick force to %s them too; nothing was changed", what, body.Action))
 		return
 	}
 	if body.DryRun {
@@ -106,9 +111,11 @@ func (h *handler) bulkMemories(w http.ResponseWriter, r *http.Request) {
 	for i := range res.Items {
 		it := &res.Items[i]
 		var err error
-		if body.Action == "delete" {
-			_, err = h.mem.Forget(r.Context(), memory.ForgetRequest{MemoryID: it.ID, Confirm: true, Force: body.Force, Trash: true})
-		} else {
+		switch body.Action {
+		case "delete", "archive":
+			_, err = h.mem.Forget(r.Context(), memory.ForgetRequest{MemoryID: it.ID, Confirm: true, Force: body.Force,
+				Trash: true, Archive: body.Action == "archive"})
+		default:
 			_, err = h.val.Validate(r.Context(), validation.ValidateRequest{MemoryID: it.ID, Success: true})
 		}
 		if err != nil {
@@ -119,7 +126,7 @@ func (h *handler) bulkMemories(w http.ResponseWriter, r *http.Request) {
 		it.Done = true
 		res.Done++
 	}
-	verb := map[string]string{"delete": "deleted", "confirm": "confirmed"}[body.Action]
+	verb := map[string]string{"delete": "deleted", "archive": "archived", "confirm": "confirmed"}[body.Action]
 	res.Message = fmt.Sprintf("%s %d of %d memories", verb, res.Done, res.Count)
 	if res.Failed > 0 {
 		res.Message += fmt.Sprintf(", %d failed", res.Failed)

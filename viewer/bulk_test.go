@@ -70,7 +70,7 @@ func TestBulkDeleteAndConfirm(t *testing.T) {
 	if _, err := f.mem.Get(t.Context(), d); err != nil {
 		t.Errorf("unselected %s: %v", d, err)
 	}
-	for _, bad := range []string{`{"action":"archive","ids":["` + d + `"]}`, `{"action":"delete","ids":[]}`, `{"action":"delete","ids":["` + d + `"],"x":1}`} {
+	for _, bad := range []string{`{"action":"shred","ids":["` + d + `"]}`, `{"action":"delete","ids":[]}`, `{"action":"delete","ids":["` + d + `"],"x":1}`} {
 		if w := f.do(t, "POST", "/api/memories/bulk", bad, nil); w.Code != http.StatusBadRequest {
 			t.Errorf("%s: %d, want 400", bad, w.Code)
 		}

@@ -172,3 +172,36 @@ func (h *handler) supersede(r *http.Request, newer, older string, force bool) er
 	_, err = h.mem.Relate(r.Context(), memory.RelateRequest{SourceID: newer, TargetID: older, Relation: memory.RelationSupersedes})
 	return err
 }
+
+// listStale is GET /api/review/stale: the memories not validated for `days`
+// (default: the configured stale_days) or, with `below`, trusted less than
+// that confidence, the longest unchecked first, at most `limit` (100).
+func (h *handler) listStale(w http.ResponseWriter, r *http.Request) {
+	qs := r.URL.Query()
+	if err := onlyParams(qs, []string{"namespace", "days", "below", "limit"}); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	req := validation.StaleRequest{Namespace: qs.Get("namespace")}
+	var err error
+	if req.Days, err = intParam(qs, "days", 0, 1, 3650); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if req.Limit, err = intParam(qs, "limit", 100, 1, 500); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if raw := qs.Get("below"); raw != "" {
+		if req.Below, err = strconv.ParseFloat(raw, 64); err != nil || req.Below < 0 || req.Below > 1 {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("invalid below %q: accepted a confidence from 0 to 1", raw))
+			return
+		}
+	}
+	rep, err := h.val.StaleMemories(r.Context(), req)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
+}

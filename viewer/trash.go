@@ -7,14 +7,16 @@ import (
 	"github.com/recall-mcp/recall/storage"
 )
 
-// trashItem is one deleted memory that can still be restored.
+// trashItem is one deleted or archived memory that can still be restored;
+// an archived one has no purge time.
 type trashItem struct {
 	storage.TrashItem
-	PurgeAt time.Time `json:"purge_at"`
+	PurgeAt *time.Time `json:"purge_at"`
 }
 
-// listTrash is GET /api/trash: the deleted memories still restorable, last
-// deleted first, each with its edges and events and when it will be purged.
+// listTrash is GET /api/trash: the deleted and archived memories still
+// restorable, last deleted first, each with its edges and events and when it
+// will be purged (never, archived).
 func (h *handler) listTrash(w http.ResponseWriter, r *http.Request) {
 	if h.db == nil {
 		writeError(w, http.StatusNotFound, "no trash: the viewer runs without its database")
@@ -27,7 +29,12 @@ func (h *handler) listTrash(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]trashItem, 0, len(items))
 	for _, it := range items {
-		out = append(out, trashItem{TrashItem: it, PurgeAt: it.DeletedAt.Add(storage.TrashKeep)})
+		item := trashItem{TrashItem: it}
+		if !it.Archived {
+			at := it.DeletedAt.Add(storage.TrashKeep)
+			item.PurgeAt = &at
+		}
+		out = append(out, item)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"memories": out, "keep_days": int(storage.TrashKeep.Hours() / 24)})
 }

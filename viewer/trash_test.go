@@ -29,7 +29,7 @@ func TestTrashListsAndRestoresADeletedMemory(t *testing.T) {
 	if len(got.Memories) != 1 || got.Memories[0].Memory.ID != a || len(got.Memories[0].Edges) != 1 || len(got.Memories[0].Events) != 1 || got.KeepDays != 30 {
 		t.Fatalf("trash: %+v", got)
 	}
-	if it := got.Memories[0]; it.PurgeAt.Sub(it.DeletedAt) != 30*24*time.Hour {
+	if it := got.Memories[0]; it.PurgeAt == nil || it.PurgeAt.Sub(it.DeletedAt) != 30*24*time.Hour {
 		t.Errorf("purge_at %v for deleted_at %v, want 30 days later", it.PurgeAt, it.DeletedAt)
 	}
 	if w := f.do(t, "POST", "/api/trash/"+a+"/restore", "", nil); w.Code != http.StatusOK {

@@ -76,6 +76,7 @@ func New(d Deps) http.Handler {
 	mux.HandleFunc("GET /api/export", h.export)
 	mux.HandleFunc("GET /api/review/contradictions", h.listContradictions)
 	mux.HandleFunc("POST /api/review/contradictions/{edge}", h.resolveContradiction)
+	mux.HandleFunc("GET /api/review/stale", h.listStale)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no API route "+r.Method+" "+r.URL.Path)
 	})

@@ -83,6 +83,16 @@ export function resolveContradiction(edgeId, resolution, force) {
   });
 }
 
+// listStale returns the memories not validated for `days` or, with `below`,
+// trusted less than that confidence, the longest unchecked first.
+export function listStale({ days, below, namespace }, signal) {
+  const params = new URLSearchParams();
+  if (days) params.set("days", days);
+  if (below) params.set("below", below);
+  if (namespace) params.set("namespace", namespace);
+  return getJSON(`api/review/stale?${params}`, signal);
+}
+
 export function getHealth(signal) {
   return getJSON("api/health", signal);
 }

@@ -10,6 +10,7 @@ import { loadGraph, graphHash, parseGraphHash } from "./graph.js";
 import { loadGolden, goldenHash, parseGoldenHash } from "./golden.js";
 import { loadFiles, parseFilesHash } from "./files.js";
 import { Bulk } from "./bulk.js";
+import { StaleReview } from "./stale.js";
 import { loadTrash } from "./trash.js";
 
 const PAGE_SIZE = 50;
@@ -305,6 +306,7 @@ async function validate(id, success) {
 }
 
 let review; // the ReviewPage, made in init
+let stale; // the StaleReview under it
 
 // view names the page the URL's hash asks for.
 function view() {
@@ -327,7 +329,7 @@ function route() {
     else a.removeAttribute("aria-current");
   });
   if (v === "memory") loadMemory(decodeURIComponent(location.hash.slice("#/m/".length)));
-  else if (v === "review") review.load();
+  else if (v === "review") { review.load(); stale.load({ quiet: true }); }
   else if (v === "health") loadHealth($("health"), setStatus);
   else if (v === "graph") loadGraph($("graph-view"), parseGraphHash(location.hash), setStatus);
   else if (v === "golden") loadGolden($("golden-view"), parseGoldenHash(location.hash), setStatus);
@@ -362,7 +364,7 @@ function live(ev) {
     setTimeout(() => { fresh.delete(c.id); document.querySelector(`#memories li[data-id="${CSS.escape(c.id)}"]`)?.classList.remove("fresh"); }, FRESH_MS);
   }
   const v = view();
-  if (v === "review") { review.load({ quiet: true }); return; }
+  if (v === "review") { review.load({ quiet: true }); stale.load({ quiet: true }); return; }
   if (v === "list") { loadList({ quiet: true }); return; }
   if (v === "health") { loadHealth($("health"), setStatus, { quiet: true }); return; }
   if (v === "trash") { loadTrash($("trash-view"), setStatus, { quiet: true }); return; }
@@ -419,8 +421,9 @@ function init() {
   $("namespace").addEventListener("input", later);
   $("type").addEventListener("change", refilter);
   $("order").addEventListener("change", refilter);
-  bulk = new Bulk({ bar: $("bulk-bar"), box: $("bulk-box"), setStatus, reload: () => loadList({ quiet: true }) });
+  bulk = new Bulk({ bar: $("bulk-bar"), box: $("bulk-box"), list: $("memories"), setStatus, reload: () => loadList({ quiet: true }) });
   review = new ReviewPage({ list: $("pairs"), summary: $("review-summary"), count: $("review-count"), setStatus });
+  stale = new StaleReview({ setStatus });
   // Keys: "/" jumps to the search box; j/k move through the list or the
   // review queue, Enter opens the selected memory; 1-4 resolve a contradiction.
   document.addEventListener("keydown", (e) => {

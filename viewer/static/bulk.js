@@ -1,20 +1,31 @@
-// Bulk actions on the list: memories ticked (checkbox or "x") are kept across
-// pages and searches; "Confirm selected" and "Delete selected" first ask the
-// server what they would touch, show the exact count and each memory's
-// preview, and act only when that is confirmed. A golden rule in a delete
-// needs the force box ticked.
+// Bulk actions on a list of memories: memories ticked (checkbox or "x") are
+// kept across pages and searches; each action first asks the server what it
+// would touch, shows the exact count and each memory's preview, and acts only
+// when that is confirmed. A golden rule in a delete or archive needs the force
+// box ticked. The memory list and the stale review each have one, told apart
+// by the prefix of their element ids.
 import { el } from "./dom.js";
 import { bulkMemories } from "./api.js";
 
+// ACTIONS say what each action does, for the confirmation.
+const ACTIONS = {
+  confirm: { verb: "Confirm", what: " Each gets a successful validation, as memory_validate_tool records it: its confidence rises." },
+  delete: { verb: "Delete", danger: true, what: " Each goes with its edges and validation events, and can be restored from the Trash for 30 days." },
+  archive: { verb: "Archive", danger: true, what: " Each leaves the store (no longer recalled, searched or injected) and is kept whole in the Trash until you restore it." },
+};
+
 export class Bulk {
-  constructor({ bar, box, setStatus, reload }) {
+  // actions: [{ action, label, verb }] in the order of their buttons (verb,
+  // optional, names the action in its confirmation); list: the element whose
+  // items (data-id) hold the tick boxes.
+  constructor({ bar, box, list, setStatus, reload, prefix = "bulk",
+    actions = [{ action: "confirm", label: "Confirm selected" }, { action: "delete", label: "Delete selected" }] }) {
+    Object.assign(this, { bar, box, list, setStatus, reload, prefix, actions });
     this.ids = new Set();
-    this.bar = bar;
-    this.box = box;
-    this.setStatus = setStatus;
-    this.reload = reload;
     this.render();
   }
+
+  id(name) { return `${this.prefix}-${name}`; }
 
   // checkbox is the tick box of one list item.
   checkbox(id) {
@@ -25,7 +36,7 @@ export class Bulk {
 
   set(id, on) {
     if (on) this.ids.add(id); else this.ids.delete(id);
-    const box = document.querySelector(`#memories li[data-id="${CSS.escape(id)}"] input.pick`);
+    const box = this.list.querySelector(`li[data-id="${CSS.escape(id)}"] input.pick`);
     if (box) box.checked = on;
     this.box.replaceChildren(); // a confirmation shown is for the old selection
     this.render();
@@ -33,17 +44,25 @@ export class Bulk {
 
   toggle(id) { this.set(id, !this.ids.has(id)); }
 
+  clear() {
+    this.ids.clear();
+    this.box.replaceChildren();
+    this.list.querySelectorAll("input.pick").forEach((b) => { b.checked = false; });
+    this.render();
+  }
+
   render() {
     const n = this.ids.size;
     this.bar.hidden = n === 0;
     if (!n) { this.bar.replaceChildren(); return; }
-    const confirm = el("button", { type: "button", id: "bulk-confirm" }, "Confirm selected");
-    const del = el("button", { type: "button", id: "bulk-delete", class: "danger" }, "Delete selected");
-    const clear = el("button", { type: "button", id: "bulk-clear" }, "Clear selection");
-    confirm.addEventListener("click", () => this.ask("confirm"));
-    del.addEventListener("click", () => this.ask("delete"));
-    clear.addEventListener("click", () => { this.ids.clear(); this.box.replaceChildren(); document.querySelectorAll("#memories input.pick").forEach((b) => { b.checked = false; }); this.render(); });
-    this.bar.replaceChildren(el("span", { id: "bulk-count" }, `${n} selected`), confirm, del, clear);
+    const buttons = this.actions.map(({ action, label }) => {
+      const b = el("button", { type: "button", id: this.id(action), class: ACTIONS[action].danger ? "danger" : null }, label);
+      b.addEventListener("click", () => this.ask(action));
+      return b;
+    });
+    const clear = el("button", { type: "button", id: this.id("clear") }, "Clear selection");
+    clear.addEventListener("click", () => this.clear());
+    this.bar.replaceChildren(el("span", { id: this.id("count") }, `${n} selected`), ...buttons, clear);
   }
 
   async ask(action) {
@@ -55,22 +74,20 @@ export class Bulk {
       this.setStatus(err.message, true);
       return;
     }
+    const { danger, what } = ACTIONS[action];
+    const verb = this.actions.find((a) => a.action === action)?.verb ?? ACTIONS[action].verb;
     const n = dry.count;
     const noun = `${n} ${n === 1 ? "memory" : "memories"}`;
-    const deleting = action === "delete";
-    const needForce = deleting && dry.golden_rules > 0;
-    const force = needForce ? el("input", { type: "checkbox", id: "bulk-force" }) : null;
-    const go = el("button", { type: "button", id: "bulk-go", class: deleting ? "danger" : null, disabled: needForce },
-      deleting ? `Delete ${noun}` : `Confirm ${noun}`);
-    const cancel = el("button", { type: "button", id: "bulk-cancel" }, "Cancel");
-    this.box.replaceChildren(el("div", { class: deleting ? "confirm-delete" : "confirm-bulk", role: "alertdialog", "aria-labelledby": "bulk-title" },
-      el("p", { id: "bulk-title" }, el("strong", {}, deleting ? `Delete ${noun}?` : `Confirm ${noun}?`),
-        deleting ? " Each goes with its edges and validation events, and can be restored from the Trash for 30 days."
-          : " Each gets a successful validation, as memory_validate_tool records it: its confidence rises."),
-      el("ol", { id: "bulk-preview" }, dry.items.map((it) =>
+    const needForce = action !== "confirm" && dry.golden_rules > 0;
+    const force = needForce ? el("input", { type: "checkbox", id: this.id("force") }) : null;
+    const go = el("button", { type: "button", id: this.id("go"), class: danger ? "danger" : null, disabled: needForce }, `${verb} ${noun}`);
+    const cancel = el("button", { type: "button", id: this.id("cancel") }, "Cancel");
+    this.box.replaceChildren(el("div", { class: danger ? "confirm-delete" : "confirm-bulk", role: "alertdialog", "aria-labelledby": this.id("title") },
+      el("p", { id: this.id("title") }, el("strong", {}, `${verb} ${noun}?`), what),
+      el("ol", { id: this.id("preview"), class: "bulk-preview" }, dry.items.map((it) =>
         el("li", {}, el("span", { class: `badge ${it.memory_type}` }, it.memory_type), " ", el("span", { class: "muted" }, it.namespace), " ", it.preview))),
       needForce ? el("label", { class: "force" }, force,
-        ` ${dry.golden_rules === 1 ? "1 of them is a golden rule" : `${dry.golden_rules} of them are golden rules`}: delete anyway (force)`) : null,
+        ` ${dry.golden_rules === 1 ? "1 of them is a golden rule" : `${dry.golden_rules} of them are golden rules`}: ${action} anyway (force)`) : null,
       el("div", { class: "actions" }, go, cancel)));
     if (force) force.addEventListener("change", () => { go.disabled = !force.checked; });
     cancel.addEventListener("click", () => this.box.replaceChildren());

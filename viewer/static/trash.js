@@ -1,5 +1,6 @@
 // The Trash page: deleted memories that can still be restored, each with what
-// comes back with it (its edges and validation events) and when it is purged.
+// comes back with it (its edges and validation events) and when it is purged,
+// and archived ones, kept until restored.
 import { el, fmtTime } from "./dom.js";
 import { getTrash, restoreMemory } from "./api.js";
 
@@ -27,13 +28,14 @@ export async function loadTrash(root, setStatus, { quiet = false } = {}) {
           el("span", { class: `badge ${m.memory_type}` }, m.memory_type),
           el("span", {}, m.namespace),
           el("span", {}, `${it.edges.length} edge${it.edges.length === 1 ? "" : "s"}, ${it.validation_events.length} validation event${it.validation_events.length === 1 ? "" : "s"}`),
-          el("span", {}, `deleted ${fmtTime(it.deleted_at)}`),
-          el("span", {}, `purged ${fmtTime(it.purge_at)}`)),
+          it.archived
+            ? el("span", { class: "archived" }, `archived ${fmtTime(it.deleted_at)}, kept until restored`)
+            : el("span", {}, `deleted ${fmtTime(it.deleted_at)}, purged ${fmtTime(it.purge_at)}`)),
         el("div", { class: "actions" }, restore));
     });
     root.replaceChildren(
       el("h1", {}, "Trash"),
-      el("p", { class: "muted" }, `Deleted memories are kept ${res.keep_days} days. Restore brings one back with its id, its edges to memories that still exist and its validation events.`),
+      el("p", { class: "muted" }, `Deleted memories are kept ${res.keep_days} days, archived ones until you restore them. Restore brings one back with its id, its edges to memories that still exist and its validation events.`),
       items.length ? el("ol", { id: "trash" }, items) : el("p", { id: "trash-empty" }, "The trash is empty."));
     if (!quiet) setStatus("");
   } catch (err) {

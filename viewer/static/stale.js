@@ -1,0 +1,66 @@
+// The stale review, under the contradictions on the Review page: memories not
+// validated for N days or trusted under a confidence, the longest unchecked
+// first, each saying why it is listed; ticked ones are re-validated or
+// archived together after a count of what would change (the list's Bulk).
+import { el, fmtNum, fmtTime } from "./dom.js";
+import { listStale } from "./api.js";
+import { Bulk } from "./bulk.js";
+
+const $ = (id) => document.getElementById(id);
+
+function why(m, rep) {
+  const out = [];
+  if (m.unvalidated) {
+    out.push(m.last_validated
+      ? `not validated for ${m.days_since_validation} days (last ${fmtTime(m.last_validated)})`
+      : `never validated in ${m.days_since_validation} days`);
+  }
+  if (m.low_confidence) out.push(`confidence ${fmtNum(m.confidence)} under ${fmtNum(rep.below)}`);
+  return out.join("; ");
+}
+
+export class StaleReview {
+  constructor({ setStatus }) {
+    this.setStatus = setStatus;
+    this.list = $("stale");
+    this.bulk = new Bulk({
+      bar: $("stale-bar"), box: $("stale-box"), list: this.list, setStatus, prefix: "stale",
+      reload: () => this.load({ quiet: true }),
+      actions: [{ action: "confirm", label: "Re-validate selected", verb: "Re-validate" }, { action: "archive", label: "Archive selected" }],
+    });
+    $("stale-filters").addEventListener("submit", (e) => { e.preventDefault(); this.load(); });
+    $("stale-all").addEventListener("click", () => {
+      for (const li of this.list.querySelectorAll("li[data-id]")) this.bulk.set(li.dataset.id, true);
+    });
+  }
+
+  query() {
+    return { days: $("stale-days").value, below: $("stale-below").value, namespace: $("stale-namespace").value.trim() };
+  }
+
+  async load({ quiet = false } = {}) {
+    if (!$("stale-filters").reportValidity()) return;
+    if (!quiet) this.setStatus("Loading…");
+    try {
+      const rep = await listStale(this.query());
+      if (!$("stale-days").value) $("stale-days").value = String(rep.days); // the configured stale_days
+      this.list.replaceChildren(...rep.memories.map((m) => el("li", { "data-id": m.id },
+        this.bulk.checkbox(m.id),
+        el("div", {},
+          el("a", { href: `#/m/${encodeURIComponent(m.id)}`, class: "content" }, m.content_preview),
+          el("div", { class: "meta" },
+            el("span", { class: `badge ${m.memory_type}` }, m.memory_type),
+            el("span", {}, m.namespace),
+            el("span", {}, `confidence ${fmtNum(m.confidence)}`),
+            el("span", { class: "why" }, why(m, rep)))))));
+      const shown = rep.memories.length;
+      $("stale-summary").textContent = rep.total
+        ? `${rep.total} stale ${rep.total === 1 ? "memory" : "memories"}${rep.total > shown ? ` (the ${shown} longest unchecked shown)` : ""}`
+        : `Nothing stale: every memory was validated in the last ${rep.days} days${rep.below ? ` and is trusted at least ${fmtNum(rep.below)}` : ""}.`;
+      $("stale-all").hidden = shown === 0;
+      if (!quiet) this.setStatus("");
+    } catch (err) {
+      this.setStatus(err.message, true);
+    }
+  }
+}
