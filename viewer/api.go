@@ -272,6 +272,9 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 // is reported instead of silently ignored.
 func onlyParams(qs url.Values, known []string) error {
 	for name := range qs {
+		if !slices.Contains(known, name) && len(known) == 0 {
+			return fmt.Errorf("unknown parameter %q: this address takes no parameters", name)
+		}
 		if !slices.Contains(known, name) {
 			return fmt.Errorf("unknown parameter %q: accepted %s", name, strings.Join(known, ", "))
 		}

@@ -3,6 +3,7 @@ package viewer
 import (
 	"net/http"
 
+	"github.com/recall-mcp/recall/doctor"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/validation"
 )
@@ -37,4 +38,23 @@ func (h *handler) health(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Vector.Usable, p.Vector.Reason = h.mem.EmbeddingStatus(r.Context())
 	writeJSON(w, http.StatusOK, p)
+}
+
+// checkup is GET /api/doctor: recall doctor's findings, each with its level
+// (ok, warn, fail) and the commands that fix it. Slower than the panel (it
+// asks Ollama), so the page loads it on its own.
+func (h *handler) checkup(w http.ResponseWriter, r *http.Request) {
+	if err := onlyParams(r.URL.Query(), nil); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if h.doctor == nil {
+		writeError(w, http.StatusNotFound, "no doctor: this viewer was started without its configuration; run recall doctor")
+		return
+	}
+	findings := h.doctor(r.Context())
+	if findings == nil {
+		findings = []doctor.Finding{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"findings": findings})
 }

@@ -28,6 +28,7 @@ type fixture struct {
 	db   *storage.DB
 	path string
 	ol   string // the fake Ollama's URL
+	fake *ollamatest.Server
 	h    http.Handler
 }
 
@@ -48,7 +49,7 @@ func newFixture(t testing.TB) *fixture {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	mem := memory.NewService(db, client, memory.Options{Logger: log})
 	val := validation.New(db, mem, client, client, validation.Options{Logger: log})
-	return &fixture{mem: mem, val: val, db: db, path: path, ol: ol.URL(),
+	return &fixture{mem: mem, val: val, db: db, path: path, ol: ol.URL(), fake: ol,
 		h: New(Deps{Memory: mem, Validation: val, DB: db, Logger: log})}
 }
 

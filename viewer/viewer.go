@@ -4,11 +4,13 @@
 package viewer
 
 import (
+	"context"
 	"embed"
 	"io/fs"
 	"log/slog"
 	"net/http"
 
+	"github.com/recall-mcp/recall/doctor"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
 	"github.com/recall-mcp/recall/validation"
@@ -28,6 +30,9 @@ type Deps struct {
 	// Done, when closed, ends the event streams (a server shutting down
 	// would otherwise wait for them).
 	Done <-chan struct{}
+	// Doctor runs recall doctor's checks for the Health page; without it
+	// /api/doctor is off.
+	Doctor func(ctx context.Context) []doctor.Finding
 }
 
 // handler serves the API and the page.
@@ -38,6 +43,8 @@ type handler struct {
 	hub  *hub        // nil without Deps.DB
 	done <-chan struct{}
 	log  *slog.Logger
+	// doctor runs recall doctor's checks (nil: not offered).
+	doctor func(ctx context.Context) []doctor.Finding
 }
 
 // New returns the viewer as one http.Handler with its security checks in place:
@@ -48,7 +55,7 @@ func New(d Deps) http.Handler {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	h := &handler{mem: d.Memory, val: d.Validation, db: d.DB, log: d.Logger, done: d.Done}
+	h := &handler{mem: d.Memory, val: d.Validation, db: d.DB, log: d.Logger, done: d.Done, doctor: d.Doctor}
 	if d.DB != nil {
 		h.hub = newHub(d.DB, d.Logger)
 	}
@@ -70,6 +77,7 @@ func New(d Deps) http.Handler {
 	mux.HandleFunc("GET /api/trash", h.listTrash)
 	mux.HandleFunc("POST /api/trash/{id}/restore", h.restoreMemory)
 	mux.HandleFunc("GET /api/health", h.health)
+	mux.HandleFunc("GET /api/doctor", h.checkup)
 	mux.HandleFunc("GET /api/golden", h.golden)
 	mux.HandleFunc("GET /api/projects", h.projects)
 	mux.HandleFunc("GET /api/files", h.recentFiles)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/capture"
+	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/spool"
 )
@@ -331,7 +332,7 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 		return enc.Encode(st)
 	}
 	w := e.stdout
-	fmt.Fprintf(w, "database:           %s (%s, schema %d)\n", a.cfg.SQLitePath, humanBytes(st.FileBytes), st.SchemaVersion)
+	fmt.Fprintf(w, "database:           %s (%s, schema %d)\n", a.cfg.SQLitePath, describe.Bytes(st.FileBytes), st.SchemaVersion)
 	fmt.Fprintf(w, "memories:           %d\n", st.Memories)
 	printCounts(w, "by namespace", st.ByNamespace)
 	printCounts(w, "by type", st.ByType)
@@ -343,12 +344,12 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 		model = "none yet"
 	}
 	fmt.Fprintf(w, "embeddings:         %s (dimension %d), %d pending\n", model, st.EmbeddingDim, st.PendingEmbeddings)
-	fmt.Fprintf(w, "curation jobs:      %s\n", jobBacklog(st, time.Now()))
+	fmt.Fprintf(w, "curation jobs:      %s\n", describe.JobBacklog(st, time.Now()))
 	if st.LastJobError != "" {
 		fmt.Fprintf(w, "  last job failure: %s\n", st.LastJobError)
 	}
 	for _, h := range st.ModelHealth {
-		fmt.Fprintf(w, "%-20s%s\n", h.Role+" model:", modelFailing(h, time.Now()))
+		fmt.Fprintf(w, "%-20s%s\n", h.Role+" model:", describe.ModelFailing(h, time.Now()))
 	}
 	fmt.Fprintf(w, "session journal:    %d entries (%d trimmed), %d summaries pending\n", st.JournalEntries, st.TrimmedEntries, st.PendingSummaries)
 	fmt.Fprintf(w, "spooled writes:     %s\n", spoolBacklog(st, a.db.SpoolDir()))
@@ -366,32 +367,6 @@ func spoolBacklog(st *memory.Stats, dir string) string {
 		out += fmt.Sprintf(", %d could not be applied (in %s)", st.FailedSpooledWrites, filepath.Join(dir, "failed"))
 	}
 	return out
-}
-
-// jobBacklog describes the queue: how many jobs, how many wait for a retry, and
-// the age of the oldest.
-func jobBacklog(st *memory.Stats, now time.Time) string {
-	if st.PendingJobs == 0 {
-		return "none pending"
-	}
-	out := fmt.Sprintf("%d pending", st.PendingJobs)
-	if st.RetryingJobs > 0 {
-		out += fmt.Sprintf(" (%d waiting to retry)", st.RetryingJobs)
-	}
-	return out + ", oldest queued " + age(now.Sub(st.OldestJobAt)) + " ago"
-}
-
-// modelFailing says how long a model role has been failing, and why.
-func modelFailing(h memory.ModelHealth, now time.Time) string {
-	return fmt.Sprintf("failing, %d calls in a row for %s: %s", h.Failures, age(now.Sub(h.FailingSince)), h.LastError)
-}
-
-// age prints a duration to the second, or to the minute past an hour.
-func age(d time.Duration) string {
-	if d >= time.Hour {
-		return d.Round(time.Minute).String()
-	}
-	return max(d, 0).Round(time.Second).String()
 }
 
 var reindexCommand = &command{
@@ -520,16 +495,6 @@ func printCounts(w io.Writer, label string, counts map[string]int) {
 		parts[i] = fmt.Sprintf("%s %d", k, counts[k])
 	}
 	fmt.Fprintf(w, "  %-17s %s\n", label+":", strings.Join(parts, ", "))
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 func typeNames() string {

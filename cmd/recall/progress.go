@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -58,7 +59,7 @@ func progressLine(r memory.ReindexProgress) string {
 	rate := float64(doneNow) / r.Elapsed.Seconds()
 	line += fmt.Sprintf(", %.1f/s", rate)
 	if left := r.Total - r.Done; left > 0 {
-		line += fmt.Sprintf(", about %s left", age(time.Duration(float64(left)/rate*float64(time.Second))))
+		line += fmt.Sprintf(", about %s left", describe.Age(time.Duration(float64(left)/rate*float64(time.Second))))
 	}
 	return line
 }

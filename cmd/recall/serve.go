@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/capture"
+	"github.com/recall-mcp/recall/doctor"
 	"github.com/recall-mcp/recall/server"
 	"github.com/recall-mcp/recall/spool"
 	"github.com/recall-mcp/recall/viewer"
@@ -91,7 +92,7 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 		// served beside MCP on this machine's own address, never with
 		// --allow-remote.
 		if !*allowRemote {
-			opts.UI = viewer.New(viewer.Deps{Memory: a.mem, Validation: a.cur, DB: a.db, Logger: a.log, Done: ctx.Done()})
+			opts.UI = viewer.New(viewer.Deps{Memory: a.mem, Validation: a.cur, DB: a.db, Logger: a.log, Done: ctx.Done(), Doctor: a.checkup})
 			a.log.Info("serving the viewer", "url", "http://"+*addr+server.UIPrefix)
 		}
 		err = server.ServeHTTP(ctx, srv, *addr, opts)
@@ -137,8 +138,8 @@ func (a *app) warnAboutModels(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	for _, p := range modelProblems(st) {
-		a.log.Warn(p.what, "fix", p.fix)
+	for _, p := range doctor.ModelProblems(st) {
+		a.log.Warn(p.What, "fix", p.Fix)
 	}
 }
 

@@ -49,6 +49,6 @@ func runUI(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "Recall viewer: http://%s/\n", ln.Addr())
 	a.log.Info("serving the viewer", "addr", ln.Addr().String(), "database", a.cfg.SQLitePath)
-	h := viewer.New(viewer.Deps{Memory: a.mem, Validation: a.cur, DB: a.db, Logger: a.log})
+	h := viewer.New(viewer.Deps{Memory: a.mem, Validation: a.cur, DB: a.db, Logger: a.log, Doctor: a.checkup})
 	return viewer.Serve(ctx, ln, h)
 }

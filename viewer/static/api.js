@@ -97,6 +97,11 @@ export function getHealth(signal) {
   return getJSON("api/health", signal);
 }
 
+// getDoctor returns recall doctor's findings (it asks Ollama: slower).
+export function getDoctor(signal) {
+  return getJSON("api/doctor", signal);
+}
+
 // getGraph returns the neighbourhood of a memory, depth 1 to 3 hops, capped.
 export function getGraph(id, depth, signal) {
   return getJSON(`api/memories/${encodeURIComponent(id)}/graph?depth=${depth}`, signal);

@@ -1,7 +1,7 @@
 // The health page: what `recall stats` prints and what the health analysis
-// finds, as text.
+// finds, as text, then recall doctor's findings (loaded after: it asks Ollama).
 import { el, fmtNum, fmtTime } from "./dom.js";
-import { getHealth } from "./api.js";
+import { getDoctor, getHealth } from "./api.js";
 
 function row(name, value, id) {
   return [el("dt", {}, name), el("dd", id ? { id } : {}, String(value))];
@@ -31,6 +31,8 @@ export async function loadHealth(box, setStatus, { quiet = false } = {}) {
   if (!quiet) setStatus("Loading…");
   try {
     const { stats: s, report: r, vectors: v } = await getHealth();
+    // A live refresh keeps the findings shown until the new ones arrive.
+    const doctorBox = box.querySelector("#doctor") ?? el("div", { id: "doctor" }, el("p", { class: "muted" }, "Checking the database, Ollama and the models…"));
     const backlog = s.pending_jobs
       ? `${s.pending_jobs} pending${s.retrying_jobs ? ` (${s.retrying_jobs} waiting to retry)` : ""}, oldest queued ${fmtTime(s.oldest_job_at)}`
       : "none pending";
@@ -59,9 +61,28 @@ export async function loadHealth(box, setStatus, { quiet = false } = {}) {
       briefs("Weak golden rules", r.weak_golden_rules, r.weak_golden_rules.length),
       briefs("Low confidence", r.low_confidence, r.counts.low_confidence),
       briefs("Stale", r.stale, r.counts.stale),
+      el("h2", {}, "Doctor"),
+      doctorBox,
     ].flat().filter(Boolean));
+    loadDoctor(doctorBox);
     if (!quiet) setStatus("");
   } catch (err) {
     setStatus(err.message, true);
+  }
+}
+
+const MARKS = { ok: "ok", warn: "warn", fail: "FAIL" };
+
+// loadDoctor fills box with recall doctor's findings, problems first.
+async function loadDoctor(box) {
+  try {
+    const { findings } = await getDoctor();
+    const order = { fail: 0, warn: 1, ok: 2 };
+    const sorted = [...findings].sort((a, b) => order[a.level] - order[b.level]);
+    box.replaceChildren(el("ul", { class: "findings" }, sorted.map((f) => el("li", { class: `finding ${f.level}` },
+      el("span", { class: `mark ${f.level}` }, MARKS[f.level] ?? f.level), " ", f.what,
+      (f.fix ?? []).map((fix) => el("div", { class: "fix" }, "fix: ", el("code", {}, fix)))))));
+  } catch (err) {
+    box.replaceChildren(el("p", { class: "muted" }, `recall doctor's checks are not available here: ${err.message}`));
   }
 }
