@@ -156,8 +156,8 @@ async function loadMemory(id, { quiet = false } = {}) {
         el("span", { class: `badge ${m.memory_type}` }, m.memory_type),
         el("span", {}, m.namespace),
         el("span", {}, `confidence ${fmtNum(m.confidence)}`)),
-      // Agent-written text: Markdown made into elements by our own code, never
-      // parsed as HTML; "Plain text" shows it exactly as stored.
+      // Agent-written text: Markdown rendered and sanitised (markdown.js), HTML
+      // in it shown as text; "Plain text" shows it exactly as stored.
       el("div", { class: "content markdown", id: "memory-content" }, renderMarkdown(m.content)),
       el("div", { class: "content", id: "memory-raw", hidden: true }, m.content),
       el("div", { class: "actions" },
