@@ -2,7 +2,7 @@
 // page, switched by the URL's hash (#/ and #/m/<id>).
 import { el, fmtTime, fmtNum } from "./dom.js";
 import { listMemories, getMemory, validateMemory, forgetMemory, editMemory, watchChanges, exportURL } from "./api.js";
-import { confidenceChart } from "./chart.js";
+import { confidenceChart, eventRowId } from "./chart.js";
 import { renderMarkdown } from "./markdown.js";
 import { ReviewPage } from "./review.js";
 import { loadHealth } from "./health.js";
@@ -105,7 +105,7 @@ function edgeRow(edge, selfId, neighbors) {
 }
 
 function eventRow(ev) {
-  return el("tr", {},
+  return el("tr", { id: eventRowId(ev.id), tabindex: -1 },
     el("td", {}, fmtTime(ev.created_at)),
     el("td", { class: ev.event_type }, ev.event_type),
     el("td", {}, `${fmtNum(ev.confidence_before)} → ${fmtNum(ev.confidence_after)}`),
