@@ -37,7 +37,7 @@ func TestBrowserHelpAndTheme(t *testing.T) {
 		chromedp.WaitNotVisible(chromedp.CSS(`#help`)),
 		// "g" goes to the graph and back.
 		chromedp.KeyEvent("g"),
-		chromedp.WaitVisible(chromedp.CSS(`#graph-svg`)),
+		chromedp.WaitVisible(chromedp.CSS(`#graph-canvas[data-nodes]`)),
 		chromedp.KeyEvent("g"),
 		chromedp.WaitVisible(chromedp.CSS(`#memory-content`)),
 	)

@@ -60,7 +60,7 @@ func TestBrowserMemoryPageVersionsChartAndDelete(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Errorf("versions list has %d entries (%v), want 2", n, err)
 	}
-	dots, err := run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#confidence-chart circle").length`))
+	dots, err := run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#confidence-chart circle.dot").length`))
 	if err != nil || dots != 5 {
 		t.Errorf("chart has %d points (%v), want 5: the start and four events", dots, err)
 	}
@@ -68,12 +68,12 @@ func TestBrowserMemoryPageVersionsChartAndDelete(t *testing.T) {
 	if scripts != 0 {
 		t.Errorf("a memory's text became a script element")
 	}
-	// Markdown is rendered by the page's own code: emphasis, lists, code and
-	// http(s) links become elements; a javascript: link stays text.
+	// Markdown is rendered and sanitised: emphasis, lists, code and http(s)
+	// links become elements; a javascript: link keeps only its text.
 	md, err := run(ctx, chromedp.Evaluate[string](`(() => { const c = document.getElementById("memory-content"); return [
-		c.querySelector("strong")?.textContent, c.querySelectorAll("ul li").length, c.querySelector("pre code")?.textContent,
-		c.querySelector('a[href="https://example.com/runbook"]')?.textContent, c.querySelectorAll("a").length,
-		c.textContent.includes("<script>alert(1)</script>"), c.textContent.includes("[this](javascript:alert(1))")].join("|") })()`))
+		c.querySelector("strong")?.textContent, c.querySelectorAll("ul li").length, c.querySelector("pre code")?.textContent.trim(),
+		c.querySelector('a[href="https://example.com/runbook"]')?.textContent, c.querySelectorAll("a[href]").length,
+		c.textContent.includes("<script>alert(1)</script>"), c.textContent.includes("but not this.") && !c.innerHTML.includes("javascript:")].join("|") })()`))
 	if err != nil || md != "container images|2|docker build .|the runbook|1|true|true" {
 		t.Errorf("rendered Markdown %q (%v), want bold, 2 items, code, one safe link, tags and the javascript: link as text", md, err)
 	}

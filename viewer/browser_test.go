@@ -30,7 +30,8 @@ func chromiumPath() string {
 }
 
 // newBrowser starts a headless Chromium with a fresh profile and nothing in
-// the background. The browser lives as long as the test.
+// the background. The browser lives as long as the test, which fails if a page
+// violates the Content-Security-Policy (see watchCSP).
 func newBrowser(t testing.TB) context.Context {
 	t.Helper()
 	path := chromiumPath()
@@ -53,6 +54,7 @@ func newBrowser(t testing.TB) context.Context {
 	actx, cancelAlloc := chromedp.NewExecAllocator(t.Context(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(actx)
 	t.Cleanup(func() { cancelCtx(); cancelAlloc() })
+	watchCSP(t, ctx)
 	return ctx
 }
 

@@ -2,7 +2,7 @@
 // page, switched by the URL's hash (#/ and #/m/<id>).
 import { el, fmtTime, fmtNum } from "./dom.js";
 import { listMemories, getMemory, validateMemory, forgetMemory, editMemory, watchChanges, exportURL } from "./api.js";
-import { confidenceChart } from "./chart.js";
+import { confidenceChart, eventRowId } from "./chart.js";
 import { renderMarkdown } from "./markdown.js";
 import { ReviewPage } from "./review.js";
 import { loadHealth } from "./health.js";
@@ -106,7 +106,7 @@ function edgeRow(edge, selfId, neighbors) {
 }
 
 function eventRow(ev) {
-  return el("tr", {},
+  return el("tr", { id: eventRowId(ev.id), tabindex: -1 },
     el("td", {}, fmtTime(ev.created_at)),
     el("td", { class: ev.event_type }, ev.event_type),
     el("td", {}, `${fmtNum(ev.confidence_before)} → ${fmtNum(ev.confidence_after)}`),
@@ -157,8 +157,8 @@ async function loadMemory(id, { quiet = false } = {}) {
         el("span", { class: `badge ${m.memory_type}` }, m.memory_type),
         el("span", {}, m.namespace),
         el("span", {}, `confidence ${fmtNum(m.confidence)}`)),
-      // Agent-written text: Markdown made into elements by our own code, never
-      // parsed as HTML; "Plain text" shows it exactly as stored.
+      // Agent-written text: Markdown rendered and sanitised (markdown.js), HTML
+      // in it shown as text; "Plain text" shows it exactly as stored.
       el("div", { class: "content markdown", id: "memory-content" }, renderMarkdown(m.content)),
       el("div", { class: "content", id: "memory-raw", hidden: true }, m.content),
       el("div", { class: "actions" },

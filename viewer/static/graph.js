@@ -1,114 +1,125 @@
 // The graph page: the neighbourhood of one memory (1 to 3 hops, at most the
-// server's node cap), laid out here with a small radial-then-force layout and
-// drawn as SVG. Clicking a node selects it: open its page or centre the graph
-// on it. No library.
-import { el, svg, fmtNum } from "./dom.js";
+// server's node cap), laid out by cytoscape.js's force-directed layout (cose)
+// and drawn on its canvas, with the same memories as a list beside it for
+// keyboards and screen readers. Clicking a node (or its list entry) selects
+// it: open its page or centre the graph on it. cytoscape is loaded only when
+// a graph is first shown, so the other pages stay light.
+import { el, fmtNum } from "./dom.js";
 import { getGraph } from "./api.js";
 
-const W = 900, H = 620, R = 24; // drawing size, node radius
 const RELATIONS = ["relates_to", "supersedes", "caused_by", "contradicts"];
 
-// layout places the origin in the middle and each hop on a ring around it,
-// children near their parent's angle, then relaxes the drawing: nodes repel,
-// edges pull, every node is held near its ring.
-function layout(nodes, edges, originId) {
-  const pos = new Map();
-  const byDepth = new Map();
-  for (const n of nodes) {
-    if (!byDepth.has(n.depth)) byDepth.set(n.depth, []);
-    byDepth.get(n.depth).push(n);
-  }
-  const ring = (Math.min(W, H) / 2 - 50) / Math.max(1, ...byDepth.keys());
-  for (const [d, ring0] of [...byDepth].sort((a, b) => a[0] - b[0])) {
-    ring0.forEach((n, i) => {
-      const a = (2 * Math.PI * i) / ring0.length + d * 0.5;
-      pos.set(n.id, { x: W / 2 + d * ring * Math.cos(a), y: H / 2 + d * ring * Math.sin(a), d });
-    });
-  }
-  const links = edges.filter((e) => pos.has(e.source_id) && pos.has(e.target_id));
-  for (let step = 0; step < 250; step++) {
-    const cool = 1 - step / 250;
-    const force = new Map(nodes.map((n) => [n.id, { x: 0, y: 0 }]));
-    for (let i = 0; i < nodes.length; i++) {
-      for (let j = i + 1; j < nodes.length; j++) {
-        const a = pos.get(nodes[i].id), b = pos.get(nodes[j].id);
-        let dx = a.x - b.x, dy = a.y - b.y;
-        const dist2 = Math.max(dx * dx + dy * dy, 1);
-        const f = 15000 / dist2;
-        const dist = Math.sqrt(dist2);
-        dx /= dist; dy /= dist;
-        force.get(nodes[i].id).x += dx * f; force.get(nodes[i].id).y += dy * f;
-        force.get(nodes[j].id).x -= dx * f; force.get(nodes[j].id).y -= dy * f;
-      }
-    }
-    for (const e of links) {
-      const a = pos.get(e.source_id), b = pos.get(e.target_id);
-      const dx = b.x - a.x, dy = b.y - a.y;
-      const f = 0.01;
-      force.get(e.source_id).x += dx * f; force.get(e.source_id).y += dy * f;
-      force.get(e.target_id).x -= dx * f; force.get(e.target_id).y -= dy * f;
-    }
-    for (const n of nodes) {
-      if (n.id === originId) continue;
-      const p = pos.get(n.id), f = force.get(n.id);
-      // Hold the node near its ring.
-      const rx = p.x - W / 2, ry = p.y - H / 2;
-      const r = Math.sqrt(rx * rx + ry * ry) || 1;
-      const pull = (p.d * ring - r) * 0.1;
-      f.x += (rx / r) * pull; f.y += (ry / r) * pull;
-      const len = Math.sqrt(f.x * f.x + f.y * f.y) || 1;
-      const move = Math.min(len, 12 * cool + 0.5);
-      p.x = Math.max(R + 4, Math.min(W - R - 4, p.x + (f.x / len) * move));
-      p.y = Math.max(R + 4, Math.min(H - R - 4, p.y + (f.y / len) * move));
-    }
-  }
-  return pos;
+// cytoscape prepends an inline <style> to the page unless an element with
+// this id exists; the CSP blocks inline styles, and style.css gives the
+// container what that style would (position: relative).
+const CYTOSCAPE_STYLE_ID = "__________cytoscape_stylesheet";
+
+let cytoscapeModule;
+function loadCytoscape() {
+  cytoscapeModule ??= import("./vendor/cytoscape/cytoscape.esm.min.mjs").then((m) => m.default);
+  return cytoscapeModule;
 }
+
+let current; // the cytoscape instance shown, destroyed when the graph is redrawn
 
 function short(text, n) {
   return text.length <= n ? text : text.slice(0, n - 1) + "…";
 }
 
-// drawGraph returns the SVG of a graph answer; onSelect(node) on a click or Enter.
-export function drawGraph(g, onSelect) {
-  const pos = layout(g.nodes, g.edges, g.origin_id);
-  const markers = svg("defs", {}, RELATIONS.map((rel) =>
-    svg("marker", { id: `arrow-${rel}`, class: `rel-${rel}`, viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" },
-      svg("path", { d: "M 0 0 L 10 5 L 0 10 z" }))));
-  const edges = g.edges.map((e) => {
-    const a = pos.get(e.source_id), b = pos.get(e.target_id);
-    const dx = b.x - a.x, dy = b.y - a.y;
-    const len = Math.sqrt(dx * dx + dy * dy) || 1;
-    // From circle edge to circle edge, so the arrow head shows.
-    const x1 = a.x + (dx / len) * R, y1 = a.y + (dy / len) * R;
-    const x2 = b.x - (dx / len) * (R + 2), y2 = b.y - (dy / len) * (R + 2);
-    return svg("g", { class: `edge rel-${e.relation}`, "data-edge": e.id },
-      svg("line", { x1: x1.toFixed(1), y1: y1.toFixed(1), x2: x2.toFixed(1), y2: y2.toFixed(1), "marker-end": `url(#arrow-${e.relation})` }),
-      svg("text", { x: ((a.x + b.x) / 2).toFixed(1), y: ((a.y + b.y) / 2 - 4).toFixed(1), "text-anchor": "middle" }, e.relation.replace("_", " ")),
-      svg("title", {}, `${e.relation} (weight ${fmtNum(e.weight)})`));
+// colours reads the theme's colours from the page's CSS: cytoscape draws on
+// a canvas, which CSS cannot reach.
+function colours() {
+  const root = getComputedStyle(document.documentElement);
+  const v = (name) => root.getPropertyValue(name).trim();
+  const rel = Object.fromEntries(RELATIONS.map((r) => {
+    const probe = el("span", { class: `rel-${r}` });
+    document.body.append(probe);
+    const c = getComputedStyle(probe).getPropertyValue("--rel").trim();
+    probe.remove();
+    return [r, c];
+  }));
+  return { bg: v("--bg"), fg: v("--fg"), muted: v("--muted"), card: v("--card"), accent: v("--accent"), gold: v("--gold"), rel };
+}
+
+function stylesheet(c) {
+  return [
+    { selector: "node", style: {
+      "background-color": c.bg, "border-width": 2, "border-color": c.muted, width: 30, height: 30,
+      label: "data(label)", "font-size": 11, color: c.fg, "text-valign": "bottom", "text-margin-y": 4,
+      // Fitted to the canvas, a big neighbourhood is drawn small: labels too
+      // small to read are left out until the person zooms in.
+      "min-zoomed-font-size": 8,
+      "text-wrap": "ellipsis", "text-max-width": 130,
+      "text-background-color": c.card, "text-background-opacity": 0.85, "text-background-padding": 2,
+    } },
+    { selector: "node[depth <= 1]", style: { "font-size": 18 } },
+    { selector: "node[type = 'golden_rule']", style: { "border-color": c.gold, shape: "star" } },
+    { selector: "node.origin", style: { "border-color": c.accent, "border-width": 5, width: 40, height: 40, "font-weight": "bold" } },
+    { selector: "node:selected", style: { "background-color": c.accent } },
+    { selector: "edge", style: {
+      width: 2, "curve-style": "bezier", "target-arrow-shape": "triangle", "arrow-scale": 1.1,
+      "line-color": "data(colour)", "target-arrow-color": "data(colour)",
+      label: "data(label)", "font-size": 10, "min-zoomed-font-size": 7, color: c.muted, "text-rotation": "autorotate",
+      "text-background-color": c.card, "text-background-opacity": 0.85, "text-background-padding": 1,
+    } },
+  ];
+}
+
+// drawGraph draws a graph answer into box and returns the cytoscape instance;
+// onSelect(node) on a tap.
+async function drawGraph(box, g, onSelect) {
+  const cytoscape = await loadCytoscape();
+  if (!document.getElementById(CYTOSCAPE_STYLE_ID)) document.head.append(el("meta", { id: CYTOSCAPE_STYLE_ID }));
+  const c = colours();
+  const byId = new Map(g.nodes.map((n) => [n.id, n]));
+  const cy = cytoscape({
+    container: box,
+    elements: [
+      ...g.nodes.map((n) => ({
+        data: { id: n.id, label: short(n.content_preview, 40), type: n.memory_type, depth: n.depth },
+        classes: n.id === g.origin_id ? "origin" : "",
+      })),
+      ...g.edges.map((e) => ({
+        data: { id: `edge-${e.id}`, source: e.source_id, target: e.target_id, label: e.relation.replace("_", " "), colour: c.rel[e.relation] || c.muted },
+      })),
+    ],
+    style: stylesheet(c),
+    selectionType: "single",
+    boxSelectionEnabled: false,
+    wheelSensitivity: 0.3,
+    minZoom: 0.2,
+    maxZoom: 3,
   });
-  const nodes = g.nodes.map((n) => {
-    const p = pos.get(n.id);
-    const node = svg("g", {
-      class: `node ${n.memory_type}${n.id === g.origin_id ? " origin" : ""}`, "data-id": n.id,
-      transform: `translate(${p.x.toFixed(1)},${p.y.toFixed(1)})`, tabindex: 0, role: "button",
-      "aria-label": n.content_preview,
-    },
-    svg("circle", { r: R }),
-    svg("text", { y: 4, "text-anchor": "middle", class: "type" }, n.memory_type === "golden_rule" ? "★" : n.memory_type.slice(0, 3)),
-    svg("text", { y: R + 13, "text-anchor": "middle", class: "label" }, short(n.content_preview, 28)),
-    svg("title", {}, n.content_preview));
-    node.addEventListener("click", () => onSelect(n));
-    node.addEventListener("keydown", (e) => { if (e.key === "Enter") onSelect(n); });
-    return node;
-  });
-  return svg("svg", { id: "graph-svg", viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "Memory graph" },
-    markers, svg("g", { class: "edges" }, edges), svg("g", { class: "nodes" }, nodes));
+  // cose: nodes repel, edges pull. At 2-3 hops the repulsion and edge length
+  // are what keep 60 labelled nodes apart.
+  cy.layout({
+    name: "cose", animate: false, randomize: true, padding: 30,
+    nodeRepulsion: () => 6000, idealEdgeLength: () => 60, edgeElasticity: () => 80,
+    nodeOverlap: 20, gravity: 0.25, numIter: 1500,
+  }).run();
+  cy.on("tap", "node", (e) => onSelect(byId.get(e.target.id())));
+  // What was drawn, for people (the summary) and tests alike.
+  box.dataset.nodes = String(cy.nodes().length);
+  box.dataset.edges = String(cy.edges().length);
+  return cy;
 }
 
 function legend() {
   return el("ul", { class: "legend" }, RELATIONS.map((rel) =>
     el("li", { class: `rel-${rel}` }, el("span", { class: "swatch" }), rel.replace("_", " "))));
+}
+
+// nodeList is the graph's memories as buttons, nearest first: what the canvas
+// shows, reachable by keyboard and read by screen readers.
+function nodeList(g, onSelect) {
+  return el("ol", { id: "graph-nodes", "aria-label": "Memories in this graph" }, g.nodes.map((n) => {
+    const b = el("button", { type: "button", class: `node-item${n.id === g.origin_id ? " origin" : ""}`, "data-id": n.id },
+      el("span", { class: `badge ${n.memory_type}` }, n.memory_type === "golden_rule" ? "★ golden" : n.memory_type),
+      " ", short(n.content_preview, 80),
+      el("span", { class: "muted" }, n.id === g.origin_id ? " (centre)" : ` (${n.depth} hop${n.depth === 1 ? "" : "s"})`));
+    b.addEventListener("click", () => onSelect(n));
+    return el("li", {}, b);
+  }));
 }
 
 // graphHash is the URL of a memory's graph page.
@@ -129,8 +140,12 @@ export async function loadGraph(box, { id, depth }, setStatus, { quiet = false }
     const origin = g.nodes[0];
     const detail = el("div", { id: "graph-detail", class: "muted" }, "Click a node to select it.");
     const select = (n) => {
-      box.querySelectorAll(".node.selected").forEach((x) => x.classList.remove("selected"));
-      box.querySelector(`.node[data-id="${CSS.escape(n.id)}"]`)?.classList.add("selected");
+      box.querySelectorAll(".node-item.selected").forEach((x) => x.classList.remove("selected"));
+      box.querySelector(`.node-item[data-id="${CSS.escape(n.id)}"]`)?.classList.add("selected");
+      if (current && !current.$id(n.id).selected()) {
+        current.$(":selected").unselect();
+        current.$id(n.id).select();
+      }
       detail.className = "";
       detail.replaceChildren(
         el("div", { class: "meta" }, el("span", { class: `badge ${n.memory_type}` }, n.memory_type), el("span", {}, n.namespace),
@@ -142,6 +157,9 @@ export async function loadGraph(box, { id, depth }, setStatus, { quiet = false }
     };
     const depths = el("span", { class: "depths" }, "Hops: ", [1, 2, 3].map((d) =>
       d === depth ? el("strong", { "aria-current": "true" }, String(d)) : el("a", { href: graphHash(id, d) }, String(d))));
+    const canvas = el("div", { id: "graph-canvas", role: "img", "aria-label": "Memory graph (the list beside it holds the same memories)" });
+    current?.destroy();
+    current = null;
     box.replaceChildren(
       el("p", {}, el("a", { href: `#/m/${encodeURIComponent(id)}` }, "← Back to the memory")),
       el("h1", {}, "Graph around: ", el("span", { class: "origin-title" }, origin.content_preview)),
@@ -149,8 +167,16 @@ export async function loadGraph(box, { id, depth }, setStatus, { quiet = false }
         `${g.nodes.length} memor${g.nodes.length === 1 ? "y" : "ies"}, ${g.edges.length} edge${g.edges.length === 1 ? "" : "s"} within ${depth} hop${depth === 1 ? "" : "s"}`,
         g.truncated ? ` — showing the nearest ${g.nodes.length} of ${g.total_nodes}` : "", ". ", depths),
       legend(),
-      g.edges.length ? drawGraph(g, select) : el("p", { class: "muted" }, "No edges: this memory is not linked to any other."),
+      g.edges.length
+        ? el("div", { class: "graph-layout" }, canvas, nodeList(g, select))
+        : el("p", { class: "muted" }, "No edges: this memory is not linked to any other."),
       detail);
+    if (g.edges.length) {
+      const cy = await drawGraph(canvas, g, select);
+      // A live refresh may have redrawn the page while cytoscape loaded.
+      if (canvas.isConnected) current = cy;
+      else cy.destroy();
+    }
     if (!quiet) setStatus("");
   } catch (err) {
     box.replaceChildren(el("p", { class: "error" }, err.message));
