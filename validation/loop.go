@@ -151,10 +151,11 @@ type change struct {
 func (s *Service) adjust(ctx context.Context, id string, delta float64, success bool, note, errMsg, session string) (change, error) {
 	var ch change
 	now := s.now()
-	m, eventID, err := s.store.UpdateMemoryWithEvent(ctx, id, func(m *memory.Memory) (*memory.ValidationEvent, error) {
+	m, eventID, err := s.store.UpdateMemoryWithEvent(ctx, id, func(m *memory.Memory) (*memory.ValidationEvent, *memory.Change, error) {
 		ch.before = m.Confidence
 		m.Confidence = clampUnit(round4(m.Confidence + delta))
 		ch.after = m.Confidence
+		from := m.Type
 		ch.promoted = promote(m, now)
 		m.UpdatedAt = now
 		ev := &memory.ValidationEvent{
@@ -169,7 +170,18 @@ func (s *Service) adjust(ctx context.Context, id string, delta float64, success 
 		if !success {
 			ev.EventType = memory.EventFailed
 		}
-		return ev, nil
+		if !ch.promoted {
+			return ev, nil, nil
+		}
+		return ev, &memory.Change{
+			At: now, Action: memory.ChangePromote, Source: memory.SourceCuration,
+			Reason: fmt.Sprintf("confidence reached %s (a %s reaching %s becomes a golden rule)",
+				formatConfidence(ch.after), from, formatConfidence(memory.GoldenRuleThreshold)),
+			Fields: []memory.FieldChange{
+				{Field: "memory_type", Before: string(from), After: string(memory.TypeGoldenRule)},
+				{Field: "confidence", Before: ch.before, After: ch.after},
+			},
+		}, nil
 	})
 	if err != nil {
 		return ch, err
@@ -184,7 +196,8 @@ func (s *Service) adjust(ctx context.Context, id string, delta float64, success 
 
 // promote turns a promotable memory that reached the threshold into a golden
 // rule and reports whether it did. A memory a person demoted
-// (metadata.demoted_at, memory.Service.Demote) is not promoted again.
+// (metadata.demoted_at, memory.Service.Demote) is not promoted again
+// automatically; a person may (memory.Service.Promote).
 func promote(m *memory.Memory, now time.Time) bool {
 	if !m.Type.Promotable() || m.Confidence < memory.GoldenRuleThreshold {
 		return false

@@ -22,7 +22,7 @@ type editBody struct {
 const maxEditBody = 8*memory.MaxContentBytes + 4096
 
 // editMemory changes content, type or importance through memory.Service.Update,
-// recorded in the memory's metadata.edits as made by the viewer.
+// recorded in the memory's change log as made by the viewer.
 func (h *handler) editMemory(w http.ResponseWriter, r *http.Request) {
 	var body editBody
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxEditBody))

@@ -93,7 +93,7 @@ export function getGraph(id, depth, signal) {
 }
 
 // editMemory changes a memory's content, type or importance (fields left out
-// stay); the change is recorded in its metadata.edits.
+// stay); the change is recorded in its change log.
 export function editMemory(id, fields) {
   return call(`api/memories/${encodeURIComponent(id)}`, {
     method: "PATCH",
