@@ -126,6 +126,8 @@ type detail struct {
 	// itself included: a single entry when nothing supersedes it and it
 	// supersedes nothing. The last entry is the version in force.
 	Chain []memory.GraphNode `json:"supersession"`
+	// Changes is the memory's change log, newest first.
+	Changes []memory.Change `json:"changes"`
 }
 
 // maxChain bounds the supersession chain walked for one memory page: that many
@@ -166,7 +168,12 @@ func (h *handler) getMemory(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, detail{Memory: m, Edges: edges, Neighbors: neighbors, History: hist, Chain: chain})
+	changes, err := h.mem.Changes(r.Context(), m.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, detail{Memory: m, Edges: edges, Neighbors: neighbors, History: hist, Chain: chain, Changes: changes})
 }
 
 // chain walks the supersedes edges around m (memory_inspect_graph_tool along

@@ -17,6 +17,16 @@ type goldenView struct {
 	Project string           `json:"project,omitempty"`
 	Rules   []*memory.Memory `json:"rules"`
 	Context contextView      `json:"context"`
+	// Audit is every promotion and demotion in the project and global,
+	// newest first.
+	Audit []auditEntry `json:"audit"`
+}
+
+// auditEntry is a promotion or demotion with a preview of the memory (empty
+// when it was deleted since).
+type auditEntry struct {
+	memory.Change
+	Preview string `json:"preview"`
 }
 
 type contextView struct {
@@ -57,10 +67,40 @@ func (h *handler) golden(w http.ResponseWriter, r *http.Request) {
 		}
 		v.Rules = append(v.Rules, res.Memories...)
 	}
+	if v.Audit, err = h.goldenAudit(r, namespaces); err != nil {
+		h.fail(w, r, err)
+		return
+	}
 	for line := range strings.SplitSeq(c.Context, "\n") {
 		v.Context.Lines = append(v.Context.Lines, contextLine{Text: line, Tokens: validation.EstimateTokens(line)})
 	}
 	writeJSON(w, http.StatusOK, v)
+}
+
+// goldenAudit is the promotions and demotions in namespaces with a preview
+// of each memory.
+func (h *handler) goldenAudit(r *http.Request, namespaces []string) ([]auditEntry, error) {
+	changes, err := h.mem.GoldenAudit(r.Context(), namespaces)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(changes))
+	for _, c := range changes {
+		ids = append(ids, c.MemoryID)
+	}
+	ms, err := h.mem.Store().GetMemories(r.Context(), ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]auditEntry, 0, len(changes))
+	for _, c := range changes {
+		e := auditEntry{Change: c}
+		if m := ms[c.MemoryID]; m != nil {
+			e.Preview = preview(m.Content)
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 // projects is GET /api/projects: the project namespaces that hold memories or
