@@ -127,7 +127,7 @@ type detail struct {
 	// supersedes nothing. The last entry is the version in force.
 	Chain []memory.GraphNode `json:"supersession"`
 	// Changes is the memory's change log, newest first.
-	Changes []memory.Change `json:"changes"`
+	Changes []changeEntry `json:"changes"`
 }
 
 // maxChain bounds the supersession chain walked for one memory page: that many
@@ -168,7 +168,12 @@ func (h *handler) getMemory(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	changes, err := h.mem.Changes(r.Context(), m.ID)
+	log, err := h.mem.Changes(r.Context(), m.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	changes, err := h.withPreviews(r, log)
 	if err != nil {
 		h.fail(w, r, err)
 		return
