@@ -88,7 +88,7 @@ func (s *Service) Outcome(ctx context.Context, req OutcomeRequest) (*OutcomeResu
 	if !req.Success {
 		delta = -memory.FailureDelta
 	}
-	ch, err := s.adjust(ctx, req.MemoryID, delta, req.Success, "", strings.TrimSpace(req.ErrorMsg), strings.TrimSpace(req.SessionID))
+	ch, err := s.adjust(ctx, req.MemoryID, delta, req.Success, "", strings.TrimSpace(req.ErrorMsg), strings.TrimSpace(req.SessionID), req.Source)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func (s *Service) Validate(ctx context.Context, req ValidateRequest) (*ValidateR
 		delta = -failurePenalty * adj
 	}
 	note := fmt.Sprintf("memory_validate_tool: adjustment %s", formatConfidence(adj))
-	ch, err := s.adjust(ctx, req.MemoryID, delta, req.Success, note, "", "")
+	ch, err := s.adjust(ctx, req.MemoryID, delta, req.Success, note, "", "", req.Source)
 	if err != nil {
 		return nil, err
 	}
@@ -147,8 +147,13 @@ type change struct {
 }
 
 // adjust moves a memory's confidence by delta, promotes it when it qualifies and
-// records the event, all in one transaction.
-func (s *Service) adjust(ctx context.Context, id string, delta float64, success bool, note, errMsg, session string) (change, error) {
+// records the event, all in one transaction. A promotion is recorded in the
+// change log as coming from source, the caller whose success caused it
+// (memory.SourceCuration when not known).
+func (s *Service) adjust(ctx context.Context, id string, delta float64, success bool, note, errMsg, session, source string) (change, error) {
+	if source == "" {
+		source = memory.SourceCuration
+	}
 	var ch change
 	now := s.now()
 	m, eventID, err := s.store.UpdateMemoryWithEvent(ctx, id, func(m *memory.Memory) (*memory.ValidationEvent, *memory.Change, error) {
@@ -174,8 +179,8 @@ func (s *Service) adjust(ctx context.Context, id string, delta float64, success 
 			return ev, nil, nil
 		}
 		return ev, &memory.Change{
-			At: now, Action: memory.ChangePromote, Source: memory.SourceCuration,
-			Reason: fmt.Sprintf("confidence reached %s (a %s reaching %s becomes a golden rule)",
+			At: now, Action: memory.ChangePromote, Source: source,
+			Reason: fmt.Sprintf("automatic: confidence reached %s (a %s reaching %s becomes a golden rule)",
 				formatConfidence(ch.after), from, formatConfidence(memory.GoldenRuleThreshold)),
 			Fields: []memory.FieldChange{
 				{Field: "memory_type", Before: string(from), After: string(memory.TypeGoldenRule)},

@@ -303,7 +303,7 @@ func TestDemotedGoldenRuleIsNotPromotedAgain(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s by %s: %s %v", c.Action, c.Source, c.Reason, c.Fields))
 	}
 	want := "[demote by viewer: spaces since the formatter change [{memory_type golden_rule preference}] " +
-		"promote by curation: confidence reached 0.95 (a preference reaching 0.9 becomes a golden rule) [{memory_type preference golden_rule} {confidence 0.85 0.95}]]"
+		"promote by curation: automatic: confidence reached 0.95 (a preference reaching 0.9 becomes a golden rule) [{memory_type preference golden_rule} {confidence 0.85 0.95}]]"
 	if fmt.Sprint(got) != want {
 		t.Errorf("audit trail\n%v\nwant\n%s", got, want)
 	}

@@ -239,7 +239,7 @@ func (h *handler) validateMemory(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, `invalid body: accepted a JSON object {"success": true} or {"success": false}`)
 		return
 	}
-	res, err := h.val.Validate(r.Context(), validation.ValidateRequest{MemoryID: r.PathValue("id"), Success: *body.Success})
+	res, err := h.val.Validate(r.Context(), validation.ValidateRequest{MemoryID: r.PathValue("id"), Success: *body.Success, Source: editor})
 	if err != nil {
 		h.fail(w, r, err)
 		return
