@@ -42,6 +42,8 @@ type DemoteRequest struct {
 	By       string `json:"by,omitempty"`
 }
 
+// PromoteRequest has the fields of a DemoteRequest: the memory, the reason
+// and where the change came from.
 type PromoteRequest = DemoteRequest
 
 // Update changes a memory by the rules a new memory follows: content checked

@@ -193,20 +193,23 @@ func writeChanges(ctx context.Context, tx *sql.Tx, cs []memory.Change, ids map[s
 
 // editsToChanges turns the entries a memory kept in metadata.edits (before
 // the change log existed) into change log entries, oldest first, and takes
-// the key out of the metadata. A demotion's entry becomes a demote.
+// the key out of the metadata. A demotion's entry becomes a demote. An edits
+// key of another shape (an agent's own metadata) is left alone.
 func editsToChanges(m *memory.Memory) []memory.Change {
-	raw, ok := m.Metadata[memory.MetaEdits]
-	if !ok {
+	entries, ok := m.Metadata[memory.MetaEdits].([]any)
+	if !ok || len(entries) == 0 {
 		return nil
 	}
-	delete(m.Metadata, memory.MetaEdits)
-	entries, _ := raw.([]any)
-	var out []memory.Change
 	for _, e := range entries {
 		edit, ok := e.(map[string]any)
-		if !ok {
-			continue
+		if !ok || edit["by"] == nil || edit["fields"] == nil {
+			return nil
 		}
+	}
+	delete(m.Metadata, memory.MetaEdits)
+	var out []memory.Change
+	for _, e := range entries {
+		edit := e.(map[string]any)
 		c := memory.Change{MemoryID: m.ID, Namespace: m.Namespace, Action: memory.ChangeEdit, Fields: []memory.FieldChange{}}
 		c.At, _ = time.Parse(time.RFC3339, fmt.Sprint(edit["at"]))
 		if c.At.IsZero() {

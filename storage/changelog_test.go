@@ -31,7 +31,9 @@ func TestMigrationMovesMetadataEditsToTheChangeLog(t *testing.T) {
 		},
 	}
 	mustInsert(t, db, m, nil)
-	plain := mustInsert(t, db, newMemory("tabs in Makefiles", "global", memory.TypePattern), nil)
+	plain := newMemory("tabs in Makefiles", "global", memory.TypePattern)
+	plain.Metadata = map[string]any{memory.MetaEdits: 3} // an agent's own key
+	mustInsert(t, db, plain, nil)
 	// Back to version 11: no change log yet.
 	for _, q := range []string{`DROP TABLE change_log`, `DROP INDEX memories_updated`,
 		`UPDATE meta SET value = '11' WHERE key = 'schema_version'`} {
@@ -71,6 +73,9 @@ func TestMigrationMovesMetadataEditsToTheChangeLog(t *testing.T) {
 	}
 	if others, _ := db.Changes(ctx, memory.ChangeQuery{MemoryID: plain.ID}); len(others) != 0 {
 		t.Errorf("a memory without edits got entries: %+v", others)
+	}
+	if kept, _ := db.GetMemory(ctx, plain.ID); kept == nil || kept.Metadata[memory.MetaEdits] != 3.0 {
+		t.Errorf("an edits key of another shape was not kept: %+v", kept)
 	}
 }
 
