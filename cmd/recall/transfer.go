@@ -132,8 +132,11 @@ func runImport(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 
 func printImport(stdout, stderr io.Writer, rep *transfer.ImportReport) {
 	r := rep.Result
-	fmt.Fprintf(stdout, "imported %d memories, %d edges, %d validation events, %d change log entries, %d file activity rows from %s (%d lines)\n",
-		r.Memories, r.Edges, r.Events, r.Changes, r.Files, rep.Format, rep.Lines)
+	fmt.Fprintf(stdout, "imported %d memories, %d edges, %d validation events, %d file activity rows from %s (%d lines)\n",
+		r.Memories, r.Edges, r.Events, r.Files, rep.Format, rep.Lines)
+	if r.Changes > 0 {
+		fmt.Fprintf(stdout, "imported %d change log entries\n", r.Changes)
+	}
 	if r.Projects > 0 {
 		fmt.Fprintf(stdout, "imported %d project bindings\n", r.Projects)
 	}
