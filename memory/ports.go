@@ -22,10 +22,15 @@ type Store interface {
 	// in one write transaction, so concurrent read-modify-writes (confidence
 	// updates from two processes) never lose one another.
 	UpdateMemory(ctx context.Context, id string, fn func(m *Memory) error) (*Memory, error)
+	// UpdateMemoryLogged is UpdateMemory whose fn also returns the change log
+	// entry describing what it did (nil when it changed nothing); both are
+	// written in one transaction, so no change goes unrecorded.
+	UpdateMemoryLogged(ctx context.Context, id string, fn func(m *Memory) (*Change, error)) (*Memory, error)
 	// UpdateMemoryWithEvent is UpdateMemory whose fn also returns the validation
-	// event recording the change; both are written in one transaction, so a
-	// confidence never moves without its event.
-	UpdateMemoryWithEvent(ctx context.Context, id string, fn func(m *Memory) (*ValidationEvent, error)) (*Memory, int64, error)
+	// event recording the change and, when the memory was promoted, its change
+	// log entry; all are written in one transaction, so a confidence never
+	// moves without its event.
+	UpdateMemoryWithEvent(ctx context.Context, id string, fn func(m *Memory) (*ValidationEvent, *Change, error)) (*Memory, int64, error)
 	// DeleteMemory removes a memory with its vector, edges and events.
 	// With keepGolden a golden rule is refused with ErrProtected, judged inside
 	// the delete's transaction (a memory promoted meanwhile is kept).
@@ -106,6 +111,15 @@ type Store interface {
 	AddEvent(ctx context.Context, ev *ValidationEvent) (int64, error)
 	// Events lists a memory's events, newest first, optionally of one type.
 	Events(ctx context.Context, memoryID string, eventType EventType, limit int) ([]ValidationEvent, error)
+	// AddChanges appends entries to memories' change logs in one transaction
+	// (a contradiction resolved, recorded on both memories).
+	AddChanges(ctx context.Context, changes ...Change) error
+	// Changes lists change log entries, newest first.
+	Changes(ctx context.Context, q ChangeQuery) ([]Change, error)
+	// NotContradiction reports whether a person judged that a and b do not
+	// contradict each other (a not_contradiction entry on either's log).
+	NotContradiction(ctx context.Context, a, b string) (bool, error)
+
 	// LastEventTimes gives the time of the latest event of each memory among
 	// ids that has one, in one query.
 	LastEventTimes(ctx context.Context, ids []string) (map[string]time.Time, error)

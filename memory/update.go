@@ -8,17 +8,16 @@ import (
 	"time"
 )
 
-// Edit log kept in a memory's metadata: every change made through Update and
-// Demote, newest last, at most maxEdits entries (the oldest go first, also when
-// the metadata would outgrow MaxMetadataBytes).
-const (
-	MetaEdits    = "edits"
-	maxEdits     = 20
-	maxReasonLen = 1000
-)
+// MetaEdits is the metadata key where changes were kept before the change log
+// (the store moves its entries to the log when it opens a database, and when
+// it imports an export of that time).
+const MetaEdits = "edits"
+
+const maxReasonLen = 1000
 
 // UpdateRequest changes a memory's content, type or importance; fields left nil
-// stay as they are. By names who changed it (recorded with the change).
+// stay as they are. By names where the change came from (the viewer, the
+// CLI: recorded with the change).
 type UpdateRequest struct {
 	MemoryID   string   `json:"memory_id"`
 	Content    *string  `json:"content,omitempty"`
@@ -34,20 +33,26 @@ type UpdateResult struct {
 	Changed []string `json:"changed"`
 }
 
-// DemoteRequest turns a golden rule back into an ordinary memory. Reason is
-// required and recorded.
+// DemoteRequest turns a golden rule back into an ordinary memory; PromoteRequest
+// makes a preference, decision or pattern a golden rule. Reason is required
+// and recorded.
 type DemoteRequest struct {
 	MemoryID string `json:"memory_id"`
 	Reason   string `json:"reason"`
 	By       string `json:"by,omitempty"`
 }
 
+// PromoteRequest has the fields of a DemoteRequest: the memory, the reason
+// and where the change came from.
+type PromoteRequest = DemoteRequest
+
 // Update changes a memory by the rules a new memory follows: content checked
 // (and scrubbed) as a store checks it, the type by name, the importance from
 // 0 to 1. The content hash and keyword index follow the content; new content
 // is embedded again (at once when Ollama answers, else by the background
 // fill). A golden rule's type is not changed here: Demote it with a reason.
-// The change is recorded in metadata.edits.
+// The change is recorded in the memory's change log, each field with its
+// value before and after.
 func (s *Service) Update(ctx context.Context, req UpdateRequest) (*UpdateResult, error) {
 	if err := ValidateID("memory_id", req.MemoryID); err != nil {
 		return nil, err
@@ -76,34 +81,33 @@ func (s *Service) Update(ctx context.Context, req UpdateRequest) (*UpdateResult,
 			return nil, err
 		}
 	}
-	by := editor(req.By)
+	source := changeSource(req.By)
 	var changed []string
-	m, err := s.store.UpdateMemory(ctx, req.MemoryID, func(m *Memory) error {
+	m, err := s.store.UpdateMemoryLogged(ctx, req.MemoryID, func(m *Memory) (*Change, error) {
 		changed = changed[:0]
-		edit := map[string]any{}
+		c := &Change{Action: ChangeEdit, Source: source}
 		if req.Content != nil && content != m.Content {
 			changed = append(changed, "content")
-			edit["previous_content_hash"] = m.ContentHash
+			c.Fields = append(c.Fields, FieldChange{Field: "content", Before: m.Content, After: content})
 			m.Content = content
 		}
 		if req.Type != nil && typ != m.Type {
 			if m.IsGolden() {
-				return fmt.Errorf("memory %s is a golden rule: %w; demote it with a reason to change its type", m.ID, ErrProtected)
+				return nil, fmt.Errorf("memory %s is a golden rule: %w; demote it with a reason to change its type", m.ID, ErrProtected)
 			}
 			changed = append(changed, "memory_type")
-			edit["previous_memory_type"] = string(m.Type)
+			c.Fields = append(c.Fields, FieldChange{Field: "memory_type", Before: string(m.Type), After: string(typ)})
 			m.Type = typ
 		}
 		if req.Importance != nil && *req.Importance != m.Importance {
 			changed = append(changed, "importance")
-			edit["previous_importance"] = m.Importance
+			c.Fields = append(c.Fields, FieldChange{Field: "importance", Before: m.Importance, After: *req.Importance})
 			m.Importance = *req.Importance
 		}
 		if len(changed) == 0 {
-			return nil
+			return nil, nil
 		}
-		edit["fields"] = append([]string(nil), changed...)
-		return recordEdit(m, s.now(), by, edit)
+		return c, nil
 	})
 	if err != nil {
 		return nil, s.updateErr(req.MemoryID, err)
@@ -123,21 +127,19 @@ func (s *Service) Update(ctx context.Context, req UpdateRequest) (*UpdateResult,
 }
 
 // Demote turns a golden rule back into the type it was promoted from (a
-// decision when that is not known), with its reason recorded in
-// metadata.edits and metadata.demoted_*. Its confidence stays; a demoted
-// memory is not promoted again by the validation loop (metadata.demoted_at).
+// decision when that is not known), with its reason recorded in the change
+// log and in metadata.demoted_*. Its confidence stays; a demoted memory is not
+// promoted again by the validation loop (metadata.demoted_at), only by a
+// person.
 func (s *Service) Demote(ctx context.Context, req DemoteRequest) (*Memory, error) {
-	if err := ValidateID("memory_id", req.MemoryID); err != nil {
+	reason, err := requiredReason(req, "why the golden rule is demoted")
+	if err != nil {
 		return nil, err
 	}
-	reason := strings.TrimSpace(req.Reason)
-	if reason == "" || len(reason) > maxReasonLen {
-		return nil, invalid("reason", req.Reason, fmt.Sprintf("why the golden rule is demoted, 1 to %d bytes", maxReasonLen))
-	}
-	by := editor(req.By)
-	m, err := s.store.UpdateMemory(ctx, req.MemoryID, func(m *Memory) error {
+	source := changeSource(req.By)
+	m, err := s.store.UpdateMemoryLogged(ctx, req.MemoryID, func(m *Memory) (*Change, error) {
 		if !m.IsGolden() {
-			return Invalidf("memory_id", m.ID, "a golden rule (this memory is a "+string(m.Type)+")")
+			return nil, Invalidf("memory_id", m.ID, "a golden rule (this memory is a "+string(m.Type)+")")
 		}
 		to := TypeDecision
 		if from, ok := m.Metadata["promoted_from"].(string); ok {
@@ -148,11 +150,10 @@ func (s *Service) Demote(ctx context.Context, req DemoteRequest) (*Memory, error
 		now := s.now()
 		m.Type = to
 		m.Metadata["demoted_at"] = now.Format(time.RFC3339)
-		m.Metadata["demoted_by"] = by
+		m.Metadata["demoted_by"] = source
 		m.Metadata["demoted_reason"] = reason
-		return recordEdit(m, now, by, map[string]any{
-			"fields": []string{"memory_type"}, "previous_memory_type": string(TypeGoldenRule), "reason": reason,
-		})
+		return &Change{At: now, Action: ChangeDemote, Source: source, Reason: reason,
+			Fields: []FieldChange{{Field: "memory_type", Before: string(TypeGoldenRule), After: string(to)}}}, nil
 	})
 	if err != nil {
 		return nil, s.updateErr(req.MemoryID, err)
@@ -160,47 +161,58 @@ func (s *Service) Demote(ctx context.Context, req DemoteRequest) (*Memory, error
 	return m, nil
 }
 
+// Promote makes a memory a golden rule on a person's word, by the type rule
+// of the automatic promotion (only a preference, decision or pattern; its
+// type is kept in metadata.promoted_from for a later demote) but at any
+// confidence, also after a demotion. The reason is required and recorded in
+// the change log.
+func (s *Service) Promote(ctx context.Context, req PromoteRequest) (*Memory, error) {
+	reason, err := requiredReason(req, "why the memory becomes a golden rule")
+	if err != nil {
+		return nil, err
+	}
+	source := changeSource(req.By)
+	m, err := s.store.UpdateMemoryLogged(ctx, req.MemoryID, func(m *Memory) (*Change, error) {
+		if !m.Type.Promotable() {
+			return nil, Invalidf("memory_id", m.ID, "a preference, decision or pattern (this memory is a "+string(m.Type)+")")
+		}
+		now := s.now()
+		from := m.Type
+		if m.Metadata == nil {
+			m.Metadata = map[string]any{}
+		}
+		m.Metadata["promoted_from"] = string(from)
+		m.Metadata["promoted_at"] = now.Format(time.RFC3339)
+		// The demotion is history now (in the change log); left here it would
+		// keep the promotion from counting.
+		delete(m.Metadata, "demoted_at")
+		delete(m.Metadata, "demoted_by")
+		delete(m.Metadata, "demoted_reason")
+		m.Type = TypeGoldenRule
+		return &Change{At: now, Action: ChangePromote, Source: source, Reason: reason,
+			Fields: []FieldChange{{Field: "memory_type", Before: string(from), After: string(TypeGoldenRule)}}}, nil
+	})
+	if err != nil {
+		return nil, s.updateErr(req.MemoryID, err)
+	}
+	return m, nil
+}
+
+// requiredReason checks the id and the reason of a promote or demote.
+func requiredReason(req DemoteRequest, what string) (string, error) {
+	if err := ValidateID("memory_id", req.MemoryID); err != nil {
+		return "", err
+	}
+	reason := strings.TrimSpace(req.Reason)
+	if reason == "" || len(reason) > maxReasonLen {
+		return "", invalid("reason", req.Reason, fmt.Sprintf("%s, 1 to %d bytes", what, maxReasonLen))
+	}
+	return reason, nil
+}
+
 func (s *Service) updateErr(id string, err error) error {
 	if errors.Is(err, ErrNotFound) {
 		return NotFound("memory", id)
 	}
 	return err
-}
-
-// editor is who made a change: the caller's name, "unknown" without one.
-func editor(by string) string {
-	by = strings.TrimSpace(by)
-	if by == "" {
-		return "unknown"
-	}
-	if len(by) > 64 {
-		by = by[:64]
-	}
-	return by
-}
-
-// recordEdit appends one entry (when, by whom, what) to metadata.edits.
-func recordEdit(m *Memory, now time.Time, by string, edit map[string]any) error {
-	if m.Metadata == nil {
-		m.Metadata = map[string]any{}
-	}
-	edit["at"] = now.UTC().Format(time.RFC3339)
-	edit["by"] = by
-	var edits []any
-	if prev, ok := m.Metadata[MetaEdits].([]any); ok {
-		edits = append(edits, prev...)
-	}
-	edits = append(edits, edit)
-	for {
-		if len(edits) > maxEdits {
-			edits = edits[len(edits)-maxEdits:]
-		}
-		m.Metadata[MetaEdits] = edits
-		if err := checkMetadata(m.Metadata); err == nil {
-			return nil
-		} else if len(edits) <= 1 {
-			return err
-		}
-		edits = edits[1:]
-	}
 }

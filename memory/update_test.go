@@ -3,6 +3,7 @@ package memory_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/recall-mcp/recall/memory"
@@ -29,13 +30,21 @@ func TestUpdateKeepsTheRulesAndRecordsTheEdit(t *testing.T) {
 	if m.EmbeddingPending {
 		t.Error("the new content was not embedded although Ollama answers")
 	}
-	edits, _ := m.Metadata[memory.MetaEdits].([]any)
-	if len(edits) != 1 {
-		t.Fatalf("metadata.edits = %v, want one entry", m.Metadata[memory.MetaEdits])
+	log, err := e.svc.Changes(ctx, id)
+	if err != nil || len(log) != 1 {
+		t.Fatalf("change log %+v (err %v), want one entry", log, err)
 	}
-	edit := edits[0].(map[string]any)
-	if edit["by"] != "viewer" || edit["at"] == nil || edit["previous_memory_type"] != "decision" || edit["previous_importance"] != 0.5 {
-		t.Errorf("edit recorded as %v", edit)
+	want := []memory.FieldChange{
+		{Field: "content", Before: "the build uses bazel", After: content},
+		{Field: "memory_type", Before: "decision", After: "pattern"},
+		{Field: "importance", Before: 0.5, After: 0.8},
+	}
+	if c := log[0]; c.Action != memory.ChangeEdit || c.Source != "viewer" || c.At.IsZero() || c.Namespace != "global" ||
+		fmt.Sprint(c.Fields) != fmt.Sprint(want) {
+		t.Errorf("edit recorded as %+v, want fields %v", c, want)
+	}
+	if _, kept := m.Metadata[memory.MetaEdits]; kept {
+		t.Errorf("metadata.edits is still written: %v", m.Metadata)
 	}
 	// The keyword search follows the new text.
 	rec, err := e.svc.Recall(ctx, memory.RecallRequest{Query: "make", NResults: 1})
@@ -45,8 +54,11 @@ func TestUpdateKeepsTheRulesAndRecordsTheEdit(t *testing.T) {
 
 	// Nothing asked that is not there already: no edit recorded.
 	again, err := e.svc.Update(ctx, memory.UpdateRequest{MemoryID: id, Importance: &imp, By: "viewer"})
-	if err != nil || len(again.Changed) != 0 || len(again.Memory.Metadata[memory.MetaEdits].([]any)) != 1 {
+	if err != nil || len(again.Changed) != 0 {
 		t.Errorf("a no-op update: %+v, %v", again, err)
+	}
+	if log, _ := e.svc.Changes(ctx, id); len(log) != 1 {
+		t.Errorf("a no-op update was recorded: %+v", log)
 	}
 
 	bad := 1.5
@@ -106,8 +118,60 @@ func TestDemoteNeedsAReasonAndRecordsIt(t *testing.T) {
 	if m.Type != memory.TypeDecision || m.Metadata["demoted_reason"] != "we force-push release branches now" || m.Metadata["demoted_by"] != "viewer" {
 		t.Errorf("demoted: %+v", m)
 	}
-	edits, _ := m.Metadata[memory.MetaEdits].([]any)
-	if len(edits) != 1 || edits[0].(map[string]any)["reason"] == nil {
-		t.Errorf("edits %v: want the demotion with its reason", m.Metadata[memory.MetaEdits])
+	log, _ := e.svc.Changes(ctx, id)
+	if len(log) != 1 || log[0].Action != memory.ChangeDemote || log[0].Reason != "we force-push release branches now" ||
+		log[0].Source != "viewer" || fmt.Sprint(log[0].Fields) != "[{memory_type golden_rule decision}]" {
+		t.Errorf("change log %+v: want the demotion with its reason", log)
+	}
+}
+
+func TestPromoteNeedsAReasonAndAPromotableType(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	id := e.remember(t, memory.StoreRequest{Content: "squash merge feature branches", Type: memory.TypePattern, Namespace: "project:web"}).ID
+	note := e.remember(t, memory.StoreRequest{Content: "a session note", Namespace: "project:web"}).ID
+
+	if _, err := e.svc.Promote(ctx, memory.PromoteRequest{MemoryID: id, Reason: "  "}); !errors.Is(err, memory.ErrInvalid) {
+		t.Errorf("promote without a reason: %v, want ErrInvalid", err)
+	}
+	if _, err := e.svc.Promote(ctx, memory.PromoteRequest{MemoryID: note, Reason: "x"}); !errors.Is(err, memory.ErrInvalid) {
+		t.Errorf("promote a session note: %v, want ErrInvalid", err)
+	}
+	if log, _ := e.svc.Changes(ctx, note); len(log) != 0 {
+		t.Errorf("a refused promotion was recorded: %+v", log)
+	}
+	if _, err := e.svc.Demote(ctx, memory.DemoteRequest{MemoryID: id, Reason: "x"}); !errors.Is(err, memory.ErrInvalid) {
+		t.Errorf("demote a pattern: %v, want ErrInvalid", err)
+	}
+	m, err := e.svc.Promote(ctx, memory.PromoteRequest{MemoryID: id, Reason: "the team agreed", By: "viewer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Type != memory.TypeGoldenRule || m.Metadata["promoted_from"] != "pattern" {
+		t.Errorf("promoted: %+v", m)
+	}
+	if _, err := e.svc.Demote(ctx, memory.DemoteRequest{MemoryID: id, Reason: "too strict", By: "viewer"}); err != nil {
+		t.Fatal(err)
+	}
+	// A person may promote a demoted memory again.
+	if m, err = e.svc.Promote(ctx, memory.PromoteRequest{MemoryID: id, Reason: "back by demand", By: "viewer"}); err != nil || m.Type != memory.TypeGoldenRule {
+		t.Fatalf("promote after a demote: %+v, %v", m, err)
+	}
+	if _, demoted := m.Metadata["demoted_at"]; demoted {
+		t.Errorf("a promoted memory still carries demoted_at: %v", m.Metadata)
+	}
+	audit, err := e.svc.GoldenAudit(ctx, []string{"project:web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range audit {
+		got = append(got, string(c.Action)+": "+c.Reason)
+	}
+	if want := "[promote: back by demand demote: too strict promote: the team agreed]"; fmt.Sprint(got) != want {
+		t.Errorf("audit trail %v, want %s", got, want)
+	}
+	if other, _ := e.svc.GoldenAudit(ctx, []string{"project:other"}); len(other) != 0 {
+		t.Errorf("another project's audit trail: %+v", other)
 	}
 }

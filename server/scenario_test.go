@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/recall-mcp/recall/memory"
 )
 
 // TestEveryToolWithGoodArguments walks through every tool the way an agent
@@ -144,11 +146,16 @@ func TestEveryToolWithGoodArguments(t *testing.T) {
 // TestGoldenRuleNeedsForce promotes a memory and checks that forget refuses it
 // until force is given.
 func TestGoldenRuleNeedsForce(t *testing.T) {
-	cs := newFixture(t).connect(t)
+	f := newFixture(t)
+	cs := f.connect(t)
 	id := store(t, cs, map[string]any{"content": "You MUST NOT commit secrets.", "memory_type": "decision"})
 	val := call(t, cs, "memory_validate_tool", map[string]any{"memory_id": id, "success": true, "adjustment": 0.6})
 	if val["promoted"] != true || val["memory_type"] != "golden_rule" {
 		t.Fatalf("validate to 0.9 = %v, want promoted to golden_rule", val)
+	}
+	// The promotion is in the change log, as caused through the MCP tools.
+	if log, err := f.mem.Changes(t.Context(), id); err != nil || len(log) != 1 || log[0].Action != memory.ChangePromote || log[0].Source != memory.SourceMCP {
+		t.Errorf("change log after the promotion: %+v, %v; want one promote from mcp", log, err)
 	}
 	callErr(t, cs, "memory_forget_tool", map[string]any{"memory_id": id}, id, "force=true")
 	if c := call(t, cs, "memory_count_tool", nil); c["count"] != 1.0 {

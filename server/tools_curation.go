@@ -5,6 +5,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/validation"
 )
 
@@ -128,7 +129,7 @@ func (h handlers) addCurationTools(srv *mcp.Server) {
 		map[string]any{"adjustment": 0.1},
 		func(ctx context.Context, a validateArgs) (validateOutput, error) {
 			adj := a.Adjustment
-			res, err := h.cur.Validate(ctx, validation.ValidateRequest{MemoryID: a.MemoryID, Success: a.Success, Adjustment: &adj})
+			res, err := h.cur.Validate(ctx, validation.ValidateRequest{MemoryID: a.MemoryID, Success: a.Success, Adjustment: &adj, Source: memory.SourceMCP})
 			return validateOutput{Success: err == nil, ValidateResult: res}, err
 		})
 
@@ -144,7 +145,7 @@ func (h handlers) addCurationTools(srv *mcp.Server) {
 		"Record whether applying a memory worked (LEARN): confidence +0.1 or -0.15.",
 		nil,
 		func(ctx context.Context, a outcomeArgs) (outcomeOutput, error) {
-			res, err := h.cur.Outcome(ctx, validation.OutcomeRequest{MemoryID: a.MemoryID, Success: a.Success, ErrorMsg: a.ErrorMsg, SessionID: a.SessionID})
+			res, err := h.cur.Outcome(ctx, validation.OutcomeRequest{MemoryID: a.MemoryID, Success: a.Success, ErrorMsg: a.ErrorMsg, SessionID: a.SessionID, Source: memory.SourceMCP})
 			return outcomeOutput{Success: err == nil, OutcomeResult: res}, err
 		})
 

@@ -20,6 +20,7 @@ type Records struct {
 	Memories []*memory.Memory
 	Edges    []memory.Edge
 	Events   []memory.ValidationEvent
+	Changes  []memory.Change
 	Files    []FileRow
 	// Projects are project bindings by column (see RecordVisitor.Project).
 	Projects []map[string]any
@@ -56,6 +57,7 @@ type ImportResult struct {
 	Memories int `json:"memories"`
 	Edges    int `json:"edges"`
 	Events   int `json:"validation_events"`
+	Changes  int `json:"changes"`
 	Files    int `json:"file_activity"`
 	Projects int `json:"projects"`
 	// Existing counts memories already stored, by id or by content in the same
@@ -85,7 +87,7 @@ func (s *DB) Import(ctx context.Context, r Records) (*ImportResult, error) {
 // memory with the same content).
 func writeRecords(ctx context.Context, tx *sql.Tx, r Records) (*ImportResult, error) {
 	res := &ImportResult{}
-	p := &progress{fn: r.Progress, total: len(r.Memories) + len(r.Edges) + len(r.Events) + len(r.Files)}
+	p := &progress{fn: r.Progress, total: len(r.Memories) + len(r.Edges) + len(r.Events) + len(r.Changes) + len(r.Files)}
 	ids, err := writeMemories(ctx, tx, r.Memories, res, p)
 	if err != nil {
 		return nil, err
@@ -94,6 +96,9 @@ func writeRecords(ctx context.Context, tx *sql.Tx, r Records) (*ImportResult, er
 		return nil, err
 	}
 	if err := writeEvents(ctx, tx, r.Events, ids, res, p); err != nil {
+		return nil, err
+	}
+	if err := writeChanges(ctx, tx, r.Changes, ids, res, p); err != nil {
 		return nil, err
 	}
 	if err := writeFiles(ctx, tx, r.Files, res, p); err != nil {
@@ -127,6 +132,8 @@ func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *Im
 		if m.ContentHash == "" {
 			m.ContentHash = memory.ContentHash(m.Content)
 		}
+		// An export made before the change log carries it in metadata.edits.
+		legacy := editsToChanges(m)
 		meta, err := encodeMetadata(m.Metadata)
 		if err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
@@ -140,6 +147,11 @@ func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *Im
 		if n, _ := r.RowsAffected(); n == 1 {
 			ids[m.ID] = m.ID
 			res.Memories++
+			for _, c := range legacy {
+				if _, err := writeChange(ctx, tx, &c); err != nil {
+					return nil, err
+				}
+			}
 			continue
 		}
 		var id string

@@ -64,6 +64,11 @@ type Changes struct {
 	Edges [2]int64
 }
 
+// changedSinceQuery reads the memories updated since a time by the
+// memories_updated index: the whole table is never scanned.
+const changedSinceQuery = `SELECT id, created_at, updated_at FROM memories
+	WHERE updated_at >= ? ORDER BY updated_at LIMIT ?`
+
 // ChangedSince lists the memories updated at or after since (at most limit)
 // and sums up the memories and edges. It reads on the watch's connection.
 func (w *Watch) ChangedSince(ctx context.Context, since time.Time, limit int) (*Changes, error) {
@@ -72,8 +77,7 @@ func (w *Watch) ChangedSince(ctx context.Context, since time.Time, limit int) (*
 		(SELECT count(*) FROM edges), (SELECT coalesce(max(id), 0) FROM edges)`).Scan(&c.Total, &c.Edges[0], &c.Edges[1]); err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
 	}
-	rows, err := w.conn.QueryContext(ctx, `SELECT id, created_at, updated_at FROM memories
-		WHERE updated_at >= ? ORDER BY updated_at LIMIT ?`, formatTime(since), limit)
+	rows, err := w.conn.QueryContext(ctx, changedSinceQuery, formatTime(since), limit)
 	if err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
 	}

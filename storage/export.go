@@ -15,6 +15,7 @@ type RecordVisitor struct {
 	Memory func(*memory.Memory) error
 	Edge   func(*memory.Edge) error
 	Event  func(*memory.ValidationEvent) error
+	Change func(*memory.Change) error
 	File   func(*FileRow) error
 	// Project receives each project binding (root <-> namespace) as its
 	// columns, when the database keeps them.
@@ -40,6 +41,7 @@ func (s *DB) Export(ctx context.Context, v RecordVisitor) error {
 		func() error { return exportMemories(ctx, tx, v.Memory) },
 		func() error { return exportEdges(ctx, tx, v.Edge) },
 		func() error { return exportEvents(ctx, tx, v.Event) },
+		func() error { return exportChanges(ctx, tx, v.Change) },
 		func() error { return exportFiles(ctx, tx, v.File) },
 		func() error { return exportProjects(ctx, tx, v.Project) },
 	}
@@ -119,6 +121,19 @@ func exportEvents(ctx context.Context, tx querier, fn func(*memory.ValidationEve
 			return err
 		}
 		return fn(&ev)
+	})
+}
+
+func exportChanges(ctx context.Context, tx querier, fn func(*memory.Change) error) error {
+	if fn == nil {
+		return nil
+	}
+	return eachRow(ctx, tx, `SELECT `+changeColumns+` FROM change_log ORDER BY id`, func(rows *sql.Rows) error {
+		c, err := scanChange(rows)
+		if err != nil {
+			return err
+		}
+		return fn(&c)
 	})
 }
 

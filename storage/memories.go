@@ -186,16 +186,18 @@ func (s *DB) UpdateMemory(ctx context.Context, id string, fn func(m *memory.Memo
 }
 
 // UpdateMemoryWithEvent is UpdateMemory whose fn also returns the validation
-// event that records the change; memory and event are written in one
-// transaction, so a confidence never moves without its event.
-func (s *DB) UpdateMemoryWithEvent(ctx context.Context, id string, fn func(m *memory.Memory) (*memory.ValidationEvent, error)) (*memory.Memory, int64, error) {
+// event that records the change and, optionally, a change log entry (a
+// promotion); all are written in one transaction, so a confidence never moves
+// without its event.
+func (s *DB) UpdateMemoryWithEvent(ctx context.Context, id string, fn func(m *memory.Memory) (*memory.ValidationEvent, *memory.Change, error)) (*memory.Memory, int64, error) {
 	var out *memory.Memory
 	var eventID int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var ev *memory.ValidationEvent
+		var change *memory.Change
 		var err error
 		out, err = updateMemory(ctx, tx, id, func(m *memory.Memory) error {
-			ev, err = fn(m)
+			ev, change, err = fn(m)
 			return err
 		})
 		if err != nil {
@@ -205,8 +207,10 @@ func (s *DB) UpdateMemoryWithEvent(ctx context.Context, id string, fn func(m *me
 			return memory.Invalidf("event", "nil", "a validation event")
 		}
 		ev.MemoryID = id
-		eventID, err = insertEvent(ctx, tx, ev)
-		return err
+		if eventID, err = insertEvent(ctx, tx, ev); err != nil || change == nil {
+			return err
+		}
+		return insertChange(ctx, tx, out, change)
 	})
 	if err != nil {
 		return nil, 0, err

@@ -129,6 +129,8 @@ var afterMigration = map[string]func(context.Context, *sql.Tx) error{
 	"stemmed_keywords.sql": backfillSearchWords,
 	// Vector tables made with sqlite-vec's default chunks get smaller ones.
 	"vector_chunks.sql": rechunkVectors,
+	// Edits kept in metadata.edits move to the change log.
+	"change_log.sql": moveEditsToLog,
 }
 
 // migrationTopic is a migration's file name without its number: "0003_x.sql"

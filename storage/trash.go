@@ -19,6 +19,8 @@ type TrashRecord struct {
 	Memory *memory.Memory           `json:"memory"`
 	Edges  []memory.Edge            `json:"edges"`
 	Events []memory.ValidationEvent `json:"validation_events"`
+	// Changes is the memory's change log, the delete last.
+	Changes []memory.Change `json:"changes,omitempty"`
 }
 
 // TrashItem is one memory in the trash. An archived one is kept until it is
@@ -82,11 +84,20 @@ func toTrash(ctx context.Context, tx *sql.Tx, id string, archived bool) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	now := trashNow()
+	if rec.Changes, err = changesOf(ctx, tx, id); err != nil {
+		return err
+	}
+	action := memory.ChangeDelete
+	if archived {
+		action = memory.ChangeArchive
+	}
+	rec.Changes = append(rec.Changes, memory.Change{MemoryID: id, Namespace: m.Namespace, At: now,
+		Action: action, Source: memory.SourceViewer, Fields: []memory.FieldChange{}})
 	body, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
-	now := trashNow()
 	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO trash (memory_id, deleted_at, record, archived) VALUES (?, ?, ?, ?)`,
 		id, formatTime(now), string(body), archived); err != nil {
 		return fmt.Errorf("trash %s: %w", id, err)
@@ -130,9 +141,10 @@ func (s *DB) Trash(ctx context.Context) ([]TrashItem, error) {
 	return out, rows.Err()
 }
 
-// RestoreMemory puts a deleted or archived memory back from the trash with its id, its
-// edges to memories that still exist and its validation events, in one
-// transaction. Its vector is made again (it comes back pending).
+// RestoreMemory puts a deleted or archived memory back from the trash with
+// its id, its edges to memories that still exist, its validation events and
+// its change log (with the restore added), in one transaction. Its vector is
+// made again (it comes back pending).
 func (s *DB) RestoreMemory(ctx context.Context, id string) (*ImportResult, error) {
 	var res *ImportResult
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -149,7 +161,11 @@ func (s *DB) RestoreMemory(ctx context.Context, id string) (*ImportResult, error
 		if err := json.Unmarshal([]byte(body), &rec); err != nil {
 			return fmt.Errorf("trash record: %w", err)
 		}
-		if res, err = writeRecords(ctx, tx, Records{Memories: []*memory.Memory{rec.Memory}, Edges: rec.Edges, Events: rec.Events}); err != nil {
+		if res, err = writeRecords(ctx, tx, Records{Memories: []*memory.Memory{rec.Memory}, Edges: rec.Edges, Events: rec.Events, Changes: rec.Changes}); err != nil {
+			return err
+		}
+		if _, err := writeChange(ctx, tx, &memory.Change{MemoryID: id, Namespace: rec.Memory.Namespace, At: trashNow(),
+			Action: memory.ChangeRestore, Source: memory.SourceViewer}); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM trash WHERE memory_id = ?`, id)

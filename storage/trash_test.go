@@ -119,6 +119,9 @@ func TestArchivedMemoryIsKeptUntilRestored(t *testing.T) {
 	if len(items) != 1 || items[0].Memory.ID != old.ID || !items[0].Archived {
 		t.Fatalf("trash %v after the archive: %+v", TrashKeep, items)
 	}
+	if ch := items[0].Changes; len(ch) == 0 || ch[len(ch)-1].Action != memory.ChangeArchive {
+		t.Errorf("the archive is not the last entry of the change log: %+v", ch)
+	}
 	if _, err := db.RestoreMemory(ctx, old.ID); err != nil {
 		t.Fatalf("restore an archived memory after %v: %v", TrashKeep, err)
 	}

@@ -13,10 +13,10 @@ func TestUpdateMemoryWithEventWritesBothOrNeither(t *testing.T) {
 	db := openTest(t)
 	m := mustInsert(t, db, newMemory("You MUST run gofmt before committing.", "global", memory.TypePreference), nil)
 
-	got, eventID, err := db.UpdateMemoryWithEvent(ctx, m.ID, func(m *memory.Memory) (*memory.ValidationEvent, error) {
+	got, eventID, err := db.UpdateMemoryWithEvent(ctx, m.ID, func(m *memory.Memory) (*memory.ValidationEvent, *memory.Change, error) {
 		before := m.Confidence
 		m.Confidence = 0.4
-		return &memory.ValidationEvent{EventType: memory.EventSucceeded, ConfidenceBefore: before, ConfidenceAfter: 0.4}, nil
+		return &memory.ValidationEvent{EventType: memory.EventSucceeded, ConfidenceBefore: before, ConfidenceAfter: 0.4}, nil, nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -30,9 +30,9 @@ func TestUpdateMemoryWithEventWritesBothOrNeither(t *testing.T) {
 	}
 
 	// An event the store refuses rolls the confidence change back with it.
-	_, _, err = db.UpdateMemoryWithEvent(ctx, m.ID, func(m *memory.Memory) (*memory.ValidationEvent, error) {
+	_, _, err = db.UpdateMemoryWithEvent(ctx, m.ID, func(m *memory.Memory) (*memory.ValidationEvent, *memory.Change, error) {
 		m.Confidence = 0.9
-		return &memory.ValidationEvent{EventType: "promoted"}, nil
+		return &memory.ValidationEvent{EventType: "promoted"}, nil, nil
 	})
 	if !errors.Is(err, memory.ErrInvalid) {
 		t.Fatalf("bad event type: err %v, want ErrInvalid", err)

@@ -13,12 +13,12 @@ import (
 
 // ExportCounts says how many records of each kind an export wrote.
 type ExportCounts struct {
-	Memories, Edges, Events, Files, Projects int
+	Memories, Edges, Events, Changes, Files, Projects int
 }
 
 // ExportJSONL writes everything src holds to w, one JSON record a line: a
 // header naming the format and version, then memories, edges, validation
-// events and file activity. The records are a snapshot of one moment.
+// events, change log entries and file activity. The records are a snapshot of one moment.
 func ExportJSONL(ctx context.Context, src Source, w io.Writer, now time.Time) (ExportCounts, error) {
 	var n ExportCounts
 	bw := bufio.NewWriterSize(w, 64*1024)
@@ -31,6 +31,7 @@ func ExportJSONL(ctx context.Context, src Source, w io.Writer, now time.Time) (E
 		Memory: func(m *memory.Memory) error { n.Memories++; return enc.Encode(toMemoryRecord(m)) },
 		Edge:   func(e *memory.Edge) error { n.Edges++; return enc.Encode(toEdgeRecord(e)) },
 		Event:  func(ev *memory.ValidationEvent) error { n.Events++; return enc.Encode(toEventRecord(ev)) },
+		Change: func(c *memory.Change) error { n.Changes++; return enc.Encode(toChangeRecord(c)) },
 		File:   func(a *storage.FileRow) error { n.Files++; return enc.Encode(toFileRecord(a)) },
 		Project: func(row map[string]any) error {
 			n.Projects++

@@ -189,6 +189,19 @@ func addRecord(recs *storage.Records, kind string, text []byte) error {
 			return err
 		}
 		recs.Events = append(recs.Events, r.event())
+	case KindChange:
+		var r changeRecord
+		if err := strictDecode(text, &r); err != nil {
+			return err
+		}
+		c := r.change()
+		if err := memory.ValidateID("memory_id", c.MemoryID); err != nil {
+			return err
+		}
+		if c.Action == "" || c.Source == "" || c.At.IsZero() {
+			return fmt.Errorf("change %d: want an action, a source and a time", c.ID)
+		}
+		recs.Changes = append(recs.Changes, c)
 	case KindFile:
 		var r fileRecord
 		if err := strictDecode(text, &r); err != nil {
@@ -206,7 +219,7 @@ func addRecord(recs *storage.Records, kind string, text []byte) error {
 		delete(row, "record")
 		recs.Projects = append(recs.Projects, row)
 	default:
-		return fmt.Errorf("record %q is not one of %s, %s, %s, %s, %s", kind, KindMemory, KindEdge, KindEvent, KindFile, KindProject)
+		return fmt.Errorf("record %q is not one of %s, %s, %s, %s, %s, %s", kind, KindMemory, KindEdge, KindEvent, KindChange, KindFile, KindProject)
 	}
 	return nil
 }

@@ -25,6 +25,8 @@ const (
 	KindMemory = "memory"
 	KindEdge   = "edge"
 	KindEvent  = "validation_event"
+	// KindChange is an entry of a memory's change log.
+	KindChange = "change"
 	KindFile   = "file_activity"
 	// KindProject is a project binding (root <-> namespace), carried column by
 	// column as the database keeps it.
@@ -92,6 +94,11 @@ type eventRecord struct {
 	CreatedAt        time.Time        `json:"created_at"`
 }
 
+type changeRecord struct {
+	Record string `json:"record"`
+	memory.Change
+}
+
 type fileRecord struct {
 	Record      string            `json:"record"`
 	ID          int64             `json:"id"`
@@ -144,6 +151,16 @@ func (r eventRecord) event() memory.ValidationEvent {
 	return memory.ValidationEvent{ID: r.ID, MemoryID: r.MemoryID, EventType: r.EventType, Context: r.Context,
 		ErrorMsg: r.ErrorMsg, SessionID: r.SessionID, ConfidenceBefore: r.ConfidenceBefore,
 		ConfidenceAfter: r.ConfidenceAfter, CreatedAt: r.CreatedAt.UTC()}
+}
+
+func toChangeRecord(c *memory.Change) changeRecord {
+	return changeRecord{Record: KindChange, Change: *c}
+}
+
+func (r changeRecord) change() memory.Change {
+	c := r.Change
+	c.At = c.At.UTC()
+	return c
 }
 
 func toFileRecord(a *storage.FileRow) fileRecord {

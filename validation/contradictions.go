@@ -17,7 +17,9 @@ const maxDetectCandidates = 5
 // by the chat model; a pair it confirms (contradicts, confidence >= 0.7) gets a
 // contradicts edge from the memory to the other, weighted by that confidence,
 // unless CreateEdges is false or such an edge already links them either way.
-// A judgment that fails is listed in FailedJudgments with its reason.
+// A pair a person judged not to be a contradiction (in the viewer's review) is
+// not judged again. A judgment that fails is listed in FailedJudgments with
+// its reason.
 func (s *Service) DetectContradictions(ctx context.Context, req DetectRequest) (*DetectResult, error) {
 	if err := memory.ValidateID("memory_id", req.MemoryID); err != nil {
 		return nil, err
@@ -42,6 +44,13 @@ func (s *Service) DetectContradictions(ctx context.Context, req DetectRequest) (
 	}
 	res.CandidatesChecked = len(cands)
 	for _, c := range cands {
+		if dismissed, err := s.store.NotContradiction(ctx, m.ID, c.mem.ID); err != nil || dismissed {
+			if err != nil {
+				return nil, err
+			}
+			res.CandidatesChecked--
+			continue
+		}
 		confirmed, conf, reason, err := s.judgeContradiction(ctx, m, c.mem)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -75,7 +84,18 @@ func (s *Service) DetectContradictions(ctx context.Context, req DetectRequest) (
 // relation already links the two either way; it returns the edge's id and
 // whether it is new. Symmetric facts (contradicts, relates_to) so get one edge
 // per pair, and a supersedes edge is never added against an existing one.
+// A contradiction a person ruled out is not added again (id 0).
 func (s *Service) linkOnce(ctx context.Context, source, target string, rel memory.Relation, weight float64, meta map[string]any) (int64, bool, error) {
+	if rel == memory.RelationContradicts {
+		dismissed, err := s.store.NotContradiction(ctx, source, target)
+		if err != nil {
+			return 0, false, err
+		}
+		if dismissed {
+			s.log().Info("contradiction not recorded: a person judged the pair not to contradict", "source", source, "target", target)
+			return 0, false, nil
+		}
+	}
 	existing, err := s.store.Edges(ctx, memory.EdgeQuery{SourceID: source, TargetID: target, Direction: memory.DirectionBoth, Relations: []memory.Relation{rel}})
 	if err != nil {
 		return 0, false, fmt.Errorf("reading edges: %w", err)

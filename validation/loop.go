@@ -88,7 +88,7 @@ func (s *Service) Outcome(ctx context.Context, req OutcomeRequest) (*OutcomeResu
 	if !req.Success {
 		delta = -memory.FailureDelta
 	}
-	ch, err := s.adjust(ctx, req.MemoryID, delta, req.Success, "", strings.TrimSpace(req.ErrorMsg), strings.TrimSpace(req.SessionID))
+	ch, err := s.adjust(ctx, req.MemoryID, delta, req.Success, "", strings.TrimSpace(req.ErrorMsg), strings.TrimSpace(req.SessionID), req.Source)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func (s *Service) Validate(ctx context.Context, req ValidateRequest) (*ValidateR
 		delta = -failurePenalty * adj
 	}
 	note := fmt.Sprintf("memory_validate_tool: adjustment %s", formatConfidence(adj))
-	ch, err := s.adjust(ctx, req.MemoryID, delta, req.Success, note, "", "")
+	ch, err := s.adjust(ctx, req.MemoryID, delta, req.Success, note, "", "", req.Source)
 	if err != nil {
 		return nil, err
 	}
@@ -147,14 +147,20 @@ type change struct {
 }
 
 // adjust moves a memory's confidence by delta, promotes it when it qualifies and
-// records the event, all in one transaction.
-func (s *Service) adjust(ctx context.Context, id string, delta float64, success bool, note, errMsg, session string) (change, error) {
+// records the event, all in one transaction. A promotion is recorded in the
+// change log as coming from source, the caller whose success caused it
+// (memory.SourceCuration when not known).
+func (s *Service) adjust(ctx context.Context, id string, delta float64, success bool, note, errMsg, session, source string) (change, error) {
+	if source == "" {
+		source = memory.SourceCuration
+	}
 	var ch change
 	now := s.now()
-	m, eventID, err := s.store.UpdateMemoryWithEvent(ctx, id, func(m *memory.Memory) (*memory.ValidationEvent, error) {
+	m, eventID, err := s.store.UpdateMemoryWithEvent(ctx, id, func(m *memory.Memory) (*memory.ValidationEvent, *memory.Change, error) {
 		ch.before = m.Confidence
 		m.Confidence = clampUnit(round4(m.Confidence + delta))
 		ch.after = m.Confidence
+		from := m.Type
 		ch.promoted = promote(m, now)
 		m.UpdatedAt = now
 		ev := &memory.ValidationEvent{
@@ -169,7 +175,18 @@ func (s *Service) adjust(ctx context.Context, id string, delta float64, success 
 		if !success {
 			ev.EventType = memory.EventFailed
 		}
-		return ev, nil
+		if !ch.promoted {
+			return ev, nil, nil
+		}
+		return ev, &memory.Change{
+			At: now, Action: memory.ChangePromote, Source: source,
+			Reason: fmt.Sprintf("automatic: confidence reached %s (a %s reaching %s becomes a golden rule)",
+				formatConfidence(ch.after), from, formatConfidence(memory.GoldenRuleThreshold)),
+			Fields: []memory.FieldChange{
+				{Field: "memory_type", Before: string(from), After: string(memory.TypeGoldenRule)},
+				{Field: "confidence", Before: ch.before, After: ch.after},
+			},
+		}, nil
 	})
 	if err != nil {
 		return ch, err
@@ -184,7 +201,8 @@ func (s *Service) adjust(ctx context.Context, id string, delta float64, success 
 
 // promote turns a promotable memory that reached the threshold into a golden
 // rule and reports whether it did. A memory a person demoted
-// (metadata.demoted_at, memory.Service.Demote) is not promoted again.
+// (metadata.demoted_at, memory.Service.Demote) is not promoted again
+// automatically; a person may (memory.Service.Promote).
 func promote(m *memory.Memory, now time.Time) bool {
 	if !m.Type.Promotable() || m.Confidence < memory.GoldenRuleThreshold {
 		return false

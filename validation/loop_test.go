@@ -2,6 +2,7 @@ package validation_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -291,5 +292,19 @@ func TestDemotedGoldenRuleIsNotPromotedAgain(t *testing.T) {
 	}
 	if res := e.outcome(pref.ID, true, ""); res.Promoted || res.MemoryType != memory.TypePreference {
 		t.Errorf("after demotion a success promoted it again: %+v", res)
+	}
+	// The audit trail holds the automatic promotion and the person's demotion.
+	audit, err := e.mem.GoldenAudit(e.ctx, []string{"global"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range audit {
+		got = append(got, fmt.Sprintf("%s by %s: %s %v", c.Action, c.Source, c.Reason, c.Fields))
+	}
+	want := "[demote by viewer: spaces since the formatter change [{memory_type golden_rule preference}] " +
+		"promote by curation: automatic: confidence reached 0.95 (a preference reaching 0.9 becomes a golden rule) [{memory_type preference golden_rule} {confidence 0.85 0.95}]]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("audit trail\n%v\nwant\n%s", got, want)
 	}
 }

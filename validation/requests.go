@@ -32,6 +32,9 @@ type OutcomeRequest struct {
 	Success   bool   `json:"success"`
 	ErrorMsg  string `json:"error_msg,omitempty"`
 	SessionID string `json:"session_id,omitempty"`
+	// Source is where the call came from (memory.SourceMCP, ...), recorded
+	// with a promotion it causes; not a tool parameter.
+	Source string `json:"-"`
 }
 
 // OutcomeResult reports the confidence change an outcome caused.
@@ -51,6 +54,7 @@ type ValidateRequest struct {
 	MemoryID   string   `json:"memory_id"`
 	Success    bool     `json:"success"`
 	Adjustment *float64 `json:"adjustment,omitempty"`
+	Source     string   `json:"-"` // as in OutcomeRequest
 }
 
 // ValidateResult reports the confidence change.

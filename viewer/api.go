@@ -126,6 +126,8 @@ type detail struct {
 	// itself included: a single entry when nothing supersedes it and it
 	// supersedes nothing. The last entry is the version in force.
 	Chain []memory.GraphNode `json:"supersession"`
+	// Changes is the memory's change log, newest first.
+	Changes []changeEntry `json:"changes"`
 }
 
 // maxChain bounds the supersession chain walked for one memory page: that many
@@ -166,7 +168,17 @@ func (h *handler) getMemory(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, detail{Memory: m, Edges: edges, Neighbors: neighbors, History: hist, Chain: chain})
+	log, err := h.mem.Changes(r.Context(), m.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	changes, err := h.withPreviews(r, log)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, detail{Memory: m, Edges: edges, Neighbors: neighbors, History: hist, Chain: chain, Changes: changes})
 }
 
 // chain walks the supersedes edges around m (memory_inspect_graph_tool along
@@ -227,7 +239,7 @@ func (h *handler) validateMemory(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, `invalid body: accepted a JSON object {"success": true} or {"success": false}`)
 		return
 	}
-	res, err := h.val.Validate(r.Context(), validation.ValidateRequest{MemoryID: r.PathValue("id"), Success: *body.Success})
+	res, err := h.val.Validate(r.Context(), validation.ValidateRequest{MemoryID: r.PathValue("id"), Success: *body.Success, Source: editor})
 	if err != nil {
 		h.fail(w, r, err)
 		return

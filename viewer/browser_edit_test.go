@@ -49,8 +49,8 @@ func TestBrowserEditMemory(t *testing.T) {
 	if m.Content != "The build uses **make**, not bazel." || m.Type != memory.TypePattern || m.Importance != 0.8 {
 		t.Errorf("stored after the edit: %q %s %v", m.Content, m.Type, m.Importance)
 	}
-	if edits, _ := m.Metadata[memory.MetaEdits].([]any); len(edits) != 1 {
-		t.Errorf("edits recorded: %v, want one", m.Metadata[memory.MetaEdits])
+	if log, err := f.mem.Changes(t.Context(), id); err != nil || len(log) != 1 {
+		t.Errorf("changes recorded: %+v (%v), want one", log, err)
 	}
 	// Escape closes the form without saving.
 	err = within(ctx, 20*time.Second,

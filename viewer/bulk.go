@@ -116,7 +116,7 @@ func (h *handler) bulkMemories(w http.ResponseWriter, r *http.Request) {
 			_, err = h.mem.Forget(r.Context(), memory.ForgetRequest{MemoryID: it.ID, Confirm: true, Force: body.Force,
 				Trash: true, Archive: body.Action == "archive"})
 		default:
-			_, err = h.val.Validate(r.Context(), validation.ValidateRequest{MemoryID: it.ID, Success: true})
+			_, err = h.val.Validate(r.Context(), validation.ValidateRequest{MemoryID: it.ID, Success: true, Source: editor})
 		}
 		if err != nil {
 			it.Error = err.Error()

@@ -22,7 +22,7 @@ type editBody struct {
 const maxEditBody = 8*memory.MaxContentBytes + 4096
 
 // editMemory changes content, type or importance through memory.Service.Update,
-// recorded in the memory's metadata.edits as made by the viewer.
+// recorded in the memory's change log as made by the viewer.
 func (h *handler) editMemory(w http.ResponseWriter, r *http.Request) {
 	var body editBody
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxEditBody))
@@ -41,9 +41,25 @@ func (h *handler) editMemory(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, res)
 }
 
-// demoteBody is POST /api/memories/{id}/demote.
+// demoteBody is POST /api/memories/{id}/demote and /promote.
 type demoteBody struct {
 	Reason string `json:"reason"`
+}
+
+// promoteMemory makes a preference, decision or pattern a golden rule, with
+// a reason.
+func (h *handler) promoteMemory(w http.ResponseWriter, r *http.Request) {
+	var body demoteBody
+	if err := decodeBody(w, r, &body); err != nil || strings.TrimSpace(body.Reason) == "" {
+		writeError(w, http.StatusBadRequest, `invalid body: accepted a JSON object {"reason": "why this becomes a golden rule"} (the reason is required)`)
+		return
+	}
+	m, err := h.mem.Promote(r.Context(), memory.PromoteRequest{MemoryID: r.PathValue("id"), Reason: body.Reason, By: editor})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, m)
 }
 
 // demoteMemory turns a golden rule back into an ordinary memory with a reason.

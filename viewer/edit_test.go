@@ -20,9 +20,8 @@ func TestEditThroughTheService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	edits, _ := m.Metadata[memory.MetaEdits].([]any)
-	if len(edits) != 1 || edits[0].(map[string]any)["by"] != "viewer" {
-		t.Errorf("edit recorded as %v, want one by the viewer", m.Metadata[memory.MetaEdits])
+	if log, err := f.mem.Changes(t.Context(), id); err != nil || len(log) != 1 || log[0].Source != "viewer" || len(log[0].Fields) != 3 {
+		t.Errorf("edit recorded as %+v (%v), want one by the viewer with three fields", log, err)
 	}
 	if m.ContentHash != memory.ContentHash("the build uses make") {
 		t.Errorf("content hash not the new content's")

@@ -80,6 +80,8 @@ func (h *handler) edge(r *http.Request, id int64) (*memory.Edge, error) {
 
 type resolveBody struct {
 	Resolution string `json:"resolution"`
+	// Reason is the person's, optional; recorded with the outcome.
+	Reason string `json:"reason"`
 	// Force lets a golden rule be superseded: never done automatically.
 	Force bool `json:"force"`
 }
@@ -94,7 +96,9 @@ type resolveResult struct {
 // the graph tools' operations: memory_relate_tool for a supersedes or
 // relates_to edge, memory_forget_edges_tool for the contradicts edge. A
 // golden rule is superseded only with force, as the curation never
-// supersedes one on its own.
+// supersedes one on its own. The outcome and reason are recorded on both
+// memories' change logs; "not a contradiction" so keeps a later scan from
+// linking the pair again.
 func (h *handler) resolveContradiction(w http.ResponseWriter, r *http.Request) {
 	edgeID, err := strconv.ParseInt(r.PathValue("edge"), 10, 64)
 	if err != nil || edgeID < 1 {
@@ -103,7 +107,7 @@ func (h *handler) resolveContradiction(w http.ResponseWriter, r *http.Request) {
 	}
 	var body resolveBody
 	if err := decodeBody(w, r, &body); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid body: accepted a JSON object {\"resolution\": ..., \"force\": false}")
+		writeError(w, http.StatusBadRequest, "invalid body: accepted a JSON object {\"resolution\": ..., \"reason\": \"optional\", \"force\": false}")
 		return
 	}
 	e, err := h.edge(r, edgeID)
@@ -117,6 +121,15 @@ func (h *handler) resolveContradiction(w http.ResponseWriter, r *http.Request) {
 	}
 	a, b := e.SourceID, e.TargetID
 	res := resolveResult{EdgeID: edgeID, Resolution: body.Resolution}
+	// What the resolution is on A's change log (B's gets the mirror image).
+	recorded := map[string]memory.ChangeAction{
+		resolveASupersedesB: memory.ChangeSupersede, resolveBSupersedesA: memory.ChangeSupersededBy,
+		resolveBothHold: memory.ChangeBothHold, resolveNotConflict: memory.ChangeNotContradiction,
+	}
+	if len(body.Reason) > 1000 {
+		writeError(w, http.StatusBadRequest, "invalid reason: accepted at most 1000 bytes")
+		return
+	}
 	switch body.Resolution {
 	case resolveASupersedesB, resolveBSupersedesA:
 		newer, older := a, b
@@ -147,6 +160,11 @@ func (h *handler) resolveContradiction(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("invalid resolution %q: accepted %s, %s, %s or %s",
 			body.Resolution, resolveASupersedesB, resolveBSupersedesA, resolveBothHold, resolveNotConflict))
+		return
+	}
+	if err := h.mem.RecordResolution(r.Context(), memory.ResolutionRequest{MemoryID: a, RelatedID: b,
+		Action: recorded[body.Resolution], Reason: body.Reason, Source: editor}); err != nil {
+		h.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, res)

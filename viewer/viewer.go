@@ -73,6 +73,7 @@ func New(d Deps) http.Handler {
 	mux.HandleFunc("DELETE /api/memories/{id}", h.forgetMemory)
 	mux.HandleFunc("PATCH /api/memories/{id}", h.editMemory)
 	mux.HandleFunc("POST /api/memories/{id}/demote", h.demoteMemory)
+	mux.HandleFunc("POST /api/memories/{id}/promote", h.promoteMemory)
 	mux.HandleFunc("POST /api/memories/{id}/validate", h.validateMemory)
 	mux.HandleFunc("GET /api/trash", h.listTrash)
 	mux.HandleFunc("POST /api/trash/{id}/restore", h.restoreMemory)

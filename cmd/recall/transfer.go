@@ -55,7 +55,7 @@ func runExport(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 		}
 		n, err := transfer.ExportJSONL(ctx, a.db, w, time.Now())
 		if err == nil {
-			fmt.Fprintf(e.stderr, "exported %d memories, %d edges, %d validation events, %d file activity rows, %d project bindings\n", n.Memories, n.Edges, n.Events, n.Files, n.Projects)
+			fmt.Fprintf(e.stderr, "exported %d memories, %d edges, %d validation events, %d change log entries, %d file activity rows, %d project bindings\n", n.Memories, n.Edges, n.Events, n.Changes, n.Files, n.Projects)
 		}
 		return err
 	})
@@ -134,6 +134,9 @@ func printImport(stdout, stderr io.Writer, rep *transfer.ImportReport) {
 	r := rep.Result
 	fmt.Fprintf(stdout, "imported %d memories, %d edges, %d validation events, %d file activity rows from %s (%d lines)\n",
 		r.Memories, r.Edges, r.Events, r.Files, rep.Format, rep.Lines)
+	if r.Changes > 0 {
+		fmt.Fprintf(stdout, "imported %d change log entries\n", r.Changes)
+	}
 	if r.Projects > 0 {
 		fmt.Fprintf(stdout, "imported %d project bindings\n", r.Projects)
 	}

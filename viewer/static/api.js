@@ -74,12 +74,13 @@ export function listContradictions(signal) {
 }
 
 // resolveContradiction records a verdict on a contradicts edge: a_supersedes_b,
-// b_supersedes_a, both_hold or not_contradiction (force: supersede a golden rule).
-export function resolveContradiction(edgeId, resolution, force) {
+// b_supersedes_a, both_hold or not_contradiction (force: supersede a golden
+// rule), with the person's optional reason, recorded on both memories.
+export function resolveContradiction(edgeId, resolution, force, reason = "") {
   return call(`api/review/contradictions/${encodeURIComponent(edgeId)}`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ resolution, force }),
+    body: JSON.stringify({ resolution, force, reason }),
   });
 }
 
@@ -108,7 +109,7 @@ export function getGraph(id, depth, signal) {
 }
 
 // editMemory changes a memory's content, type or importance (fields left out
-// stay); the change is recorded in its metadata.edits.
+// stay); the change is recorded in its change log.
 export function editMemory(id, fields) {
   return call(`api/memories/${encodeURIComponent(id)}`, {
     method: "PATCH",
@@ -120,6 +121,16 @@ export function editMemory(id, fields) {
 // demoteMemory turns a golden rule back into an ordinary memory; reason required.
 export function demoteMemory(id, reason) {
   return call(`api/memories/${encodeURIComponent(id)}/demote`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ reason }),
+  });
+}
+
+// promoteMemory makes a preference, decision or pattern a golden rule; reason
+// required.
+export function promoteMemory(id, reason) {
+  return call(`api/memories/${encodeURIComponent(id)}/promote`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ reason }),

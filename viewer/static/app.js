@@ -12,6 +12,7 @@ import { loadFiles, parseFilesHash } from "./files.js";
 import { Bulk } from "./bulk.js";
 import { StaleReview } from "./stale.js";
 import { loadTrash } from "./trash.js";
+import { changeLog, promoteForm, PROMOTABLE } from "./changes.js";
 
 const PAGE_SIZE = 50;
 const SEARCH_DELAY_MS = 200; // wait for a pause in typing before searching
@@ -142,7 +143,7 @@ async function loadMemory(id, { quiet = false } = {}) {
     const d = await fetchLatest((signal) => getMemory(id, signal));
     // A live refresh that lands after the person opened the edit form or a
     // delete confirmation must not wipe what they are typing.
-    if (quiet && (box.querySelector("#edit-box")?.childElementCount || box.querySelector("#delete-box")?.childElementCount)) return;
+    if (quiet && ["#edit-box", "#delete-box", "#promote-box"].some((s) => box.querySelector(s)?.childElementCount)) return;
     const m = d.memory;
     const neighbors = new Map(d.neighbors.map((n) => [n.id, n]));
     const v = d.validation;
@@ -165,11 +166,15 @@ async function loadMemory(id, { quiet = false } = {}) {
         el("button", { type: "button", id: "confirm", title: "It held: confidence +0.1" }, "Confirm"),
         el("button", { type: "button", id: "refute", title: "It was wrong: confidence -0.15" }, "Refute"),
         el("button", { type: "button", id: "edit", title: "Change content, type or importance (e)" }, "Edit"),
+        PROMOTABLE.includes(m.memory_type)
+          ? el("button", { type: "button", id: "promote", title: "Make it a golden rule (asks why)" }, "Promote…")
+          : null,
         el("button", { type: "button", id: "delete", class: "danger", title: "Delete this memory (asks first)" }, "Delete…"),
         el("a", { href: graphHash(m.id), id: "graph-link", class: "button", title: "The memories around this one (g)" }, "Graph"),
         el("button", { type: "button", id: "raw-toggle", "aria-pressed": "false", title: "Show the text exactly as stored" }, "Plain text")),
       el("div", { id: "delete-box" }),
       el("div", { id: "edit-box" }),
+      el("div", { id: "promote-box" }),
       el("h2", {}, "Details"),
       el("dl", { class: "fields" },
         field("id", m.id),
@@ -181,6 +186,8 @@ async function loadMemory(id, { quiet = false } = {}) {
         field("updated", fmtTime(m.updated_at)),
         field("last accessed", `${fmtTime(m.accessed_at)} (${m.access_count} times)`),
         field("metadata", metadataView(m.metadata))),
+      el("h2", {}, "Access and changes"),
+      changeLog(m, d.changes),
       el("h2", {}, "Versions"),
       chainView(chain, m.id),
       el("h2", {}, `Edges (${d.edges.length})`),
@@ -197,6 +204,11 @@ async function loadMemory(id, { quiet = false } = {}) {
     $("refute").addEventListener("click", () => validate(m.id, false));
     $("delete").addEventListener("click", () => askDelete(m, d.edges.length, v.summary.total_events));
     $("edit").addEventListener("click", () => openEdit(m));
+    $("promote")?.addEventListener("click", () => {
+      const pbox = $("promote-box");
+      if (!pbox.childElementCount) pbox.replaceChildren(promoteForm(m, () => loadMemory(m.id, { quiet: true }), setStatus));
+      $("promote-reason").focus();
+    });
     $("raw-toggle").addEventListener("click", (e) => {
       const raw = $("memory-raw").hidden;
       $("memory-raw").hidden = !raw;
@@ -233,7 +245,7 @@ function openEdit(m) {
       el("label", {}, "Type ", type),
       el("label", {}, "Importance ", importance)),
     golden ? el("p", { class: "muted" }, "A golden rule's type changes by demoting it, with a reason, on the ", el("a", { href: goldenHash(m.namespace.replace(/^project:/, "").replace(/^global$/, "")) }, "golden rules page"), ".") : null,
-    el("p", { class: "muted" }, "Changed content is searched by its new words at once and embedded again. The change is recorded in the memory's metadata (edits)."),
+    el("p", { class: "muted" }, "Changed content is searched by its new words at once and embedded again. The change is recorded in the memory's change log."),
     el("div", { class: "actions" }, save, cancel));
   box.replaceChildren(form);
   cancel.addEventListener("click", () => box.replaceChildren());

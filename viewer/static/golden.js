@@ -1,8 +1,10 @@
 // The golden rules page: a project's golden rules (and the global ones), the
 // exact context memory_context_tool would inject for the project with each
-// line's token estimate, and demotion of a rule with a required reason.
+// line's token estimate, promotion and demotion with a required reason, and
+// the audit trail of both.
 import { el, fmtNum } from "./dom.js";
 import { getGolden, listProjects, demoteMemory } from "./api.js";
+import { auditTrail, promoteForm } from "./changes.js";
 
 // goldenHash is the URL of the page for a project ("" for global only).
 export function goldenHash(project) {
@@ -54,6 +56,24 @@ function ruleItem(rule, reload, setStatus) {
   return li;
 }
 
+// candidateItem is a memory that may be promoted, with its Promote button.
+function candidateItem(m, reload, setStatus) {
+  const promote = el("button", { type: "button", class: "promote" }, "Promote…");
+  const li = el("li", { "data-id": m.id },
+    el("a", { href: `#/m/${encodeURIComponent(m.id)}`, class: "content" }, m.content),
+    el("div", { class: "meta" },
+      el("span", { class: `badge ${m.memory_type}` }, m.memory_type),
+      el("span", {}, `confidence ${fmtNum(m.confidence)}`),
+      m.metadata?.demoted_at ? el("span", {}, "demoted before") : null,
+      promote));
+  promote.addEventListener("click", () => {
+    if (li.querySelector("form")) return;
+    li.append(promoteForm(m, reload, setStatus));
+    li.querySelector("textarea").focus();
+  });
+  return li;
+}
+
 export async function loadGolden(box, { project }, setStatus, { quiet = false } = {}) {
   if (!quiet) setStatus("Loading…");
   const reload = () => loadGolden(box, { project }, setStatus, { quiet: true });
@@ -69,7 +89,7 @@ export async function loadGolden(box, { project }, setStatus, { quiet = false } 
     box.replaceChildren(
       el("h1", {}, "Golden rules"),
       el("p", {}, el("label", {}, "Project ", picker)),
-      el("p", { class: "muted" }, "Golden rules are injected into every session of their project (and global ones into every session), whatever the token budget. Demoting one needs a reason, recorded in its metadata; a demoted memory is not promoted again."),
+      el("p", { class: "muted" }, "Golden rules are injected into every session of their project (and global ones into every session), whatever the token budget. Promoting or demoting one needs a reason, recorded in the audit trail below; a demoted memory is not promoted again automatically, only by a person."),
       g.rules.length
         ? el("ol", { id: "golden-rules" }, g.rules.map((r) => ruleItem(r, reload, setStatus)))
         : el("p", { class: "muted", id: "golden-rules-none" }, "No golden rules here."),
@@ -80,7 +100,14 @@ export async function loadGolden(box, { project }, setStatus, { quiet = false } 
       el("table", { id: "context-lines", class: "context" },
         el("thead", {}, el("tr", {}, el("th", {}, "line"), el("th", { class: "num" }, "tokens"))),
         el("tbody", {}, ctx.lines.map((l) =>
-          el("tr", { class: l.text.startsWith("#") ? "heading" : "" }, el("td", { class: "text" }, l.text), el("td", { class: "num" }, l.text ? String(l.tokens) : ""))))));
+          el("tr", { class: l.text.startsWith("#") ? "heading" : "" }, el("td", { class: "text" }, l.text), el("td", { class: "num" }, l.text ? String(l.tokens) : ""))))),
+      el("h2", {}, "Promote a memory"),
+      el("p", { class: "muted" }, `The most trusted preferences, decisions and patterns of ${project ? `project ${project}` : "global"}; they become golden rules on their own at confidence 0.90.`),
+      g.candidates.length
+        ? el("ol", { id: "golden-candidates" }, g.candidates.map((m) => candidateItem(m, reload, setStatus)))
+        : el("p", { class: "muted" }, "Nothing to promote here."),
+      el("h2", {}, "Audit trail"),
+      auditTrail(g.audit));
     if (!quiet) setStatus("");
   } catch (err) {
     box.replaceChildren(el("p", { class: "error" }, err.message));

@@ -27,6 +27,8 @@ function card(p, onResolve) {
     el("div", { class: "sides" }, side("A", p.a), side("B", p.b)),
     p.reason ? el("p", { class: "muted reason" }, `Judged contradicting (${fmtNum(p.weight)}): ${p.reason}`) : null,
     golden ? el("label", { class: "force" }, force, " A golden rule is involved: allow superseding it (force)") : null,
+    el("input", { type: "text", class: "reason-box", maxlength: 1000, "aria-label": "Reason",
+      placeholder: "Why? (optional, recorded on both memories; type, then click a resolution)" }),
     el("div", { class: "actions" }, RESOLUTIONS.map((r) =>
       el("button", { type: "button", "data-resolution": r.value, title: `key ${r.key}` }, el("kbd", {}, r.key), " ", r.label))));
   li.querySelectorAll("button[data-resolution]").forEach((b) =>
@@ -56,14 +58,16 @@ export class ReviewPage {
     try {
       const q = await listContradictions();
       // A live reload leaves the cards alone when the queue is the same, and
-      // keeps ticked force boxes when it is not.
+      // keeps ticked force boxes and typed reasons when it is not.
       const shown = this.cards().map((c) => c.dataset.edge).join();
       if (shown !== q.pairs.map((p) => String(p.edge_id)).join()) {
         const forced = new Set(this.cards().filter((c) => c.querySelector(".force-box")?.checked).map((c) => c.dataset.edge));
+        const reasons = new Map(this.cards().map((c) => [c.dataset.edge, c.querySelector(".reason-box").value]));
         this.list.replaceChildren(...q.pairs.map((p) => card(p, (li, r) => this.resolve(li, r))));
         for (const c of this.cards()) {
           const box = c.querySelector(".force-box");
           if (box && forced.has(c.dataset.edge)) box.checked = true;
+          c.querySelector(".reason-box").value = reasons.get(c.dataset.edge) ?? "";
         }
       }
       this.show(q.total);
@@ -83,9 +87,10 @@ export class ReviewPage {
 
   async resolve(li, resolution) {
     const force = li.querySelector(".force-box")?.checked ?? false;
+    const reason = li.querySelector(".reason-box").value.trim();
     li.querySelectorAll("button").forEach((b) => { b.disabled = true; });
     try {
-      const res = await resolveContradiction(li.dataset.edge, resolution, force);
+      const res = await resolveContradiction(li.dataset.edge, resolution, force, reason);
       li.remove();
       this.show(Math.max(0, Number(this.count.textContent || 0) - 1));
       this.select(this.selected);

@@ -1,0 +1,159 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Change is one entry of a memory's change log: what changed, when, from
+// where and why. The store writes it in the transaction of the change.
+type Change struct {
+	ID        int64         `json:"id"`
+	MemoryID  string        `json:"memory_id"`
+	Namespace string        `json:"namespace"`
+	At        time.Time     `json:"at"`
+	Action    ChangeAction  `json:"action"`
+	Source    string        `json:"source"`
+	Fields    []FieldChange `json:"fields"`
+	Reason    string        `json:"reason,omitempty"`
+	// RelatedID is the other memory of a contradiction resolution.
+	RelatedID string `json:"related_id,omitempty"`
+}
+
+// FieldChange is one field's value before and after a change (nil when it
+// is not known, as for entries older than the change log).
+type FieldChange struct {
+	Field  string `json:"field"`
+	Before any    `json:"before,omitempty"`
+	After  any    `json:"after,omitempty"`
+}
+
+// ChangeAction names what a change did.
+type ChangeAction string
+
+const (
+	ChangeEdit    ChangeAction = "edit"
+	ChangePromote ChangeAction = "promote"
+	ChangeDemote  ChangeAction = "demote"
+	ChangeDelete  ChangeAction = "delete"
+	ChangeArchive ChangeAction = "archive" // deleted, kept in the trash until restored
+	ChangeRestore ChangeAction = "restore"
+	// Contradiction resolutions, recorded on both memories: the memory
+	// superseded its related one, was superseded by it, both hold, or the
+	// two were judged not to contradict (a later scan leaves the pair alone).
+	ChangeSupersede        ChangeAction = "supersede"
+	ChangeSupersededBy     ChangeAction = "superseded_by"
+	ChangeBothHold         ChangeAction = "both_hold"
+	ChangeNotContradiction ChangeAction = "not_contradiction"
+)
+
+// Where a change came from.
+const (
+	SourceViewer   = "viewer"
+	SourceMCP      = "mcp"
+	SourceCLI      = "cli"
+	SourceHook     = "hook"
+	SourceCuration = "curation" // Recall's own work: the automatic promotion, the curation worker
+)
+
+// ChangeQuery selects change log entries, newest first: one memory's, or
+// those of some actions in some namespaces.
+type ChangeQuery struct {
+	MemoryID   string
+	Namespaces []string
+	Actions    []ChangeAction
+	Limit      int
+}
+
+// MaxChanges is the most entries one listing returns.
+const MaxChanges = 500
+
+// Changes lists a memory's change log, newest first (at most MaxChanges).
+func (s *Service) Changes(ctx context.Context, id string) ([]Change, error) {
+	if err := ValidateID("memory_id", id); err != nil {
+		return nil, err
+	}
+	if _, err := s.Get(ctx, id); err != nil {
+		return nil, err
+	}
+	return s.store.Changes(ctx, ChangeQuery{MemoryID: id, Limit: MaxChanges})
+}
+
+// GoldenAudit lists every promotion and demotion of golden rules in the
+// namespaces, newest first (at most MaxChanges).
+func (s *Service) GoldenAudit(ctx context.Context, namespaces []string) ([]Change, error) {
+	return s.store.Changes(ctx, ChangeQuery{Namespaces: namespaces, Actions: []ChangeAction{ChangePromote, ChangeDemote}, Limit: MaxChanges})
+}
+
+// ResolutionRequest records a person's verdict on a contradiction between
+// MemoryID and RelatedID (the edges themselves are changed by the graph
+// operations): Action is one of the resolution actions, as seen from MemoryID.
+type ResolutionRequest struct {
+	MemoryID  string
+	RelatedID string
+	Action    ChangeAction
+	Reason    string
+	Source    string
+}
+
+// RecordResolution writes a resolution on both memories' logs, each seen
+// from its side, in one transaction.
+func (s *Service) RecordResolution(ctx context.Context, req ResolutionRequest) error {
+	if err := ValidateID("memory_id", req.MemoryID); err != nil {
+		return err
+	}
+	if err := ValidateID("related_id", req.RelatedID); err != nil {
+		return err
+	}
+	reason, err := optionalReason(req.Reason)
+	if err != nil {
+		return err
+	}
+	mirror := map[ChangeAction]ChangeAction{
+		ChangeSupersede: ChangeSupersededBy, ChangeSupersededBy: ChangeSupersede,
+		ChangeBothHold: ChangeBothHold, ChangeNotContradiction: ChangeNotContradiction,
+	}
+	other, ok := mirror[req.Action]
+	if !ok {
+		return invalid("action", string(req.Action), "supersede, superseded_by, both_hold, not_contradiction")
+	}
+	ms, err := s.store.GetMemories(ctx, []string{req.MemoryID, req.RelatedID})
+	if err != nil {
+		return err
+	}
+	for _, id := range []string{req.MemoryID, req.RelatedID} {
+		if ms[id] == nil {
+			return NotFound("memory", id)
+		}
+	}
+	now := s.now()
+	source := changeSource(req.Source)
+	return s.store.AddChanges(ctx,
+		Change{MemoryID: req.MemoryID, Namespace: ms[req.MemoryID].Namespace, At: now, Action: req.Action, Source: source, Reason: reason, RelatedID: req.RelatedID},
+		Change{MemoryID: req.RelatedID, Namespace: ms[req.RelatedID].Namespace, At: now, Action: other, Source: source, Reason: reason, RelatedID: req.MemoryID},
+	)
+}
+
+// optionalReason trims a reason a person may leave empty.
+func optionalReason(reason string) (string, error) {
+	reason = strings.TrimSpace(reason)
+	if len(reason) > maxReasonLen {
+		return "", invalid("reason", reason[:40]+"...", fmt.Sprintf("at most %d bytes", maxReasonLen))
+	}
+	return reason, nil
+}
+
+// changeSource is where a change came from: the caller's name, "unknown"
+// without one.
+func changeSource(source string) string {
+	source = strings.TrimSpace(source)
+	if source == "" {
+		return "unknown"
+	}
+	if len(source) > 64 {
+		source = source[:64]
+	}
+	return source
+}

@@ -1,0 +1,279 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// UpdateMemoryLogged is UpdateMemory whose fn also returns the change log
+// entry describing what it did; memory and entry are written in one
+// transaction. A nil entry records nothing.
+func (s *DB) UpdateMemoryLogged(ctx context.Context, id string, fn func(m *memory.Memory) (*memory.Change, error)) (*memory.Memory, error) {
+	var out *memory.Memory
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var c *memory.Change
+		var err error
+		out, err = updateMemory(ctx, tx, id, func(m *memory.Memory) error {
+			c, err = fn(m)
+			return err
+		})
+		if err != nil || c == nil {
+			return err
+		}
+		return insertChange(ctx, tx, out, c)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// insertChange writes c for memory m (as it is after the change): the
+// memory's id, and its namespace and the time of its update unless c has them.
+func insertChange(ctx context.Context, tx querier, m *memory.Memory, c *memory.Change) error {
+	c.MemoryID = m.ID
+	if c.Namespace == "" {
+		c.Namespace = m.Namespace
+	}
+	if c.At.IsZero() {
+		c.At = m.UpdatedAt
+	}
+	_, err := writeChange(ctx, tx, c)
+	return err
+}
+
+// writeChange inserts one entry (keeping its id when it is set and free) and
+// returns its id.
+func writeChange(ctx context.Context, tx querier, c *memory.Change) (int64, error) {
+	fields := c.Fields
+	if fields == nil {
+		fields = []memory.FieldChange{}
+	}
+	body, err := json.Marshal(fields)
+	if err != nil {
+		return 0, fmt.Errorf("change of %s: %w", c.MemoryID, err)
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO change_log (id, memory_id, namespace, at, action, source, fields, reason, related_id)
+		VALUES (CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM change_log WHERE id = ?1) THEN ?1 END, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, c.MemoryID, c.Namespace, formatTime(c.At), string(c.Action), c.Source, string(body), c.Reason, c.RelatedID)
+	if err != nil {
+		return 0, fmt.Errorf("record %s of %s: %w", c.Action, c.MemoryID, err)
+	}
+	return res.LastInsertId()
+}
+
+// AddChanges appends entries to memories' logs in one transaction.
+func (s *DB) AddChanges(ctx context.Context, changes ...memory.Change) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		for i := range changes {
+			if _, err := writeChange(ctx, tx, &changes[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+const changeColumns = `id, memory_id, namespace, at, action, source, fields, reason, related_id`
+
+// Changes lists entries, newest first: one memory's (by the memory's index),
+// or those of some actions and namespaces (by the action index).
+func (s *DB) Changes(ctx context.Context, q memory.ChangeQuery) ([]memory.Change, error) {
+	return queryChanges(ctx, s.db, q)
+}
+
+func queryChanges(ctx context.Context, db querier, q memory.ChangeQuery) ([]memory.Change, error) {
+	var where []string
+	var args []any
+	if q.MemoryID != "" {
+		where, args = append(where, "memory_id = ?"), append(args, q.MemoryID)
+	}
+	if len(q.Actions) > 0 {
+		where = append(where, "action IN ("+placeholders(len(q.Actions))+")")
+		for _, a := range q.Actions {
+			args = append(args, string(a))
+		}
+	}
+	if len(q.Namespaces) > 0 {
+		where = append(where, "namespace IN ("+placeholders(len(q.Namespaces))+")")
+		args = append(args, anySlice(q.Namespaces)...)
+	}
+	if len(where) == 0 {
+		where = []string{"1"}
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := db.QueryContext(ctx, `SELECT `+changeColumns+` FROM change_log WHERE `+strings.Join(where, " AND ")+
+		` ORDER BY id DESC LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("read change log: %w", err)
+	}
+	defer rows.Close()
+	out := []memory.Change{}
+	for rows.Next() {
+		c, err := scanChange(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+func scanChange(rows *sql.Rows) (memory.Change, error) {
+	var c memory.Change
+	var at, action, fields string
+	if err := rows.Scan(&c.ID, &c.MemoryID, &c.Namespace, &at, &action, &c.Source, &fields, &c.Reason, &c.RelatedID); err != nil {
+		return c, fmt.Errorf("read change log: %w", err)
+	}
+	c.Action = memory.ChangeAction(action)
+	var err error
+	if c.At, err = parseTime(at); err != nil {
+		return c, err
+	}
+	if err := json.Unmarshal([]byte(fields), &c.Fields); err != nil {
+		return c, fmt.Errorf("change %d: fields: %w", c.ID, err)
+	}
+	return c, nil
+}
+
+// NotContradiction reports whether a person judged a and b not to
+// contradict each other.
+func (s *DB) NotContradiction(ctx context.Context, a, b string) (bool, error) {
+	var found bool
+	err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM change_log
+		WHERE memory_id = ? AND related_id = ? AND action = ?)`, a, b, string(memory.ChangeNotContradiction)).Scan(&found)
+	if err != nil {
+		return false, fmt.Errorf("read change log: %w", err)
+	}
+	return found, nil
+}
+
+// writeChanges writes imported entries for the memories they name (mapped
+// through ids like events); entries of a missing memory are skipped.
+func writeChanges(ctx context.Context, tx *sql.Tx, cs []memory.Change, ids map[string]string, res *ImportResult, p *progress) error {
+	for _, c := range cs {
+		p.step()
+		id, related, err := resolveEnds(ctx, tx, ids, c.MemoryID, c.RelatedID)
+		if err != nil {
+			return err
+		}
+		if id == "" {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("change %d: memory %s is missing", c.ID, c.MemoryID))
+			continue
+		}
+		c.MemoryID = id
+		if related != "" {
+			c.RelatedID = related
+		}
+		// The same export read twice adds nothing the second time.
+		var dup bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM change_log WHERE memory_id = ? AND at = ? AND action = ?)`,
+			c.MemoryID, formatTime(c.At), string(c.Action)).Scan(&dup); err != nil {
+			return err
+		}
+		if dup {
+			continue
+		}
+		if _, err := writeChange(ctx, tx, &c); err != nil {
+			return err
+		}
+		res.Changes++
+	}
+	return nil
+}
+
+// editsToChanges turns the entries a memory kept in metadata.edits (before
+// the change log existed) into change log entries, oldest first, and takes
+// the key out of the metadata. A demotion's entry becomes a demote. An edits
+// key of another shape (an agent's own metadata) is left alone.
+func editsToChanges(m *memory.Memory) []memory.Change {
+	entries, ok := m.Metadata[memory.MetaEdits].([]any)
+	if !ok || len(entries) == 0 {
+		return nil
+	}
+	for _, e := range entries {
+		edit, ok := e.(map[string]any)
+		if !ok || edit["by"] == nil || edit["fields"] == nil {
+			return nil
+		}
+	}
+	delete(m.Metadata, memory.MetaEdits)
+	var out []memory.Change
+	for _, e := range entries {
+		edit := e.(map[string]any)
+		c := memory.Change{MemoryID: m.ID, Namespace: m.Namespace, Action: memory.ChangeEdit, Fields: []memory.FieldChange{}}
+		c.At, _ = time.Parse(time.RFC3339, fmt.Sprint(edit["at"]))
+		if c.At.IsZero() {
+			c.At = m.UpdatedAt
+		}
+		c.Source, _ = edit["by"].(string)
+		if c.Source == "" {
+			c.Source = "unknown"
+		}
+		c.Reason, _ = edit["reason"].(string)
+		fields, _ := edit["fields"].([]any)
+		for _, f := range fields {
+			name, _ := f.(string)
+			switch name {
+			case "content":
+				c.Fields = append(c.Fields, memory.FieldChange{Field: "content_hash", Before: edit["previous_content_hash"]})
+			case "memory_type":
+				c.Fields = append(c.Fields, memory.FieldChange{Field: "memory_type", Before: edit["previous_memory_type"]})
+				if edit["previous_memory_type"] == string(memory.TypeGoldenRule) {
+					c.Action = memory.ChangeDemote
+				}
+			case "importance":
+				c.Fields = append(c.Fields, memory.FieldChange{Field: "importance", Before: edit["previous_importance"]})
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// moveEditsToLog moves every memory's metadata.edits into the change log
+// (the change log migration). The memories' updated_at stays: nothing about
+// them changed.
+func moveEditsToLog(ctx context.Context, tx *sql.Tx) error {
+	ms, err := queryMemories(ctx, tx, `SELECT `+memoryColumns+` FROM memories m
+		WHERE json_type(m.metadata, '$.`+memory.MetaEdits+`') IS NOT NULL ORDER BY m.seq`)
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		for _, c := range editsToChanges(m) {
+			if _, err := writeChange(ctx, tx, &c); err != nil {
+				return err
+			}
+		}
+		meta, err := encodeMetadata(m.Metadata)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE memories SET metadata = ? WHERE id = ?`, meta, m.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// changesOf reads a memory's whole log, oldest first (for the trash).
+func changesOf(ctx context.Context, tx querier, id string) ([]memory.Change, error) {
+	cs, err := queryChanges(ctx, tx, memory.ChangeQuery{MemoryID: id})
+	if err != nil {
+		return nil, err
+	}
+	for i, j := 0, len(cs)-1; i < j; i, j = i+1, j-1 {
+		cs[i], cs[j] = cs[j], cs[i]
+	}
+	return cs, nil
+}

@@ -1,0 +1,125 @@
+// A memory's access and change log, a project's golden rules audit trail, and
+// the promote form: changes read as sentences (when, what, from where, why,
+// short fields before → after), never raw JSON.
+import { el, fmtTime, fmtNum } from "./dom.js";
+import { promoteMemory } from "./api.js";
+
+// Types the automatic promotion turns into golden rules; a person may promote
+// the same ones.
+export const PROMOTABLE = ["preference", "decision", "pattern"];
+
+const SHORT = 80; // longer text values are summarised by their length
+
+const SOURCES = {
+  viewer: "in the viewer",
+  mcp: "through an MCP tool",
+  cli: "from the CLI",
+  hook: "by a hook",
+  curation: "automatically",
+};
+
+function fromWhere(source) {
+  return SOURCES[source] ?? `by ${source}`;
+}
+
+function memoryLink(id, preview) {
+  return el("a", { href: `#/m/${encodeURIComponent(id)}` }, preview || id);
+}
+
+function fieldFrom(c, name) {
+  return (c.fields ?? []).find((f) => f.field === name);
+}
+
+// what says in words what a change did.
+function what(c) {
+  const type = fieldFrom(c, "memory_type");
+  const other = c.related_id ? memoryLink(c.related_id, c.related_preview) : "another memory";
+  switch (c.action) {
+    case "edit": return `Edited ${(c.fields ?? []).map((f) => f.field.replace("memory_", "")).join(", ") || "the memory"}`;
+    case "promote": return `Promoted to golden rule${type?.before ? ` (was ${type.before})` : ""}`;
+    case "demote": return `Demoted from golden rule${type?.after ? ` to ${type.after}` : ""}`;
+    case "delete": return "Deleted (kept in the trash)";
+    case "archive": return "Archived (kept in the trash until restored)";
+    case "restore": return "Restored from the trash";
+    case "supersede": return ["Contradiction resolved: this supersedes ", other];
+    case "superseded_by": return ["Contradiction resolved: superseded by ", other];
+    case "both_hold": return ["Contradiction with ", other, " resolved: both hold"];
+    case "not_contradiction": return ["Judged not a contradiction with ", other];
+    default: return c.action;
+  }
+}
+
+function value(v) {
+  if (v === undefined || v === null) return "?";
+  if (typeof v === "number") return fmtNum(v);
+  return String(v);
+}
+
+// fieldChange is one field before → after; long text says only its length.
+function fieldChange(f) {
+  const long = [f.before, f.after].some((v) => typeof v === "string" && v.length > SHORT);
+  if (long) {
+    const len = (v) => (typeof v === "string" ? `${v.length} characters` : "?");
+    return el("li", {}, `${f.field}: rewritten (${len(f.before)} → ${len(f.after)})`);
+  }
+  return el("li", {}, `${f.field}: `, el("span", { class: "before" }, value(f.before)), " → ", el("span", { class: "after" }, value(f.after)));
+}
+
+function changeItem(c, preview) {
+  // A promotion or demotion repeats its type change in the headline.
+  const fields = (c.fields ?? []).filter((f) => c.action === "edit" || f.field !== "memory_type");
+  return el("li", { class: `change ${c.action}`, "data-action": c.action },
+    el("div", {},
+      el("time", { datetime: c.at }, fmtTime(c.at)), " ",
+      el("strong", {}, what(c)), " ", el("span", { class: "muted" }, fromWhere(c.source)),
+      preview !== undefined ? [": ", memoryLink(c.memory_id, preview || "(deleted since)")] : null),
+    c.reason ? el("div", { class: "reason" }, "Why: ", el("q", {}, c.reason)) : null,
+    fields.length ? el("ul", { class: "fields" }, fields.map(fieldChange)) : null);
+}
+
+// changeLog is a memory's access and change log, newest change first.
+export function changeLog(m, changes) {
+  const access = m.access_count
+    ? `Read ${m.access_count === 1 ? "once" : `${m.access_count} times`} by agents, last on ${fmtTime(m.accessed_at)}.`
+    : "Never read by an agent yet.";
+  return el("div", { id: "change-log" },
+    el("p", { id: "access-summary" }, access),
+    changes.length
+      ? el("ol", { class: "changes", id: "changes" }, changes.map((c) => changeItem(c)))
+      : el("p", { class: "muted" }, "No changes since it was stored."));
+}
+
+// auditTrail lists the promotions and demotions of a project, newest first,
+// each with the memory it concerns.
+export function auditTrail(entries) {
+  return entries.length
+    ? el("ol", { class: "changes", id: "golden-audit" }, entries.map((e) => changeItem(e, e.preview)))
+    : el("p", { class: "muted", id: "golden-audit-none" }, "No promotion or demotion yet.");
+}
+
+// promoteForm asks for the reason a memory becomes a golden rule.
+export function promoteForm(m, onDone, setStatus) {
+  const reason = el("textarea", { id: "promote-reason", rows: 2, required: true, placeholder: "Why should every session follow this? (required, recorded)", "aria-label": "Reason" });
+  const go = el("button", { type: "submit", id: "promote-confirm", disabled: true }, "Promote");
+  const cancel = el("button", { type: "button" }, "Cancel");
+  const form = el("form", { class: "promote-form" },
+    el("p", { class: "muted" }, `This ${m.memory_type} becomes a golden rule: injected into every session of ${m.namespace === "global" ? "every project" : m.namespace}, whatever the token budget, and protected from deletion without force.`),
+    reason, el("div", { class: "actions" }, go, cancel));
+  reason.addEventListener("input", () => { go.disabled = reason.value.trim() === ""; });
+  cancel.addEventListener("click", () => form.remove());
+  form.addEventListener("keydown", (e) => { if (e.key === "Escape") form.remove(); });
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    go.disabled = true;
+    try {
+      await promoteMemory(m.id, reason.value);
+      form.remove();
+      await onDone();
+      setStatus("Promoted to golden rule.");
+    } catch (err) {
+      go.disabled = false;
+      setStatus(err.message, true);
+    }
+  });
+  return form;
+}
