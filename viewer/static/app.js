@@ -11,6 +11,7 @@ import { loadGolden, goldenHash, parseGoldenHash } from "./golden.js";
 import { loadFiles, parseFilesHash } from "./files.js";
 import { Bulk } from "./bulk.js";
 import { loadTrash } from "./trash.js";
+import { applyAccess } from "./access.js";
 
 const PAGE_SIZE = 50;
 const SEARCH_DELAY_MS = 200; // wait for a pause in typing before searching
@@ -397,6 +398,7 @@ function toggleHelp(show = $("help").hidden) {
 }
 
 function init() {
+  applyAccess();
   applyTheme(savedTheme());
   $("theme").addEventListener("click", () => {
     const next = THEMES[(THEMES.indexOf(savedTheme()) + 1) % THEMES.length];
