@@ -85,10 +85,11 @@ func New(d Deps) http.Handler {
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no API route "+r.Method+" "+r.URL.Path)
 	})
+	tags := fileETags(static)
 	files := http.FileServerFS(static)
-	mux.Handle("GET /static/", http.StripPrefix("/static", files))
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("GET /static/", http.StripPrefix("/static", revalidated(tags, "", files)))
+	mux.Handle("GET /{$}", revalidated(tags, "index.html", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.ServeFileFS(w, r, static, "index.html")
-	})
+	})))
 	return secure(mux, d.Access, d.Logger)
 }
