@@ -31,8 +31,8 @@ type HTTPOptions struct {
 	// client sending slowly cannot hold a connection forever.
 	HeaderTimeout, BodyTimeout, IdleTimeout time.Duration
 	// UI, when set, is served under /ui/ (the prefix stripped) beside MCP:
-	// the web viewer, which brings its own checks. The bearer token does not
-	// apply to it; only serve it on a loopback address.
+	// the web viewer, which brings its own checks, its token among them
+	// (Token does not apply to it).
 	UI http.Handler
 }
 

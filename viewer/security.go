@@ -16,19 +16,31 @@ const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 
 // secure wraps the viewer in its checks, outermost first: a loopback Host (a
 // page on another site that rebinds its DNS name to 127.0.0.1 arrives with its
-// own name in Host), then Go's cross-origin protection for every method that
-// changes something, then the response headers.
-func secure(next http.Handler, log *slog.Logger) http.Handler {
+// own name in Host; see allowedHost for a viewer served to other machines),
+// the response headers, the token when there is one, the refusal of changes
+// when read-only, then Go's cross-origin protection for every method that
+// changes something.
+func secure(next http.Handler, acc Access, log *slog.Logger) http.Handler {
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		log.Warn("viewer: cross-origin request refused", "method", r.Method, "path", r.URL.Path, "origin", r.Header.Get("Origin"))
 		writeError(w, http.StatusForbidden, "cross-origin request refused: changes are accepted only from the viewer's own page")
 	}))
 	inner := cop.Handler(next)
+	if acc.ReadOnly {
+		inner = refuseWrites(inner)
+	}
+	if acc.Token != "" {
+		inner = requireToken(acc, inner)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !loopbackHost(r.Host) {
+		if !allowedHost(acc, r.Host) {
 			log.Warn("viewer: request for a foreign host refused", "host", r.Host, "path", r.URL.Path)
-			writeError(w, http.StatusForbidden, "Host "+quote(r.Host)+" refused: open the viewer at 127.0.0.1, [::1] or localhost")
+			msg := "Host " + quote(r.Host) + " refused: open the viewer at 127.0.0.1, [::1] or localhost"
+			if acc.Token != "" {
+				msg = "Host " + quote(r.Host) + " refused: open the viewer at an IP address of this machine, or add the name with --hostname"
+			}
+			writeError(w, http.StatusForbidden, msg)
 			return
 		}
 		hd := w.Header()

@@ -27,6 +27,9 @@ type Deps struct {
 	// for commits from any process. Without it /api/events is off.
 	DB     *storage.DB
 	Logger *slog.Logger
+	// Access is who may use the viewer; the zero value is this machine
+	// alone, changes allowed.
+	Access Access
 	// Done, when closed, ends the event streams (a server shutting down
 	// would otherwise wait for them).
 	Done <-chan struct{}
@@ -41,6 +44,7 @@ type handler struct {
 	val  *validation.Service
 	db   *storage.DB // nil in tests that need no database listing
 	hub  *hub        // nil without Deps.DB
+	acc  Access
 	done <-chan struct{}
 	log  *slog.Logger
 	// doctor runs recall doctor's checks (nil: not offered).
@@ -48,14 +52,15 @@ type handler struct {
 }
 
 // New returns the viewer as one http.Handler with its security checks in place:
-// loopback Host only, cross-origin writes refused, strict Content-Security-Policy.
+// loopback Host only (unless d.Access has a token), cross-origin writes refused,
+// strict Content-Security-Policy.
 // Every URL the page uses is relative, so the handler also works under a prefix
 // (http.StripPrefix("/ui", ...)).
 func New(d Deps) http.Handler {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	h := &handler{mem: d.Memory, val: d.Validation, db: d.DB, log: d.Logger, done: d.Done, doctor: d.Doctor}
+	h := &handler{mem: d.Memory, val: d.Validation, db: d.DB, acc: d.Access, log: d.Logger, done: d.Done, doctor: d.Doctor}
 	if d.DB != nil {
 		h.hub = newHub(d.DB, d.Logger)
 	}
@@ -65,6 +70,7 @@ func New(d Deps) http.Handler {
 	}
 
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/access", h.access)
 	mux.HandleFunc("GET /api/events", h.events)
 	mux.HandleFunc("GET /api/memories", h.listMemories)
 	mux.HandleFunc("POST /api/memories/bulk", h.bulkMemories)
@@ -89,10 +95,11 @@ func New(d Deps) http.Handler {
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no API route "+r.Method+" "+r.URL.Path)
 	})
+	tags := fileETags(static)
 	files := http.FileServerFS(static)
-	mux.Handle("GET /static/", http.StripPrefix("/static", files))
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("GET /static/", http.StripPrefix("/static", revalidated(tags, "", files)))
+	mux.Handle("GET /{$}", revalidated(tags, "index.html", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.ServeFileFS(w, r, static, "index.html")
-	})
-	return secure(mux, d.Logger)
+	})))
+	return secure(mux, d.Access, d.Logger)
 }

@@ -23,22 +23,29 @@ const shutdownGrace = 10 * time.Second
 
 var serveCommand = &command{
 	name: "serve",
-	args: "[--http 127.0.0.1:8765 [--allow-remote]]",
+	args: "[--http 127.0.0.1:8765 [--allow-remote [--writable] [--hostname NAME,...]]]",
 	summary: "Serve MCP on stdio (the default), or Streamable HTTP with --http.\n" +
 		"Fills missing embeddings and runs curation in the background; on SIGINT or\n" +
 		"SIGTERM it finishes calls in flight and the curation queue, closes the database\n" +
 		"and exits 0.\n" +
 		"RECALL_HTTP_TOKEN set makes HTTP clients send \"Authorization: Bearer <token>\";\n" +
 		"--allow-remote requires it. Requests from another site's web page (Origin) get 403.\n" +
-		"Without --allow-remote, --http also serves the web viewer (recall ui) under /ui/.",
+		"--http also serves the web viewer (recall ui) under /ui/; with --allow-remote it\n" +
+		"needs the token too (open /ui/?token=<token> once) and is read-only unless\n" +
+		"--writable; --hostname lists the names people use for this machine.",
 	run: runServe,
 }
 
 func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 	addr := fs.String("http", "", "serve Streamable HTTP on this address instead of stdio")
 	allowRemote := fs.Bool("allow-remote", false, "allow --http on an address other than loopback")
+	writable := fs.Bool("writable", false, "with --allow-remote: the viewer under /ui/ allows changes")
+	hostnames := fs.String("hostname", "", "with --allow-remote: comma-separated names of this machine the viewer may be opened at")
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
+	}
+	if !*allowRemote && (*writable || *hostnames != "") {
+		return usagef("--writable and --hostname are for --allow-remote; on loopback the viewer is writable and answers loopback names")
 	}
 	if *addr != "" && !*allowRemote {
 		if err := checkLoopback(*addr); err != nil {
@@ -88,13 +95,15 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 			SessionIdle: a.cfg.HTTPSessionIdle,
 			MaxSessions: a.cfg.HTTPMaxSessions,
 		}
-		// The viewer answers loopback Hosts only and has no token: it is
-		// served beside MCP on this machine's own address, never with
-		// --allow-remote.
-		if !*allowRemote {
-			opts.UI = viewer.New(viewer.Deps{Memory: a.mem, Validation: a.cur, DB: a.db, Logger: a.log, Done: ctx.Done(), Doctor: a.checkup})
-			a.log.Info("serving the viewer", "url", "http://"+*addr+server.UIPrefix)
+		// On loopback the viewer answers loopback Hosts without a token; served
+		// to other machines it needs MCP's token and is read-only unless
+		// --writable.
+		var acc viewer.Access
+		if *allowRemote {
+			acc = viewer.Access{Token: a.cfg.HTTPToken, Hosts: splitNames(*hostnames), ReadOnly: !*writable}
 		}
+		opts.UI = a.viewer(acc, ctx.Done())
+		a.log.Info("serving the viewer", "url", "http://"+*addr+server.UIPrefix, "read_only", acc.ReadOnly)
 		err = server.ServeHTTP(ctx, srv, *addr, opts)
 	} else {
 		a.log.Debug("serving MCP on stdio", "database", a.cfg.SQLitePath)

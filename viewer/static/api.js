@@ -50,20 +50,36 @@ export function forgetMemory(id, force) {
 // jittered, growing delay (0.5 s doubling to 30 s, times 0.5 to 1.5), from the
 // last event seen, so the server replays what was missed or says reset.
 // onState gets "live" or "reconnecting".
+//
+// The stream is closed when the page is hidden for good or put in the
+// back/forward cache (pagehide): a cached page keeps its connections open,
+// and with a browser's six connections per host over HTTP/1.1 a few full
+// loads would leave the next page waiting for one. A page shown again from
+// the cache (pageshow) reconnects from the last event it saw.
 export function watchChanges({ onChange, onReset, onState }) {
   let lastId = "";
   let attempt = 0;
+  let es = null;
+  let retry = 0;
+  window.addEventListener("pagehide", () => {
+    clearTimeout(retry);
+    es?.close();
+    es = null;
+  });
+  window.addEventListener("pageshow", (e) => { if (e.persisted && !es) connect(); });
   const connect = () => {
-    const es = new EventSource(lastId ? `api/events?last_event_id=${encodeURIComponent(lastId)}` : "api/events");
-    es.onopen = () => { attempt = 0; onState("live"); };
-    es.addEventListener("change", (e) => { lastId = e.lastEventId; onChange(JSON.parse(e.data)); });
-    es.addEventListener("reset", (e) => { lastId = e.lastEventId; onReset(); });
-    es.onerror = () => {
-      es.close();
+    const source = new EventSource(lastId ? `api/events?last_event_id=${encodeURIComponent(lastId)}` : "api/events");
+    es = source;
+    source.onopen = () => { attempt = 0; onState("live"); };
+    source.addEventListener("change", (e) => { lastId = e.lastEventId; onChange(JSON.parse(e.data)); });
+    source.addEventListener("reset", (e) => { lastId = e.lastEventId; onReset(); });
+    source.onerror = () => {
+      source.close();
+      es = null;
       onState("reconnecting");
       const delay = Math.min(30000, 500 * 2 ** attempt) * (0.5 + Math.random());
       attempt = Math.min(attempt + 1, 10);
-      setTimeout(connect, delay);
+      retry = setTimeout(connect, delay);
     };
   };
   connect();

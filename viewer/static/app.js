@@ -13,6 +13,7 @@ import { Bulk } from "./bulk.js";
 import { StaleReview } from "./stale.js";
 import { loadTrash } from "./trash.js";
 import { changeLog, promoteForm, PROMOTABLE } from "./changes.js";
+import { applyAccess } from "./access.js";
 
 const PAGE_SIZE = 50;
 const SEARCH_DELAY_MS = 200; // wait for a pause in typing before searching
@@ -411,6 +412,7 @@ function toggleHelp(show = $("help").hidden) {
 }
 
 function init() {
+  applyAccess();
   applyTheme(savedTheme());
   $("theme").addEventListener("click", () => {
     const next = THEMES[(THEMES.indexOf(savedTheme()) + 1) % THEMES.length];
