@@ -82,11 +82,39 @@ func (h *hub) subscribe() error {
 		h.subs--
 		return err
 	}
+	// The starting point is read before the first page is told it is
+	// connected: a memory stored after that is news, however soon.
+	base := readBaseline(w)
 	h.running = true
 	h.epoch = strconv.FormatInt(time.Now().UnixNano(), 36)
 	h.seq, h.ring = 0, nil
-	go h.poll(w, h.epoch)
+	go h.poll(w, h.epoch, base)
 	return nil
+}
+
+// baseline is what the poller compares the database with: the memories
+// written lately (memory id -> the updated_at last reported), the newest
+// updated_at seen, the memory count and the edges' count and newest id.
+type baseline struct {
+	seen  map[string]time.Time
+	mark  time.Time
+	total int
+	edges [2]int64
+}
+
+// readBaseline takes whatever exists now as the starting point, not news.
+func readBaseline(w *storage.Watch) baseline {
+	b := baseline{seen: map[string]time.Time{}, total: -1}
+	if c, err := w.ChangedSince(context.Background(), time.Now().Add(-lookBehind), maxPerEvent); err == nil {
+		b.total, b.edges = c.Total, c.Edges
+		for _, st := range c.Memories {
+			b.seen[st.ID], b.mark = st.UpdatedAt, later(b.mark, st.UpdatedAt)
+		}
+	}
+	if b.mark.IsZero() {
+		b.mark = time.Now().UTC()
+	}
+	return b
 }
 
 func (h *hub) unsubscribe() {
@@ -96,23 +124,10 @@ func (h *hub) unsubscribe() {
 }
 
 // poll runs until no page has listened for idleStop.
-func (h *hub) poll(w *storage.Watch, epoch string) {
+func (h *hub) poll(w *storage.Watch, epoch string, base baseline) {
 	defer w.Close()
 	ctx := context.Background()
-	seen := map[string]time.Time{} // memory id -> the updated_at last reported
-	var mark time.Time             // the newest updated_at seen
-	total := -1
-	var edges [2]int64
-	// Whatever exists now is the starting point, not news.
-	if c, err := w.ChangedSince(ctx, time.Now().Add(-lookBehind), maxPerEvent); err == nil {
-		total, edges = c.Total, c.Edges
-		for _, st := range c.Memories {
-			seen[st.ID], mark = st.UpdatedAt, later(mark, st.UpdatedAt)
-		}
-	}
-	if mark.IsZero() {
-		mark = time.Now().UTC()
-	}
+	seen, mark, total, edges := base.seen, base.mark, base.total, base.edges
 	idleSince := time.Time{}
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
