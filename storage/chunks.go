@@ -62,10 +62,16 @@ func (s *DB) SearchChunks(ctx context.Context, vec []float32, f memory.Filter, l
 		return nil, err
 	}
 	where, args := whereFilter(f)
-	query := `SELECT m.id, min(vec_distance_cosine(c.embedding, ?)) AS distance
-		FROM memory_chunks c JOIN memories m ON m.seq = c.seq
+	return queryHits(ctx, s, chunksQuery(where), append(append([]any{encodeVector(vec)}, args...), limit))
+}
+
+// chunksQuery ranks the memories with parts that pass where by their best
+// part. CROSS JOIN keeps memory_chunks the outer loop: few memories have
+// parts, and the planner would otherwise walk every memory looking for them.
+func chunksQuery(where string) string {
+	return `SELECT m.id, min(vec_distance_cosine(c.embedding, ?)) AS distance
+		FROM memory_chunks c CROSS JOIN memories m ON m.seq = c.seq
 		WHERE ` + where + ` GROUP BY m.id ORDER BY distance LIMIT ?`
-	return queryHits(ctx, s, query, append(append([]any{encodeVector(vec)}, args...), limit))
 }
 
 // dropChunks forgets every part vector (their space is being replaced).

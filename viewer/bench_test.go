@@ -25,8 +25,10 @@ import (
 
 // Benchmarks of the viewer's server side over 100k memories (with 3 edges
 // each), seeded once into a file under os.TempDir() keyed by schema version and
-// reused by later runs. The memories have no vectors (as right after an
-// import), so a search is the keyword half of the hybrid search. Run:
+// reused by later runs. Every memory has its vector (the fake Ollama's, of
+// mxbai-embed-large's dimension), so a search is the whole hybrid search:
+// the query embedded by the fake Ollama in this process (a real one adds its
+// own time), the vector and keyword sides, and their fusion. Run:
 //
 //	go test -tags sqlite_fts5 -run '^$' -bench . -benchtime 200x ./viewer/
 
@@ -52,7 +54,7 @@ func benchID(i int) string { return fmt.Sprintf("mem_%d_%08x", i, i) }
 func benchFixture(b *testing.B) *fixture {
 	b.Helper()
 	ctx := context.Background()
-	path := filepath.Join(os.TempDir(), fmt.Sprintf("recall-viewer-bench-%d-schema%d.db", benchMemories, storage.SchemaVersion()))
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("recall-viewer-bench-%d-vectors-schema%d.db", benchMemories, storage.SchemaVersion()))
 	db := openSeeded(b, ctx, path)
 	b.Cleanup(func() { db.Close() })
 	ol := ollamatest.New(b)
@@ -71,7 +73,8 @@ func benchFixture(b *testing.B) *fixture {
 // (one transaction) when it is missing or incomplete.
 func openSeeded(b *testing.B, ctx context.Context, path string) *storage.DB {
 	if db, err := storage.Open(ctx, path); err == nil {
-		if c, err := db.CountMemories(ctx, memory.Filter{IncludeSuperseded: true}); err == nil && c == benchMemories {
+		c, err := db.CountMemories(ctx, memory.Filter{IncludeSuperseded: true})
+		if st, serr := db.Stats(ctx); err == nil && serr == nil && c == benchMemories && st.PendingEmbeddings == 0 {
 			return db
 		}
 		db.Close()
@@ -103,6 +106,23 @@ func openSeeded(b *testing.B, ctx context.Context, path string) *storage.DB {
 		}
 	}
 	if _, err := db.Import(ctx, rec); err != nil {
+		b.Fatal(err)
+	}
+	// The vectors go in as a reindex does it: staged in batches, swapped in at the end.
+	space := memory.EmbeddingSpace{Model: ollamatest.DefaultEmbedModel, Dimension: ollamatest.DefaultDimension}
+	if _, err := db.BeginReindex(ctx, space); err != nil {
+		b.Fatal(err)
+	}
+	for start := 0; start < len(rec.Memories); start += 2000 {
+		batch := map[string][]float32{}
+		for _, m := range rec.Memories[start:min(start+2000, len(rec.Memories))] {
+			batch[m.ID] = ollamatest.Vector(m.Content, space.Dimension)
+		}
+		if err := db.StageVectors(ctx, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := db.FinishReindex(ctx); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("seeded %d memories in %v", benchMemories, time.Since(start).Round(time.Millisecond))
