@@ -72,7 +72,11 @@ func New(opts Options) (*Client, error) {
 	}
 	base, err := url.Parse(opts.Host)
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return nil, memory.Invalidf("ollama host", opts.Host, "an http:// or https:// URL such as "+DefaultHost)
+		shown := opts.Host
+		if err == nil {
+			shown = base.Redacted()
+		}
+		return nil, memory.Invalidf("ollama host", shown, "an http:// or https:// URL such as "+DefaultHost)
 	}
 	if opts.EmbedModel == "" {
 		opts.EmbedModel = DefaultEmbedModel
@@ -97,7 +101,7 @@ func New(opts Options) (*Client, error) {
 	}
 	return &Client{
 		api:        api.NewClient(base, opts.HTTPClient),
-		host:       base.String(),
+		host:       base.Redacted(), // for messages: a password in the URL is never shown
 		embedModel: opts.EmbedModel,
 		chatModel:  opts.ChatModel,
 		timeout:    opts.Timeout,
@@ -112,7 +116,7 @@ func (c *Client) Model() string { return c.embedModel }
 // ChatModel names the model that makes judgments.
 func (c *Client) ChatModel() string { return c.chatModel }
 
-// Host is the Ollama base URL the client talks to.
+// Host is the Ollama base URL the client talks to, its password (if any) hidden.
 func (c *Client) Host() string { return c.host }
 
 // EmbedDocuments embeds texts to be stored, with the model's document prefix

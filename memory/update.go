@@ -173,6 +173,9 @@ func (s *Service) Promote(ctx context.Context, req PromoteRequest) (*Memory, err
 	}
 	source := changeSource(req.By)
 	m, err := s.store.UpdateMemoryLogged(ctx, req.MemoryID, func(m *Memory) (*Change, error) {
+		if m.Type == TypeGoldenRule {
+			return nil, fmt.Errorf("memory %s is a golden rule already: nothing to promote: %w", m.ID, ErrInvalid)
+		}
 		if !m.Type.Promotable() {
 			return nil, Invalidf("memory_id", m.ID, "a preference, decision or pattern (this memory is a "+string(m.Type)+")")
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/recall-mcp/recall/memory"
@@ -159,6 +160,9 @@ func TestPromoteNeedsAReasonAndAPromotableType(t *testing.T) {
 	}
 	if _, demoted := m.Metadata["demoted_at"]; demoted {
 		t.Errorf("a promoted memory still carries demoted_at: %v", m.Metadata)
+	}
+	if _, err := e.svc.Promote(ctx, memory.PromoteRequest{MemoryID: id, Reason: "twice"}); !errors.Is(err, memory.ErrInvalid) || !strings.Contains(err.Error(), "golden rule already") {
+		t.Errorf("promoting a golden rule: %v, want it called a golden rule already", err)
 	}
 	audit, err := e.svc.GoldenAudit(ctx, []string{"project:web"})
 	if err != nil {

@@ -66,6 +66,9 @@ type ImportResult struct {
 	// Skipped says why a row was left out (an edge to a memory that is not
 	// there, say), one line per row.
 	Skipped []string `json:"skipped,omitempty"`
+	// Restored is, for a restore from the trash, the id the memory has again:
+	// its own, or that of the copy of its text stored since the delete.
+	Restored string `json:"restored_id,omitempty"`
 }
 
 // Import writes records in one transaction: all of them or, on error, none.

@@ -171,3 +171,33 @@ func TestChangedSinceUsesTheUpdatedIndex(t *testing.T) {
 		t.Errorf("plan %q, want a search of memories_updated", plan)
 	}
 }
+
+// A project renamed keeps its golden rules' audit trail; a duplicate folded
+// by a merge hands its history to the copy that is kept.
+func TestChangeLogFollowsRenameAndMerge(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	rule := mustInsert(t, db, newMemory("Rebase before a pull request", "project:old", memory.TypeGoldenRule), nil)
+	dup := mustInsert(t, db, newMemory("Tabs in Makefiles", "project:old", memory.TypePattern), nil)
+	kept := mustInsert(t, db, newMemory("Tabs in Makefiles", "project:into", memory.TypePattern), nil)
+	if err := db.AddChanges(ctx,
+		memory.Change{MemoryID: rule.ID, Namespace: "project:old", At: testClock, Action: memory.ChangePromote, Source: memory.SourceViewer, Reason: "agreed"},
+		memory.Change{MemoryID: dup.ID, Namespace: "project:old", At: testClock, Action: memory.ChangeNotContradiction, Source: memory.SourceViewer, RelatedID: rule.ID},
+	); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.RenameProject(ctx, "project:old", "project:new"); err != nil {
+		t.Fatal(err)
+	}
+	audit, err := db.Changes(ctx, memory.ChangeQuery{Namespaces: []string{"project:new"}, Actions: []memory.ChangeAction{memory.ChangePromote}})
+	if err != nil || len(audit) != 1 || audit[0].MemoryID != rule.ID {
+		t.Fatalf("audit of the renamed project: %+v %v", audit, err)
+	}
+	if _, err := db.MergeProjects(ctx, "project:new", "project:into"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Changes(ctx, memory.ChangeQuery{MemoryID: kept.ID})
+	if err != nil || len(got) != 1 || got[0].Action != memory.ChangeNotContradiction || got[0].Namespace != "project:into" {
+		t.Fatalf("the kept copy's log after the merge: %+v %v; want the duplicate's verdict", got, err)
+	}
+}

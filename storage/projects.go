@@ -173,6 +173,7 @@ func moveNamespace(ctx context.Context, tx *sql.Tx, from, to string) (int, error
 	for _, q := range []string{
 		`UPDATE project_roots SET namespace = ? WHERE namespace = ?`,
 		`UPDATE sessions SET namespace = ? WHERE namespace = ?`,
+		`UPDATE change_log SET namespace = ? WHERE namespace = ?`, // the golden rules' audit trail is by project
 	} {
 		if _, err := tx.ExecContext(ctx, q, to, from); err != nil {
 			return 0, fmt.Errorf("move project: %w", err)
@@ -246,6 +247,8 @@ func foldDuplicates(ctx context.Context, tx *sql.Tx, from, into string) ([]memor
 			`UPDATE OR IGNORE edges SET source_id = ? WHERE source_id = ?`,
 			`UPDATE OR IGNORE edges SET target_id = ? WHERE target_id = ?`,
 			`UPDATE validation_events SET memory_id = ? WHERE memory_id = ?`,
+			`UPDATE change_log SET memory_id = ? WHERE memory_id = ?`, // its history, verdicts included
+			`UPDATE change_log SET related_id = ? WHERE related_id = ?`,
 		} {
 			if _, err := tx.ExecContext(ctx, q, d.KeptID, d.Deleted); err != nil {
 				return nil, fmt.Errorf("fold duplicate %s into %s: %w", d.Deleted, d.KeptID, err)

@@ -164,8 +164,22 @@ func (s *DB) RestoreMemory(ctx context.Context, id string) (*ImportResult, error
 		if res, err = writeRecords(ctx, tx, Records{Memories: []*memory.Memory{rec.Memory}, Edges: rec.Edges, Events: rec.Events, Changes: rec.Changes}); err != nil {
 			return err
 		}
-		if _, err := writeChange(ctx, tx, &memory.Change{MemoryID: id, Namespace: rec.Memory.Namespace, At: trashNow(),
-			Action: memory.ChangeRestore, Source: memory.SourceViewer}); err != nil {
+		// The same text stored again since the delete: the record joins that
+		// copy (its edges, events and log go to it), as an import would.
+		res.Restored = id
+		change := &memory.Change{MemoryID: id, Namespace: rec.Memory.Namespace, At: trashNow(),
+			Action: memory.ChangeRestore, Source: memory.SourceViewer}
+		if res.Existing > 0 {
+			if err := tx.QueryRowContext(ctx, `SELECT id FROM memories WHERE id = ? OR (content_hash = ? AND namespace = ?) ORDER BY id = ? DESC LIMIT 1`,
+				id, rec.Memory.ContentHash, rec.Memory.Namespace, id).Scan(&res.Restored); err != nil {
+				return fmt.Errorf("restore %s: finding the copy stored since: %w", id, err)
+			}
+			if res.Restored != id {
+				change.MemoryID, change.RelatedID = res.Restored, id
+				change.Reason = "the same text was stored again since; this is its restored history"
+			}
+		}
+		if _, err := writeChange(ctx, tx, change); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM trash WHERE memory_id = ?`, id)

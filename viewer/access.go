@@ -103,7 +103,9 @@ func withoutToken(r *http.Request) string {
 	}
 	q := u.Query()
 	q.Del("token")
-	return (&url.URL{Path: u.Path, RawPath: u.RawPath, RawQuery: q.Encode()}).RequestURI()
+	// A path starting "//" would read as another host in Location: keep it on this one.
+	path := "/" + strings.TrimLeft(u.Path, "/")
+	return (&url.URL{Path: path, RawQuery: q.Encode()}).RequestURI()
 }
 
 // refuseWrites answers every method that changes something with 403.

@@ -82,12 +82,22 @@ func TestTokenInTheURLSetsACookieAndRedirectsToTheCleanURL(t *testing.T) {
 		t.Errorf("with the cookie: %d %s", w.Code, w.Body)
 	}
 
+	// A path that would read as another host stays on this one.
+	req := httptest.NewRequest("GET", "/?token="+testToken, nil)
+	req.RequestURI = "//evil.example/x?token=" + testToken
+	req.Host = "127.0.0.1:8765"
+	rec := httptest.NewRecorder()
+	f.h.ServeHTTP(rec, req)
+	if loc := rec.Header().Get("Location"); rec.Code != http.StatusSeeOther || loc != "/evil.example/x" {
+		t.Errorf("GET //evil.example/x?token=: %d, Location %q; want 303 to /evil.example/x on this host", rec.Code, loc)
+	}
+
 	// Under recall serve's /ui/ the redirect keeps the prefix.
 	mux := http.NewServeMux()
 	mux.Handle("/ui/", http.StripPrefix("/ui", f.h))
-	req := httptest.NewRequest("GET", "/ui/?token="+testToken, nil)
+	req = httptest.NewRequest("GET", "/ui/?token="+testToken, nil)
 	req.Host = "127.0.0.1:8765"
-	rec := httptest.NewRecorder()
+	rec = httptest.NewRecorder()
 	mux.ServeHTTP(rec, req)
 	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/ui/" {
 		t.Errorf("GET /ui/?token=: %d, Location %q; want 303 to /ui/", rec.Code, rec.Header().Get("Location"))

@@ -57,6 +57,11 @@ func TestDoctorFindingsAPI(t *testing.T) {
 	if !database || !chat {
 		t.Fatalf("findings: %+v; want the database ok and the chat model to pull", got.Findings)
 	}
+	// Ollama down: the finding that says so names the host without its password.
+	f.fake.Close()
+	if w := f.do(t, "GET", "/api/doctor", "", nil); w.Code != http.StatusOK || strings.Contains(w.Body.String(), "s3cret-pass") || !strings.Contains(w.Body.String(), "recall:xxxxx@") {
+		t.Fatalf("doctor with Ollama down: %d %s; want the host shown without its password", w.Code, w.Body)
+	}
 	if w := f.do(t, "GET", "/api/doctor?verbose=1", "", nil); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "takes no parameters") {
 		t.Errorf("unknown parameter: %d %s", w.Code, w.Body)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/recall-mcp/recall/memory"
@@ -69,7 +70,10 @@ func (h *handler) bulkMemories(w http.ResponseWriter, r *http.Request) {
 	var body bulkBody
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&body); err != nil || !slices.Contains(bulkActions, body.Action) || len(body.IDs) == 0 {
+	if err := dec.Decode(&body); err == nil && body.Action != "" && !slices.Contains(bulkActions, body.Action) {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("invalid action %q: accepted %s", body.Action, strings.Join(bulkActions, ", ")))
+		return
+	} else if err != nil || body.Action == "" || len(body.IDs) == 0 {
 		writeError(w, http.StatusBadRequest, `invalid body: accepted a JSON object {"action": "delete", "archive" or "confirm", "ids": ["mem_..."], "force": false, "dry_run": false}`)
 		return
 	}

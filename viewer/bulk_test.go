@@ -75,4 +75,7 @@ func TestBulkDeleteAndConfirm(t *testing.T) {
 			t.Errorf("%s: %d, want 400", bad, w.Code)
 		}
 	}
+	if w := f.do(t, "POST", "/api/memories/bulk", `{"action":"shred","ids":["`+d+`"]}`, nil); !strings.Contains(w.Body.String(), `invalid action \"shred\": accepted delete, archive, confirm`) {
+		t.Errorf("unknown action: %s, want it named with the accepted ones", w.Body)
+	}
 }

@@ -142,6 +142,13 @@ func (h *handler) resolveContradiction(w http.ResponseWriter, r *http.Request) {
 		}
 		res.Message = fmt.Sprintf("%s now supersedes %s", newer, older)
 	case resolveBothHold, resolveNotConflict:
+		if body.Resolution == resolveNotConflict {
+			// The verdict first: it is what keeps a later scan (here or in
+			// another process) from linking the pair again once the edge is gone.
+			if !h.record(w, r, a, b, recorded[body.Resolution], body.Reason) {
+				return
+			}
+		}
 		if body.Resolution == resolveBothHold {
 			// Both stay true (each in its own context): keep them linked.
 			if _, err := h.mem.Relate(r.Context(), memory.RelateRequest{SourceID: a, TargetID: b, Relation: memory.RelationRelatesTo}); err != nil {
@@ -162,12 +169,22 @@ func (h *handler) resolveContradiction(w http.ResponseWriter, r *http.Request) {
 			body.Resolution, resolveASupersedesB, resolveBSupersedesA, resolveBothHold, resolveNotConflict))
 		return
 	}
-	if err := h.mem.RecordResolution(r.Context(), memory.ResolutionRequest{MemoryID: a, RelatedID: b,
-		Action: recorded[body.Resolution], Reason: body.Reason, Source: editor}); err != nil {
-		h.fail(w, r, err)
+	if body.Resolution != resolveNotConflict && !h.record(w, r, a, b, recorded[body.Resolution], body.Reason) {
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
+}
+
+// record writes a resolution on both memories' change logs; on failure it
+// answers the request and returns false.
+func (h *handler) record(w http.ResponseWriter, r *http.Request, a, b string, action memory.ChangeAction, reason string) bool {
+	err := h.mem.RecordResolution(r.Context(), memory.ResolutionRequest{MemoryID: a, RelatedID: b,
+		Action: action, Reason: reason, Source: editor})
+	if err != nil {
+		h.fail(w, r, err)
+		return false
+	}
+	return true
 }
 
 // supersede adds newer -supersedes-> older, refusing a golden rule without

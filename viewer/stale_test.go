@@ -92,3 +92,29 @@ func TestStaleReviewRevalidateAndArchive(t *testing.T) {
 		}
 	}
 }
+
+// Restoring a memory whose text was stored again since it was archived joins
+// its record to that copy instead of failing.
+func TestRestoreOverACopyStoredSince(t *testing.T) {
+	f := newFixture(t)
+	old := f.storeOld(t, "Deploy with the old Makefile target", memory.TypeDecision, "project:shop", 90)
+	decode[bulkResult](t, f.do(t, "POST", "/api/memories/bulk", `{"action":"archive","ids":["`+old+`"]}`, nil), http.StatusOK)
+	again := f.store(t, "Deploy with the old Makefile target", memory.TypeDecision, "project:shop")
+	if again == old {
+		t.Fatalf("the text stored again kept the archived id %s", old)
+	}
+	res := decode[map[string]any](t, f.do(t, "POST", "/api/trash/"+old+"/restore", "", nil), http.StatusOK)
+	if res["restored_id"] != again {
+		t.Fatalf("restore over a copy: %v, want restored_id %s", res, again)
+	}
+	changes, err := f.mem.Changes(t.Context(), again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) == 0 || changes[0].Action != memory.ChangeRestore || changes[0].RelatedID != old {
+		t.Errorf("the copy's change log: %+v, want the restore newest, naming %s", changes, old)
+	}
+	if w := f.do(t, "GET", "/api/trash", "", nil); strings.Contains(w.Body.String(), old) {
+		t.Errorf("the restored record is still in the trash: %s", w.Body)
+	}
+}

@@ -14,8 +14,10 @@ export async function loadTrash(root, setStatus, { quiet = false } = {}) {
       restore.addEventListener("click", async () => {
         restore.disabled = true;
         try {
-          await restoreMemory(m.id);
-          setStatus(`restored ${m.id}`);
+          const res = await restoreMemory(m.id);
+          setStatus(res.restored_id && res.restored_id !== m.id
+            ? `the same text was stored again since: ${m.id}'s history joined ${res.restored_id}`
+            : `restored ${m.id}`);
           await loadTrash(root, setStatus, { quiet: true });
         } catch (err) {
           restore.disabled = false;
