@@ -11,6 +11,7 @@ async function call(path, init = {}) {
 const getJSON = (path, signal) => call(path, { signal });
 
 // listMemories returns one page of memories; with q, the ranked search hits.
+// The first page's URL is preloaded by index.html: keep the two the same.
 export function listMemories({ q, namespace, type, order, limit, offset }, signal) {
   const params = new URLSearchParams();
   if (q) params.set("q", q);
