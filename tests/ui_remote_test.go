@@ -1,11 +1,9 @@
 package tests
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -59,28 +57,7 @@ func TestUIOnAnotherAddressNeedsTheTokenAndIsReadOnly(t *testing.T) {
 	id := c.store("other machines may read this")
 	port := freePort(t)
 
-	cmd := exec.CommandContext(t.Context(), recallBin, "ui", "--addr", fmt.Sprintf("0.0.0.0:%d", port))
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "RECALL_") && !strings.HasPrefix(kv, "OLLAMA_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	for k, v := range c.vars {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	cmd.Env = append(cmd.Env, "RECALL_HTTP_TOKEN="+remoteToken)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("recall ui printed no URL: %v", err)
-	}
+	_, line := c.startUI(t, []string{"RECALL_HTTP_TOKEN=" + remoteToken}, "--addr", fmt.Sprintf("0.0.0.0:%d", port))
 	if !strings.Contains(line, "read-only") || !strings.Contains(line, "?token=") || strings.Contains(line, remoteToken) {
 		t.Errorf("recall ui printed %q; want the URL, read-only, how to give the token, and not the token", line)
 	}

@@ -31,29 +31,7 @@ func TestUIServesTheViewerAndStopsOnSignal(t *testing.T) {
 	id := c.store("the viewer shows this memory")
 	port := freePort(t)
 
-	cmd := exec.CommandContext(t.Context(), recallBin, "ui")
-	for _, kv := range os.Environ() { // nothing from the machine's own settings
-		if !strings.HasPrefix(kv, "RECALL_") && !strings.HasPrefix(kv, "OLLAMA_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	for k, v := range c.vars {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	cmd.Env = append(cmd.Env, fmt.Sprintf("RECALL_UI_PORT=%d", port))
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("recall ui printed no URL: %v", err)
-	}
+	cmd, line := c.startUI(t, []string{fmt.Sprintf("RECALL_UI_PORT=%d", port)})
 	wantURL := fmt.Sprintf("http://127.0.0.1:%d/", port)
 	if !strings.Contains(line, wantURL) {
 		t.Fatalf("recall ui printed %q, want the URL %s", line, wantURL)
@@ -167,4 +145,34 @@ func TestServeHTTPAlsoServesTheViewerUnderUI(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("stopping took %v with a viewer stream open, want the stream ended at once", d)
 	}
+}
+
+// startUI starts recall ui with args and the test's settings (nothing from
+// the machine's own) plus env, and returns it with the first line it prints
+// (its URL). The process is killed when the test ends.
+func (c *cliEnv) startUI(t *testing.T, env []string, args ...string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), recallBin, append([]string{"ui"}, args...)...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "RECALL_") && !strings.HasPrefix(kv, "OLLAMA_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	for k, v := range c.vars {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Env = append(cmd.Env, env...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("recall ui printed no URL: %v", err)
+	}
+	return cmd, line
 }

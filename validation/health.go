@@ -48,13 +48,9 @@ func (s *Service) AnalyzeHealth(ctx context.Context, req HealthRequest) (*Health
 	if staleDays < 1 || staleDays > maxStaleDays {
 		return nil, memory.Invalidf("stale_days", req.StaleDays, fmt.Sprintf("an integer from 1 to %d (default %d)", maxStaleDays, s.opts.StaleDays))
 	}
-	f := memory.Filter{IncludeSuperseded: true}
-	if req.Namespace != "" {
-		f.Namespaces = []string{req.Namespace}
-	}
-	all, err := s.store.ListMemories(ctx, memory.ListQuery{Filter: f, OrderBy: memory.OrderCreatedAt})
+	all, err := s.allMemories(ctx, req.Namespace)
 	if err != nil {
-		return nil, fmt.Errorf("listing memories: %w", err)
+		return nil, err
 	}
 	now := s.now()
 	rep := &HealthReport{
@@ -113,6 +109,20 @@ func (s *Service) AnalyzeHealth(ctx context.Context, req HealthRequest) (*Health
 	}
 	rep.Recommendations = recommend(rep, staleDays)
 	return rep, nil
+}
+
+// allMemories lists every memory of a namespace (every namespace when
+// empty), superseded ones included, oldest first.
+func (s *Service) allMemories(ctx context.Context, namespace string) ([]*memory.Memory, error) {
+	f := memory.Filter{IncludeSuperseded: true}
+	if namespace != "" {
+		f.Namespaces = []string{namespace}
+	}
+	all, err := s.store.ListMemories(ctx, memory.ListQuery{Filter: f, OrderBy: memory.OrderCreatedAt})
+	if err != nil {
+		return nil, fmt.Errorf("listing memories: %w", err)
+	}
+	return all, nil
 }
 
 // edgesOf lists the edges of the given relations touching ids, each once.

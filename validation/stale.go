@@ -67,13 +67,9 @@ func (s *Service) StaleMemories(ctx context.Context, req StaleRequest) (*StaleRe
 	if req.Limit < 1 || req.Limit > maxStaleReview {
 		return nil, memory.Invalidf("limit", req.Limit, fmt.Sprintf("an integer from 1 to %d", maxStaleReview))
 	}
-	f := memory.Filter{IncludeSuperseded: true}
-	if req.Namespace != "" {
-		f.Namespaces = []string{req.Namespace}
-	}
-	all, err := s.store.ListMemories(ctx, memory.ListQuery{Filter: f, OrderBy: memory.OrderCreatedAt})
+	all, err := s.allMemories(ctx, req.Namespace)
 	if err != nil {
-		return nil, fmt.Errorf("listing memories: %w", err)
+		return nil, err
 	}
 	ids := make([]string, len(all))
 	for i, m := range all {
