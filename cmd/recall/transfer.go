@@ -18,7 +18,8 @@ var exportCommand = &command{
 	quiet: true,
 	name:  "export",
 	args:  "[-o FILE] [--format jsonl|memory-jsonl] [--markdown DIR]",
-	summary: "Write everything out: memories, edges, validation events, file activity, projects.\n" +
+	summary: "Write everything out: memories, edges, validation events, file activity, projects,\n" +
+		"archived memories (into the trash on import; deleted ones are not written).\n" +
 		"jsonl (default) is Recall's lossless, versioned format, one record a line, which\n" +
 		"`recall import` reads back. memory-jsonl is the MCP memory server's memory.jsonl.\n" +
 		"--markdown DIR writes a readable record instead: a file per namespace, memories\n" +
