@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -24,6 +25,10 @@ type Records struct {
 	Files    []FileRow
 	// Projects are project bindings by column (see RecordVisitor.Project).
 	Projects []map[string]any
+	// Archived are archived memories' trash records, put back into the trash
+	// as archived (after the memories, so a memory live in the same import
+	// counts as live).
+	Archived []TrashItem
 	// Progress, when set, is told every progressStep rows how many of all the
 	// rows are written (inside the transaction: nothing is committed yet).
 	Progress func(done, total int)
@@ -63,6 +68,11 @@ type ImportResult struct {
 	// Existing counts memories already stored, by id or by content in the same
 	// namespace; edges and events that name them are attached to the stored one.
 	Existing int `json:"existing_memories"`
+	// Archived counts archived memories put into the trash; ArchivedExisting
+	// those left out because a memory with their id is live or already in the
+	// trash.
+	Archived         int `json:"archived_memories"`
+	ArchivedExisting int `json:"existing_archived_memories"`
 	// Skipped says why a row was left out (an edge to a memory that is not
 	// there, say), one line per row.
 	Skipped []string `json:"skipped,omitempty"`
@@ -90,7 +100,7 @@ func (s *DB) Import(ctx context.Context, r Records) (*ImportResult, error) {
 // memory with the same content).
 func writeRecords(ctx context.Context, tx *sql.Tx, r Records) (*ImportResult, error) {
 	res := &ImportResult{}
-	p := &progress{fn: r.Progress, total: len(r.Memories) + len(r.Edges) + len(r.Events) + len(r.Changes) + len(r.Files)}
+	p := &progress{fn: r.Progress, total: len(r.Memories) + len(r.Edges) + len(r.Events) + len(r.Changes) + len(r.Files) + len(r.Archived)}
 	ids, err := writeMemories(ctx, tx, r.Memories, res, p)
 	if err != nil {
 		return nil, err
@@ -108,6 +118,9 @@ func writeRecords(ctx context.Context, tx *sql.Tx, r Records) (*ImportResult, er
 		return nil, err
 	}
 	if err := writeProjects(ctx, tx, r.Projects, res); err != nil {
+		return nil, err
+	}
+	if err := writeArchived(ctx, tx, r.Archived, res, p); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -312,6 +325,38 @@ func writeProjects(ctx context.Context, tx *sql.Tx, rows []map[string]any, res *
 		}
 		if n, _ := r.RowsAffected(); n == 1 {
 			res.Projects++
+		}
+	}
+	return nil
+}
+
+// writeArchived puts archived memories' records into the trash, archived, with
+// their id and archive time. One whose id is a live memory, or already in the
+// trash (archived or deleted), is left as it is and counted in
+// ArchivedExisting, so an import read twice adds nothing.
+func writeArchived(ctx context.Context, tx *sql.Tx, items []TrashItem, res *ImportResult, p *progress) error {
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO trash (memory_id, deleted_at, record, archived)
+		SELECT ?1, ?2, ?3, 1 WHERE NOT EXISTS (SELECT 1 FROM memories WHERE id = ?1)
+		ON CONFLICT (memory_id) DO NOTHING`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	for _, it := range items {
+		p.step()
+		id := it.Memory.ID
+		body, err := json.Marshal(it.TrashRecord)
+		if err != nil {
+			return fmt.Errorf("archived memory %s: %w", id, err)
+		}
+		r, err := ins.ExecContext(ctx, id, formatTime(it.DeletedAt), string(body))
+		if err != nil {
+			return fmt.Errorf("archived memory %s: %w", id, err)
+		}
+		if n, _ := r.RowsAffected(); n == 1 {
+			res.Archived++
+		} else {
+			res.ArchivedExisting++
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 
 	"github.com/recall-mcp/recall/memory"
@@ -10,7 +11,8 @@ import (
 
 // RecordVisitor receives every row of an export, one at a time, in a stable
 // order: memories by creation, then edges, validation events and file
-// activity by id. Any of its functions may be nil.
+// activity by id, then archived memories by archive time. Any of its
+// functions may be nil.
 type RecordVisitor struct {
 	Memory func(*memory.Memory) error
 	Edge   func(*memory.Edge) error
@@ -20,6 +22,10 @@ type RecordVisitor struct {
 	// Project receives each project binding (root <-> namespace) as its
 	// columns, when the database keeps them.
 	Project func(map[string]any) error
+	// Archived receives each archived memory's trash record (the memory, its
+	// edges, events and change log) with its archive time. Deleted memories
+	// waiting out TrashKeep are not exported: a delete means gone.
+	Archived func(*TrashItem) error
 }
 
 // Export reads every record inside one read transaction (a consistent
@@ -44,6 +50,7 @@ func (s *DB) Export(ctx context.Context, v RecordVisitor) error {
 		func() error { return exportChanges(ctx, tx, v.Change) },
 		func() error { return exportFiles(ctx, tx, v.File) },
 		func() error { return exportProjects(ctx, tx, v.Project) },
+		func() error { return exportArchived(ctx, tx, v.Archived) },
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -186,4 +193,25 @@ func exportProjects(ctx context.Context, tx querier, fn func(map[string]any) err
 		}
 	}
 	return nil
+}
+
+func exportArchived(ctx context.Context, tx querier, fn func(*TrashItem) error) error {
+	if fn == nil {
+		return nil
+	}
+	return eachRow(ctx, tx, `SELECT memory_id, deleted_at, record FROM trash WHERE archived ORDER BY deleted_at, memory_id`, func(rows *sql.Rows) error {
+		var id, at, body string
+		if err := rows.Scan(&id, &at, &body); err != nil {
+			return err
+		}
+		it := TrashItem{Archived: true}
+		if err := json.Unmarshal([]byte(body), &it.TrashRecord); err != nil {
+			return fmt.Errorf("archived memory %s: %w", id, err)
+		}
+		var err error
+		if it.DeletedAt, err = parseTime(at); err != nil {
+			return err
+		}
+		return fn(&it)
+	})
 }

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/recall-mcp/recall/internal/pyrecall"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // TestExportImportRoundTrip moves a database out with `recall export` and into
@@ -99,5 +101,53 @@ func TestImportShowsProgressOnATerminal(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "importing") || !strings.Contains(string(out), "(500/1000)") || !strings.Contains(string(out), "imported 1000 memories") {
 		t.Errorf("no progress bar on the terminal:\n%q", out)
+	}
+}
+
+// TestArchivedMemoryMovesMachines archives a memory (as the viewer does) and
+// moves the database with `recall export` and `recall import`: the archived
+// memory arrives in the trash, not in the store, and a second import of the
+// same file adds nothing.
+func TestArchivedMemoryMovesMachines(t *testing.T) {
+	ctx := context.Background()
+	from := newCLIEnv(t)
+	from.store("Deploys MUST be tagged", "--type", "decision")
+	old := from.store("Deploys went through the old FTP script", "--type", "decision")
+	db, err := storage.Open(ctx, from.dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.ArchiveMemory(ctx, old, true)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(from.dir, "recall.jsonl")
+	if r := from.run("", "export", "-o", file); r.code != 0 || !strings.Contains(r.stderr, "exported 1 archived memories") {
+		t.Fatalf("export: exit %d\n%s", r.code, r.stderr)
+	}
+
+	to := newCLIEnv(t)
+	out := to.ok("import", file)
+	if !strings.Contains(out, "imported 1 memories, 0 edges") || !strings.Contains(out, "imported 1 archived memories into the trash") {
+		t.Errorf("import said: %s", out)
+	}
+	if found := to.ok("search", "FTP script"); strings.Contains(found, old) {
+		t.Errorf("the archived memory is searchable after the import: %s", found)
+	}
+	out = to.ok("import", file)
+	if !strings.Contains(out, "imported 0 archived memories into the trash (restorable in the viewer); 1 were already stored") {
+		t.Errorf("second import said: %s", out)
+	}
+	db, err = storage.Open(ctx, to.dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if items, err := db.Trash(ctx); err != nil || len(items) != 1 || !items[0].Archived || items[0].Memory.ID != old {
+		t.Fatalf("trash after two imports = %+v, %v; want the archived memory once", items, err)
+	}
+	if _, err := db.RestoreMemory(ctx, old); err != nil {
+		t.Errorf("restore: %v", err)
 	}
 }

@@ -13,12 +13,13 @@ import (
 
 // ExportCounts says how many records of each kind an export wrote.
 type ExportCounts struct {
-	Memories, Edges, Events, Changes, Files, Projects int
+	Memories, Edges, Events, Changes, Files, Projects, Archived int
 }
 
 // ExportJSONL writes everything src holds to w, one JSON record a line: a
 // header naming the format and version, then memories, edges, validation
-// events, change log entries and file activity. The records are a snapshot of one moment.
+// events, change log entries, file activity, project bindings and archived
+// memories. The records are a snapshot of one moment.
 func ExportJSONL(ctx context.Context, src Source, w io.Writer, now time.Time) (ExportCounts, error) {
 	var n ExportCounts
 	bw := bufio.NewWriterSize(w, 64*1024)
@@ -38,6 +39,7 @@ func ExportJSONL(ctx context.Context, src Source, w io.Writer, now time.Time) (E
 			row["record"] = KindProject
 			return enc.Encode(row)
 		},
+		Archived: func(it *storage.TrashItem) error { n.Archived++; return enc.Encode(toArchivedRecord(it)) },
 	})
 	if err != nil {
 		return n, err

@@ -218,8 +218,19 @@ func addRecord(recs *storage.Records, kind string, text []byte) error {
 		}
 		delete(row, "record")
 		recs.Projects = append(recs.Projects, row)
+	case KindArchived:
+		var r archivedRecord
+		if err := strictDecode(text, &r); err != nil {
+			return err
+		}
+		it := r.item()
+		if err := checkArchived(it); err != nil {
+			return fmt.Errorf("archived memory %s: %w", it.Memory.ID, err)
+		}
+		recs.Archived = append(recs.Archived, it)
 	default:
-		return fmt.Errorf("record %q is not one of %s, %s, %s, %s, %s, %s", kind, KindMemory, KindEdge, KindEvent, KindChange, KindFile, KindProject)
+		return fmt.Errorf("record %q is not one of %s, %s, %s, %s, %s, %s, %s (a newer recall's export? upgrade recall)",
+			kind, KindMemory, KindEdge, KindEvent, KindChange, KindFile, KindProject, KindArchived)
 	}
 	return nil
 }
@@ -256,6 +267,40 @@ func checkMemory(m *memory.Memory) error {
 	// The hash is the dedup key: computed here, never trusted from the file,
 	// so an edited line cannot slip a duplicate past it.
 	m.ContentHash = memory.ContentHash(m.Content)
+	return nil
+}
+
+// checkArchived applies the rules of each part to an archived memory's record:
+// its edges, events and change log all belong to that memory.
+func checkArchived(it storage.TrashItem) error {
+	if it.DeletedAt.IsZero() {
+		return memory.Invalidf("archived_at", "(missing)", "an RFC 3339 time")
+	}
+	m := it.Memory
+	if err := checkMemory(m); err != nil {
+		return err
+	}
+	for _, e := range it.Edges {
+		if err := checkEdge(e); err != nil {
+			return err
+		}
+		if e.SourceID != m.ID && e.TargetID != m.ID {
+			return fmt.Errorf("edge %d %s -> %s does not touch the memory", e.ID, e.SourceID, e.TargetID)
+		}
+	}
+	for _, ev := range it.Events {
+		if _, err := memory.ParseEventType(string(ev.EventType)); err != nil {
+			return err
+		}
+		if ev.MemoryID != m.ID {
+			return fmt.Errorf("validation event %d is of memory %s", ev.ID, ev.MemoryID)
+		}
+	}
+	for _, c := range it.Changes {
+		if c.MemoryID != m.ID || c.Action == "" || c.Source == "" || c.At.IsZero() {
+			return fmt.Errorf("change %d: want an action, a source and a time of this memory", c.ID)
+		}
+	}
 	return nil
 }
 

@@ -14,9 +14,12 @@ import (
 
 // Format and Version name the JSONL export. An import refuses a newer
 // version, with a message saying to upgrade; older versions stay readable.
+// Version 2 added archived_memory records: a version 1 reader would leave
+// them out line by line and keep the rest, losing the archive, so it is told
+// to upgrade instead.
 const (
 	Format  = "recall-export"
-	Version = 1
+	Version = 2
 )
 
 // Record kinds: the value of every line's "record" field.
@@ -31,6 +34,10 @@ const (
 	// KindProject is a project binding (root <-> namespace), carried column by
 	// column as the database keeps it.
 	KindProject = "project"
+	// KindArchived is an archived memory as the trash keeps it: the memory,
+	// its edges both ways, its validation events and change log, and when it
+	// was archived. Deleted memories in the trash are not exported.
+	KindArchived = "archived_memory"
 )
 
 // Source is what an export reads.
@@ -55,7 +62,7 @@ type header struct {
 // nanoseconds (lossless). No vector: the importing side makes its own with its
 // configured model.
 type memoryRecord struct {
-	Record      string         `json:"record"`
+	Record      string         `json:"record,omitempty"` // empty inside an archived record
 	ID          string         `json:"id"`
 	Content     string         `json:"content"`
 	ContentHash string         `json:"content_hash"`
@@ -71,7 +78,7 @@ type memoryRecord struct {
 }
 
 type edgeRecord struct {
-	Record    string          `json:"record"`
+	Record    string          `json:"record,omitempty"`
 	ID        int64           `json:"id"`
 	SourceID  string          `json:"source_id"`
 	TargetID  string          `json:"target_id"`
@@ -82,7 +89,7 @@ type edgeRecord struct {
 }
 
 type eventRecord struct {
-	Record           string           `json:"record"`
+	Record           string           `json:"record,omitempty"`
 	ID               int64            `json:"id"`
 	MemoryID         string           `json:"memory_id"`
 	EventType        memory.EventType `json:"event_type"`
@@ -95,7 +102,7 @@ type eventRecord struct {
 }
 
 type changeRecord struct {
-	Record string `json:"record"`
+	Record string `json:"record,omitempty"`
 	memory.Change
 }
 
@@ -113,6 +120,52 @@ type fileRecord struct {
 	// summary row folding older touches of one file and action).
 	Touches int  `json:"touches,omitempty"`
 	Summary bool `json:"summary,omitempty"`
+}
+
+// archivedRecord is an archived memory line: the trash's record of it, its
+// parts written as the top-level kinds are (without their "record" field).
+type archivedRecord struct {
+	Record     string         `json:"record"`
+	ArchivedAt time.Time      `json:"archived_at"`
+	Memory     memoryRecord   `json:"memory"`
+	Edges      []edgeRecord   `json:"edges"`
+	Events     []eventRecord  `json:"validation_events"`
+	Changes    []changeRecord `json:"changes"`
+}
+
+func toArchivedRecord(it *storage.TrashItem) archivedRecord {
+	r := archivedRecord{Record: KindArchived, ArchivedAt: it.DeletedAt, Memory: toMemoryRecord(it.Memory),
+		Edges: []edgeRecord{}, Events: []eventRecord{}, Changes: []changeRecord{}}
+	r.Memory.Record = ""
+	for i := range it.Edges {
+		e := toEdgeRecord(&it.Edges[i])
+		e.Record = ""
+		r.Edges = append(r.Edges, e)
+	}
+	for i := range it.Events {
+		ev := toEventRecord(&it.Events[i])
+		ev.Record = ""
+		r.Events = append(r.Events, ev)
+	}
+	for i := range it.Changes {
+		r.Changes = append(r.Changes, changeRecord{Change: it.Changes[i]})
+	}
+	return r
+}
+
+func (r archivedRecord) item() storage.TrashItem {
+	it := storage.TrashItem{DeletedAt: r.ArchivedAt.UTC(), Archived: true, TrashRecord: storage.TrashRecord{
+		Memory: r.Memory.memory(), Edges: []memory.Edge{}, Events: []memory.ValidationEvent{}}}
+	for _, e := range r.Edges {
+		it.Edges = append(it.Edges, e.edge())
+	}
+	for _, ev := range r.Events {
+		it.Events = append(it.Events, ev.event())
+	}
+	for _, c := range r.Changes {
+		it.Changes = append(it.Changes, c.change())
+	}
+	return it
 }
 
 func toMemoryRecord(m *memory.Memory) memoryRecord {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/internal/pyrecall"
+	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
 )
 
@@ -253,5 +254,125 @@ func TestMemoryServerEntitiesObeyTheRules(t *testing.T) {
 	}
 	if _, err := Import(context.Background(), db, strings.NewReader(memoryServerFile), ImportOptions{Namespace: "team"}); err == nil || !strings.Contains(err.Error(), "namespace") {
 		t.Errorf("namespace team: %v, want a refusal naming the namespace", err)
+	}
+}
+
+// TestArchivedMemoriesTravel exports a database with a live, a deleted and an
+// archived memory: the archived one travels with its edges, events and change
+// log and lands in the new database's trash, archived, at the same time and
+// restorable; the deleted one stays behind. A second import changes nothing.
+func TestArchivedMemoriesTravel(t *testing.T) {
+	ctx := context.Background()
+	src := openDB(t, "src.db")
+	at := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	add := func(content string) *memory.Memory {
+		at = at.Add(time.Minute)
+		m, _, err := src.InsertMemory(ctx, &memory.Memory{ID: memory.NewID(at), Content: content, Type: memory.TypeDecision,
+			Namespace: "global", Importance: 0.5, Confidence: 0.3, CreatedAt: at, UpdatedAt: at, AccessedAt: at}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	live, deleted, archived := add("Builds run on the CI host"), add("A note deleted in the viewer"), add("Builds ran on the old Jenkins box")
+	if _, err := src.InsertEdge(ctx, &memory.Edge{SourceID: live.ID, TargetID: archived.ID, Relation: memory.RelationRelatesTo, Weight: 1, CreatedAt: at}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.AddEvent(ctx, &memory.ValidationEvent{MemoryID: archived.ID, EventType: memory.EventSucceeded, ConfidenceBefore: 0.3, ConfidenceAfter: 0.4, CreatedAt: at}); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.TrashMemory(ctx, deleted.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := src.ArchiveMemory(ctx, archived.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	n, err := ExportJSONL(ctx, src, &buf, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := buf.String()
+	if n.Archived != 1 || !strings.Contains(file, `{"record":"archived_memory","archived_at":`) || !strings.Contains(file, archived.ID) {
+		t.Fatalf("export counts %+v, want the archived memory:\n%s", n, file)
+	}
+	// Version 2: a version 1 recall would leave the archived line out and
+	// import the rest; the version makes it refuse the file and say to upgrade.
+	if !strings.HasPrefix(file, `{"record":"header","format":"recall-export","version":2,`) {
+		t.Errorf("export header is not version 2:\n%s", file)
+	}
+	if strings.Contains(file, deleted.ID) {
+		t.Errorf("export holds the deleted memory %s:\n%s", deleted.ID, file)
+	}
+
+	dst := openDB(t, "dst.db")
+	rep, err := Import(ctx, dst, strings.NewReader(file), ImportOptions{})
+	if err != nil || len(rep.BadLines) != 0 || rep.Result.Memories != 1 || rep.Result.Archived != 1 {
+		t.Fatalf("import = %+v %+v, %v; want one live and one archived memory", rep, rep.Result, err)
+	}
+	want, _ := src.Trash(ctx) // last deleted first: the archived one
+	got, _ := dst.Trash(ctx)
+	if len(want) != 2 || want[0].Memory.ID != archived.ID {
+		t.Fatalf("source trash = %+v", want)
+	}
+	if len(got) != 1 || !got[0].Archived || got[0].Memory.ID != archived.ID || !got[0].DeletedAt.Equal(want[0].DeletedAt) ||
+		len(got[0].Edges) != 1 || len(got[0].Events) != 1 {
+		t.Fatalf("trash after import = %+v, want the archived memory as %+v", got, want)
+	}
+	if again := export(t, dst); stripHeader(again) != stripHeader(file) {
+		t.Errorf("export after import differs:\n%s\nwant:\n%s", again, file)
+	}
+
+	// The same file again: nothing new, the archived memory counted as there.
+	rep, err = Import(ctx, dst, strings.NewReader(file), ImportOptions{})
+	if err != nil || rep.Result.Memories != 0 || rep.Result.Edges != 0 || rep.Result.Events != 0 || rep.Result.Archived != 0 || rep.Result.ArchivedExisting != 1 {
+		t.Fatalf("second import = %+v, %v; want nothing added and the archived memory found", rep.Result, err)
+	}
+	if again := export(t, dst); stripHeader(again) != stripHeader(file) {
+		t.Errorf("export after a second import differs:\n%s\nwant:\n%s", again, file)
+	}
+
+	if _, err := dst.RestoreMemory(ctx, archived.ID); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := dst.GetMemory(ctx, archived.ID); err != nil || m.Content != archived.Content {
+		t.Fatalf("restored memory = %+v, %v", m, err)
+	}
+	if edges, _ := dst.Edges(ctx, memory.EdgeQuery{TargetID: archived.ID}); len(edges) != 1 || edges[0].SourceID != live.ID {
+		t.Errorf("restored edges = %+v", edges)
+	}
+	if evs, _ := dst.Events(ctx, archived.ID, "", 0); len(evs) != 1 || evs[0].ConfidenceAfter != 0.4 {
+		t.Errorf("restored events = %+v", evs)
+	}
+	// Live now: the file's archived copy is left out, not put in the trash.
+	rep, err = Import(ctx, dst, strings.NewReader(file), ImportOptions{})
+	if items, _ := dst.Trash(ctx); err != nil || rep.Result.Archived != 0 || rep.Result.ArchivedExisting != 1 || len(items) != 0 {
+		t.Errorf("import over the restored memory = %+v, %v, trash %+v; want it left out", rep.Result, err, items)
+	}
+}
+
+func stripHeader(s string) string {
+	_, rest, _ := strings.Cut(s, "\n")
+	return rest
+}
+
+// TestArchivedRecordsAreChecked refuses archived memories whose parts do not
+// belong to them or that lack their archive time, by line; an unknown kind
+// says an upgrade may read it.
+func TestArchivedRecordsAreChecked(t *testing.T) {
+	const mem = `"memory":{"id":"mem_1740787260000_c4d422bb","content":"Builds ran on Jenkins","memory_type":"decision","namespace":"global","importance":0.5,"confidence":0.3,"created_at":"2025-03-01T00:00:00Z"}`
+	file := `{"record":"header","format":"recall-export","version":2}
+{"record":"archived_memory","archived_at":"2025-03-02T00:00:00Z",` + mem + `,"edges":[],"validation_events":[{"id":1,"memory_id":"mem_1740787260000_aaaaaaaa","event_type":"succeeded","created_at":"2025-03-01T00:00:00Z"}],"changes":[]}
+{"record":"archived_memory",` + mem + `,"edges":[],"validation_events":[],"changes":[]}
+{"record":"archived_memory","archived_at":"2025-03-02T00:00:00Z",` + mem + `,"edges":[],"validation_events":[],"changes":[]}
+{"record":"pinned_memory","id":"mem_1740787260000_c4d422bb"}`
+	rep, err := Import(context.Background(), openDB(t, "x.db"), strings.NewReader(file), ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.BadLines) != 3 || rep.BadLines[0].Line != 2 || !strings.Contains(rep.BadLines[0].Err, "validation event 1 is of memory") ||
+		rep.BadLines[1].Line != 3 || !strings.Contains(rep.BadLines[1].Err, "archived_at") ||
+		rep.BadLines[2].Line != 5 || !strings.Contains(rep.BadLines[2].Err, "upgrade recall") || rep.Result.Archived != 1 {
+		t.Errorf("bad lines = %v, archived %d; want lines 2 (event), 3 (time) and 5 (kind) left out and line 4 archived", rep.BadLines, rep.Result.Archived)
 	}
 }

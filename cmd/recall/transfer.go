@@ -18,7 +18,8 @@ var exportCommand = &command{
 	quiet: true,
 	name:  "export",
 	args:  "[-o FILE] [--format jsonl|memory-jsonl] [--markdown DIR]",
-	summary: "Write everything out: memories, edges, validation events, file activity, projects.\n" +
+	summary: "Write everything out: memories, edges, validation events, file activity, projects,\n" +
+		"archived memories (into the trash on import; deleted ones are not written).\n" +
 		"jsonl (default) is Recall's lossless, versioned format, one record a line, which\n" +
 		"`recall import` reads back. memory-jsonl is the MCP memory server's memory.jsonl.\n" +
 		"--markdown DIR writes a readable record instead: a file per namespace, memories\n" +
@@ -56,6 +57,9 @@ func runExport(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 		n, err := transfer.ExportJSONL(ctx, a.db, w, time.Now())
 		if err == nil {
 			fmt.Fprintf(e.stderr, "exported %d memories, %d edges, %d validation events, %d change log entries, %d file activity rows, %d project bindings\n", n.Memories, n.Edges, n.Events, n.Changes, n.Files, n.Projects)
+			if n.Archived > 0 {
+				fmt.Fprintf(e.stderr, "exported %d archived memories\n", n.Archived)
+			}
 		}
 		return err
 	})
@@ -142,6 +146,9 @@ func printImport(stdout, stderr io.Writer, rep *transfer.ImportReport) {
 	}
 	if r.Existing > 0 {
 		fmt.Fprintf(stdout, "%d memories were already stored (same id, or same content in the namespace)\n", r.Existing)
+	}
+	if r.Archived > 0 || r.ArchivedExisting > 0 {
+		fmt.Fprintf(stdout, "imported %d archived memories into the trash (restorable in the viewer); %d were already stored (live or in the trash)\n", r.Archived, r.ArchivedExisting)
 	}
 	if rep.Mapping != "" {
 		fmt.Fprintln(stdout, "mapping:", rep.Mapping)
