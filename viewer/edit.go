@@ -41,20 +41,30 @@ func (h *handler) editMemory(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, res)
 }
 
-// demoteBody is POST /api/memories/{id}/demote and /promote.
-type demoteBody struct {
+// reasonBody is POST /api/memories/{id}/promote and /demote.
+type reasonBody struct {
 	Reason string `json:"reason"`
+}
+
+// readReason reads the required reason of a promotion or demotion; what says
+// what it is for. On a bad body it answers 400 and returns false.
+func readReason(w http.ResponseWriter, r *http.Request, what string) (string, bool) {
+	var body reasonBody
+	if err := decodeBody(w, r, &body); err != nil || strings.TrimSpace(body.Reason) == "" {
+		writeError(w, http.StatusBadRequest, `invalid body: accepted a JSON object {"reason": "`+what+`"} (the reason is required)`)
+		return "", false
+	}
+	return body.Reason, true
 }
 
 // promoteMemory makes a preference, decision or pattern a golden rule, with
 // a reason.
 func (h *handler) promoteMemory(w http.ResponseWriter, r *http.Request) {
-	var body demoteBody
-	if err := decodeBody(w, r, &body); err != nil || strings.TrimSpace(body.Reason) == "" {
-		writeError(w, http.StatusBadRequest, `invalid body: accepted a JSON object {"reason": "why this becomes a golden rule"} (the reason is required)`)
+	reason, ok := readReason(w, r, "why this becomes a golden rule")
+	if !ok {
 		return
 	}
-	m, err := h.mem.Promote(r.Context(), memory.PromoteRequest{MemoryID: r.PathValue("id"), Reason: body.Reason, By: editor})
+	m, err := h.mem.Promote(r.Context(), memory.PromoteRequest{MemoryID: r.PathValue("id"), Reason: reason, By: editor})
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -64,12 +74,11 @@ func (h *handler) promoteMemory(w http.ResponseWriter, r *http.Request) {
 
 // demoteMemory turns a golden rule back into an ordinary memory with a reason.
 func (h *handler) demoteMemory(w http.ResponseWriter, r *http.Request) {
-	var body demoteBody
-	if err := decodeBody(w, r, &body); err != nil || strings.TrimSpace(body.Reason) == "" {
-		writeError(w, http.StatusBadRequest, `invalid body: accepted a JSON object {"reason": "why this is no longer a golden rule"} (the reason is required)`)
+	reason, ok := readReason(w, r, "why this is no longer a golden rule")
+	if !ok {
 		return
 	}
-	m, err := h.mem.Demote(r.Context(), memory.DemoteRequest{MemoryID: r.PathValue("id"), Reason: body.Reason, By: editor})
+	m, err := h.mem.Demote(r.Context(), memory.DemoteRequest{MemoryID: r.PathValue("id"), Reason: reason, By: editor})
 	if err != nil {
 		h.fail(w, r, err)
 		return
