@@ -28,7 +28,7 @@ type env struct {
 	CurationWorkers        string `envconfig:"RECALL_CURATION_WORKERS" default:"2" accepts:"a whole number from 1 to 16" desc:"curation jobs run at once"`
 	ContradictionThreshold string `envconfig:"RECALL_CONTRADICTION_THRESHOLD" default:"0.7" accepts:"a number from 0 to 1" desc:"similarity above which two memories are checked for contradiction"`
 	StaleDays              string `envconfig:"RECALL_STALE_DAYS" default:"30" accepts:"a whole number of at least 1" desc:"days without a validation event (apply, outcome, validate; counted from creation when there is none) after which memory_analyze_health calls a memory stale; the default of its stale_days"`
-	HTTPToken              string `envconfig:"RECALL_HTTP_TOKEN" default:"" accepts:"any text; empty means no token" desc:"bearer token the HTTP transport requires (empty: none)"`
+	HTTPToken              string `envconfig:"RECALL_HTTP_TOKEN" default:"" accepts:"any text; empty means no token" desc:"bearer token the HTTP transport and a viewer served to other machines require (empty: none)"`
 	Capture                string `envconfig:"RECALL_CAPTURE" default:"on" accepts:"on or off" desc:"hooks record prompts and one line per tool call in the session journal"`
 	Summaries              string `envconfig:"RECALL_SUMMARIES" default:"on" accepts:"on or off" desc:"the chat model summarises captured sessions (in recall serve, after Stop, PreCompact and SessionEnd)"`
 	SummaryCalls           string `envconfig:"RECALL_SUMMARY_CALLS" default:"20" accepts:"a whole number from 1 to 1000" desc:"most chat-model calls spent on summaries of one session"`
