@@ -65,7 +65,7 @@ func requireToken(a Access, next http.Handler) http.Handler {
 				unauthorized(w, true, "wrong token in ?token=: open the viewer with the value of RECALL_HTTP_TOKEN, as ?token=<token>")
 				return
 			}
-			http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: cookie, Path: "/",
+			http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: cookie, Path: mountPath(r),
 				HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 			w.Header().Set("Cache-Control", "no-store")
 			http.Redirect(w, r, withoutToken(r), http.StatusSeeOther)
@@ -83,6 +83,17 @@ func requireToken(a Access, next http.Handler) http.Handler {
 		unauthorized(w, got != "", "this viewer needs its token (the value of RECALL_HTTP_TOKEN): open it once as /?token=<token>, "+
 			"which keeps it in a cookie, or send \"Authorization: Bearer <token>\"")
 	})
+}
+
+// mountPath is where the viewer is served ("/", or "/ui/" under recall
+// serve): the cookie goes to the viewer alone, not to MCP or another viewer
+// of the same host.
+func mountPath(r *http.Request) string {
+	u, err := url.ParseRequestURI(r.RequestURI)
+	if err != nil || !strings.HasSuffix(u.Path, r.URL.Path) {
+		return "/"
+	}
+	return strings.TrimSuffix(u.Path[:len(u.Path)-len(r.URL.Path)], "/") + "/"
 }
 
 func unauthorized(w http.ResponseWriter, wrong bool, msg string) {

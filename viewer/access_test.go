@@ -71,7 +71,7 @@ func TestTokenInTheURLSetsACookieAndRedirectsToTheCleanURL(t *testing.T) {
 		t.Fatalf("GET /?token=: %d, Location %q; want 303 to /?view=list", w.Code, w.Header().Get("Location"))
 	}
 	cookies := w.Result().Cookies()
-	if len(cookies) != 1 || cookies[0].Name != tokenCookie || !cookies[0].HttpOnly || cookies[0].SameSite != http.SameSiteStrictMode {
+	if len(cookies) != 1 || cookies[0].Name != tokenCookie || !cookies[0].HttpOnly || cookies[0].SameSite != http.SameSiteStrictMode || cookies[0].Path != "/" {
 		t.Fatalf("cookies %+v; want one HttpOnly SameSite=Strict %s", cookies, tokenCookie)
 	}
 	if strings.Contains(cookies[0].Value, testToken) {
@@ -101,6 +101,9 @@ func TestTokenInTheURLSetsACookieAndRedirectsToTheCleanURL(t *testing.T) {
 	mux.ServeHTTP(rec, req)
 	if rec.Code != http.StatusSeeOther || rec.Header().Get("Location") != "/ui/" {
 		t.Errorf("GET /ui/?token=: %d, Location %q; want 303 to /ui/", rec.Code, rec.Header().Get("Location"))
+	}
+	if c := rec.Result().Cookies(); len(c) != 1 || c[0].Path != "/ui/" {
+		t.Errorf("cookies under /ui/: %+v; want one for /ui/ alone (not MCP's /mcp)", c)
 	}
 }
 
