@@ -3,8 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,8 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/recall-mcp/recall/capture"
-	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/embedding/ollamatest"
+	"github.com/recall-mcp/recall/internal/servicetest"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
 	"github.com/recall-mcp/recall/validation"
@@ -31,24 +29,11 @@ type fixture struct {
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "recall.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	ol := ollamatest.New(t)
-	client, err := embedding.New(embedding.Options{Host: ol.URL()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	mem := memory.NewService(db, client, memory.Options{Logger: log})
-	cur := validation.New(db, mem, client, client, validation.Options{Logger: log})
-	hist := newHistory(t, filepath.Join(t.TempDir(), "no-transcripts-yet"), client)
-	reader := &capture.Reader{Store: db, Memories: mem}
-	return &fixture{srv: New(Deps{Memory: mem, Curation: cur, History: hist, Capture: reader, Version: "test", Logger: log}),
-		mem: mem, cur: cur, reader: reader, db: db, ollama: ol}
+	e := servicetest.New(t)
+	hist := newHistory(t, filepath.Join(t.TempDir(), "no-transcripts-yet"), e.Client)
+	reader := &capture.Reader{Store: e.DB, Memories: e.Mem}
+	return &fixture{srv: New(Deps{Memory: e.Mem, Curation: e.Val, History: hist, Capture: reader, Version: "test", Logger: e.Log}),
+		mem: e.Mem, cur: e.Val, reader: reader, db: e.DB, ollama: e.Ollama}
 }
 
 // connect opens a client session to the fixture's server over in-memory transports.

@@ -3,8 +3,6 @@ package viewer
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -16,11 +14,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/embedding/ollamatest"
+	"github.com/recall-mcp/recall/internal/servicetest"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
-	"github.com/recall-mcp/recall/validation"
 )
 
 // Benchmarks of the viewer's server side over 100k memories (with 3 edges
@@ -57,16 +54,9 @@ func benchFixture(b *testing.B) *fixture {
 	path := filepath.Join(os.TempDir(), fmt.Sprintf("recall-viewer-bench-%d-vectors-schema%d.db", benchMemories, storage.SchemaVersion()))
 	db := openSeeded(b, ctx, path)
 	b.Cleanup(func() { db.Close() })
-	ol := ollamatest.New(b)
-	client, err := embedding.New(embedding.Options{Host: ol.URL()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	mem := memory.NewService(db, client, memory.Options{Logger: log})
-	val := validation.New(db, mem, client, client, validation.Options{Logger: log})
-	return &fixture{mem: mem, val: val, db: db, path: path, ol: ol.URL(),
-		h: New(Deps{Memory: mem, Validation: val, DB: db, Logger: log})}
+	e := servicetest.Over(b, db)
+	return &fixture{mem: e.Mem, val: e.Val, db: db, path: path, ol: e.Ollama.URL(), fake: e.Ollama,
+		h: New(Deps{Memory: e.Mem, Validation: e.Val, DB: db, Logger: e.Log})}
 }
 
 // openSeeded opens the seeded file, seeding it through storage's bulk import

@@ -8,13 +8,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/embedding/ollamatest"
+	"github.com/recall-mcp/recall/internal/servicetest"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
 	"github.com/recall-mcp/recall/validation"
@@ -34,23 +34,9 @@ type fixture struct {
 
 func newFixture(t testing.TB) *fixture {
 	t.Helper()
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "recall.db")
-	db, err := storage.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	ol := ollamatest.New(t)
-	client, err := embedding.New(embedding.Options{Host: ol.URL()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	mem := memory.NewService(db, client, memory.Options{Logger: log})
-	val := validation.New(db, mem, client, client, validation.Options{Logger: log})
-	return &fixture{mem: mem, val: val, db: db, path: path, ol: ol.URL(), fake: ol,
-		h: New(Deps{Memory: mem, Validation: val, DB: db, Logger: log})}
+	e := servicetest.New(t)
+	return &fixture{mem: e.Mem, val: e.Val, db: e.DB, path: e.Path, ol: e.Ollama.URL(), fake: e.Ollama,
+		h: New(Deps{Memory: e.Mem, Validation: e.Val, DB: e.DB, Logger: e.Log})}
 }
 
 // store saves a memory and returns its id.
