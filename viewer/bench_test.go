@@ -14,7 +14,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/recall-mcp/recall/embedding/ollamatest"
 	"github.com/recall-mcp/recall/internal/servicetest"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
@@ -95,26 +94,7 @@ func openSeeded(b *testing.B, ctx context.Context, path string) *storage.DB {
 			}
 		}
 	}
-	if _, err := db.Import(ctx, rec); err != nil {
-		b.Fatal(err)
-	}
-	// The vectors go in as a reindex does it: staged in batches, swapped in at the end.
-	space := memory.EmbeddingSpace{Model: ollamatest.DefaultEmbedModel, Dimension: ollamatest.DefaultDimension}
-	if _, err := db.BeginReindex(ctx, space); err != nil {
-		b.Fatal(err)
-	}
-	for start := 0; start < len(rec.Memories); start += 2000 {
-		batch := map[string][]float32{}
-		for _, m := range rec.Memories[start:min(start+2000, len(rec.Memories))] {
-			batch[m.ID] = ollamatest.Vector(m.Content, space.Dimension)
-		}
-		if err := db.StageVectors(ctx, batch); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if _, err := db.FinishReindex(ctx); err != nil {
-		b.Fatal(err)
-	}
+	servicetest.Seed(b, db, rec) // with every vector: a search is the whole hybrid search
 	b.Logf("seeded %d memories in %v", benchMemories, time.Since(start).Round(time.Millisecond))
 	return db
 }
