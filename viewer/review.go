@@ -49,16 +49,38 @@ func (h *handler) listContradictions(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	q := contradictionQueue{Pairs: []contradictionPair{}, Total: rep.Counts.Contradictions}
+	// The edges (for the judge's reason) and both memories of every pair in
+	// two reads, not three per pair.
+	edgeIDs := make([]int64, 0, len(rep.Contradictions))
+	memIDs := make([]string, 0, 2*len(rep.Contradictions))
 	for _, c := range rep.Contradictions {
-		e, err := h.edge(r, c.EdgeID)
-		if err != nil {
-			continue // resolved meanwhile
-		}
-		a, errA := h.mem.Get(r.Context(), c.SourceID)
-		b, errB := h.mem.Get(r.Context(), c.TargetID)
-		if errA != nil || errB != nil {
-			continue // deleted meanwhile
+		edgeIDs = append(edgeIDs, c.EdgeID)
+		memIDs = append(memIDs, c.SourceID, c.TargetID)
+	}
+	q := contradictionQueue{Pairs: []contradictionPair{}, Total: rep.Counts.Contradictions}
+	if len(edgeIDs) == 0 {
+		writeJSON(w, http.StatusOK, q)
+		return
+	}
+	edges, err := h.mem.Store().Edges(r.Context(), memory.EdgeQuery{EdgeIDs: edgeIDs})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	byID := make(map[int64]memory.Edge, len(edges))
+	for _, e := range edges {
+		byID[e.ID] = e
+	}
+	mems, err := h.mem.Store().GetMemories(r.Context(), memIDs)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	for _, c := range rep.Contradictions {
+		e, ok := byID[c.EdgeID]
+		a, b := mems[c.SourceID], mems[c.TargetID]
+		if !ok || a == nil || b == nil {
+			continue // resolved or deleted meanwhile
 		}
 		reason, _ := e.Metadata["reason"].(string)
 		q.Pairs = append(q.Pairs, contradictionPair{EdgeID: c.EdgeID, Weight: e.Weight, Reason: reason, A: a, B: b})
