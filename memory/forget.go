@@ -71,7 +71,7 @@ func (s *Service) Forget(ctx context.Context, req ForgetRequest) (*ForgetResult,
 			}
 		}
 		res.DeletedIDs = append(res.DeletedIDs, m.ID)
-		res.Deleted = append(res.Deleted, ForgottenMemory{ID: m.ID, Preview: preview(m.Content, forgetPreviewChars)})
+		res.Deleted = append(res.Deleted, ForgottenMemory{ID: m.ID, Preview: Preview(m.Content, forgetPreviewChars)})
 	}
 	res.DeletedCount = len(res.DeletedIDs)
 	res.Message = forgetMessage(res, target)

@@ -302,7 +302,7 @@ func (g *graphWalk) result(originID string, scores bool) *InspectResult {
 	for _, m := range g.order {
 		d := g.depth[m.ID]
 		res.Nodes = append(res.Nodes, GraphNode{
-			ID: m.ID, Content: preview(m.Content, previewRunes), Type: m.Type, Namespace: m.Namespace,
+			ID: m.ID, Content: Preview(m.Content, previewRunes), Type: m.Type, Namespace: m.Namespace,
 			Confidence: m.Confidence, Importance: m.Importance, Depth: d,
 		})
 		res.Stats.MaxDepthReached = max(res.Stats.MaxDepthReached, d)
@@ -355,8 +355,9 @@ func sortEdges(es []Edge) {
 	slices.SortFunc(es, func(a, b Edge) int { return cmp.Compare(a.ID, b.ID) })
 }
 
-// preview shortens content to n runes on one line.
-func preview(content string, n int) string {
+// Preview shortens content to n runes on one line, for lists that show a
+// memory by its start.
+func Preview(content string, n int) string {
 	flat := strings.Join(strings.Fields(content), " ")
 	r := []rune(flat)
 	if len(r) <= n {

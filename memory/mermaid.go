@@ -18,7 +18,7 @@ func mermaid(res *InspectResult) string {
 	for i, n := range res.Nodes {
 		name := fmt.Sprintf("n%d", i)
 		names[n.ID] = name
-		label := fmt.Sprintf("%s: %s", n.Type, preview(n.Content, mermaidLabelRunes))
+		label := fmt.Sprintf("%s: %s", n.Type, Preview(n.Content, mermaidLabelRunes))
 		fmt.Fprintf(&b, "    %s[\"%s\"]\n", name, mermaidEscape(label))
 	}
 	for _, e := range res.Edges {

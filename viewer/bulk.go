@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/validation"
@@ -52,14 +51,10 @@ type bulkResult struct {
 	Message string     `json:"message"`
 }
 
+// previewChars is how much of a memory a list of the viewer shows.
 const previewChars = 160
 
-func preview(s string) string {
-	if utf8.RuneCountInString(s) <= previewChars {
-		return s
-	}
-	return string([]rune(s)[:previewChars]) + "…"
-}
+func preview(s string) string { return memory.Preview(s, previewChars) }
 
 // bulkMemories deletes, archives or confirms the selected memories one by
 // one through the services the single actions use (memory.Service.Forget by
