@@ -59,10 +59,10 @@ func (r *report) check(l Level, what string, fix ...string) {
 func Run(ctx context.Context, cfg *config.Config, emit func(Finding)) {
 	r := &report{emit: emit}
 	r.check(OK, fmt.Sprintf("configuration: database %s, Ollama %s", cfg.SQLitePath, redacted(cfg.OllamaHost)))
-	db := checkDatabase(ctx, r, cfg)
+	db, st := checkDatabase(ctx, r, cfg)
 	status := checkOllama(ctx, r, cfg)
 	if db != nil {
-		checkEmbeddings(ctx, r, cfg, db, status)
+		checkEmbeddings(ctx, r, cfg, db, st, status)
 		db.Close()
 	}
 	checkClaude(r)
@@ -90,18 +90,18 @@ func Collect(ctx context.Context, cfg *config.Config) ([]Finding, Level) {
 }
 
 // checkDatabase opens the database and checks its schema and integrity.
-func checkDatabase(ctx context.Context, r *report, cfg *config.Config) *storage.DB {
+func checkDatabase(ctx context.Context, r *report, cfg *config.Config) (*storage.DB, *memory.Stats) {
 	db, err := storage.Open(ctx, cfg.SQLitePath)
 	if err != nil {
 		r.check(Fail, "database: "+err.Error(),
 			fmt.Sprintf("check that %s is writable and not used by a newer recall; move it aside to start afresh", cfg.SQLitePath))
-		return nil
+		return nil, nil
 	}
 	st, err := db.Stats(ctx)
 	if err != nil {
 		r.check(Fail, "database statistics: "+err.Error())
 		db.Close()
-		return nil
+		return nil, nil
 	}
 	var integrity string
 	if err := db.SQL().QueryRowContext(ctx, "PRAGMA quick_check").Scan(&integrity); err != nil {
@@ -115,7 +115,7 @@ func checkDatabase(ctx context.Context, r *report, cfg *config.Config) *storage.
 	}
 	checkPythonImport(ctx, r, db)
 	checkSpool(r, st, db.SpoolDir())
-	return db
+	return db, st
 }
 
 // checkSpool reports the hooks' writes that met another process's write lock
@@ -217,8 +217,8 @@ func contextNote(m embedding.ModelInfo) string {
 }
 
 // checkEmbeddings checks that stored vectors fit the configured model and
-// reports memories still waiting for one.
-func checkEmbeddings(ctx context.Context, r *report, cfg *config.Config, db *storage.DB, status *embedding.Status) {
+// reports memories still waiting for one (st: the database's figures).
+func checkEmbeddings(ctx context.Context, r *report, cfg *config.Config, db *storage.DB, st *memory.Stats, status *embedding.Status) {
 	space, err := db.EmbeddingSpace(ctx)
 	if err != nil {
 		r.check(Fail, "embedding space: "+err.Error())
@@ -232,10 +232,6 @@ func checkEmbeddings(ctx context.Context, r *report, cfg *config.Config, db *sto
 			"recall reindex", fmt.Sprintf("or set RECALL_OLLAMA_MODEL=%s", space.Model))
 	default:
 		r.check(OK, fmt.Sprintf("embedding space: %s, dimension %d", space.Model, space.Dimension))
-	}
-	st, err := db.Stats(ctx)
-	if err != nil {
-		return
 	}
 	checkQueue(r, st)
 	if st.PendingEmbeddings == 0 {
