@@ -61,21 +61,14 @@ func (s *Service) AnalyzeHealth(ctx context.Context, req HealthRequest) (*Health
 	rep.Counts.Memories = len(all)
 
 	byID := make(map[string]*memory.Memory, len(all))
-	ids := make([]string, len(all))
-	for i, m := range all {
+	for _, m := range all {
 		byID[m.ID] = m
-		ids[i] = m.ID
 	}
-	edges, err := s.edgesOf(ctx, ids, memory.RelationSupersedes, memory.RelationContradicts)
+	edges, err := s.edgesOf(ctx, idsOf(all), memory.RelationSupersedes, memory.RelationContradicts)
 	if err != nil {
 		return nil, err
 	}
-	superseded := map[string]bool{}
-	for _, e := range edges {
-		if e.Relation == memory.RelationSupersedes {
-			superseded[e.TargetID] = true
-		}
-	}
+	superseded := supersededIn(edges)
 	for _, m := range all {
 		if superseded[m.ID] {
 			rep.Counts.Superseded++
@@ -123,6 +116,26 @@ func (s *Service) allMemories(ctx context.Context, namespace string) ([]*memory.
 		return nil, fmt.Errorf("listing memories: %w", err)
 	}
 	return all, nil
+}
+
+// idsOf lists the memories' ids.
+func idsOf(ms []*memory.Memory) []string {
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	return ids
+}
+
+// supersededIn is the set of memories a supersedes edge among edges targets.
+func supersededIn(edges []memory.Edge) map[string]bool {
+	out := map[string]bool{}
+	for _, e := range edges {
+		if e.Relation == memory.RelationSupersedes {
+			out[e.TargetID] = true
+		}
+	}
+	return out
 }
 
 // edgesOf lists the edges of the given relations touching ids, each once.
@@ -218,11 +231,7 @@ type checked struct {
 // lastChecked reads when each memory of all was last checked and keeps those
 // keep accepts, skipping superseded ones, the longest unchecked first.
 func (s *Service) lastChecked(ctx context.Context, all []*memory.Memory, superseded map[string]bool, keep func(m *memory.Memory, ref time.Time) bool) ([]checked, error) {
-	ids := make([]string, len(all))
-	for i, m := range all {
-		ids[i] = m.ID
-	}
-	lastEvent, err := s.store.LastEventTimes(ctx, ids)
+	lastEvent, err := s.store.LastEventTimes(ctx, idsOf(all))
 	if err != nil {
 		return nil, fmt.Errorf("reading validation events: %w", err)
 	}

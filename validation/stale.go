@@ -71,18 +71,11 @@ func (s *Service) StaleMemories(ctx context.Context, req StaleRequest) (*StaleRe
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, len(all))
-	for i, m := range all {
-		ids[i] = m.ID
-	}
-	edges, err := s.edgesOf(ctx, ids, memory.RelationSupersedes)
+	edges, err := s.edgesOf(ctx, idsOf(all), memory.RelationSupersedes)
 	if err != nil {
 		return nil, err
 	}
-	superseded := map[string]bool{}
-	for _, e := range edges {
-		superseded[e.TargetID] = true
-	}
+	superseded := supersededIn(edges)
 	now := s.now()
 	cutoff := now.Add(-time.Duration(req.Days) * 24 * time.Hour)
 	found, err := s.lastChecked(ctx, all, superseded, func(m *memory.Memory, ref time.Time) bool {
