@@ -73,16 +73,24 @@ func (s *Service) embedStored(ctx context.Context, m *Memory) error {
 	return s.store.SetEmbedding(context.WithoutCancel(ctx), m.ID, vec)
 }
 
+// cleanContent checks a memory's text and takes out what must not be kept
+// (<private> sections, secrets), as a store and an edit both do.
+func (s *Service) cleanContent(raw string) (string, error) {
+	content, err := checkText("content", raw, MaxContentBytes)
+	if err != nil || s.opts.Scrub == nil {
+		return content, err
+	}
+	if content, err = checkText("content", s.opts.Scrub(content), MaxContentBytes); err != nil {
+		return "", fmt.Errorf("%w (nothing is left once <private> sections are removed)", err)
+	}
+	return content, nil
+}
+
 // newMemory validates a store request and builds the memory it asks for.
 func (s *Service) newMemory(req StoreRequest) (*Memory, error) {
-	content, err := checkText("content", req.Content, MaxContentBytes)
+	content, err := s.cleanContent(req.Content)
 	if err != nil {
 		return nil, err
-	}
-	if s.opts.Scrub != nil {
-		if content, err = checkText("content", s.opts.Scrub(content), MaxContentBytes); err != nil {
-			return nil, fmt.Errorf("%w (nothing is left once <private> sections are removed)", err)
-		}
 	}
 	typ := TypeSession
 	if req.Type != "" {

@@ -60,13 +60,8 @@ func (s *Service) Update(ctx context.Context, req UpdateRequest) (*UpdateResult,
 	var content string
 	if req.Content != nil {
 		var err error
-		if content, err = checkText("content", *req.Content, MaxContentBytes); err != nil {
+		if content, err = s.cleanContent(*req.Content); err != nil {
 			return nil, err
-		}
-		if s.opts.Scrub != nil {
-			if content, err = checkText("content", s.opts.Scrub(content), MaxContentBytes); err != nil {
-				return nil, fmt.Errorf("%w (nothing is left once <private> sections are removed)", err)
-			}
 		}
 	}
 	var typ Type
