@@ -33,10 +33,17 @@ var (
 	}
 )
 
+// MaxVaried is how many distinct notes the vocabulary makes.
+var MaxVaried = len(openers) * len(things) * len(places) * len(reasons)
+
 // Varied returns n distinct notes drawn from a fixed vocabulary, the same for
 // the same seed. Words outside that vocabulary (say "flamegraph", "haiku" or
 // "kubernetes") occur in none of them.
 func Varied(n int, seed uint64) []string {
+	if n > MaxVaried {
+		// More would never come: the loop below would run for ever.
+		panic(fmt.Sprintf("corpus.Varied(%d): the vocabulary makes at most %d distinct notes", n, MaxVaried))
+	}
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	seen := map[string]bool{}
 	out := make([]string, 0, n)
