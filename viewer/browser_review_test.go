@@ -212,6 +212,15 @@ func TestBrowserReviewQueueKeysAndHealth(t *testing.T) {
 		t.Fatalf("a contradiction from another process never joined the open queue: %v", err)
 	}
 	screenshot(t, ctx, "review-queue")
+	// Side by side, the words that tell A and B apart are marked.
+	marked, err := run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#pairs li.pair[data-edge] .side .diff")]
+		.filter((e) => e.closest("li.pair").textContent.includes("four spaces")).map((e) => e.tagName + ":" + e.textContent)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(marked, " "); got != "DEL:tabs DEL:in DEL:Go DEL:files INS:four INS:spaces INS:everywhere" {
+		t.Errorf("words marked in the tabs/spaces pair: %q; want the differing words of each side", got)
+	}
 	// Key 2 on the first pair: B supersedes A.
 	if err := within(ctx, 10*time.Second, chromedp.KeyEvent("2")); err != nil {
 		t.Fatal(err)

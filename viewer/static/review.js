@@ -1,5 +1,6 @@
 // The review page: the contradictions queue, one card per pair, A and B side
-// by side, resolved with buttons or keys 1-4 on the selected card.
+// by side with the words that differ marked, resolved with buttons or keys
+// 1-4 on the selected card.
 import { el, fmtNum, fmtTime } from "./dom.js";
 import { listContradictions, resolveContradiction } from "./api.js";
 
@@ -10,21 +11,53 @@ export const RESOLUTIONS = [
   { key: "4", value: "not_contradiction", label: "Not a contradiction" },
 ];
 
-function side(label, m) {
+// MAX_DIFF_WORDS bounds the word diff (its table grows with both lengths).
+const MAX_DIFF_WORDS = 400;
+
+// wordDiff marks, in each of two texts, the words the other does not share
+// (longest common subsequence of words): for each text a list of
+// [piece, differs] where pieces keep their spacing. Null when too long.
+export function wordDiff(a, b) {
+  const wa = a.split(/(\s+)/), wb = b.split(/(\s+)/);
+  if (wa.length > 2 * MAX_DIFF_WORDS || wb.length > 2 * MAX_DIFF_WORDS) return null;
+  const n = wa.length, m = wb.length;
+  const lcs = Array.from({ length: n + 1 }, () => new Uint16Array(m + 1));
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      lcs[i][j] = wa[i] === wb[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+    }
+  }
+  const outA = [], outB = [];
+  let i = 0, j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && wa[i] === wb[j]) { outA.push([wa[i++], false]); outB.push([wb[j++], false]); }
+    else if (j < m && (i === n || lcs[i][j + 1] >= lcs[i + 1][j])) outB.push([wb[j], /\S/.test(wb[j++])]);
+    else outA.push([wa[i], /\S/.test(wa[i++])]);
+  }
+  return [outA, outB];
+}
+
+// marked renders diff pieces, the differing words in a mark.
+function marked(pieces, tag) {
+  return pieces.map(([text, differs]) => (differs ? el(tag, { class: "diff" }, text) : text));
+}
+
+function side(label, m, pieces, tag) {
   return el("div", { class: "side" },
     el("div", { class: "side-head" },
       el("strong", {}, label), " ",
       el("span", { class: `badge ${m.memory_type}` }, m.memory_type),
       el("span", { class: "muted" }, ` ${m.namespace} · confidence ${fmtNum(m.confidence)} · ${fmtTime(m.created_at)}`)),
-    el("div", { class: "content" }, m.content),
+    el("div", { class: "content" }, pieces ? marked(pieces, tag) : m.content),
     el("a", { href: `#/m/${encodeURIComponent(m.id)}` }, "open"));
 }
 
 function card(p, onResolve) {
   const golden = p.a.memory_type === "golden_rule" || p.b.memory_type === "golden_rule";
   const force = golden ? el("input", { type: "checkbox", class: "force-box" }) : null;
+  const diff = wordDiff(p.a.content, p.b.content); // what tells them apart, marked
   const li = el("li", { class: "pair", "data-edge": p.edge_id, tabindex: "-1" },
-    el("div", { class: "sides" }, side("A", p.a), side("B", p.b)),
+    el("div", { class: "sides" }, side("A", p.a, diff?.[0], "del"), side("B", p.b, diff?.[1], "ins")),
     p.reason ? el("p", { class: "muted reason" }, `Judged contradicting (${fmtNum(p.weight)}): ${p.reason}`) : null,
     golden ? el("label", { class: "force" }, force, " A golden rule is involved: allow superseding it (force)") : null,
     el("input", { type: "text", class: "reason-box", maxlength: 1000, "aria-label": "Reason",
