@@ -47,6 +47,7 @@ func parseList(req ListRequest) (ListQuery, error) {
 		return q, err
 	}
 	q.IncludeSuperseded = req.IncludeSuperseded
+	q.Bounds = req.Bounds
 	if q.Limit, err = intInRange("limit", req.Limit, DefaultListLimit, 1, MaxListLimit); err != nil {
 		return q, err
 	}

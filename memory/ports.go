@@ -231,6 +231,20 @@ type Filter struct {
 	MinImportance     float64
 	IncludeSuperseded bool // memories that are the target of a supersedes edge are left out unless set
 	IDs               []string
+	Bounds
+}
+
+// Bounds narrow a listing or a search by confidence and creation time: the
+// viewer's filters (no MCP tool takes them). Nil or zero bounds are open.
+type Bounds struct {
+	MinConfidence, MaxConfidence *float64  // inclusive
+	CreatedAfter                 time.Time // created at or after
+	CreatedBefore                time.Time // created before
+}
+
+// Set reports whether any bound is given.
+func (b Bounds) Set() bool {
+	return b.MinConfidence != nil || b.MaxConfidence != nil || !b.CreatedAfter.IsZero() || !b.CreatedBefore.IsZero()
 }
 
 // OrderBy is the sort key of ListMemories.

@@ -105,6 +105,7 @@ func parseRecall(req RecallRequest) (recallQuery, error) {
 	}
 	q.filter.MinImportance = req.MinImportance
 	q.filter.IncludeSuperseded = req.IncludeSuperseded
+	q.filter.Bounds = req.Bounds
 	q.expandNS = Filter{Namespaces: q.filter.Namespaces, IncludeSuperseded: req.IncludeSuperseded}
 
 	if q.depth, err = intInRange("max_depth", req.MaxDepth, DefaultRecallDepth, 1, MaxGraphDepth); err != nil {

@@ -44,6 +44,8 @@ type RecallRequest struct {
 	// SkipAccessUpdate leaves access counts and times alone: the caller shows
 	// only some of the results and marks those with MarkAccessed.
 	SkipAccessUpdate bool `json:"-"`
+	// Bounds are the viewer's confidence and date filters.
+	Bounds Bounds `json:"-"`
 }
 
 // ScoredMemory is a memory with the score that ranked it.
@@ -198,6 +200,7 @@ type ListRequest struct {
 	OrderBy           string `json:"order_by,omitempty"` // default created_at
 	Descending        *bool  `json:"descending,omitempty"`
 	IncludeSuperseded bool   `json:"include_superseded,omitempty"`
+	Bounds            Bounds `json:"-"` // the viewer's confidence and date filters
 }
 
 // ListResult is one page of memories.

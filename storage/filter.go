@@ -25,6 +25,22 @@ func whereFilter(f memory.Filter) (string, []any) {
 		conds = append(conds, "m.importance >= ?")
 		args = append(args, f.MinImportance)
 	}
+	if f.MinConfidence != nil {
+		conds = append(conds, "m.confidence >= ?")
+		args = append(args, *f.MinConfidence)
+	}
+	if f.MaxConfidence != nil {
+		conds = append(conds, "m.confidence <= ?")
+		args = append(args, *f.MaxConfidence)
+	}
+	if !f.CreatedAfter.IsZero() {
+		conds = append(conds, "m.created_at >= ?")
+		args = append(args, formatTime(f.CreatedAfter))
+	}
+	if !f.CreatedBefore.IsZero() {
+		conds = append(conds, "m.created_at < ?")
+		args = append(args, formatTime(f.CreatedBefore))
+	}
 	if len(f.IDs) > 0 {
 		conds = append(conds, "m.id IN ("+placeholders(len(f.IDs))+")")
 		args = append(args, anySlice(f.IDs)...)

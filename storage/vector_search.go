@@ -44,7 +44,9 @@ func (s *DB) SearchVector(ctx context.Context, vec []float32, f memory.Filter, l
 		limit = defaultSearchLimit
 	}
 	limit = min(limit, maxKNN)
-	if len(f.IDs) > 0 {
+	if len(f.IDs) > 0 || f.Bounds.Set() {
+		// The sign index knows namespaces, types and importance only: with
+		// confidence or date bounds every memory that passes is ranked exactly.
 		return s.exactVectorSearch(ctx, vec, f, limit)
 	}
 

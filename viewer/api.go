@@ -22,7 +22,7 @@ const (
 )
 
 // listParams are the query parameters GET /api/memories accepts.
-var listParams = []string{"q", "namespace", "type", "order_by", "limit", "offset"}
+var listParams = append([]string{"q", "namespace", "type", "order_by", "limit", "offset"}, boundParams...)
 
 // page is what GET /api/memories answers, listing or searching: one page of
 // memories and enough to page on. Score is set on search hits only.
@@ -63,12 +63,17 @@ func (h *handler) listMemories(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	bounds, err := readBounds(qs)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	ns, typ := qs.Get("namespace"), memory.Type(qs.Get("type"))
 	query := strings.TrimSpace(qs.Get("q"))
 	orderBy := qs.Get("order_by")
 	if query == "" {
 		// Newest, most used, most important or most trusted first.
-		res, err := h.mem.List(r.Context(), memory.ListRequest{Namespace: ns, Type: typ, OrderBy: orderBy, Limit: limit, Offset: offset})
+		res, err := h.mem.List(r.Context(), memory.ListRequest{Namespace: ns, Type: typ, OrderBy: orderBy, Limit: limit, Offset: offset, Bounds: bounds})
 		if err != nil {
 			h.fail(w, r, err)
 			return
@@ -84,19 +89,20 @@ func (h *handler) listMemories(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "order_by applies to the list, not to a search, which is ranked by relevance: drop order_by or q")
 		return
 	}
-	h.search(w, r, query, ns, typ, limit, offset)
+	h.search(w, r, memory.RecallRequest{Query: query, Namespace: ns, Type: typ, Bounds: bounds}, limit, offset)
 }
 
 // search pages over the ranked hits of one recall: the search has no offset of
 // its own, so it asks for offset+limit hits (at most memory.MaxNResults) and
 // returns the requested slice.
-func (h *handler) search(w http.ResponseWriter, r *http.Request, query, ns string, typ memory.Type, limit, offset int) {
+func (h *handler) search(w http.ResponseWriter, r *http.Request, req memory.RecallRequest, limit, offset int) {
 	if offset >= memory.MaxNResults {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("invalid offset %d: a search returns at most %d hits, accepted 0 to %d", offset, memory.MaxNResults, memory.MaxNResults-1))
 		return
 	}
 	n := min(offset+limit, memory.MaxNResults)
-	res, err := h.mem.Recall(r.Context(), memory.RecallRequest{Query: query, NResults: n, Namespace: ns, Type: typ, SkipAccessUpdate: true})
+	req.NResults, req.SkipAccessUpdate = n, true
+	res, err := h.mem.Recall(r.Context(), req)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -107,7 +113,7 @@ func (h *handler) search(w http.ResponseWriter, r *http.Request, query, ns strin
 		Memories: make([]pageItem, 0, len(hits)), Total: len(res.Memories), Limit: limit, Offset: offset,
 		// A full answer may have more hits behind it, up to the search's cap.
 		HasMore: len(res.Memories) == n && n < memory.MaxNResults,
-		Query:   query, SearchMode: res.SearchMode, Degraded: res.Degraded, Reason: res.Reason,
+		Query:   req.Query, SearchMode: res.SearchMode, Degraded: res.Degraded, Reason: res.Reason,
 	}
 	for _, hit := range hits {
 		p.Memories = append(p.Memories, pageItem{Memory: hit.Memory, Score: &hit.Score})

@@ -11,7 +11,7 @@ import (
 )
 
 // exportParams are the list's filters and the format.
-var exportParams = []string{"q", "namespace", "type", "order_by", "format"}
+var exportParams = append([]string{"q", "namespace", "type", "order_by", "format"}, boundParams...)
 
 // maxExport bounds one export of the list (a search holds at most
 // memory.MaxNResults hits).
@@ -40,6 +40,11 @@ func (h *handler) export(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("invalid format %q: accepted json, markdown", format))
 		return
 	}
+	bounds, err := readBounds(qs)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	ns, typ, orderBy := qs.Get("namespace"), memory.Type(qs.Get("type")), qs.Get("order_by")
 	query := strings.TrimSpace(qs.Get("q"))
 	var ms []*memory.Memory
@@ -49,7 +54,7 @@ func (h *handler) export(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusBadRequest, "order_by applies to the list, not to a search, which is ranked by relevance: drop order_by or q")
 			return
 		}
-		res, err := h.mem.Recall(r.Context(), memory.RecallRequest{Query: query, NResults: memory.MaxNResults, Namespace: ns, Type: typ, SkipAccessUpdate: true})
+		res, err := h.mem.Recall(r.Context(), memory.RecallRequest{Query: query, NResults: memory.MaxNResults, Namespace: ns, Type: typ, SkipAccessUpdate: true, Bounds: bounds})
 		if err != nil {
 			h.fail(w, r, err)
 			return
@@ -59,7 +64,7 @@ func (h *handler) export(w http.ResponseWriter, r *http.Request) {
 		}
 	} else {
 		for offset := 0; ; {
-			res, err := h.mem.List(r.Context(), memory.ListRequest{Namespace: ns, Type: typ, OrderBy: orderBy, Limit: memory.MaxListLimit, Offset: offset})
+			res, err := h.mem.List(r.Context(), memory.ListRequest{Namespace: ns, Type: typ, OrderBy: orderBy, Limit: memory.MaxListLimit, Offset: offset, Bounds: bounds})
 			if err != nil {
 				h.fail(w, r, err)
 				return

@@ -12,12 +12,21 @@ const getJSON = (path, signal) => call(path, { signal });
 
 // listMemories returns one page of memories; with q, the ranked search hits.
 // The first page's URL is preloaded by index.html: keep the two the same.
-export function listMemories({ q, namespace, type, order, limit, offset }, signal) {
-  const params = new URLSearchParams();
+// viewParams are a view's filters as query parameters, left out when empty.
+function viewParams({ q, namespace, type, order, minConfidence, maxConfidence, since, until }, params = new URLSearchParams()) {
   if (q) params.set("q", q);
   if (namespace) params.set("namespace", namespace);
   if (type) params.set("type", type);
   if (order && !q) params.set("order_by", order); // a search is ranked by relevance
+  if (minConfidence) params.set("min_confidence", minConfidence);
+  if (maxConfidence) params.set("max_confidence", maxConfidence);
+  if (since) params.set("since", since);
+  if (until) params.set("until", until);
+  return params;
+}
+
+export function listMemories({ limit, offset, ...view }, signal) {
+  const params = viewParams(view);
   params.set("limit", String(limit));
   params.set("offset", String(offset));
   return getJSON(`api/memories?${params}`, signal);
@@ -172,13 +181,8 @@ export function getFiles(root, days, signal) {
 }
 
 // exportURL downloads every memory of a list view (all pages) as JSON or Markdown.
-export function exportURL({ q, namespace, type, order }, format) {
-  const params = new URLSearchParams({ format });
-  if (q) params.set("q", q);
-  if (namespace) params.set("namespace", namespace);
-  if (type) params.set("type", type);
-  if (order && !q) params.set("order_by", order);
-  return `api/export?${params}`;
+export function exportURL(view, format) {
+  return `api/export?${viewParams(view, new URLSearchParams({ format }))}`;
 }
 
 // bulkMemories deletes or confirms the selected memories one by one on the

@@ -19,7 +19,7 @@ const PAGE_SIZE = 50;
 const SEARCH_DELAY_MS = 200; // wait for a pause in typing before searching
 
 const $ = (id) => document.getElementById(id);
-const state = { q: "", namespace: "", type: "", order: "", offset: 0 };
+const state = { q: "", namespace: "", type: "", order: "", minConfidence: "", maxConfidence: "", since: "", until: "", offset: 0 };
 let inflight = null; // the request a newer one replaces
 let notice = ""; // a message to show once the next list has loaded
 const fresh = new Set(); // ids written since the page opened, highlighted a while
@@ -427,6 +427,10 @@ function init() {
     state.namespace = $("namespace").value.trim();
     state.type = $("type").value;
     state.order = $("order").value;
+    state.minConfidence = $("min-confidence").value;
+    state.maxConfidence = $("max-confidence").value;
+    state.since = $("since").value;
+    state.until = $("until").value;
     state.offset = 0;
     loadList();
   };
@@ -435,6 +439,7 @@ function init() {
   $("namespace").addEventListener("input", later);
   $("type").addEventListener("change", refilter);
   $("order").addEventListener("change", refilter);
+  for (const id of ["min-confidence", "max-confidence", "since", "until"]) $(id).addEventListener("change", refilter);
   bulk = new Bulk({ bar: $("bulk-bar"), box: $("bulk-box"), list: $("memories"), setStatus, reload: () => loadList({ quiet: true }) });
   review = new ReviewPage({ list: $("pairs"), summary: $("review-summary"), count: $("review-count"), setStatus });
   stale = new StaleReview({ setStatus });

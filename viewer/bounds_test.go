@@ -1,0 +1,58 @@
+package viewer
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/validation"
+)
+
+// The list, a search and an export narrow by a confidence range and by the
+// days memories were created on.
+func TestListAndSearchByConfidenceAndDate(t *testing.T) {
+	f := newFixture(t)
+	old := f.storeOld(t, "Cache the orders list in Redis", memory.TypeDecision, "global", 40)
+	trusted := f.store(t, "Cache the orders page for five minutes", memory.TypeDecision, "global")
+	plain := f.store(t, "Cache nothing in the admin dashboard", memory.TypeDecision, "global")
+	for range 3 {
+		if _, err := f.val.Validate(t.Context(), validation.ValidateRequest{MemoryID: trusted, Success: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := func(target string) string {
+		t.Helper()
+		p := decode[page](t, f.do(t, "GET", target, "", nil), http.StatusOK)
+		var out []string
+		for _, m := range p.Memories {
+			out = append(out, m.ID)
+		}
+		return strings.Join(out, " ")
+	}
+	today := time.Now().UTC().Format(dateLayout)
+	weeksAgo := time.Now().UTC().AddDate(0, 0, -40).Format(dateLayout)
+	for target, want := range map[string]string{
+		"/api/memories?min_confidence=0.5":                         trusted,
+		"/api/memories?max_confidence=0.35":                        plain + " " + old,
+		"/api/memories?since=" + today:                             plain + " " + trusted,
+		"/api/memories?until=" + weeksAgo:                          old,
+		"/api/memories?since=" + weeksAgo + "&until=" + today:      plain + " " + trusted + " " + old,
+		"/api/memories?q=cache+orders&min_confidence=0.5":          trusted,
+		"/api/memories?q=cache+orders&until=" + weeksAgo:           old,
+		"/api/memories?q=cache&max_confidence=0.35&since=" + today: plain,
+	} {
+		if got := ids(target); got != want {
+			t.Errorf("GET %s: %s, want %s", target, got, want)
+		}
+	}
+	if w := f.do(t, "GET", "/api/export?format=json&min_confidence=0.5", "", nil); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), trusted) || strings.Contains(w.Body.String(), plain) {
+		t.Errorf("export of the view above 0.5: %d %s", w.Code, w.Body)
+	}
+	for _, bad := range []string{"min_confidence=2", "max_confidence=x", "min_confidence=0.8&max_confidence=0.2", "since=23/11/2026", "since=" + today + "&until=" + weeksAgo} {
+		if w := f.do(t, "GET", "/api/memories?"+bad, "", nil); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "accepted") {
+			t.Errorf("%s: %d %s, want 400 saying what is accepted", bad, w.Code, w.Body)
+		}
+	}
+}
