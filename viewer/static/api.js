@@ -81,6 +81,10 @@ export function watchChanges({ onChange, onReset, onState }) {
     const source = new EventSource(lastId ? `api/events?last_event_id=${encodeURIComponent(lastId)}` : "api/events");
     es = source;
     source.onopen = () => { attempt = 0; onState("live"); };
+    // position: where the stream stood when this page connected, so a page
+    // that has seen no change yet still reconnects from somewhere and hears
+    // what it missed across a restart of the server.
+    source.addEventListener("position", (e) => { lastId = e.lastEventId; });
     source.addEventListener("change", (e) => { lastId = e.lastEventId; onChange(JSON.parse(e.data)); });
     source.addEventListener("reset", (e) => { lastId = e.lastEventId; onReset(); });
     source.onerror = () => {
