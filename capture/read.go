@@ -22,7 +22,7 @@ type Memories interface {
 
 // Reader answers the three reading steps over the journal and the memories.
 type Reader struct {
-	Store    Store
+	Store    EntryReader
 	Memories Memories
 	// TranscriptRoot is Claude Code's projects directory: where a record's
 	// conversation is looked up by session when its transcript path is gone.
