@@ -89,9 +89,9 @@ func runProjects(ctx context.Context, e *env, fs *flag.FlagSet, args []string) e
 }
 
 func listProjects(ctx context.Context, e *env, a *app, asJSON bool, printJSON func(any) error) error {
-	// Resolve first: a directory seen for the first time is bound now, and the
-	// list shows it.
-	here, err := a.projects.ForDir(ctx, "")
+	// A read: the directory's project is looked up, never bound here (a
+	// binding would take the name from a real project opened later).
+	here, bound, err := a.projects.Peek(ctx, "")
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func listProjects(ctx context.Context, e *env, a *app, asJSON bool, printJSON fu
 		return err
 	}
 	if asJSON {
-		return printJSON(map[string]any{"projects": ps, "current": here})
+		return printJSON(map[string]any{"projects": ps, "current": here, "current_bound": bound})
 	}
 	if len(ps) == 0 {
 		fmt.Fprintln(e.stdout, "no projects yet")
@@ -112,8 +112,23 @@ func listProjects(ctx context.Context, e *env, a *app, asJSON bool, printJSON fu
 		}
 		fmt.Fprintf(e.stdout, "%s\t%s\t%s\n", p.Namespace, plural(p.Memories, "memory", "memories"), roots)
 	}
+	if !bound {
+		fmt.Fprintf(e.stdout, "this directory: not a project yet (root %s); the first hook or store here binds it, as %s if still free\n", here.Root, here.Namespace)
+		return nil
+	}
 	fmt.Fprintf(e.stdout, "this directory: %s (root %s, from %s)\n", here.Namespace, here.Root, here.Source)
 	return nil
+}
+
+// cliNamespace reads a --namespace value: "global", "project:<name>" (or
+// another "kind:<name>"), or a bare project name, which means
+// "project:<name>". Empty stays empty (the command's default).
+func cliNamespace(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" || s == memory.GlobalNamespace || s == "private" || strings.Contains(s, ":") {
+		return s
+	}
+	return memory.ProjectNamespace(s)
 }
 
 // asProject accepts "name" or "project:name".

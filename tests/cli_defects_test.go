@@ -1,0 +1,70 @@
+package tests
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestProjectsIsARead runs `recall projects` in a plain directory called
+// shop: nothing is bound, so a real git project called shop opened later
+// still gets project:shop.
+func TestProjectsIsARead(t *testing.T) {
+	c := newCLIEnv(t)
+	plain := filepath.Join(c.dir, "downloads", "shop")
+	if err := os.MkdirAll(plain, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c.cwd = plain
+	out := c.ok("projects")
+	if !strings.Contains(out, "not a project yet") {
+		t.Errorf("projects in an unbound directory should say it is not a project yet:\n%s", out)
+	}
+	var listed struct {
+		Projects []any `json:"projects"`
+	}
+	if err := json.Unmarshal([]byte(c.ok("projects", "--json")), &listed); err != nil || len(listed.Projects) != 0 {
+		t.Fatalf("after two reads the projects are %v (%v), want none bound", listed.Projects, err)
+	}
+	repo := filepath.Join(c.dir, "code", "shop")
+	gitRepo(t, repo)
+	c.cwd = c.dir
+	c.store("You MUST write commit messages in the imperative mood", "--type", "preference")
+	if _, ns := sessionContext(t, c, repo); ns != "project:shop" {
+		t.Errorf("the real project shop got %s after projects ran in another shop directory, want project:shop", ns)
+	}
+}
+
+// TestStoreInAGitProjectGoesToTheProject stores from inside a repository
+// without --namespace, and by a bare project name from elsewhere.
+func TestStoreInAGitProjectGoesToTheProject(t *testing.T) {
+	c := newCLIEnv(t)
+	repo := filepath.Join(c.dir, "shop-api")
+	gitRepo(t, repo)
+	sub := filepath.Join(repo, "internal", "billing")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c.cwd = sub
+	out := c.ok("store", "--type", "decision", "Invoices are numbered per tenant")
+	if !strings.Contains(out, "project:shop-api)") {
+		t.Errorf("store inside the shop-api repository printed %q, want the memory in project:shop-api", out)
+	}
+	if here := c.ok("projects"); !strings.Contains(here, "this directory: project:shop-api") {
+		t.Errorf("projects disagrees with store:\n%s", here)
+	}
+	c.cwd = c.dir
+	out = c.ok("store", "--namespace", "shop-api", "Refunds go through the ledger")
+	if !strings.Contains(out, "project:shop-api)") {
+		t.Errorf("store --namespace shop-api printed %q, want project:shop-api", out)
+	}
+	out = c.ok("store", "Outside any repository a memory is global")
+	if !strings.Contains(out, ", global)") {
+		t.Errorf("store outside git printed %q, want global", out)
+	}
+	if got := c.ok("list", "--namespace", "shop-api"); strings.Count(got, "[") != 2 {
+		t.Errorf("list --namespace shop-api:\n%s\nwant the two memories of the project", got)
+	}
+}
