@@ -23,13 +23,15 @@ type cliEnv struct {
 	dbPath string
 	ollama *ollamatest.Server
 	vars   map[string]string
-	cwd    string // working directory of the runs; "" is the test's
+	cwd    string // working directory of the runs: a temporary directory outside git unless set
 }
 
 func newCLIEnv(t testing.TB) *cliEnv {
 	t.Helper()
 	dir := t.TempDir()
-	c := &cliEnv{t: t, dir: dir, dbPath: filepath.Join(dir, "recall.db"), ollama: ollamatest.New(t)}
+	// The runs' working directory is outside any git repository, so that
+	// a store without --namespace goes to global, not to this repository's project.
+	c := &cliEnv{t: t, dir: dir, dbPath: filepath.Join(dir, "recall.db"), ollama: ollamatest.New(t), cwd: dir}
 	c.vars = map[string]string{
 		"RECALL_SQLITE_PATH":  c.dbPath,
 		"RECALL_OLLAMA_HOST":  c.ollama.URL(),

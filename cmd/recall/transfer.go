@@ -123,7 +123,7 @@ func runImport(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 	}
 	defer a.Close()
 	bar := importProgress(e.stderr)
-	rep, err := transfer.Import(ctx, a.db, in, transfer.ImportOptions{Namespace: *ns, Progress: bar})
+	rep, err := transfer.Import(ctx, a.db, in, transfer.ImportOptions{Namespace: cliNamespace(*ns), Progress: bar})
 	if err != nil {
 		return err
 	}
