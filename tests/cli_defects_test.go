@@ -68,3 +68,19 @@ func TestStoreInAGitProjectGoesToTheProject(t *testing.T) {
 		t.Errorf("list --namespace shop-api:\n%s\nwant the two memories of the project", got)
 	}
 }
+
+// TestListSaysWhenSupersededMemoriesAreHidden supersedes one memory of two:
+// list names the hidden one and --all shows it.
+func TestListSaysWhenSupersededMemoriesAreHidden(t *testing.T) {
+	c := newCLIEnv(t)
+	old := c.store("Deploys run from the staging branch", "--type", "decision")
+	newer := c.store("Deploys run from the main branch with tags", "--type", "decision")
+	c.call("memory_relate_tool", `{"source_id":"`+newer+`","target_id":"`+old+`","relation":"supersedes"}`)
+	out := c.ok("list")
+	if strings.Contains(out, old) || !strings.Contains(out, "showing 1-1 of 1 (1 superseded memory hidden: --all lists them)") {
+		t.Errorf("list should hide %s and say so:\n%s", old, out)
+	}
+	if all := c.ok("list", "--all"); !strings.Contains(all, old) || !strings.Contains(all, "showing 1-2 of 2\n") {
+		t.Errorf("list --all should show both:\n%s", all)
+	}
+}

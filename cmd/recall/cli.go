@@ -180,6 +180,7 @@ func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 	offset := fs.Int("offset", 0, "skip this many")
 	order := fs.String("order-by", string(memory.OrderCreatedAt), "created_at, accessed_at, importance or confidence")
 	asc := fs.Bool("asc", false, "ascending order")
+	all := fs.Bool("all", false, "also list superseded memories (hidden by default, as in search)")
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
@@ -189,25 +190,48 @@ func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 	}
 	defer a.Close()
 	desc := !*asc
-	res, err := a.mem.List(ctx, memory.ListRequest{
+	req := memory.ListRequest{
 		Namespace: cliNamespace(*ns), Type: memory.Type(*typ), Limit: *limit, Offset: *offset, OrderBy: *order, Descending: &desc,
-	})
+		IncludeSuperseded: *all,
+	}
+	res, err := a.mem.List(ctx, req)
 	if err != nil {
 		return err
 	}
+	hidden := 0
+	if !*all {
+		if hidden, err = supersededHidden(ctx, a, req, res.Total); err != nil {
+			return err
+		}
+	}
+	note := ""
+	if hidden > 0 {
+		note = fmt.Sprintf(" (%s hidden: --all lists them)", plural(hidden, "superseded memory", "superseded memories"))
+	}
 	if res.Total == 0 {
-		fmt.Fprintln(e.stdout, "no memories")
+		fmt.Fprintf(e.stdout, "no memories%s\n", note)
 		return nil
 	}
 	if res.Count == 0 {
-		fmt.Fprintf(e.stdout, "nothing at offset %d: there are %d memories (offsets 0 to %d)\n", res.Offset, res.Total, res.Total-1)
+		fmt.Fprintf(e.stdout, "nothing at offset %d: there are %s (offsets 0 to %d)%s\n", res.Offset, plural(res.Total, "memory", "memories"), res.Total-1, note)
 		return nil
 	}
 	for _, m := range res.Memories {
 		printMemory(e.stdout, m, "")
 	}
-	fmt.Fprintf(e.stdout, "showing %d-%d of %d\n", res.Offset+1, res.Offset+res.Count, res.Total)
+	fmt.Fprintf(e.stdout, "showing %d-%d of %d%s\n", res.Offset+1, res.Offset+res.Count, res.Total, note)
 	return nil
+}
+
+// supersededHidden counts the memories req would list with superseded ones
+// included, beyond the total it listed without them.
+func supersededHidden(ctx context.Context, a *app, req memory.ListRequest, total int) (int, error) {
+	req.IncludeSuperseded, req.Limit, req.Offset = true, 1, 0
+	all, err := a.mem.List(ctx, req)
+	if err != nil {
+		return 0, err
+	}
+	return all.Total - total, nil
 }
 
 var forgetCommand = &command{
