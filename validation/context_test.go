@@ -262,3 +262,31 @@ func TestContextPreviewCountsNoAccess(t *testing.T) {
 		t.Errorf("a session's context counted %d accesses, want 1", got.AccessCount)
 	}
 }
+
+// TestHealthDoesNotBlameFailuresAGoldenRuleNeverHad stores a golden rule
+// directly (confidence 0.3, no outcome) and one that failed.
+func TestHealthDoesNotBlameFailuresAGoldenRuleNeverHad(t *testing.T) {
+	e := newEnv(t, validation.Options{})
+	fresh := e.remember("You MUST sign every release tag.", memory.TypeGoldenRule, "global")
+	failed := e.remember("You MUST squash every merge.", memory.TypeGoldenRule, "global")
+	e.outcome(failed.ID, false, "a reviewer wanted the history")
+	rep, err := e.svc.AnalyzeHealth(e.ctx, validation.HealthRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var forFresh, forFailed string
+	for _, r := range rep.Recommendations {
+		switch {
+		case strings.Contains(r, fresh.ID):
+			forFresh = r
+		case strings.Contains(r, failed.ID):
+			forFailed = r
+		}
+	}
+	if strings.Contains(forFresh, "fell") || strings.Contains(forFresh, "failure") || !strings.Contains(forFresh, "no recorded outcome") {
+		t.Errorf("a golden rule stored directly: %q, want no failures claimed", forFresh)
+	}
+	if !strings.Contains(forFailed, "after 1 failure;") {
+		t.Errorf("a golden rule that failed once: %q, want it to say so", forFailed)
+	}
+}

@@ -206,14 +206,14 @@ func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 	}
 	note := ""
 	if hidden > 0 {
-		note = fmt.Sprintf(" (%s hidden: --all lists them)", plural(hidden, "superseded memory", "superseded memories"))
+		note = fmt.Sprintf(" (%s hidden: --all lists them)", describe.Count(hidden, "superseded memory", "superseded memories"))
 	}
 	if res.Total == 0 {
 		fmt.Fprintf(e.stdout, "no memories%s\n", note)
 		return nil
 	}
 	if res.Count == 0 {
-		fmt.Fprintf(e.stdout, "nothing at offset %d: there are %s (offsets 0 to %d)%s\n", res.Offset, plural(res.Total, "memory", "memories"), res.Total-1, note)
+		fmt.Fprintf(e.stdout, "nothing at offset %d: there are %s (offsets 0 to %d)%s\n", res.Offset, describe.Count(res.Total, "memory", "memories"), res.Total-1, note)
 		return nil
 	}
 	for _, m := range res.Memories {
