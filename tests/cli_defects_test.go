@@ -84,3 +84,46 @@ func TestListSaysWhenSupersededMemoriesAreHidden(t *testing.T) {
 		t.Errorf("list --all should show both:\n%s", all)
 	}
 }
+
+// TestImportTwiceThroughTheCLIAddsNothing exports a memory with two
+// outcomes and a file touch, and reads the export twice into a new database.
+func TestImportTwiceThroughTheCLIAddsNothing(t *testing.T) {
+	c := newCLIEnv(t)
+	id := c.store("Migrations run in one transaction each", "--type", "decision")
+	c.call("memory_outcome_tool", `{"memory_id":"`+id+`","success":true}`)
+	c.call("memory_outcome_tool", `{"memory_id":"`+id+`","success":false,"error_msg":"the lock timed out"}`)
+	c.call("file_activity_add", `{"file_path":"/src/shop/db.go","action":"edit","project_root":"/src/shop"}`)
+	export := filepath.Join(c.dir, "export.jsonl")
+	c.ok("export", "-o", export)
+
+	other := newCLIEnv(t)
+	first := other.ok("import", export)
+	if !strings.Contains(first, "imported 1 memory, 0 edges, 2 validation events, 1 file activity row from") {
+		t.Errorf("first import: %q", first)
+	}
+	second := other.ok("import", export)
+	if !strings.Contains(second, "imported 0 memories, 0 edges, 0 validation events, 0 file activity rows") ||
+		!strings.Contains(second, "1 memory was already stored") {
+		t.Errorf("second import should add nothing and say the memory was there:\n%s", second)
+	}
+	h := other.call("validation_history_tool", `{"memory_id":"`+id+`"}`)
+	sum := h["summary"].(map[string]any)
+	if sum["succeeded"] != 1.0 || sum["total_events"] != 2.0 {
+		t.Errorf("history after two imports: %v, want one success of two events", sum)
+	}
+	files := other.call("file_activity_recent", `{"project_root":"/src/shop"}`)
+	if got := mustJSON(t, files); !strings.Contains(got, `"access_count":1,`) {
+		t.Errorf("file activity after two imports: %s", mustJSON(t, files))
+	}
+}
+
+// TestReindexErrorsSayTheCommandOnce runs reindex with Ollama down.
+func TestReindexErrorsSayTheCommandOnce(t *testing.T) {
+	c := newCLIEnv(t)
+	c.store("Logs go to stderr")
+	c.ollama.Close()
+	r := c.run("", "reindex")
+	if r.code != 1 || strings.Contains(r.stderr, "reindex: reindex:") || !strings.Contains(r.stderr, "recall reindex: ") {
+		t.Errorf("reindex without Ollama: code %d, stderr:\n%s", r.code, r.stderr)
+	}
+}

@@ -331,11 +331,11 @@ func recommend(rep *HealthReport, staleDays int, failures map[string]int) []stri
 			l.ID, formatConfidence(l.Confidence), formatConfidence(memory.LowConfidenceCutoff)))
 	}
 	if rep.Counts.Stale > 0 {
-		out = append(out, fmt.Sprintf("%d memories have not been validated for %d days or more (oldest: %s): apply them with memory_apply_tool and record outcomes with memory_outcome_tool, or forget those no longer true",
-			rep.Counts.Stale, staleDays, rep.Stale[0].ID))
+		out = append(out, fmt.Sprintf("%s not been validated for %d days or more (oldest: %s): apply them with memory_apply_tool and record outcomes with memory_outcome_tool, or forget those no longer true",
+			describe.Count(rep.Counts.Stale, "memory has", "memories have"), staleDays, rep.Stale[0].ID))
 	}
 	if rep.Counts.Superseded > 0 {
-		out = append(out, fmt.Sprintf("%d superseded memories are hidden from recall and context; forget them with memory_forget_tool once you no longer need their history", rep.Counts.Superseded))
+		out = append(out, fmt.Sprintf("%s hidden from recall and context; forget them with memory_forget_tool once you no longer need their history", describe.Count(rep.Counts.Superseded, "superseded memory is", "superseded memories are")))
 	}
 	if len(out) == 0 {
 		out = append(out, "No action needed: no unresolved contradictions, low-confidence or stale memories")

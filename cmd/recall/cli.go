@@ -452,7 +452,7 @@ func runReindex(ctx context.Context, e *env, fs *flag.FlagSet, args []string) er
 		}
 		return err
 	}
-	fmt.Fprintf(e.stderr, "done: %d memories embedded in %s", p.Done, p.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(e.stderr, "done: %s embedded in %s", describe.Count(p.Done, "memory", "memories"), p.Elapsed.Round(time.Millisecond))
 	if p.Resumed > 0 {
 		fmt.Fprintf(e.stderr, " (%d by an earlier run)", p.Resumed)
 	}
