@@ -90,7 +90,8 @@ type Store interface {
 	// Around returns up to before entries older and after entries newer than the
 	// entry id in the same session, and the entry itself, oldest first.
 	Around(ctx context.Context, id int64, before, after int) ([]*Entry, error)
-	// NamespaceAround is Around for a moment of a namespace (a memory's creation).
+	// NamespaceAround is Around for a moment of a namespace (a memory's
+	// creation); an empty namespace is every namespace.
 	NamespaceAround(ctx context.Context, namespace string, at time.Time, before, after int) ([]*Entry, error)
 	// RecentSummaries returns the newest summaries of a namespace, newest first.
 	RecentSummaries(ctx context.Context, namespace string, limit int) ([]*Entry, error)
