@@ -290,3 +290,43 @@ func TestHealthDoesNotBlameFailuresAGoldenRuleNeverHad(t *testing.T) {
 		t.Errorf("a golden rule that failed once: %q, want it to say so", forFailed)
 	}
 }
+
+// TestContextFencesAMemoryHoldingMarkdown stores a memory with an unclosed
+// code block and a heading: the memories after it stay list items of their
+// own sections, outside any code block.
+func TestContextFencesAMemoryHoldingMarkdown(t *testing.T) {
+	e := newEnv(t, validation.Options{})
+	code := e.remember("Run the linter like this:\n```sh\ngolangci-lint run ./...\n\n# never skip it", memory.TypePattern, "project:shop")
+	after := e.remember("Decision: orders are stored in Postgres.", memory.TypeDecision, "project:shop")
+	res, err := e.svc.Context(e.ctx, validation.ContextRequest{Project: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Walk the lines as a CommonMark reader does with fences: a fence of N
+	// backticks closes only at a fence of at least N.
+	open := 0
+	var inside []string
+	for line := range strings.Lines(res.Context) {
+		l := strings.TrimSpace(line)
+		n := len(l) - len(strings.TrimLeft(l, "`"))
+		switch {
+		case open == 0 && n >= 3:
+			open = n
+		case open > 0 && n >= open && strings.Trim(l, "`") == "":
+			open = 0
+		case open > 0:
+			inside = append(inside, l)
+		}
+	}
+	if open != 0 {
+		t.Errorf("a code block stays open at the end of the context:\n%s", res.Context)
+	}
+	for _, l := range inside {
+		if strings.Contains(l, after.ID) || strings.HasPrefix(l, "###") {
+			t.Errorf("%q is inside a code block:\n%s", l, res.Context)
+		}
+	}
+	if !strings.Contains(res.Context, "golangci-lint run ./...") || !strings.Contains(res.Context, "["+code.ID+"]") {
+		t.Errorf("the memory with code is missing:\n%s", res.Context)
+	}
+}
