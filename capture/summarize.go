@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/privacy"
 )
@@ -151,7 +150,7 @@ func (s *Summarizer) RunOnce(ctx context.Context) (bool, error) {
 		// At temperature 0 the same entries get the same reply: a reply that
 		// does not parse or says nothing is not asked for again. Ollama down
 		// or slow is retried.
-		retry := job.Attempts < maxSummaryAttempts && !errors.Is(err, embedding.ErrBadReply) && !errors.Is(err, errEmptySummary)
+		retry := job.Attempts < maxSummaryAttempts && !errors.Is(err, memory.ErrBadReply) && !errors.Is(err, errEmptySummary)
 		if ferr := s.Store.FinishSummary(finish, job.SessionID, err.Error(), retry); ferr != nil {
 			return true, ferr
 		}
