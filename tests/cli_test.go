@@ -360,7 +360,7 @@ func TestReindexAfterModelChange(t *testing.T) {
 	}
 
 	r = c.run("", "reindex")
-	if r.code != 0 || !strings.Contains(r.stderr, "re-embedding with nomic-embed-text") || !strings.Contains(r.stderr, "1/1 memories") || !strings.Contains(r.stderr, "done: 1 memories embedded") {
+	if r.code != 0 || !strings.Contains(r.stderr, "re-embedding with nomic-embed-text") || !strings.Contains(r.stderr, "1/1 memories") || !strings.Contains(r.stderr, "done: 1 memory embedded") {
 		t.Fatalf("reindex: code %d, stderr:\n%s", r.code, r.stderr)
 	}
 	if out := c.ok("stats"); !strings.Contains(out, "nomic-embed-text (dimension 1024), 0 pending") {

@@ -154,7 +154,7 @@ func printImport(stdout, stderr io.Writer, rep *transfer.ImportReport) {
 		fmt.Fprintf(stdout, "%s already stored (same id, or same content in the namespace)\n", describe.Count(r.Existing, "memory was", "memories were"))
 	}
 	if r.Archived > 0 || r.ArchivedExisting > 0 {
-		fmt.Fprintf(stdout, "imported %s into the trash (restorable with recall restore or the viewer); %d already stored (live or in the trash)\n",
+		fmt.Fprintf(stdout, "imported %s into the trash (restorable in the viewer); %d already stored (live or in the trash)\n",
 			describe.Count(r.Archived, "archived memory", "archived memories"), r.ArchivedExisting)
 	}
 	if rep.Mapping != "" {
