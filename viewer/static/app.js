@@ -464,6 +464,8 @@ function debounce(fn, ms) {
 // a hook's in another process) to what is on screen.
 let lastTotal = null;
 function live(ev) {
+  // How many changes the page has heard of, for anyone checking it is live.
+  document.body.dataset.changes = String(Number(document.body.dataset.changes || 0) + 1);
   const dropped = lastTotal !== null && ev.total < lastTotal;
   lastTotal = ev.total;
   for (const c of ev.changed) {
