@@ -22,7 +22,7 @@ type Memories interface {
 
 // Reader answers the three reading steps over the journal and the memories.
 type Reader struct {
-	Store    Store
+	Store    EntryReader
 	Memories Memories
 	// TranscriptRoot is Claude Code's projects directory: where a record's
 	// conversation is looked up by session when its transcript path is gone.
@@ -45,9 +45,6 @@ const (
 	DefaultSearchLimit = 10
 	MaxSearchLimit     = 50
 	indexTitleRunes    = 100
-	// rrfK is the rank offset of reciprocal-rank fusion: memories and journal
-	// entries are scored on different scales, so only their ranks are merged.
-	rrfK = 60
 )
 
 // SearchRequest asks for an index of what matches a query.
@@ -135,13 +132,13 @@ func fuse(limit int, lists ...[]IndexItem) []IndexItem {
 	byID := map[string]IndexItem{}
 	for _, l := range lists {
 		for rank, it := range l {
-			score[it.ID] += 1 / float64(rrfK+rank+1)
+			score[it.ID] += memory.RRF(rank)
 			byID[it.ID] = it
 		}
 	}
 	out := make([]IndexItem, 0, len(byID))
 	for id, it := range byID {
-		it.Score = math.Round(score[id]*rrfK*1000) / 1000 // 1.0 is a first place in one list
+		it.Score = math.Round(score[id]*memory.RRFK*1000) / 1000 // 1.0 is a first place in one list
 		out = append(out, it)
 	}
 	slices.SortFunc(out, func(a, b IndexItem) int {
@@ -158,12 +155,12 @@ func fuse(limit int, lists ...[]IndexItem) []IndexItem {
 
 // MemoryItem is a memory as an index line.
 func MemoryItem(m *memory.Memory) IndexItem {
-	return IndexItem{ID: m.ID, Kind: string(m.Type), Title: oneLine(m.Content, indexTitleRunes), Date: day(m.CreatedAt), Project: m.Namespace}
+	return IndexItem{ID: m.ID, Kind: string(m.Type), Title: memory.Preview(m.Content, indexTitleRunes), Date: day(m.CreatedAt), Project: m.Namespace}
 }
 
 // EntryItem is a journal entry as an index line.
 func EntryItem(e *Entry) IndexItem {
-	return IndexItem{ID: EntryID(e.ID), Kind: string(e.Kind), Title: oneLine(e.Title, indexTitleRunes), Date: day(e.CreatedAt), Project: e.Namespace}
+	return IndexItem{ID: EntryID(e.ID), Kind: string(e.Kind), Title: memory.Preview(e.Title, indexTitleRunes), Date: day(e.CreatedAt), Project: e.Namespace}
 }
 
 func day(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") }
