@@ -82,10 +82,18 @@ func requireToken(a Access, next http.Handler) http.Handler {
 		next.ServeHTTP(w, r.WithContext(memory.WithPrincipal(r.Context(), p)))
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if publicFile(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
 		ctx := r.Context()
 		if q := r.URL.Query(); q.Has("token") && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 			tok := q.Get("token")
 			if _, err := auth.Token(ctx, tok); err != nil {
+				if wantsPage(r) {
+					askToken(w, r, true)
+					return
+				}
 				unauthorized(w, true, "wrong token in ?token=: open the viewer with your token (or RECALL_HTTP_TOKEN), as ?token=<token>")
 				return
 			}
@@ -114,6 +122,10 @@ func requireToken(a Access, next http.Handler) http.Handler {
 		}
 		if required, err := auth.Required(ctx); err == nil && !required {
 			next.ServeHTTP(w, r)
+			return
+		}
+		if wantsPage(r) {
+			askToken(w, r, false)
 			return
 		}
 		unauthorized(w, got != "", "this viewer needs a token (yours, from recall users token NAME, or RECALL_HTTP_TOKEN): open it once as /?token=<token>, "+
