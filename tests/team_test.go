@@ -18,7 +18,7 @@ type teamServer struct {
 	admin, alice, bob string
 }
 
-const adminToken = "admin-token-of-the-team-e2e"
+const adminToken = "admin-token-of-the-team-e2e-0123456789abcdef"
 
 func startTeam(t *testing.T) *teamServer {
 	t.Helper()
