@@ -68,13 +68,13 @@ type EntryHit struct {
 	Score float64
 }
 
-// SummaryJob is a session waiting for its summary.
-type SummaryJob struct {
-	SessionID string
-	Reason    string // stop, session-end, pre-compact
-	TurnID    string
-	Attempts  int
-	CreatedAt time.Time
+// Progress is how far a session's summaries have come.
+type Progress struct {
+	Through    int64 // the last entry a finished summary covers
+	ModelCalls int   // chat calls spent on the session
+	// DraftMemoryID is the session memory holding the extractive summary of
+	// the entries after Through, until the model's summary replaces it.
+	DraftMemoryID string
 }
 
 // Store keeps the journal. storage implements it in the memory database.
@@ -101,20 +101,17 @@ type Store interface {
 	// CountEntries counts what ForgetEntries would delete.
 	CountEntries(ctx context.Context, sessionID string, before time.Time) (int, error)
 
-	// QueueSummary records that a session wants a summary; a session already
-	// waiting keeps one job, with the newer turn anchor.
+	// QueueSummary records that a session wants a summary (a job of kind
+	// summary); a session already waiting keeps one job.
 	QueueSummary(ctx context.Context, sessionID, reason, turnID string) error
-	// ClaimSummary leases the oldest summary job nobody holds, or returns nil.
-	ClaimSummary(ctx context.Context, lease time.Duration) (*SummaryJob, error)
-	// FinishSummary removes a job (errMsg empty or retry false), or records the
-	// error and releases it for another attempt.
-	FinishSummary(ctx context.Context, sessionID, errMsg string, retry bool) error
-	// SummaryProgress reports the last entry summarised and the chat calls spent
-	// on a session.
-	SummaryProgress(ctx context.Context, sessionID string) (through int64, calls int, err error)
-	// RecordSummary stores a summary entry, advances the session's progress to
-	// through and counts one model call, in one transaction.
-	RecordSummary(ctx context.Context, e *Entry, through int64) (int64, error)
+	// SummaryProgress reports how far a session's summaries have come.
+	SummaryProgress(ctx context.Context, sessionID string) (Progress, error)
+	// SetDraftSummary records the memory holding a session's extractive summary.
+	SetDraftSummary(ctx context.Context, sessionID, memoryID string) error
+	// RecordSummary stores a summary entry and advances the session's progress
+	// to through (its draft done with), counting a chat call when byModel, in
+	// one transaction.
+	RecordSummary(ctx context.Context, e *Entry, through int64, byModel bool) (int64, error)
 	// CountModelCall counts a chat call that produced no summary.
 	CountModelCall(ctx context.Context, sessionID string) error
 }
