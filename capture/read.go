@@ -22,7 +22,7 @@ type Memories interface {
 
 // Reader answers the three reading steps over the journal and the memories.
 type Reader struct {
-	Store    Store
+	Store    EntryReader
 	Memories Memories
 	// TranscriptRoot is Claude Code's projects directory: where a record's
 	// conversation is looked up by session when its transcript path is gone.
@@ -45,9 +45,6 @@ const (
 	DefaultSearchLimit = 10
 	MaxSearchLimit     = 50
 	indexTitleRunes    = 100
-	// rrfK is the rank offset of reciprocal-rank fusion: memories and journal
-	// entries are scored on different scales, so only their ranks are merged.
-	rrfK = 60
 )
 
 // SearchRequest asks for an index of what matches a query.
@@ -134,13 +131,13 @@ func fuse(limit int, lists ...[]IndexItem) []IndexItem {
 	byID := map[string]IndexItem{}
 	for _, l := range lists {
 		for rank, it := range l {
-			score[it.ID] += 1 / float64(rrfK+rank+1)
+			score[it.ID] += memory.RRF(rank)
 			byID[it.ID] = it
 		}
 	}
 	out := make([]IndexItem, 0, len(byID))
 	for id, it := range byID {
-		it.Score = math.Round(score[id]*rrfK*1000) / 1000 // 1.0 is a first place in one list
+		it.Score = math.Round(score[id]*memory.RRFK*1000) / 1000 // 1.0 is a first place in one list
 		out = append(out, it)
 	}
 	slices.SortFunc(out, func(a, b IndexItem) int {

@@ -27,7 +27,7 @@ const (
 
 // Recorder writes the journal on the hooks' hot path: no network, no model.
 type Recorder struct {
-	Store Store
+	Store RecorderStore
 	Now   func() time.Time
 }
 
@@ -36,6 +36,18 @@ func (r *Recorder) now() time.Time {
 		return r.Now().UTC()
 	}
 	return time.Now().UTC()
+}
+
+// QueueSummary asks for a summary of a session, anchored to turnID; the chat
+// model is never called here: recall serve works the queue.
+func (r *Recorder) QueueSummary(ctx context.Context, sessionID, reason, turnID string) error {
+	return r.Store.QueueSummary(ctx, sessionID, reason, turnID)
+}
+
+// RecentSummaries returns the newest session summaries of a namespace, newest
+// first.
+func (r *Recorder) RecentSummaries(ctx context.Context, namespace string, limit int) ([]*Entry, error) {
+	return r.Store.RecentSummaries(ctx, namespace, limit)
 }
 
 // Anchor places an entry in a session.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/jobs"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/privacy"
@@ -35,7 +36,7 @@ import (
 // Summarizer settings.
 const (
 	// SummaryJobKind is the job kind of a session summary.
-	SummaryJobKind    = "summary"
+	SummaryJobKind    = journal.SummaryJobKind
 	maxSummaryEntries = 200     // entries one summary covers at most
 	maxSummaryPrompt  = 6 << 10 // bytes of entries in one prompt
 	// SummaryImportance is low: a summary is a record, raised only by use.

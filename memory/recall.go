@@ -17,9 +17,6 @@ const (
 	DefaultMaxExpanded = 20
 	MaxExpandedLimit   = 100
 	DefaultDecayFactor = 0.7
-	// rrfK is the reciprocal rank fusion constant: a memory ranked r in one
-	// search scores 1/(rrfK+r) from it.
-	rrfK = 60
 	// minCandidates is the least number of candidates fetched from each search
 	// before fusion, so a memory ranked low by one search can still win.
 	minCandidates = 20

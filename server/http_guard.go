@@ -16,6 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/recall-mcp/recall/internal/loopback"
 )
 
 const sessionIDHeader = "Mcp-Session-Id"
@@ -89,15 +91,7 @@ func sameOrigin(origin, host string) bool {
 	}
 	oHost, oPort, err1 := net.SplitHostPort(u.Host)
 	hHost, hPort, err2 := net.SplitHostPort(host)
-	return err1 == nil && err2 == nil && oPort == hPort && isLoopbackName(oHost) && isLoopbackName(hHost)
-}
-
-func isLoopbackName(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return err1 == nil && err2 == nil && oPort == hPort && loopback.IsName(oHost) && loopback.IsName(hHost)
 }
 
 // requireBearer lets through only requests with "Authorization: Bearer

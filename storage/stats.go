@@ -6,7 +6,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/recall-mcp/recall/capture"
+	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -27,7 +27,7 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 		{`SELECT count(*) FROM jobs WHERE failed_at != ''`, &st.FailedJobs},
 		{`SELECT count(*) FROM journal`, &st.JournalEntries},
 		{`SELECT count(*) FROM journal WHERE trimmed_bytes > 0`, &st.TrimmedEntries},
-		{`SELECT count(*) FROM jobs WHERE kind = '` + capture.SummaryJobKind + `' AND failed_at = ''`, &st.PendingSummaries},
+		{`SELECT count(*) FROM jobs WHERE kind = '` + journal.SummaryJobKind + `' AND failed_at = ''`, &st.PendingSummaries},
 	}
 	for _, c := range counts {
 		if err := s.db.QueryRowContext(ctx, c.query).Scan(c.dest); err != nil {

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/recall-mcp/recall/capture"
+	"github.com/recall-mcp/recall/capture/journal"
 )
 
 // QueueSummary records that a session wants a summary: a job of kind summary
@@ -35,7 +35,7 @@ func queueSummary(ctx context.Context, tx *sql.Tx, r *summaryRequest) error {
 	if r.SessionID == "" {
 		return fmt.Errorf("queue summary: session_id is empty: want the session id Claude Code sent")
 	}
-	if _, err := enqueueJob(ctx, tx, r.SessionID, capture.SummaryJobKind, orNow(r.At, time.Now())); err != nil {
+	if _, err := enqueueJob(ctx, tx, r.SessionID, journal.SummaryJobKind, orNow(r.At, time.Now())); err != nil {
 		return fmt.Errorf("queue summary of %s: %w", r.SessionID, err)
 	}
 	return nil
@@ -44,15 +44,15 @@ func queueSummary(ctx context.Context, tx *sql.Tx, r *summaryRequest) error {
 // SummaryProgress reports the last entry summarised, the chat calls spent on
 // a session and the memory holding its extractive summary awaiting the
 // model's ("" when none).
-func (s *DB) SummaryProgress(ctx context.Context, sessionID string) (capture.Progress, error) {
-	var p capture.Progress
+func (s *DB) SummaryProgress(ctx context.Context, sessionID string) (journal.Progress, error) {
+	var p journal.Progress
 	err := s.db.QueryRowContext(ctx, `SELECT summarized_through, model_calls, draft_memory_id FROM capture_sessions
 		WHERE session_id = ?`, sessionID).Scan(&p.Through, &p.ModelCalls, &p.DraftMemoryID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return capture.Progress{}, nil
+		return journal.Progress{}, nil
 	}
 	if err != nil {
-		return capture.Progress{}, fmt.Errorf("read summary progress of %s: %w", sessionID, err)
+		return journal.Progress{}, fmt.Errorf("read summary progress of %s: %w", sessionID, err)
 	}
 	return p, nil
 }
@@ -72,7 +72,7 @@ func (s *DB) SetDraftSummary(ctx context.Context, sessionID, memoryID string) er
 // RecordSummary stores a summary entry and advances the session's progress
 // to through, its draft done with; a model's summary (byModel) counts a chat
 // call. One transaction.
-func (s *DB) RecordSummary(ctx context.Context, e *capture.Entry, through int64, byModel bool) (int64, error) {
+func (s *DB) RecordSummary(ctx context.Context, e *journal.Entry, through int64, byModel bool) (int64, error) {
 	var id int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error

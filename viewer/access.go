@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/recall-mcp/recall/internal/loopback"
 )
 
 // Access says who may use the viewer. The zero value is the viewer of this
@@ -137,16 +139,13 @@ func refuseWrites(next http.Handler) http.Handler {
 // any IP address, which no DNS rebinding can produce, and the names in
 // a.Hosts; any other name may be a page that rebound its DNS to this server.
 func allowedHost(a Access, host string) bool {
-	if loopbackHost(host) {
+	if loopback.IsHost(host) {
 		return true
 	}
 	if a.Token == "" {
 		return false
 	}
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	host = loopback.HostName(host)
 	if net.ParseIP(host) != nil {
 		return true
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/doctor"
+	"github.com/recall-mcp/recall/internal/loopback"
 	"github.com/recall-mcp/recall/server"
 	"github.com/recall-mcp/recall/spool"
 	"github.com/recall-mcp/recall/viewer"
@@ -156,10 +157,7 @@ func checkLoopback(addr string) error {
 	if err != nil {
 		return usagef("invalid --http address %q: want host:port such as 127.0.0.1:8765", addr)
 	}
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+	if loopback.IsName(host) {
 		return nil
 	}
 	return fmt.Errorf("refusing to serve on %q: it is not a loopback address; use 127.0.0.1:<port>, or add --allow-remote (and set RECALL_HTTP_TOKEN)", addr)
