@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/recall-mcp/recall/memory"
 )
 
 // Limits of an extractive summary: a few lines an agent reads at a glance.
@@ -29,7 +31,7 @@ func Extract(entries []*Entry) (title, body string) {
 	var prompts, commands, files, errs []string
 	seen := map[string]bool{}
 	add := func(list *[]string, max int, s string) {
-		if s = oneLine(s, extractLine); s != "" && !seen[s] && len(*list) < max {
+		if s = memory.Preview(s, extractLine); s != "" && !seen[s] && len(*list) < max {
 			seen[s] = true
 			*list = append(*list, s)
 		}
@@ -40,7 +42,7 @@ func Extract(entries []*Entry) (title, body string) {
 		case KindPrompt:
 			add(&prompts, extractPrompts, e.Body)
 			if title == "" {
-				title = oneLine(e.Body, 100)
+				title = memory.Preview(e.Body, 100)
 			}
 		case KindObservation:
 			tools++
@@ -117,7 +119,7 @@ var noFailure = regexp.MustCompile(`(?i)\b(no|0|zero|without) (errors?|failures?
 func firstError(out string) string {
 	for _, m := range errorLine.FindAllString(out, 20) {
 		if !noFailure.MatchString(m) {
-			return oneLine(m, 100)
+			return memory.Preview(m, 100)
 		}
 	}
 	return ""

@@ -154,12 +154,12 @@ func fuse(limit int, lists ...[]IndexItem) []IndexItem {
 
 // MemoryItem is a memory as an index line.
 func MemoryItem(m *memory.Memory) IndexItem {
-	return IndexItem{ID: m.ID, Kind: string(m.Type), Title: oneLine(m.Content, indexTitleRunes), Date: day(m.CreatedAt), Project: m.Namespace}
+	return IndexItem{ID: m.ID, Kind: string(m.Type), Title: memory.Preview(m.Content, indexTitleRunes), Date: day(m.CreatedAt), Project: m.Namespace}
 }
 
 // EntryItem is a journal entry as an index line.
 func EntryItem(e *Entry) IndexItem {
-	return IndexItem{ID: EntryID(e.ID), Kind: string(e.Kind), Title: oneLine(e.Title, indexTitleRunes), Date: day(e.CreatedAt), Project: e.Namespace}
+	return IndexItem{ID: EntryID(e.ID), Kind: string(e.Kind), Title: memory.Preview(e.Title, indexTitleRunes), Date: day(e.CreatedAt), Project: e.Namespace}
 }
 
 func day(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") }

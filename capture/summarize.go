@@ -114,7 +114,7 @@ func (s *Summarizer) Run(ctx context.Context, job jobs.Job) error {
 		}
 		return fmt.Errorf("summary of session %s by the chat model (the extractive one stands meanwhile): %w", sessionID, err)
 	}
-	title := oneLine(privacy.Clean(reply.Title), maxTitleRunes)
+	title := memory.Preview(privacy.Clean(reply.Title), maxTitleRunes)
 	bullets := cleanBullets(reply.Bullets)
 	if title == "" || bullets == "" {
 		if cerr := s.Store.CountModelCall(ctx, sessionID); cerr != nil {
@@ -198,7 +198,7 @@ func (s *Summarizer) finish(ctx context.Context, sessionID string, entries []*En
 func cleanBullets(bullets []string) string {
 	var b strings.Builder
 	for _, bl := range bullets {
-		if bl = oneLine(privacy.Clean(bl), 200); bl != "" {
+		if bl = memory.Preview(privacy.Clean(bl), 200); bl != "" {
 			b.WriteString("- " + bl + "\n")
 		}
 	}
@@ -234,7 +234,7 @@ func summaryPrompt(entries []*Entry) string {
 	for _, e := range entries {
 		switch e.Kind {
 		case KindPrompt:
-			lines = append(lines, "USER ASKED: "+oneLine(e.Body, 400))
+			lines = append(lines, "USER ASKED: "+memory.Preview(e.Body, 400))
 		default:
 			lines = append(lines, "TOOL "+e.Title)
 		}

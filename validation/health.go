@@ -323,11 +323,5 @@ func preview(s string) string {
 	if len(s) <= previewBytes {
 		return s
 	}
-	cut := previewBytes
-	for cut > 0 && !utf8RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
+	return memory.Cut(s, previewBytes) + "..."
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
