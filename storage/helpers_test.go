@@ -2,6 +2,8 @@ package storage
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -97,4 +99,30 @@ func undoJobsTable(withRunAfter bool) []string {
 			attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT NOT NULL DEFAULT '', leased_until TEXT NOT NULL DEFAULT '',
 			created_at TEXT NOT NULL) STRICT`,
 	}
+}
+
+// GetSession reads a session back, or an error wrapping ErrNotFound. Nothing
+// in Recall reads sessions one by one; the tests do.
+func (s *DB) GetSession(ctx context.Context, id string) (*memory.Session, error) {
+	var sess memory.Session
+	var started, ended string
+	err := s.db.QueryRowContext(ctx, `SELECT id, namespace, cwd, started_at, ended_at, end_reason
+		FROM sessions WHERE id = ?`, id).Scan(&sess.ID, &sess.Namespace, &sess.Cwd, &started, &ended, &sess.EndReason)
+	if err == sql.ErrNoRows {
+		return nil, memory.NotFound("session", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read session %s: %w", id, err)
+	}
+	if sess.StartedAt, err = parseTime(started); err != nil {
+		return nil, err
+	}
+	if ended != "" {
+		t, err := parseTime(ended)
+		if err != nil {
+			return nil, err
+		}
+		sess.EndedAt = &t
+	}
+	return &sess, nil
 }
