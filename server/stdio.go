@@ -206,6 +206,11 @@ func (c *lineConn) decode(line []byte) jsonrpc.Message {
 	}
 	id, idErr := decodeID(w.ID)
 	switch {
+	case bytes.Equal(bytes.TrimSpace(w.ID), []byte("null")) && w.Method != nil:
+		// Not a notification (that has no id at all), so it is owed an
+		// answer; MCP does not allow a null id.
+		c.reject(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, `invalid request: "id" must be a string or a number, not null (leave "id" out for a notification)`)
+		return nil
 	case idErr != nil:
 		c.reject(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: id must be a string or a number")
 		return nil

@@ -164,13 +164,14 @@ func (s *DB) Around(ctx context.Context, id int64, before, after int) ([]*journa
 // NamespaceAround returns the entries of a namespace nearest a moment.
 func (s *DB) NamespaceAround(ctx context.Context, namespace string, at time.Time, before, after int) ([]*journal.Entry, error) {
 	t := formatTime(at)
+	// An empty namespace is every namespace (a global memory's moment).
 	older, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
-		WHERE namespace = ? AND created_at <= ? ORDER BY created_at DESC, id DESC LIMIT ?`, namespace, t, before)
+		WHERE (?1 = '' OR namespace = ?1) AND created_at <= ?2 ORDER BY created_at DESC, id DESC LIMIT ?3`, namespace, t, before)
 	if err != nil {
 		return nil, err
 	}
 	newer, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
-		WHERE namespace = ? AND created_at > ? ORDER BY created_at, id LIMIT ?`, namespace, t, after)
+		WHERE (?1 = '' OR namespace = ?1) AND created_at > ?2 ORDER BY created_at, id LIMIT ?3`, namespace, t, after)
 	if err != nil {
 		return nil, err
 	}
@@ -236,14 +237,24 @@ func (s *DB) ForgetEntries(ctx context.Context, sessionID string, before time.Ti
 			return fmt.Errorf("forget file activity: %w", err)
 		}
 		if sessionID != "" {
-			for _, q := range []string{`DELETE FROM summary_jobs WHERE session_id = ?`, `DELETE FROM capture_sessions WHERE session_id = ?`, `DELETE FROM sessions WHERE id = ?`} {
+			// The extractive summary awaiting the model's is the session's too.
+			var draft string
+			err := tx.QueryRowContext(ctx, `SELECT draft_memory_id FROM capture_sessions WHERE session_id = ?`, sessionID).Scan(&draft)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("forget journal: %w", err)
+			}
+			if draft != "" {
+				memIDs = append(memIDs, draft)
+			}
+			for _, q := range []string{`DELETE FROM jobs WHERE kind = '` + journal.SummaryJobKind + `' AND subject = ? AND failed_at = ''`,
+				`DELETE FROM capture_sessions WHERE session_id = ?`, `DELETE FROM sessions WHERE id = ?`} {
 				if _, err := tx.ExecContext(ctx, q, sessionID); err != nil {
 					return fmt.Errorf("forget journal: %w", err)
 				}
 			}
 		}
 		if !before.IsZero() {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM summary_jobs WHERE created_at < ?`, formatTime(before)); err != nil {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE kind = '`+journal.SummaryJobKind+`' AND failed_at = '' AND created_at < ?`, formatTime(before)); err != nil {
 				return fmt.Errorf("forget journal: %w", err)
 			}
 		}

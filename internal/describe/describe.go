@@ -29,7 +29,7 @@ func Age(d time.Duration) string {
 	return max(d, 0).Round(time.Second).String()
 }
 
-// JobBacklog describes the curation queue: how many jobs, how many wait for a
+// JobBacklog describes the job queue (curation, summaries): how many jobs, how many wait for a
 // retry, and the age of the oldest.
 func JobBacklog(st *memory.Stats, now time.Time) string {
 	if st.PendingJobs == 0 {
@@ -45,4 +45,13 @@ func JobBacklog(st *memory.Stats, now time.Time) string {
 // ModelFailing says how long a model role has been failing, and why.
 func ModelFailing(h memory.ModelHealth, now time.Time) string {
 	return fmt.Sprintf("failing, %d calls in a row for %s: %s", h.Failures, Age(now.Sub(h.FailingSince)), h.LastError)
+}
+
+// Count writes a count with the right form of its noun: "1 memory",
+// "2 memories", "0 memories".
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
