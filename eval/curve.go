@@ -105,6 +105,11 @@ func Curve(ctx context.Context, d *Dataset, opts CurveOptions) ([]CurvePoint, er
 	var out []CurvePoint
 	for _, noise := range opts.Noises {
 		oracle.SetNoise(noise)
+		// Each level is another model: the fusion's record of how the model
+		// agreed with keywords starts afresh.
+		if err := db.ForgetVectorAgreement(ctx); err != nil {
+			return nil, err
+		}
 		p := CurvePoint{Memories: len(d.Memories), Anisotropic: opts.Anisotropic, Noise: noise, Keyword: kw.figures()}
 		var vec, hyb figureSum
 		var weights, unrelatedWeights []float64

@@ -158,7 +158,7 @@ func (s *Service) search(ctx context.Context, query string, f Filter, n int) (se
 	}
 	vector, vec, reason := s.vectorCandidates(ctx, query, f, candidates)
 	if len(vector) > 0 {
-		res.mode, res.vectorWeight, res.queryVec = SearchHybrid, vectorWeight(vector), vec
+		res.mode, res.vectorWeight, res.queryVec = SearchHybrid, s.vectorShare(ctx, keyword, vector), vec
 	}
 	if res.pending, err = s.store.CountPendingEmbeddings(ctx); err != nil {
 		s.log().Warn("counting pending embeddings failed", "err", err)
