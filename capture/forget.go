@@ -24,7 +24,7 @@ type ForgetResult struct {
 // Forget removes what was captured of a session and/or before a time: journal
 // entries, file activity, pending summaries, and the session memories the
 // summaries became (golden rules excepted: they were promoted by use).
-func Forget(ctx context.Context, store Store, mems MemoryDeleter, sessionID string, before time.Time) (*ForgetResult, error) {
+func Forget(ctx context.Context, store EntryForgetter, mems MemoryDeleter, sessionID string, before time.Time) (*ForgetResult, error) {
 	n, memIDs, err := store.ForgetEntries(ctx, sessionID, before)
 	if err != nil {
 		return nil, err

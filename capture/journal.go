@@ -11,99 +11,87 @@ package capture
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/recall-mcp/recall/capture/journal"
 )
 
-// Kind is the kind of a journal entry.
-type Kind string
+// The journal's records live in capture/journal, which imports nothing of
+// Recall, so that a store keeps them without importing this package.
+type (
+	Kind       = journal.Kind
+	Entry      = journal.Entry
+	EntryHit   = journal.EntryHit
+	SummaryJob = journal.SummaryJob
+)
 
 const (
-	KindPrompt      Kind = "prompt"
-	KindObservation Kind = "observation"
-	KindSummary     Kind = "summary"
+	KindPrompt      = journal.KindPrompt
+	KindObservation = journal.KindObservation
+	KindSummary     = journal.KindSummary
 )
 
-// Entry is one journal record.
-type Entry struct {
-	ID             int64     `json:"-"`
-	Kind           Kind      `json:"kind"`
-	Namespace      string    `json:"namespace"`
-	SessionID      string    `json:"session_id,omitempty"`
-	TurnID         string    `json:"turn_id,omitempty"`
-	TranscriptPath string    `json:"transcript_path,omitempty"`
-	ToolName       string    `json:"tool_name,omitempty"`
-	Title          string    `json:"title"`
-	Body           string    `json:"body,omitempty"`
-	Files          []string  `json:"files,omitempty"`
-	MemoryID       string    `json:"memory_id,omitempty"`
-	TrimmedBytes   int       `json:"trimmed_bytes,omitempty"`
-	CreatedAt      time.Time `json:"created_at"`
-}
-
-// entryPrefix marks journal ids among memory ids: j42 is journal entry 42.
-const entryPrefix = "j"
-
-// EntryID is the public id of a journal entry.
-func EntryID(id int64) string { return entryPrefix + strconv.FormatInt(id, 10) }
+// EntryID is the public id of a journal entry (j42).
+func EntryID(id int64) string { return journal.EntryID(id) }
 
 // ParseEntryID reads a public journal id; ok is false for anything else (a
 // memory id, say).
-func ParseEntryID(s string) (int64, bool) {
-	if !strings.HasPrefix(s, entryPrefix) {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(s[len(entryPrefix):], 10, 64)
-	if err != nil || n <= 0 {
-		return 0, false
-	}
-	return n, true
-}
+func ParseEntryID(s string) (int64, bool) { return journal.ParseEntryID(s) }
 
-// EntryHit is a journal entry found by a keyword search, with its BM25 score
-// (higher is better).
-type EntryHit struct {
-	Entry *Entry
-	Score float64
-}
-
-// SummaryJob is a session waiting for its summary.
-type SummaryJob struct {
-	SessionID string
-	Reason    string // stop, session-end, pre-compact
-	TurnID    string
-	Attempts  int
-	CreatedAt time.Time
-}
-
-// Store keeps the journal. storage implements it in the memory database.
-type Store interface {
+// EntryWriter is what the Recorder needs: somewhere to add entries.
+type EntryWriter interface {
 	AddEntry(ctx context.Context, e *Entry) (int64, error)
+}
+
+// RecorderStore is what the Recorder needs on the hooks' side: add entries,
+// queue a session's summary and list the last summaries.
+type RecorderStore interface {
+	EntryWriter
+	// QueueSummary records that a session wants a summary; a session already
+	// waiting keeps one job, with the newer turn anchor.
+	QueueSummary(ctx context.Context, sessionID, reason, turnID string) error
+	// RecentSummaries returns the newest summaries of a namespace, newest first.
+	RecentSummaries(ctx context.Context, namespace string, limit int) ([]*Entry, error)
+}
+
+// EntryReader is what the Reader needs: the journal's entries by id, by words
+// and around a moment.
+type EntryReader interface {
 	// Entries returns the entries among ids that exist, in the order of ids.
 	Entries(ctx context.Context, ids []int64) ([]*Entry, error)
 	// SearchEntries ranks entries of the namespaces (all when empty) by BM25
 	// over title and body for user text (never FTS5 syntax). Best first.
 	SearchEntries(ctx context.Context, text string, namespaces []string, limit int) ([]EntryHit, error)
-	// SessionEntries returns a session's entries with id > afterID, oldest first.
-	SessionEntries(ctx context.Context, sessionID string, afterID int64, limit int) ([]*Entry, error)
 	// Around returns up to before entries older and after entries newer than the
 	// entry id in the same session, and the entry itself, oldest first.
 	Around(ctx context.Context, id int64, before, after int) ([]*Entry, error)
-	// NamespaceAround is Around for a moment of a namespace (a memory's creation).
+	// NamespaceAround is Around for a moment of a namespace (a memory's
+	// creation); an empty namespace is every namespace.
 	NamespaceAround(ctx context.Context, namespace string, at time.Time, before, after int) ([]*Entry, error)
-	// RecentSummaries returns the newest summaries of a namespace, newest first.
-	RecentSummaries(ctx context.Context, namespace string, limit int) ([]*Entry, error)
+}
+
+// EntryForgetter is what Forget needs: the journal's entries of a session or
+// before a time, counted and deleted.
+type EntryForgetter interface {
 	// ForgetEntries deletes the entries of a session (when set) and/or created
 	// before a time (when not zero), with their pending summaries; it returns
 	// how many entries went and the ids of the session memories they became.
 	ForgetEntries(ctx context.Context, sessionID string, before time.Time) (int, []string, error)
 	// CountEntries counts what ForgetEntries would delete.
 	CountEntries(ctx context.Context, sessionID string, before time.Time) (int, error)
+}
 
-	// QueueSummary records that a session wants a summary; a session already
-	// waiting keeps one job, with the newer turn anchor.
-	QueueSummary(ctx context.Context, sessionID, reason, turnID string) error
+// Store keeps the journal; storage implements it in the memory database. It is
+// the union of what the journal's users need, for wiring and for the store's
+// compile-time check: each user takes its own small port (RecorderStore,
+// EntryReader, EntryForgetter); the Summarizer's queue methods sit here until
+// summaries move onto the shared job queue.
+type Store interface {
+	RecorderStore
+	EntryReader
+	EntryForgetter
+	// SessionEntries returns a session's entries with id > afterID, oldest first.
+	SessionEntries(ctx context.Context, sessionID string, afterID int64, limit int) ([]*Entry, error)
 	// ClaimSummary leases the oldest summary job nobody holds, or returns nil.
 	ClaimSummary(ctx context.Context, lease time.Duration) (*SummaryJob, error)
 	// FinishSummary removes a job (errMsg empty or retry false), or records the

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/keywords"
+	"github.com/recall-mcp/recall/memory"
 )
 
 // Query is one history search. Zero times mean no bound.
@@ -60,7 +61,6 @@ type Response struct {
 const (
 	maxCandidates   = 1000 // matches ranked per search (the newest), before windows merge
 	maxContentChars = 2000 // of each message shown; drill down for the rest
-	rrfK            = 60   // reciprocal rank fusion constant
 )
 
 // candidate is a matching message on its way to a result.
@@ -188,7 +188,7 @@ func (ix *Index) matchFTS(ctx context.Context, match string, f filter) ([]candid
 			a = 0
 		}
 		c.score = a / (1 + a)
-		c.fused = 1 / float64(rrfK+len(out)+1)
+		c.fused = memory.RRF(len(out))
 		out = append(out, c)
 	}
 	return out, rows.Err()

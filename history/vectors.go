@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+
+	"github.com/recall-mcp/recall/memory"
 )
 
 // Embedder turns texts into vectors (embedding.Client is one).
@@ -205,7 +207,7 @@ func (ix *Index) vectorCandidates(ctx context.Context, vec []float32, threshold 
 			return nil, err
 		}
 		c.score = 1 - dist
-		c.fused = 1 / float64(rrfK+len(out)+1)
+		c.fused = memory.RRF(len(out))
 		out = append(out, c)
 	}
 	return out, rows.Err()

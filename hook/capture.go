@@ -26,7 +26,7 @@ func (h *Handler) queueSummary(ctx context.Context, event string, in *Input) err
 	if in.SessionID == "" {
 		return fmt.Errorf("%s without session_id: no session to summarise", eventNames[event])
 	}
-	if err := h.Capture.Store.QueueSummary(ctx, in.SessionID, event, capture.LastUserTurn(in.TranscriptPath)); err != nil {
+	if err := h.Capture.QueueSummary(ctx, in.SessionID, event, capture.LastUserTurn(in.TranscriptPath)); err != nil {
 		return fmt.Errorf("queue summary: %w", err)
 	}
 	return nil
@@ -47,7 +47,7 @@ func (h *Handler) recentSessions(ctx context.Context, namespace string) string {
 	if h.Capture == nil {
 		return ""
 	}
-	sums, err := h.Capture.Store.RecentSummaries(ctx, namespace, recentSessionCount)
+	sums, err := h.Capture.RecentSummaries(ctx, namespace, recentSessionCount)
 	if err != nil {
 		h.log().Warn("recent sessions not listed", "namespace", namespace, "err", err)
 		return ""

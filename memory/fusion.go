@@ -179,7 +179,7 @@ func vectorStandout(hits []Hit) float64 {
 func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
 
 // fuseWeighted merges a keyword and a vector ranking by reciprocal rank fusion:
-// a memory ranked r in a list scores 1/(rrfK+r) from it, the vector list's
+// a memory ranked r in a list scores 1/(RRFK+r) from it, the vector list's
 // share multiplied by vectorWeight. Best first; ties keep the order in which
 // memories were first seen (keywords before vectors).
 func fuseWeighted(keyword, vector []Hit, vectorShare float64) []Hit {
@@ -190,7 +190,7 @@ func fuseWeighted(keyword, vector []Hit, vectorShare float64) []Hit {
 			if _, ok := score[h.ID]; !ok {
 				order = append(order, h.ID)
 			}
-			score[h.ID] += weight / float64(rrfK+i+1)
+			score[h.ID] += weight / float64(RRFK+i+1)
 		}
 	}
 	add(keyword, 1)

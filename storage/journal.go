@@ -9,11 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/recall-mcp/recall/capture"
+	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
 )
-
-var _ capture.Store = (*DB)(nil)
 
 const journalColumns = `id, kind, namespace, session_id, turn_id, transcript_path, tool_name,
 	title, body, files, memory_id, trimmed_bytes, created_at`
@@ -21,7 +19,7 @@ const journalColumns = `id, kind, namespace, session_id, turn_id, transcript_pat
 // AddEntry appends an entry to the journal and returns its id. It is a hook
 // write: behind another writer it may be spooled (see spooled.go), and then
 // returns 0.
-func (s *DB) AddEntry(ctx context.Context, e *capture.Entry) (int64, error) {
+func (s *DB) AddEntry(ctx context.Context, e *journal.Entry) (int64, error) {
 	if err := checkEntry(e); err != nil {
 		return 0, err
 	}
@@ -35,14 +33,14 @@ func (s *DB) AddEntry(ctx context.Context, e *capture.Entry) (int64, error) {
 	return id, err
 }
 
-func checkEntry(e *capture.Entry) error {
+func checkEntry(e *journal.Entry) error {
 	if e.Title == "" {
 		return memory.Invalidf("title", `""`, "a one-line title")
 	}
 	return nil
 }
 
-func insertEntry(ctx context.Context, tx *sql.Tx, e *capture.Entry) (int64, error) {
+func insertEntry(ctx context.Context, tx *sql.Tx, e *journal.Entry) (int64, error) {
 	if err := checkEntry(e); err != nil {
 		return 0, err
 	}
@@ -71,7 +69,7 @@ func orEmpty(ss []string) []string {
 }
 
 // Entries returns the entries among ids that exist, in the order of ids.
-func (s *DB) Entries(ctx context.Context, ids []int64) ([]*capture.Entry, error) {
+func (s *DB) Entries(ctx context.Context, ids []int64) ([]*journal.Entry, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -79,11 +77,11 @@ func (s *DB) Entries(ctx context.Context, ids []int64) ([]*capture.Entry, error)
 	if err != nil {
 		return nil, err
 	}
-	byID := make(map[int64]*capture.Entry, len(found))
+	byID := make(map[int64]*journal.Entry, len(found))
 	for _, e := range found {
 		byID[e.ID] = e
 	}
-	out := make([]*capture.Entry, 0, len(found))
+	out := make([]*journal.Entry, 0, len(found))
 	for _, id := range ids {
 		if e, ok := byID[id]; ok {
 			out = append(out, e)
@@ -93,7 +91,7 @@ func (s *DB) Entries(ctx context.Context, ids []int64) ([]*capture.Entry, error)
 }
 
 // SearchEntries ranks entries by BM25 over title and body, best first.
-func (s *DB) SearchEntries(ctx context.Context, text string, namespaces []string, limit int) ([]capture.EntryHit, error) {
+func (s *DB) SearchEntries(ctx context.Context, text string, namespaces []string, limit int) ([]journal.EntryHit, error) {
 	q := ftsQuery(text, "OR")
 	if q == "" {
 		return nil, nil
@@ -114,14 +112,14 @@ func (s *DB) SearchEntries(ctx context.Context, text string, namespaces []string
 		return nil, fmt.Errorf("journal search: %w", err)
 	}
 	defer rows.Close()
-	var hits []capture.EntryHit
+	var hits []journal.EntryHit
 	for rows.Next() {
 		var rank float64
 		e, err := scanEntry(rows, &rank)
 		if err != nil {
 			return nil, err
 		}
-		hits = append(hits, capture.EntryHit{Entry: e, Score: -rank})
+		hits = append(hits, journal.EntryHit{Entry: e, Score: -rank})
 	}
 	return hits, rows.Err()
 }
@@ -135,17 +133,17 @@ func prefixColumns(prefix, cols string) string {
 }
 
 // SessionEntries returns a session's entries after afterID, oldest first.
-func (s *DB) SessionEntries(ctx context.Context, sessionID string, afterID int64, limit int) ([]*capture.Entry, error) {
+func (s *DB) SessionEntries(ctx context.Context, sessionID string, afterID int64, limit int) ([]*journal.Entry, error) {
 	return s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
 		WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`, sessionID, afterID, limit)
 }
 
 // Around returns the entry id with its neighbours in the same session.
-func (s *DB) Around(ctx context.Context, id int64, before, after int) ([]*capture.Entry, error) {
+func (s *DB) Around(ctx context.Context, id int64, before, after int) ([]*journal.Entry, error) {
 	var session string
 	err := s.db.QueryRowContext(ctx, `SELECT session_id FROM journal WHERE id = ?`, id).Scan(&session)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, memory.NotFound("journal entry", capture.EntryID(id))
+		return nil, memory.NotFound("journal entry", journal.EntryID(id))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read journal entry: %w", err)
@@ -164,22 +162,23 @@ func (s *DB) Around(ctx context.Context, id int64, before, after int) ([]*captur
 }
 
 // NamespaceAround returns the entries of a namespace nearest a moment.
-func (s *DB) NamespaceAround(ctx context.Context, namespace string, at time.Time, before, after int) ([]*capture.Entry, error) {
+func (s *DB) NamespaceAround(ctx context.Context, namespace string, at time.Time, before, after int) ([]*journal.Entry, error) {
 	t := formatTime(at)
+	// An empty namespace is every namespace (a global memory's moment).
 	older, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
-		WHERE namespace = ? AND created_at <= ? ORDER BY created_at DESC, id DESC LIMIT ?`, namespace, t, before)
+		WHERE (?1 = '' OR namespace = ?1) AND created_at <= ?2 ORDER BY created_at DESC, id DESC LIMIT ?3`, namespace, t, before)
 	if err != nil {
 		return nil, err
 	}
 	newer, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
-		WHERE namespace = ? AND created_at > ? ORDER BY created_at, id LIMIT ?`, namespace, t, after)
+		WHERE (?1 = '' OR namespace = ?1) AND created_at > ?2 ORDER BY created_at, id LIMIT ?3`, namespace, t, after)
 	if err != nil {
 		return nil, err
 	}
 	return append(reversed(older), newer...), nil
 }
 
-func reversed(es []*capture.Entry) []*capture.Entry {
+func reversed(es []*journal.Entry) []*journal.Entry {
 	for i, j := 0, len(es)-1; i < j; i, j = i+1, j-1 {
 		es[i], es[j] = es[j], es[i]
 	}
@@ -187,10 +186,10 @@ func reversed(es []*capture.Entry) []*capture.Entry {
 }
 
 // RecentSummaries returns the newest summaries of a namespace.
-func (s *DB) RecentSummaries(ctx context.Context, namespace string, limit int) ([]*capture.Entry, error) {
+func (s *DB) RecentSummaries(ctx context.Context, namespace string, limit int) ([]*journal.Entry, error) {
 	return s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
 		WHERE namespace = ? AND kind = ? ORDER BY created_at DESC, id DESC LIMIT ?`,
-		namespace, string(capture.KindSummary), limit)
+		namespace, string(journal.KindSummary), limit)
 }
 
 // ForgetEntries deletes captured material of a session and/or before a time.
@@ -269,13 +268,13 @@ func (s *DB) CountEntries(ctx context.Context, sessionID string, before time.Tim
 	return n, nil
 }
 
-func (s *DB) queryEntries(ctx context.Context, query string, args ...any) ([]*capture.Entry, error) {
+func (s *DB) queryEntries(ctx context.Context, query string, args ...any) ([]*journal.Entry, error) {
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read journal: %w", err)
 	}
 	defer rows.Close()
-	var out []*capture.Entry
+	var out []*journal.Entry
 	for rows.Next() {
 		e, err := scanEntry(rows)
 		if err != nil {
@@ -286,15 +285,15 @@ func (s *DB) queryEntries(ctx context.Context, query string, args ...any) ([]*ca
 	return out, rows.Err()
 }
 
-func scanEntry(rows *sql.Rows, extra ...any) (*capture.Entry, error) {
-	var e capture.Entry
+func scanEntry(rows *sql.Rows, extra ...any) (*journal.Entry, error) {
+	var e journal.Entry
 	var kind, files, created string
 	dest := append([]any{&e.ID, &kind, &e.Namespace, &e.SessionID, &e.TurnID, &e.TranscriptPath, &e.ToolName,
 		&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &created}, extra...)
 	if err := rows.Scan(dest...); err != nil {
 		return nil, fmt.Errorf("read journal: %w", err)
 	}
-	e.Kind = capture.Kind(kind)
+	e.Kind = journal.Kind(kind)
 	if err := json.Unmarshal([]byte(files), &e.Files); err != nil {
 		return nil, fmt.Errorf("read journal entry %d files: %w", e.ID, err)
 	}

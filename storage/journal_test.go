@@ -8,6 +8,9 @@ import (
 	"github.com/recall-mcp/recall/capture"
 )
 
+// The journal's store: a storage.DB keeps the session journal capture writes.
+var _ capture.Store = (*DB)(nil)
+
 func addEntry(t *testing.T, db *DB, session, title string, at time.Time) int64 {
 	t.Helper()
 	id, err := db.AddEntry(context.Background(), &capture.Entry{Kind: capture.KindObservation, Namespace: "project:shop",

@@ -10,7 +10,7 @@ import (
 
 	sqlite3 "github.com/mattn/go-sqlite3"
 
-	"github.com/recall-mcp/recall/capture"
+	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/spool"
 )
@@ -25,7 +25,7 @@ import (
 
 // The kinds of spooled writes: one per hook write.
 const (
-	spoolJournal      = "journal_entry"   // capture.Entry
+	spoolJournal      = "journal_entry"   // journal.Entry
 	spoolFileActivity = "file_activity"   // memory.FileActivity
 	spoolSession      = "session"         // memory.Session
 	spoolSummary      = "summary_request" // summaryRequest
@@ -154,7 +154,7 @@ func passing(ctx context.Context, err error) bool {
 func spooledWrite(ctx context.Context, w spool.Write) (func(tx *sql.Tx) error, error) {
 	switch w.Kind {
 	case spoolJournal:
-		var e capture.Entry
+		var e journal.Entry
 		if err := json.Unmarshal(w.Data, &e); err != nil {
 			return nil, err
 		}

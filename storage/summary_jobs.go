@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/recall-mcp/recall/capture"
+	"github.com/recall-mcp/recall/capture/journal"
 )
 
 // QueueSummary records that a session wants a summary. One job per session: a
@@ -45,11 +45,11 @@ func queueSummary(ctx context.Context, tx *sql.Tx, r *summaryRequest) error {
 }
 
 // ClaimSummary leases the oldest summary job nobody holds.
-func (s *DB) ClaimSummary(ctx context.Context, lease time.Duration) (*capture.SummaryJob, error) {
+func (s *DB) ClaimSummary(ctx context.Context, lease time.Duration) (*journal.SummaryJob, error) {
 	now := time.Now()
-	var job *capture.SummaryJob
+	var job *journal.SummaryJob
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		var j capture.SummaryJob
+		var j journal.SummaryJob
 		var created string
 		err := tx.QueryRowContext(ctx, `UPDATE summary_jobs SET leased_until = ?, attempts = attempts + 1
 			WHERE session_id = (SELECT session_id FROM summary_jobs WHERE leased_until = '' OR leased_until < ?
@@ -104,7 +104,7 @@ func (s *DB) SummaryProgress(ctx context.Context, sessionID string) (int64, int,
 
 // RecordSummary stores a summary, advances the session's progress and counts
 // the call, in one transaction.
-func (s *DB) RecordSummary(ctx context.Context, e *capture.Entry, through int64) (int64, error) {
+func (s *DB) RecordSummary(ctx context.Context, e *journal.Entry, through int64) (int64, error) {
 	var id int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/recall-mcp/recall/internal/loopback"
 )
 
 // Access says who may use the viewer. The zero value is the viewer of this
@@ -60,8 +62,16 @@ func sameSecret(got, want string) bool {
 func requireToken(a Access, next http.Handler) http.Handler {
 	cookie := cookieValue(a.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if publicFile(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
 		if q := r.URL.Query(); q.Has("token") && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 			if !sameSecret(q.Get("token"), a.Token) {
+				if wantsPage(r) {
+					askToken(w, r, true)
+					return
+				}
 				unauthorized(w, true, "wrong token in ?token=: open the viewer with the value of RECALL_HTTP_TOKEN, as ?token=<token>")
 				return
 			}
@@ -78,6 +88,10 @@ func requireToken(a Access, next http.Handler) http.Handler {
 		scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 		if strings.EqualFold(scheme, "Bearer") && sameSecret(strings.TrimSpace(got), a.Token) {
 			next.ServeHTTP(w, r)
+			return
+		}
+		if wantsPage(r) {
+			askToken(w, r, false)
 			return
 		}
 		unauthorized(w, got != "", "this viewer needs its token (the value of RECALL_HTTP_TOKEN): open it once as /?token=<token>, "+
@@ -137,16 +151,13 @@ func refuseWrites(next http.Handler) http.Handler {
 // any IP address, which no DNS rebinding can produce, and the names in
 // a.Hosts; any other name may be a page that rebound its DNS to this server.
 func allowedHost(a Access, host string) bool {
-	if loopbackHost(host) {
+	if loopback.IsHost(host) {
 		return true
 	}
 	if a.Token == "" {
 		return false
 	}
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	host = loopback.HostName(host)
 	if net.ParseIP(host) != nil {
 		return true
 	}

@@ -2,9 +2,7 @@ package viewer
 
 import (
 	"log/slog"
-	"net"
 	"net/http"
-	"strings"
 )
 
 // contentSecurityPolicy lets the page load only its own files: no inline
@@ -52,18 +50,4 @@ func secure(next http.Handler, acc Access, log *slog.Logger) http.Handler {
 		hd.Set("Cross-Origin-Resource-Policy", "same-origin")
 		inner.ServeHTTP(w, r)
 	})
-}
-
-// loopbackHost reports whether a Host header (with or without a port) names
-// this machine's loopback interface.
-func loopbackHost(host string) bool {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/capture"
+	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/doctor"
+	"github.com/recall-mcp/recall/internal/loopback"
 	"github.com/recall-mcp/recall/server"
 	"github.com/recall-mcp/recall/spool"
 	"github.com/recall-mcp/recall/viewer"
@@ -58,7 +60,13 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 		return err
 	}
 	if *addr != "" && *allowRemote && cfg.HTTPToken == "" {
-		return errors.New("--allow-remote needs RECALL_HTTP_TOKEN: without a token anyone who can reach the port could read and delete every memory; set RECALL_HTTP_TOKEN to a long random value")
+		return errors.New("--allow-remote needs RECALL_HTTP_TOKEN: without a token anyone who can reach the port could read and delete every memory; " +
+			"set RECALL_HTTP_TOKEN to a long random value (make one with `" + config.TokenCommand + "`)")
+	}
+	if *addr != "" {
+		if err := config.CheckHTTPToken(cfg.HTTPToken); err != nil {
+			return err
+		}
 	}
 
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
@@ -158,10 +166,7 @@ func checkLoopback(addr string) error {
 	if err != nil {
 		return usagef("invalid --http address %q: want host:port such as 127.0.0.1:8765", addr)
 	}
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+	if loopback.IsName(host) {
 		return nil
 	}
 	return fmt.Errorf("refusing to serve on %q: it is not a loopback address; use 127.0.0.1:<port>, or add --allow-remote (and set RECALL_HTTP_TOKEN)", addr)

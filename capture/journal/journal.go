@@ -1,0 +1,72 @@
+// Package journal holds the session journal's records: what the hooks capture
+// (prompts, one entry per tool call) and the summaries made of them. It imports
+// nothing of Recall, so a store can keep the journal without depending on the
+// capture package (and, through it, on the conversation history or Ollama).
+package journal
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Kind is the kind of a journal entry.
+type Kind string
+
+const (
+	KindPrompt      Kind = "prompt"
+	KindObservation Kind = "observation"
+	KindSummary     Kind = "summary"
+)
+
+// Entry is one journal record.
+type Entry struct {
+	ID             int64     `json:"-"`
+	Kind           Kind      `json:"kind"`
+	Namespace      string    `json:"namespace"`
+	SessionID      string    `json:"session_id,omitempty"`
+	TurnID         string    `json:"turn_id,omitempty"`
+	TranscriptPath string    `json:"transcript_path,omitempty"`
+	ToolName       string    `json:"tool_name,omitempty"`
+	Title          string    `json:"title"`
+	Body           string    `json:"body,omitempty"`
+	Files          []string  `json:"files,omitempty"`
+	MemoryID       string    `json:"memory_id,omitempty"`
+	TrimmedBytes   int       `json:"trimmed_bytes,omitempty"`
+	CreatedAt      time.Time `json:"created_at"`
+}
+
+// entryPrefix marks journal ids among memory ids: j42 is journal entry 42.
+const entryPrefix = "j"
+
+// EntryID is the public id of a journal entry.
+func EntryID(id int64) string { return entryPrefix + strconv.FormatInt(id, 10) }
+
+// ParseEntryID reads a public journal id; ok is false for anything else (a
+// memory id, say).
+func ParseEntryID(s string) (int64, bool) {
+	if !strings.HasPrefix(s, entryPrefix) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s[len(entryPrefix):], 10, 64)
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+// EntryHit is a journal entry found by a keyword search, with its BM25 score
+// (higher is better).
+type EntryHit struct {
+	Entry *Entry
+	Score float64
+}
+
+// SummaryJob is a session waiting for its summary.
+type SummaryJob struct {
+	SessionID string
+	Reason    string // stop, session-end, pre-compact
+	TurnID    string
+	Attempts  int
+	CreatedAt time.Time
+}

@@ -1,0 +1,1284 @@
+// Package storetest is the contract every store of Recall passes: the SQLite
+// file and the PostgreSQL server alike. Run calls each case on a fresh, empty
+// store made by the constructor it is given, so that the same data gives the
+// same results on either engine.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/recall-mcp/recall/capture"
+	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
+)
+
+// Store is what a store offers the rest of Recall: the memory and journal
+// ports, and the trash the viewer restores from.
+type Store interface {
+	memory.Store
+	capture.Store
+	Trash(ctx context.Context) ([]storage.TrashItem, error)
+	RestoreMemory(ctx context.Context, id string) (*storage.ImportResult, error)
+}
+
+// Open makes a fresh, empty store for one test and closes it when the test ends.
+type Open func(t *testing.T) Store
+
+// Run runs every case of the contract against stores made by open.
+func Run(t *testing.T, open Open) {
+	cases := []struct {
+		name string
+		fn   func(t *testing.T, s Store)
+	}{
+		{"InsertDedupsByHashPerNamespace", testInsertDedup},
+		{"InsertRefusesTakenID", testInsertTakenID},
+		{"GetMissingIsNotFound", testGetMissing},
+		{"UpdateMemory", testUpdateMemory},
+		{"UpdateMemoryContentMakesItPending", testUpdateContentPending},
+		{"UpdateMemoryRefusesDuplicateContent", testUpdateDuplicate},
+		{"UpdateLoggedAndWithEvent", testUpdateLoggedAndEvent},
+		{"DeleteProtectsGoldenAndCascades", testDeleteCascade},
+		{"TrashAndRestore", testTrashRestore},
+		{"ArchiveStaysUntilRestored", testArchive},
+		{"ListFiltersOrdersAndPages", testList},
+		{"TouchMemories", testTouch},
+		{"KeywordStemming", testKeywordStemming},
+		{"KeywordStopWordsMatchNothing", testKeywordStopWords},
+		{"KeywordCodeWords", testKeywordCodeWords},
+		{"KeywordDiacritics", testKeywordDiacritics},
+		{"KeywordHostileInput", testKeywordHostile},
+		{"KeywordFilters", testKeywordFilters},
+		{"KeywordBestFirst", testKeywordBestFirst},
+		{"MatchAllAndCoverage", testMatchAllCoverage},
+		{"VectorSearchBestFirst", testVectorSearch},
+		{"VectorSearchFilters", testVectorFilters},
+		{"VectorSearchFilteredKeepsK", testVectorFilteredKeepsK},
+		{"VectorDimensionMismatch", testVectorMismatch},
+		{"EmbeddingsPendingAndSet", testEmbeddingsPending},
+		{"EmbeddingSpaceClaimAndReset", testEmbeddingSpace},
+		{"ChunkVectors", testChunks},
+		{"Reindex", testReindex},
+		{"EdgesUniquePerTriple", testEdgesUnique},
+		{"EdgesQueriesAndDelete", testEdgesQueries},
+		{"EventsAndLastEventTimes", testEvents},
+		{"ChangeLog", testChangeLog},
+		{"FileActivity", testFileActivity},
+		{"FileActivitySummarized", testFileSummarize},
+		{"Jobs", testJobs},
+		{"ModelHealth", testModelHealth},
+		{"Journal", testJournal},
+		{"JournalSearch", testJournalSearch},
+		{"JournalForget", testJournalForget},
+		{"SummaryJobs", testSummaryJobs},
+		{"Stats", testStats},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.fn(t, open(t))
+		})
+	}
+}
+
+var ctx = context.Background()
+
+// clock hands out distinct, increasing times, so ids and orders are stable.
+var clock atomic.Int64
+
+func tick() time.Time {
+	base := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	return base.Add(time.Duration(clock.Add(1)) * time.Second)
+}
+
+// newMemory builds a memory the way the service would before storing it.
+func newMemory(content, namespace string, typ memory.Type) *memory.Memory {
+	at := tick()
+	return &memory.Memory{
+		ID:          memory.NewID(at),
+		Content:     content,
+		ContentHash: memory.ContentHash(content),
+		Type:        typ,
+		Namespace:   namespace,
+		Importance:  memory.DefaultImportance,
+		Confidence:  memory.DefaultConfidence,
+		CreatedAt:   at,
+		UpdatedAt:   at,
+		AccessedAt:  at,
+	}
+}
+
+func insert(t *testing.T, s Store, m *memory.Memory, vec []float32) *memory.Memory {
+	t.Helper()
+	got, created, err := s.InsertMemory(ctx, m, vec)
+	if err != nil {
+		t.Fatalf("InsertMemory(%q): %v", m.Content, err)
+	}
+	if !created {
+		t.Fatalf("InsertMemory(%q): not created, got existing %s", m.Content, got.ID)
+	}
+	return got
+}
+
+// add stores content in global as a session memory.
+func add(t *testing.T, s Store, content string) *memory.Memory {
+	t.Helper()
+	return insert(t, s, newMemory(content, memory.GlobalNamespace, memory.TypeSession), nil)
+}
+
+func ids(hits []memory.Hit) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.ID
+	}
+	return out
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// vec is a unit vector of dimension 4 pointing mostly along axis i, tilted
+// towards the next axis by tilt (0 to 1).
+func vec(i int, tilt float64) []float32 {
+	v := make([]float32, 4)
+	v[i%4] = float32(1 - tilt)
+	v[(i+1)%4] = float32(tilt)
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	for j := range v {
+		v[j] = float32(float64(v[j]) / math.Sqrt(n))
+	}
+	return v
+}
+
+func testInsertDedup(t *testing.T, s Store) {
+	first := add(t, s, "Run gofmt before every commit")
+	again := newMemory("Run gofmt before every commit", memory.GlobalNamespace, memory.TypeSession)
+	got, created, err := s.InsertMemory(ctx, again, nil)
+	must(t, err)
+	if created || got.ID != first.ID {
+		t.Fatalf("same content in the same namespace: created=%v id=%s, want the existing %s", created, got.ID, first.ID)
+	}
+	other := insert(t, s, newMemory("Run gofmt before every commit", "project:recall", memory.TypeSession), nil)
+	if other.ID == first.ID {
+		t.Fatal("the same content in another namespace was deduplicated")
+	}
+	if n, _ := s.CountMemories(ctx, memory.Filter{}); n != 2 {
+		t.Fatalf("count = %d, want 2", n)
+	}
+	// What comes back is what was stored, times to the microsecond at least.
+	want := newMemory("Metadata round trip", memory.GlobalNamespace, memory.TypePattern)
+	want.Metadata = map[string]any{"source": "test", "tags": []any{"a", "b"}, "n": float64(3)}
+	want.Importance, want.Confidence, want.AccessCount = 0.8, 0.42, 7
+	insert(t, s, want, nil)
+	m, err := s.GetMemory(ctx, want.ID)
+	must(t, err)
+	if m.Content != want.Content || m.ContentHash != want.ContentHash || m.Type != want.Type ||
+		m.Namespace != want.Namespace || m.Importance != 0.8 || m.Confidence != 0.42 || m.AccessCount != 7 ||
+		!m.EmbeddingPending || m.Metadata["source"] != "test" || len(m.Metadata["tags"].([]any)) != 2 {
+		t.Fatalf("stored %+v, read back %+v", want, m)
+	}
+	for _, p := range [][2]time.Time{{m.CreatedAt, want.CreatedAt}, {m.UpdatedAt, want.UpdatedAt}, {m.AccessedAt, want.AccessedAt}} {
+		if p[0].Sub(p[1]).Abs() > time.Microsecond {
+			t.Fatalf("time %v read back as %v", p[1], p[0])
+		}
+	}
+}
+
+func testInsertTakenID(t *testing.T, s Store) {
+	first := add(t, s, "first text")
+	m := newMemory("other text", memory.GlobalNamespace, memory.TypeSession)
+	m.ID = first.ID
+	if _, _, err := s.InsertMemory(ctx, m, nil); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("insert with a taken id: %v, want ErrInvalid", err)
+	}
+	if _, _, err := s.InsertMemory(ctx, &memory.Memory{Content: "x"}, nil); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("insert without id: %v, want ErrInvalid", err)
+	}
+}
+
+func testGetMissing(t *testing.T, s Store) {
+	a := add(t, s, "present")
+	if _, err := s.GetMemory(ctx, "mem_1_deadbeef"); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("GetMemory(missing) = %v, want ErrNotFound", err)
+	}
+	got, err := s.GetMemories(ctx, []string{a.ID, "mem_1_deadbeef"})
+	must(t, err)
+	if len(got) != 1 || got[a.ID] == nil {
+		t.Fatalf("GetMemories = %v, want only %s", got, a.ID)
+	}
+}
+
+func testUpdateMemory(t *testing.T, s Store) {
+	a := add(t, s, "update me")
+	got, err := s.UpdateMemory(ctx, a.ID, func(m *memory.Memory) error {
+		m.Importance = 0.9
+		m.Metadata["k"] = "v"
+		return nil
+	})
+	must(t, err)
+	if got.Importance != 0.9 || got.Metadata["k"] != "v" || !got.UpdatedAt.After(a.UpdatedAt) {
+		t.Fatalf("updated = %+v", got)
+	}
+	read, _ := s.GetMemory(ctx, a.ID)
+	if read.Importance != 0.9 {
+		t.Fatalf("read back importance %v", read.Importance)
+	}
+	boom := errors.New("boom")
+	if _, err := s.UpdateMemory(ctx, a.ID, func(m *memory.Memory) error { m.Importance = 0.1; return boom }); !errors.Is(err, boom) {
+		t.Fatalf("fn's error: %v", err)
+	}
+	if read, _ := s.GetMemory(ctx, a.ID); read.Importance != 0.9 {
+		t.Fatal("a failed update was written")
+	}
+	if _, err := s.UpdateMemory(ctx, "mem_1_deadbeef", func(*memory.Memory) error { return nil }); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("update missing: %v", err)
+	}
+	if _, err := s.UpdateMemory(ctx, a.ID, func(m *memory.Memory) error { m.ID = "mem_2_beef"; return nil }); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("changing the id: %v", err)
+	}
+}
+
+func testUpdateContentPending(t *testing.T, s Store) {
+	a := insert(t, s, newMemory("old words", memory.GlobalNamespace, memory.TypeSession), vec(0, 0))
+	got, err := s.UpdateMemory(ctx, a.ID, func(m *memory.Memory) error { m.Content = "new phrasing entirely"; return nil })
+	must(t, err)
+	if !got.EmbeddingPending || got.ContentHash != memory.ContentHash("new phrasing entirely") {
+		t.Fatalf("after a content change: pending=%v hash=%s", got.EmbeddingPending, got.ContentHash)
+	}
+	if hits, _ := s.SearchKeyword(ctx, "phrasing", memory.Filter{}, 5); len(hits) != 1 {
+		t.Fatalf("new content not searchable: %v", hits)
+	}
+	if hits, _ := s.SearchKeyword(ctx, "old", memory.Filter{}, 5); len(hits) != 0 {
+		t.Fatalf("old content still searchable: %v", hits)
+	}
+}
+
+func testUpdateDuplicate(t *testing.T, s Store) {
+	add(t, s, "one")
+	b := add(t, s, "two")
+	_, err := s.UpdateMemory(ctx, b.ID, func(m *memory.Memory) error { m.Content = "one"; return nil })
+	if !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("update to a duplicate content: %v, want ErrInvalid", err)
+	}
+}
+
+func testUpdateLoggedAndEvent(t *testing.T, s Store) {
+	a := insert(t, s, newMemory("prefer tabs", memory.GlobalNamespace, memory.TypePreference), nil)
+	_, err := s.UpdateMemoryLogged(ctx, a.ID, func(m *memory.Memory) (*memory.Change, error) {
+		m.Importance = 0.7
+		return &memory.Change{Action: memory.ChangeEdit, Source: memory.SourceViewer,
+			Fields: []memory.FieldChange{{Field: "importance", Before: 0.5, After: 0.7}}}, nil
+	})
+	must(t, err)
+	m, ev, err := s.UpdateMemoryWithEvent(ctx, a.ID, func(m *memory.Memory) (*memory.ValidationEvent, *memory.Change, error) {
+		before := m.Confidence
+		m.Confidence = 0.95
+		m.Type = memory.TypeGoldenRule
+		return &memory.ValidationEvent{EventType: memory.EventSucceeded, ConfidenceBefore: before, ConfidenceAfter: 0.95, SessionID: "s1"},
+			&memory.Change{Action: memory.ChangePromote, Source: memory.SourceCuration}, nil
+	})
+	must(t, err)
+	if m.Type != memory.TypeGoldenRule || ev <= 0 {
+		t.Fatalf("promoted %+v, event %d", m, ev)
+	}
+	evs, err := s.Events(ctx, a.ID, "", 0)
+	must(t, err)
+	if len(evs) != 1 || evs[0].ID != ev || evs[0].ConfidenceAfter != 0.95 || evs[0].SessionID != "s1" {
+		t.Fatalf("events = %+v", evs)
+	}
+	cs, err := s.Changes(ctx, memory.ChangeQuery{MemoryID: a.ID})
+	must(t, err)
+	if len(cs) != 2 || cs[0].Action != memory.ChangePromote || cs[1].Action != memory.ChangeEdit ||
+		cs[1].Namespace != a.Namespace || len(cs[1].Fields) != 1 || cs[1].Fields[0].Field != "importance" {
+		t.Fatalf("change log = %+v, want promote then edit, newest first", cs)
+	}
+	// An update without an event is refused whole.
+	if _, _, err := s.UpdateMemoryWithEvent(ctx, a.ID, func(m *memory.Memory) (*memory.ValidationEvent, *memory.Change, error) {
+		m.Confidence = 0.1
+		return nil, nil, nil
+	}); err == nil {
+		t.Fatal("an update without its event was accepted")
+	}
+	if m, _ := s.GetMemory(ctx, a.ID); m.Confidence != 0.95 {
+		t.Fatalf("confidence moved without its event: %v", m.Confidence)
+	}
+}
+
+func testDeleteCascade(t *testing.T, s Store) {
+	g := insert(t, s, newMemory("never force push", memory.GlobalNamespace, memory.TypeGoldenRule), nil)
+	b := add(t, s, "other")
+	_, err := s.InsertEdge(ctx, &memory.Edge{SourceID: g.ID, TargetID: b.ID, Relation: memory.RelationRelatesTo, Weight: 1})
+	must(t, err)
+	_, err = s.AddEvent(ctx, &memory.ValidationEvent{MemoryID: g.ID, EventType: memory.EventApplied, ConfidenceBefore: 0.3, ConfidenceAfter: 0.3})
+	must(t, err)
+	if err := s.DeleteMemory(ctx, g.ID, true); !errors.Is(err, memory.ErrProtected) {
+		t.Fatalf("delete golden with keepGolden: %v, want ErrProtected", err)
+	}
+	must(t, s.DeleteMemory(ctx, g.ID, false))
+	if _, err := s.GetMemory(ctx, g.ID); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("deleted memory: %v", err)
+	}
+	edges, err := s.Edges(ctx, memory.EdgeQuery{MemoryIDs: []string{b.ID}})
+	must(t, err)
+	if len(edges) != 0 {
+		t.Fatalf("edges of a deleted memory survived: %+v", edges)
+	}
+	if evs, _ := s.Events(ctx, g.ID, "", 0); len(evs) != 0 {
+		t.Fatalf("events of a deleted memory survived: %+v", evs)
+	}
+	if err := s.DeleteMemory(ctx, g.ID, false); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("delete twice: %v, want ErrNotFound", err)
+	}
+}
+
+func testTrashRestore(t *testing.T, s Store) {
+	a := insert(t, s, newMemory("kept in the trash", memory.GlobalNamespace, memory.TypeDecision), vec(0, 0))
+	b := add(t, s, "neighbour")
+	_, err := s.InsertEdge(ctx, &memory.Edge{SourceID: a.ID, TargetID: b.ID, Relation: memory.RelationRelatesTo, Weight: 0.5})
+	must(t, err)
+	_, err = s.AddEvent(ctx, &memory.ValidationEvent{MemoryID: a.ID, EventType: memory.EventApplied, ConfidenceBefore: 0.3, ConfidenceAfter: 0.3})
+	must(t, err)
+	must(t, s.TrashMemory(ctx, a.ID, true))
+	if _, err := s.GetMemory(ctx, a.ID); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("trashed memory still readable: %v", err)
+	}
+	items, err := s.Trash(ctx)
+	must(t, err)
+	if len(items) != 1 || items[0].Memory.ID != a.ID || items[0].Archived || len(items[0].Edges) != 1 || len(items[0].Events) != 1 {
+		t.Fatalf("trash = %+v", items)
+	}
+	res, err := s.RestoreMemory(ctx, a.ID)
+	must(t, err)
+	if res.Restored != a.ID {
+		t.Fatalf("restored as %q", res.Restored)
+	}
+	m, err := s.GetMemory(ctx, a.ID)
+	must(t, err)
+	if m.Content != a.Content || !m.EmbeddingPending {
+		t.Fatalf("restored %+v, want the same text, pending a vector", m)
+	}
+	if es, _ := s.Edges(ctx, memory.EdgeQuery{MemoryIDs: []string{a.ID}}); len(es) != 1 {
+		t.Fatalf("restored edges %+v", es)
+	}
+	if evs, _ := s.Events(ctx, a.ID, "", 0); len(evs) != 1 {
+		t.Fatalf("restored events %+v", evs)
+	}
+	cs, _ := s.Changes(ctx, memory.ChangeQuery{MemoryID: a.ID})
+	if len(cs) < 2 || cs[0].Action != memory.ChangeRestore || cs[1].Action != memory.ChangeDelete {
+		t.Fatalf("change log after restore = %+v, want restore, delete", cs)
+	}
+	if items, _ := s.Trash(ctx); len(items) != 0 {
+		t.Fatalf("trash after restore = %+v", items)
+	}
+	if _, err := s.RestoreMemory(ctx, a.ID); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("restore twice: %v", err)
+	}
+	g := insert(t, s, newMemory("golden", memory.GlobalNamespace, memory.TypeGoldenRule), nil)
+	if err := s.TrashMemory(ctx, g.ID, true); !errors.Is(err, memory.ErrProtected) {
+		t.Fatalf("trash golden: %v", err)
+	}
+	if items, _ := s.Trash(ctx); len(items) != 0 {
+		t.Fatalf("a refused delete left a trash row: %+v", items)
+	}
+}
+
+func testArchive(t *testing.T, s Store) {
+	a := add(t, s, "set aside")
+	must(t, s.ArchiveMemory(ctx, a.ID, true))
+	items, err := s.Trash(ctx)
+	must(t, err)
+	if len(items) != 1 || !items[0].Archived {
+		t.Fatalf("trash = %+v, want one archived", items)
+	}
+	// The same text stored meanwhile: the restore joins that copy.
+	again := add(t, s, "set aside")
+	res, err := s.RestoreMemory(ctx, a.ID)
+	must(t, err)
+	if res.Restored != again.ID {
+		t.Fatalf("restored as %q, want the copy %s", res.Restored, again.ID)
+	}
+}
+
+func testList(t *testing.T, s Store) {
+	var all []*memory.Memory
+	for i, spec := range []struct {
+		ns  string
+		typ memory.Type
+		imp float64
+	}{
+		{"global", memory.TypeSession, 0.2}, {"global", memory.TypeDecision, 0.9}, {"project:a", memory.TypeSession, 0.5},
+		{"project:a", memory.TypePattern, 0.7}, {"project:b", memory.TypeSession, 0.6},
+	} {
+		m := newMemory("list item "+string(rune('a'+i)), spec.ns, spec.typ)
+		m.Importance = spec.imp
+		all = append(all, insert(t, s, m, nil))
+	}
+	_, err := s.InsertEdge(ctx, &memory.Edge{SourceID: all[4].ID, TargetID: all[2].ID, Relation: memory.RelationSupersedes, Weight: 1})
+	must(t, err)
+	count := func(f memory.Filter) int {
+		n, err := s.CountMemories(ctx, f)
+		must(t, err)
+		return n
+	}
+	for _, c := range []struct {
+		f    memory.Filter
+		want int
+	}{
+		{memory.Filter{}, 4},
+		{memory.Filter{IncludeSuperseded: true}, 5},
+		{memory.Filter{Namespaces: []string{"project:a"}}, 1},
+		{memory.Filter{Namespaces: []string{"project:a", "project:b"}, IncludeSuperseded: true}, 3},
+		{memory.Filter{Types: []memory.Type{memory.TypeSession}}, 2},
+		{memory.Filter{MinImportance: 0.6}, 3},
+		{memory.Filter{IDs: []string{all[0].ID, all[1].ID}}, 2},
+	} {
+		if got := count(c.f); got != c.want {
+			t.Errorf("count %+v = %d, want %d", c.f, got, c.want)
+		}
+	}
+	lo, hi := 0.0, 0.35
+	if got := count(memory.Filter{Bounds: memory.Bounds{MinConfidence: &lo, MaxConfidence: &hi}}); got != 4 {
+		t.Errorf("confidence bounds: %d", got)
+	}
+	if got := count(memory.Filter{Bounds: memory.Bounds{CreatedAfter: all[1].CreatedAt, CreatedBefore: all[3].CreatedAt}}); got != 1 {
+		t.Errorf("created bounds [1, 3) without the superseded 2: %d, want 1", got)
+	}
+	list := func(q memory.ListQuery) []string {
+		ms, err := s.ListMemories(ctx, q)
+		must(t, err)
+		out := make([]string, len(ms))
+		for i, m := range ms {
+			out[i] = m.ID
+		}
+		return out
+	}
+	byImp := list(memory.ListQuery{OrderBy: memory.OrderImportance, Descending: true})
+	if !slices.Equal(byImp, []string{all[1].ID, all[3].ID, all[4].ID, all[0].ID}) {
+		t.Errorf("by importance = %v", byImp)
+	}
+	page1 := list(memory.ListQuery{Limit: 2, Filter: memory.Filter{IncludeSuperseded: true}})
+	page2 := list(memory.ListQuery{Limit: 2, Offset: 2, Filter: memory.Filter{IncludeSuperseded: true}})
+	if !slices.Equal(append(page1, page2...), []string{all[0].ID, all[1].ID, all[2].ID, all[3].ID}) {
+		t.Errorf("pages by creation = %v %v", page1, page2)
+	}
+	if _, err := s.ListMemories(ctx, memory.ListQuery{OrderBy: "content; DROP TABLE memories"}); !errors.Is(err, memory.ErrInvalid) {
+		t.Errorf("bad order: %v", err)
+	}
+}
+
+func testTouch(t *testing.T, s Store) {
+	a := add(t, s, "touched")
+	at := tick()
+	must(t, s.TouchMemories(ctx, []string{a.ID, "mem_1_deadbeef"}, at))
+	must(t, s.TouchMemories(ctx, []string{a.ID}, at))
+	m, _ := s.GetMemory(ctx, a.ID)
+	if m.AccessCount != 2 || !m.AccessedAt.Equal(at) {
+		t.Fatalf("after two touches: count %d at %v", m.AccessCount, m.AccessedAt)
+	}
+	must(t, s.TouchMemories(ctx, nil, at))
+}
+
+func keywordIDs(t *testing.T, s Store, text string, f memory.Filter) []string {
+	t.Helper()
+	hits, err := s.SearchKeyword(ctx, text, f, 10)
+	if err != nil {
+		t.Fatalf("SearchKeyword(%q): %v", text, err)
+	}
+	for i := 1; i < len(hits); i++ {
+		if hits[i].Score > hits[i-1].Score {
+			t.Fatalf("SearchKeyword(%q): not best first: %+v", text, hits)
+		}
+	}
+	return ids(hits)
+}
+
+func testKeywordStemming(t *testing.T, s Store) {
+	a := add(t, s, "We cache the responses of the API")
+	b := add(t, s, "The runner executes migrations")
+	for q, want := range map[string]string{"caching": a.ID, "cached": a.ID, "response": a.ID, "migration": b.ID, "executed": b.ID} {
+		if got := keywordIDs(t, s, q, memory.Filter{}); !slices.Equal(got, []string{want}) {
+			t.Errorf("%q found %v, want %s", q, got, want)
+		}
+	}
+}
+
+func testKeywordStopWords(t *testing.T, s Store) {
+	add(t, s, "the thing is that we should do it")
+	for _, q := range []string{"the", "the of and", "please explain", "...", ""} {
+		if got := keywordIDs(t, s, q, memory.Filter{}); len(got) != 0 {
+			t.Errorf("%q found %v, want nothing", q, got)
+		}
+	}
+}
+
+func testKeywordCodeWords(t *testing.T, s Store) {
+	camel := add(t, s, "UserService validates tokens")
+	snake := add(t, s, "call user_service for the profile")
+	kebab := add(t, s, "the user-service deployment")
+	for _, q := range []string{"UserService", "user_service", "user-service"} {
+		got := keywordIDs(t, s, q, memory.Filter{})
+		slices.Sort(got)
+		want := []string{camel.ID, snake.ID, kebab.ID}
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%q found %v, want all three spellings", q, got)
+		}
+	}
+	code := add(t, s, "duplicate key error E11000 on insert")
+	if got := keywordIDs(t, s, "E11000", memory.Filter{}); !slices.Equal(got, []string{code.ID}) {
+		t.Errorf("error code found %v", got)
+	}
+	path := add(t, s, "edit internal/config/loader.go carefully")
+	if got := keywordIDs(t, s, "config/loader.go", memory.Filter{}); !slices.Equal(got, []string{path.ID}) {
+		t.Errorf("path found %v", got)
+	}
+}
+
+func testKeywordDiacritics(t *testing.T, s Store) {
+	a := add(t, s, "meet at the café near the station")
+	if got := keywordIDs(t, s, "cafe", memory.Filter{}); !slices.Equal(got, []string{a.ID}) {
+		t.Errorf("cafe found %v", got)
+	}
+	if got := keywordIDs(t, s, "CAFÉ", memory.Filter{}); !slices.Equal(got, []string{a.ID}) {
+		t.Errorf("CAFÉ found %v", got)
+	}
+}
+
+func testKeywordHostile(t *testing.T, s Store) {
+	a := add(t, s, "claude-mem stores observations")
+	for _, q := range []string{`claude-mem`, `"`, `AND`, `*`, `(`, `NEAR(a b)`, `a:b`, `'); DROP TABLE memories; --`,
+		`!!`, `&|<->`, `\`, `claude-mem OR`, `^x`, `{x}`, `a' & 'b`, `x:*`} {
+		if _, err := s.SearchKeyword(ctx, q, memory.Filter{}, 5); err != nil {
+			t.Errorf("SearchKeyword(%q): %v", q, err)
+		}
+		if _, err := s.MatchAllKeywords(ctx, q, memory.Filter{}, 5); err != nil {
+			t.Errorf("MatchAllKeywords(%q): %v", q, err)
+		}
+		if _, err := s.KeywordCoverage(ctx, q, []string{a.ID}); err != nil {
+			t.Errorf("KeywordCoverage(%q): %v", q, err)
+		}
+		if _, err := s.SearchEntries(ctx, q, nil, 5); err != nil {
+			t.Errorf("SearchEntries(%q): %v", q, err)
+		}
+	}
+	if got := keywordIDs(t, s, "claude-mem", memory.Filter{}); !slices.Equal(got, []string{a.ID}) {
+		t.Errorf("claude-mem found %v", got)
+	}
+}
+
+func testKeywordFilters(t *testing.T, s Store) {
+	g := add(t, s, "deploy with the blue green strategy")
+	p := insert(t, s, newMemory("deploy on fridays never", "project:x", memory.TypeDecision), nil)
+	low := insert(t, s, newMemory("deploy notes of little weight", "project:x", memory.TypeSession), nil)
+	if _, err := s.UpdateMemory(ctx, low.ID, func(m *memory.Memory) error { m.Importance = 0.1; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	newer := insert(t, s, newMemory("deploy by the pipeline only", memory.GlobalNamespace, memory.TypeSession), nil)
+	_, err := s.InsertEdge(ctx, &memory.Edge{SourceID: newer.ID, TargetID: g.ID, Relation: memory.RelationSupersedes, Weight: 1})
+	must(t, err)
+	sorted := func(xs []string) []string { slices.Sort(xs); return xs }
+	for _, c := range []struct {
+		f    memory.Filter
+		want []string
+	}{
+		{memory.Filter{}, []string{p.ID, low.ID, newer.ID}},
+		{memory.Filter{IncludeSuperseded: true}, []string{g.ID, p.ID, low.ID, newer.ID}},
+		{memory.Filter{Namespaces: []string{"project:x"}}, []string{p.ID, low.ID}},
+		{memory.Filter{Types: []memory.Type{memory.TypeDecision}}, []string{p.ID}},
+		{memory.Filter{MinImportance: 0.3}, []string{p.ID, newer.ID}},
+	} {
+		if got := keywordIDs(t, s, "deploy", c.f); !slices.Equal(sorted(got), sorted(c.want)) {
+			t.Errorf("deploy with %+v found %v, want %v", c.f, got, c.want)
+		}
+	}
+}
+
+func testKeywordBestFirst(t *testing.T, s Store) {
+	add(t, s, "postgres is mentioned once in a long sentence about many other unrelated subjects and topics")
+	best := add(t, s, "postgres postgres replication")
+	if got := keywordIDs(t, s, "postgres replication", memory.Filter{}); len(got) != 2 || got[0] != best.ID {
+		t.Errorf("ranking = %v, want %s first", got, best.ID)
+	}
+	for i := 0; i < 12; i++ {
+		add(t, s, "filler about postgres number "+string(rune('a'+i)))
+	}
+	if hits, _ := s.SearchKeyword(ctx, "postgres", memory.Filter{}, 5); len(hits) != 5 {
+		t.Errorf("limit 5 gave %d", len(hits))
+	}
+}
+
+func testMatchAllCoverage(t *testing.T, s Store) {
+	both := add(t, s, "retry the flaky network test")
+	one := add(t, s, "the network is down")
+	hits, err := s.MatchAllKeywords(ctx, "network test", memory.Filter{}, 10)
+	must(t, err)
+	if !slices.Equal(ids(hits), []string{both.ID}) {
+		t.Errorf("match all = %v", ids(hits))
+	}
+	cov, err := s.KeywordCoverage(ctx, "networks tests", []string{both.ID, one.ID, "mem_1_deadbeef"})
+	must(t, err)
+	if cov[both.ID] != 1 || cov[one.ID] != 0.5 || len(cov) != 2 {
+		t.Errorf("coverage = %v", cov)
+	}
+	if cov, _ := s.KeywordCoverage(ctx, "the of", []string{both.ID}); len(cov) != 0 {
+		t.Errorf("coverage of stop words = %v", cov)
+	}
+}
+
+func testVectorSearch(t *testing.T, s Store) {
+	var ms []*memory.Memory
+	for i := 0; i < 4; i++ {
+		ms = append(ms, insert(t, s, newMemory("vector "+string(rune('a'+i)), memory.GlobalNamespace, memory.TypeSession), vec(i, 0)))
+	}
+	near := insert(t, s, newMemory("vector near a", memory.GlobalNamespace, memory.TypeSession), vec(0, 0.2))
+	hits, err := s.SearchVector(ctx, vec(0, 0.05), memory.Filter{}, 3)
+	must(t, err)
+	if len(hits) != 3 || hits[0].ID != ms[0].ID || hits[1].ID != near.ID {
+		t.Fatalf("hits = %+v, want %s then %s", hits, ms[0].ID, near.ID)
+	}
+	if hits[0].Score < hits[1].Score || hits[1].Score < hits[2].Score || hits[0].Score > 1.0001 || hits[0].Score < 0.9 {
+		t.Fatalf("scores not best first or not 1-distance: %+v", hits)
+	}
+	if v, err := s.Embedding(ctx, ms[1].ID); err != nil || len(v) != 4 || math.Abs(float64(v[1]-1)) > 1e-6 {
+		t.Fatalf("Embedding = %v, %v", v, err)
+	}
+	if v, _ := s.Embedding(ctx, add(t, s, "no vector").ID); v != nil {
+		t.Fatalf("Embedding of a pending memory = %v", v)
+	}
+}
+
+func testVectorFilters(t *testing.T, s Store) {
+	a := insert(t, s, newMemory("in global", memory.GlobalNamespace, memory.TypeSession), vec(0, 0))
+	b := insert(t, s, newMemory("in project", "project:p", memory.TypeDecision), vec(0, 0.1))
+	c := insert(t, s, newMemory("superseding", "project:p", memory.TypeSession), vec(0, 0.3))
+	_, err := s.InsertEdge(ctx, &memory.Edge{SourceID: c.ID, TargetID: a.ID, Relation: memory.RelationSupersedes, Weight: 1})
+	must(t, err)
+	for _, tc := range []struct {
+		f    memory.Filter
+		want []string
+	}{
+		{memory.Filter{}, []string{b.ID, c.ID}},
+		{memory.Filter{IncludeSuperseded: true}, []string{a.ID, b.ID, c.ID}},
+		{memory.Filter{Namespaces: []string{"project:p"}, Types: []memory.Type{memory.TypeSession}}, []string{c.ID}},
+		{memory.Filter{IDs: []string{a.ID, c.ID}, IncludeSuperseded: true}, []string{a.ID, c.ID}},
+	} {
+		hits, err := s.SearchVector(ctx, vec(0, 0), tc.f, 10)
+		must(t, err)
+		if !slices.Equal(ids(hits), tc.want) {
+			t.Errorf("filter %+v: %v, want %v", tc.f, ids(hits), tc.want)
+		}
+	}
+}
+
+// testVectorFilteredKeepsK checks that a selective filter still returns k
+// hits when more than k memories pass it, however many nearer ones it drops.
+func testVectorFilteredKeepsK(t *testing.T, s Store) {
+	for i := 0; i < 300; i++ {
+		insert(t, s, newMemory("crowd "+time.Duration(i).String(), memory.GlobalNamespace, memory.TypeSession), vec(0, float64(i%50)/1000))
+	}
+	var want []string
+	for i := 0; i < 8; i++ {
+		// Axis 3 tilted towards axis 0, the query's: the larger i, the nearer.
+		m := insert(t, s, newMemory("rare "+time.Duration(i).String(), "project:rare", memory.TypeSession), vec(3, float64(i)/20))
+		want = append([]string{m.ID}, want...)
+	}
+	hits, err := s.SearchVector(ctx, vec(0, 0), memory.Filter{Namespaces: []string{"project:rare"}}, 5)
+	must(t, err)
+	if !slices.Equal(ids(hits), want[:5]) {
+		t.Fatalf("filtered search = %v, want the nearest five of the namespace %v", ids(hits), want[:5])
+	}
+}
+
+func testVectorMismatch(t *testing.T, s Store) {
+	insert(t, s, newMemory("four", memory.GlobalNamespace, memory.TypeSession), vec(0, 0))
+	if _, _, err := s.InsertMemory(ctx, newMemory("three", memory.GlobalNamespace, memory.TypeSession), []float32{1, 0, 0}); !errors.Is(err, memory.ErrEmbeddingMismatch) {
+		t.Fatalf("insert of another dimension: %v", err)
+	}
+	if n, _ := s.CountMemories(ctx, memory.Filter{}); n != 1 {
+		t.Fatalf("a refused vector left its memory: %d", n)
+	}
+	if _, err := s.SearchVector(ctx, []float32{1, 0}, memory.Filter{}, 3); !errors.Is(err, memory.ErrEmbeddingMismatch) {
+		t.Fatalf("search of another dimension: %v", err)
+	}
+	if _, _, err := s.InsertMemory(ctx, newMemory("zeros", memory.GlobalNamespace, memory.TypeSession), []float32{0, 0, 0, 0}); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("a zero vector: %v", err)
+	}
+	if _, _, err := s.InsertMemory(ctx, newMemory("nan", memory.GlobalNamespace, memory.TypeSession), []float32{float32(math.NaN()), 0, 0, 1}); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("a NaN vector: %v", err)
+	}
+}
+
+func testEmbeddingsPending(t *testing.T, s Store) {
+	if hits, err := s.SearchVector(ctx, vec(0, 0), memory.Filter{}, 3); err != nil || len(hits) != 0 {
+		t.Fatalf("search before any vector: %v, %v", hits, err)
+	}
+	a, b := add(t, s, "pending one"), add(t, s, "pending two")
+	if n, _ := s.CountPendingEmbeddings(ctx); n != 2 {
+		t.Fatalf("pending = %d", n)
+	}
+	p, err := s.PendingEmbeddings(ctx, 10)
+	must(t, err)
+	if len(p) != 2 || p[0].ID != a.ID || p[1].ID != b.ID {
+		t.Fatalf("pending = %v, want oldest first", p)
+	}
+	must(t, s.SetEmbedding(ctx, a.ID, vec(2, 0)))
+	if n, _ := s.CountPendingEmbeddings(ctx); n != 1 {
+		t.Fatalf("pending after set = %d", n)
+	}
+	if m, _ := s.GetMemory(ctx, a.ID); m.EmbeddingPending {
+		t.Fatal("still pending after SetEmbedding")
+	}
+	must(t, s.SetEmbedding(ctx, a.ID, vec(3, 0))) // replaces
+	hits, _ := s.SearchVector(ctx, vec(3, 0), memory.Filter{}, 5)
+	if len(hits) != 1 || hits[0].ID != a.ID || hits[0].Score < 0.99 {
+		t.Fatalf("after replacing the vector: %+v", hits)
+	}
+	if err := s.SetEmbedding(ctx, "mem_1_deadbeef", vec(0, 0)); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("set on a missing memory: %v", err)
+	}
+	sp, _ := s.EmbeddingSpace(ctx)
+	if sp.Dimension != 4 {
+		t.Fatalf("space after the first vector = %+v", sp)
+	}
+}
+
+func testEmbeddingSpace(t *testing.T, s Store) {
+	if sp, _ := s.EmbeddingSpace(ctx); sp != (memory.EmbeddingSpace{}) {
+		t.Fatalf("space of an empty store = %+v", sp)
+	}
+	got, err := s.ClaimEmbeddingSpace(ctx, memory.EmbeddingSpace{Model: "m1", Dimension: 4})
+	must(t, err)
+	if got.Model != "m1" || got.Dimension != 4 {
+		t.Fatalf("claim = %+v", got)
+	}
+	got, _ = s.ClaimEmbeddingSpace(ctx, memory.EmbeddingSpace{Model: "m2", Dimension: 8})
+	if got.Model != "m1" {
+		t.Fatalf("a second claim replaced the first: %+v", got)
+	}
+	a := insert(t, s, newMemory("with vector", memory.GlobalNamespace, memory.TypeSession), vec(0, 0))
+	must(t, s.ResetEmbeddings(ctx, memory.EmbeddingSpace{Model: "m2", Dimension: 3}))
+	if sp, _ := s.EmbeddingSpace(ctx); sp.Model != "m2" || sp.Dimension != 3 {
+		t.Fatalf("after reset: %+v", sp)
+	}
+	if m, _ := s.GetMemory(ctx, a.ID); !m.EmbeddingPending {
+		t.Fatal("not pending after a reset")
+	}
+	must(t, s.SetEmbedding(ctx, a.ID, []float32{0, 1, 0}))
+	if hits, _ := s.SearchVector(ctx, []float32{0, 1, 0}, memory.Filter{}, 3); len(hits) != 1 {
+		t.Fatalf("search in the new space: %v", hits)
+	}
+	if err := s.ResetEmbeddings(ctx, memory.EmbeddingSpace{Model: "x", Dimension: 0}); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("reset to dimension 0: %v", err)
+	}
+}
+
+func testChunks(t *testing.T, s Store) {
+	long := insert(t, s, newMemory("a long memory "+string(make([]byte, 0))+"with many words in it", memory.GlobalNamespace, memory.TypeSession), vec(0, 0))
+	insert(t, s, newMemory("short", memory.GlobalNamespace, memory.TypeSession), vec(1, 0))
+	got, err := s.UnchunkedLongMemories(ctx, 10, 10, nil)
+	must(t, err)
+	if len(got) != 1 || got[0].ID != long.ID {
+		t.Fatalf("unchunked = %v", got)
+	}
+	if got, _ := s.UnchunkedLongMemories(ctx, 10, 10, []string{long.ID}); len(got) != 0 {
+		t.Fatalf("skip ignored: %v", got)
+	}
+	must(t, s.SetChunkEmbeddings(ctx, long.ID, [][]float32{vec(2, 0), vec(3, 0)}))
+	if got, _ := s.UnchunkedLongMemories(ctx, 10, 10, nil); len(got) != 0 {
+		t.Fatalf("still unchunked: %v", got)
+	}
+	hits, err := s.SearchChunks(ctx, vec(3, 0), memory.Filter{}, 5)
+	must(t, err)
+	if len(hits) != 1 || hits[0].ID != long.ID || hits[0].Score < 0.99 {
+		t.Fatalf("chunk search = %+v", hits)
+	}
+	if err := s.SetChunkEmbeddings(ctx, long.ID, [][]float32{{1, 0}}); !errors.Is(err, memory.ErrEmbeddingMismatch) {
+		t.Fatalf("chunk of another dimension: %v", err)
+	}
+	// Editing the content drops the parts' vectors.
+	_, err = s.UpdateMemory(ctx, long.ID, func(m *memory.Memory) error { m.Content += " and more"; return nil })
+	must(t, err)
+	if hits, _ := s.SearchChunks(ctx, vec(3, 0), memory.Filter{}, 5); len(hits) != 0 {
+		t.Fatalf("chunks survived an edit: %v", hits)
+	}
+}
+
+func testReindex(t *testing.T, s Store) {
+	a := insert(t, s, newMemory("reindex a", memory.GlobalNamespace, memory.TypeSession), vec(0, 0))
+	b := insert(t, s, newMemory("reindex b", memory.GlobalNamespace, memory.TypeSession), vec(1, 0))
+	staged, err := s.BeginReindex(ctx, memory.EmbeddingSpace{Model: "new", Dimension: 2})
+	must(t, err)
+	if staged != 0 {
+		t.Fatalf("staged = %d", staged)
+	}
+	p, _ := s.ReindexPending(ctx, 10, nil)
+	if len(p) != 2 {
+		t.Fatalf("reindex pending = %v", p)
+	}
+	must(t, s.StageVectors(ctx, map[string][]float32{a.ID: {1, 0}}))
+	if p, _ := s.ReindexPending(ctx, 10, []string{b.ID}); len(p) != 0 {
+		t.Fatalf("pending with skip = %v", p)
+	}
+	// The old vectors stay searchable meanwhile.
+	if hits, _ := s.SearchVector(ctx, vec(1, 0), memory.Filter{}, 1); len(hits) != 1 || hits[0].ID != b.ID {
+		t.Fatalf("old space during a reindex: %v", hits)
+	}
+	if staged, _ := s.BeginReindex(ctx, memory.EmbeddingSpace{Model: "new", Dimension: 2}); staged != 1 {
+		t.Fatalf("resumed reindex staged = %d", staged)
+	}
+	n, err := s.FinishReindex(ctx)
+	must(t, err)
+	if n != 1 {
+		t.Fatalf("moved %d", n)
+	}
+	if sp, _ := s.EmbeddingSpace(ctx); sp.Model != "new" || sp.Dimension != 2 {
+		t.Fatalf("space = %+v", sp)
+	}
+	if pending, _ := s.PendingEmbeddings(ctx, 10); len(pending) != 1 || pending[0].ID != b.ID {
+		t.Fatalf("pending after reindex = %v", pending)
+	}
+	if hits, _ := s.SearchVector(ctx, []float32{1, 0}, memory.Filter{}, 5); len(hits) != 1 || hits[0].ID != a.ID {
+		t.Fatalf("search after reindex = %v", hits)
+	}
+}
+
+func testEdgesUnique(t *testing.T, s Store) {
+	a, b := add(t, s, "edge a"), add(t, s, "edge b")
+	id1, err := s.InsertEdge(ctx, &memory.Edge{SourceID: a.ID, TargetID: b.ID, Relation: memory.RelationRelatesTo, Weight: 0.4})
+	must(t, err)
+	id2, err := s.InsertEdge(ctx, &memory.Edge{SourceID: a.ID, TargetID: b.ID, Relation: memory.RelationRelatesTo, Weight: 0.9})
+	must(t, err)
+	if id1 != id2 {
+		t.Fatalf("same triple got ids %d and %d", id1, id2)
+	}
+	es, _ := s.Edges(ctx, memory.EdgeQuery{EdgeIDs: []int64{id1}})
+	if len(es) != 1 || es[0].Weight != 0.9 {
+		t.Fatalf("edge after second insert = %+v", es)
+	}
+	id3, err := s.InsertEdge(ctx, &memory.Edge{SourceID: a.ID, TargetID: b.ID, Relation: memory.RelationSupersedes, Weight: 1})
+	must(t, err)
+	if id3 == id1 {
+		t.Fatal("another relation shares the edge")
+	}
+	if _, err := s.InsertEdge(ctx, &memory.Edge{SourceID: a.ID, TargetID: "mem_1_deadbeef", Relation: memory.RelationRelatesTo, Weight: 1}); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("edge to a missing memory: %v", err)
+	}
+	if _, err := s.InsertEdge(ctx, &memory.Edge{SourceID: a.ID, TargetID: b.ID, Relation: "likes", Weight: 1}); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("unknown relation: %v", err)
+	}
+}
+
+func testEdgesQueries(t *testing.T, s Store) {
+	a, b, c := add(t, s, "node a"), add(t, s, "node b"), add(t, s, "node c")
+	ab, _ := s.InsertEdge(ctx, &memory.Edge{SourceID: a.ID, TargetID: b.ID, Relation: memory.RelationRelatesTo, Weight: 1, Metadata: map[string]any{"why": "test"}})
+	ca, _ := s.InsertEdge(ctx, &memory.Edge{SourceID: c.ID, TargetID: a.ID, Relation: memory.RelationContradicts, Weight: 1})
+	bc, _ := s.InsertEdge(ctx, &memory.Edge{SourceID: b.ID, TargetID: c.ID, Relation: memory.RelationRelatesTo, Weight: 1})
+	edgeIDs := func(q memory.EdgeQuery) []int64 {
+		es, err := s.Edges(ctx, q)
+		must(t, err)
+		out := make([]int64, len(es))
+		for i, e := range es {
+			out[i] = e.ID
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		q    memory.EdgeQuery
+		want []int64
+	}{
+		{memory.EdgeQuery{MemoryIDs: []string{a.ID}}, []int64{ab, ca}},
+		{memory.EdgeQuery{MemoryIDs: []string{a.ID}, Direction: memory.DirectionOutgoing}, []int64{ab}},
+		{memory.EdgeQuery{MemoryIDs: []string{a.ID}, Direction: memory.DirectionIncoming}, []int64{ca}},
+		{memory.EdgeQuery{MemoryIDs: []string{a.ID, b.ID}, Relations: []memory.Relation{memory.RelationRelatesTo}}, []int64{ab, bc}},
+		{memory.EdgeQuery{SourceID: a.ID, TargetID: c.ID}, []int64{ca}},
+		{memory.EdgeQuery{SourceID: a.ID, TargetID: c.ID, Direction: memory.DirectionOutgoing}, nil},
+	} {
+		if got := edgeIDs(tc.q); !slices.Equal(got, tc.want) {
+			t.Errorf("edges %+v = %v, want %v", tc.q, got, tc.want)
+		}
+	}
+	es, _ := s.Edges(ctx, memory.EdgeQuery{EdgeIDs: []int64{ab}})
+	if len(es) != 1 || es[0].Metadata["why"] != "test" || es[0].SourceID != a.ID || es[0].CreatedAt.IsZero() {
+		t.Errorf("edge = %+v", es)
+	}
+	if _, err := s.Edges(ctx, memory.EdgeQuery{}); !errors.Is(err, memory.ErrInvalid) {
+		t.Errorf("empty edge query: %v", err)
+	}
+	del, err := s.DeleteEdges(ctx, memory.EdgeQuery{MemoryIDs: []string{b.ID}})
+	must(t, err)
+	if !slices.Equal(del, []int64{ab, bc}) {
+		t.Errorf("deleted %v", del)
+	}
+	if got := edgeIDs(memory.EdgeQuery{MemoryIDs: []string{a.ID, b.ID, c.ID}}); !slices.Equal(got, []int64{ca}) {
+		t.Errorf("left %v", got)
+	}
+}
+
+func testEvents(t *testing.T, s Store) {
+	a, b := add(t, s, "validated"), add(t, s, "other")
+	t1, t2 := tick(), tick()
+	e1, err := s.AddEvent(ctx, &memory.ValidationEvent{MemoryID: a.ID, EventType: memory.EventApplied, Context: "ctx", ConfidenceBefore: 0.3, ConfidenceAfter: 0.3, CreatedAt: t1})
+	must(t, err)
+	e2, err := s.AddEvent(ctx, &memory.ValidationEvent{MemoryID: a.ID, EventType: memory.EventFailed, ErrorMsg: "boom", ConfidenceBefore: 0.3, ConfidenceAfter: 0.15, CreatedAt: t2})
+	must(t, err)
+	evs, _ := s.Events(ctx, a.ID, "", 0)
+	if len(evs) != 2 || evs[0].ID != e2 || evs[1].ID != e1 || evs[0].ErrorMsg != "boom" || evs[1].Context != "ctx" {
+		t.Fatalf("events = %+v, want newest first", evs)
+	}
+	if evs, _ := s.Events(ctx, a.ID, memory.EventApplied, 0); len(evs) != 1 || evs[0].ID != e1 {
+		t.Fatalf("applied events = %+v", evs)
+	}
+	if evs, _ := s.Events(ctx, a.ID, "", 1); len(evs) != 1 || evs[0].ID != e2 {
+		t.Fatalf("limit 1 = %+v", evs)
+	}
+	if _, err := s.AddEvent(ctx, &memory.ValidationEvent{MemoryID: "mem_1_deadbeef", EventType: memory.EventApplied}); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("event of a missing memory: %v", err)
+	}
+	if _, err := s.AddEvent(ctx, &memory.ValidationEvent{MemoryID: a.ID, EventType: "guessed"}); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("unknown event type: %v", err)
+	}
+	last, err := s.LastEventTimes(ctx, []string{a.ID, b.ID})
+	must(t, err)
+	if len(last) != 1 || !last[a.ID].Equal(t2) {
+		t.Fatalf("last event times = %v, want %v for a only", last, t2)
+	}
+}
+
+func testChangeLog(t *testing.T, s Store) {
+	a := add(t, s, "contradiction a")
+	b := insert(t, s, newMemory("contradiction b", "project:p", memory.TypeSession), nil)
+	at := tick()
+	must(t, s.AddChanges(ctx,
+		memory.Change{MemoryID: a.ID, Namespace: a.Namespace, At: at, Action: memory.ChangeNotContradiction, Source: memory.SourceViewer, RelatedID: b.ID, Reason: "both hold"},
+		memory.Change{MemoryID: b.ID, Namespace: b.Namespace, At: at, Action: memory.ChangeNotContradiction, Source: memory.SourceViewer, RelatedID: a.ID},
+	))
+	for _, pair := range [][2]string{{a.ID, b.ID}, {b.ID, a.ID}} {
+		if ok, err := s.NotContradiction(ctx, pair[0], pair[1]); err != nil || !ok {
+			t.Errorf("NotContradiction(%s, %s) = %v, %v", pair[0], pair[1], ok, err)
+		}
+	}
+	c := add(t, s, "unrelated")
+	if ok, _ := s.NotContradiction(ctx, a.ID, c.ID); ok {
+		t.Error("NotContradiction of an unjudged pair")
+	}
+	_, err := s.UpdateMemoryLogged(ctx, b.ID, func(m *memory.Memory) (*memory.Change, error) {
+		m.Type = memory.TypeGoldenRule
+		return &memory.Change{Action: memory.ChangePromote, Source: memory.SourceCuration}, nil
+	})
+	must(t, err)
+	cs, err := s.Changes(ctx, memory.ChangeQuery{Namespaces: []string{"project:p"}, Actions: []memory.ChangeAction{memory.ChangePromote, memory.ChangeDemote}})
+	must(t, err)
+	if len(cs) != 1 || cs[0].MemoryID != b.ID || cs[0].Action != memory.ChangePromote {
+		t.Errorf("golden audit = %+v", cs)
+	}
+	if cs, _ := s.Changes(ctx, memory.ChangeQuery{MemoryID: a.ID}); len(cs) != 1 || cs[0].Reason != "both hold" || !cs[0].At.Equal(at) || cs[0].RelatedID != b.ID {
+		t.Errorf("changes of a = %+v", cs)
+	}
+	if cs, _ := s.Changes(ctx, memory.ChangeQuery{Limit: 2}); len(cs) != 2 || cs[0].MemoryID != b.ID {
+		t.Errorf("newest two = %+v", cs)
+	}
+	if cs, _ := s.Changes(ctx, memory.ChangeQuery{MemoryID: c.ID}); cs == nil || len(cs) != 0 {
+		t.Errorf("changes of an unchanged memory = %#v, want empty", cs)
+	}
+}
+
+func testFileActivity(t *testing.T, s Store) {
+	base := time.Now().Add(-time.Hour).UTC()
+	touch := func(path string, action memory.FileAction, root string, after time.Duration) {
+		t.Helper()
+		_, err := s.AddFileActivity(ctx, &memory.FileActivity{FilePath: path, Action: action, ProjectRoot: root,
+			FileType: "go", SessionID: "s", CreatedAt: base.Add(after)})
+		must(t, err)
+	}
+	touch("/r/a.go", memory.ActionRead, "/r", 0)
+	touch("/r/a.go", memory.ActionEdit, "/r", time.Minute)
+	touch("/r/b.go", memory.ActionRead, "/r", 2*time.Minute)
+	touch("/o/c.go", memory.ActionWrite, "/o", 3*time.Minute)
+	files, err := s.RecentFiles(ctx, "/r", time.Time{}, 10)
+	must(t, err)
+	if len(files) != 2 || files[0].FilePath != "/r/b.go" || files[1].FilePath != "/r/a.go" ||
+		files[1].AccessCount != 2 || files[1].LastAction != memory.ActionEdit || files[1].Actions["read"] != 1 || files[1].Actions["edit"] != 1 {
+		t.Fatalf("recent files = %+v", files)
+	}
+	if files, _ := s.RecentFiles(ctx, "", base.Add(150*time.Second), 10); len(files) != 1 || files[0].FilePath != "/o/c.go" {
+		t.Fatalf("since = %+v", files)
+	}
+	if files, _ := s.RecentFiles(ctx, "", time.Time{}, 1); len(files) != 1 {
+		t.Fatalf("limit 1 = %+v", files)
+	}
+	if _, err := s.AddFileActivity(ctx, &memory.FileActivity{FilePath: "/x", Action: "delete"}); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("bad action: %v", err)
+	}
+	if _, err := s.AddFileActivity(ctx, &memory.FileActivity{Action: memory.ActionRead}); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("no path: %v", err)
+	}
+}
+
+func testFileSummarize(t *testing.T, s Store) {
+	old := time.Now().Add(-60 * 24 * time.Hour).UTC()
+	for i := 0; i < 3; i++ {
+		_, err := s.AddFileActivity(ctx, &memory.FileActivity{FilePath: "/r/a.go", Action: memory.ActionRead, ProjectRoot: "/r", CreatedAt: old.Add(time.Duration(i) * time.Minute)})
+		must(t, err)
+	}
+	_, err := s.AddFileActivity(ctx, &memory.FileActivity{FilePath: "/r/a.go", Action: memory.ActionEdit, ProjectRoot: "/r", CreatedAt: time.Now().UTC()})
+	must(t, err)
+	n, err := s.SummarizeFileActivity(ctx, time.Now().Add(-30*24*time.Hour))
+	must(t, err)
+	if n != 3 {
+		t.Fatalf("removed %d rows, want 3", n)
+	}
+	if n, _ := s.SummarizeFileActivity(ctx, time.Now().Add(-30*24*time.Hour)); n != 0 {
+		t.Fatalf("a second fold removed %d", n)
+	}
+	files, _ := s.RecentFiles(ctx, "/r", time.Time{}, 10)
+	if len(files) != 1 || files[0].AccessCount != 4 || files[0].Actions["read"] != 3 {
+		t.Fatalf("after folding = %+v", files)
+	}
+	st, _ := s.Stats(ctx)
+	if st.FileActivity != 2 {
+		t.Fatalf("rows after folding = %d, want 2", st.FileActivity)
+	}
+}
+
+func testJobs(t *testing.T, s Store) {
+	a, b := add(t, s, "job a"), add(t, s, "job b")
+	j1, err := s.EnqueueJob(ctx, a.ID, "curate")
+	must(t, err)
+	if again, _ := s.EnqueueJob(ctx, a.ID, "curate"); again != j1 {
+		t.Fatalf("same job twice: %d and %d", j1, again)
+	}
+	j2, _ := s.EnqueueJob(ctx, b.ID, "curate")
+	if _, err := s.EnqueueJob(ctx, "mem_1_deadbeef", "curate"); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("job of a missing memory: %v", err)
+	}
+	if _, err := s.EnqueueJob(ctx, a.ID, " "); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("job without kind: %v", err)
+	}
+	got, err := s.ClaimJobs(ctx, 1, time.Minute)
+	must(t, err)
+	if len(got) != 1 || got[0].ID != j1 || got[0].Attempts != 1 || got[0].MemoryID != a.ID || got[0].Kind != "curate" {
+		t.Fatalf("first claim = %+v", got)
+	}
+	got, _ = s.ClaimJobs(ctx, 5, time.Minute)
+	if len(got) != 1 || got[0].ID != j2 {
+		t.Fatalf("second claim = %+v, want only the unleased job", got)
+	}
+	if got, _ := s.ClaimJobs(ctx, 5, time.Minute); len(got) != 0 {
+		t.Fatalf("leased jobs claimed again: %+v", got)
+	}
+	must(t, s.RetryJob(ctx, j1, "model down", time.Now().Add(time.Hour)))
+	if got, _ := s.ClaimJobs(ctx, 5, time.Minute); len(got) != 0 {
+		t.Fatalf("a job due later was claimed: %+v", got)
+	}
+	must(t, s.RetryJob(ctx, j1, "model down", time.Now().Add(-time.Second)))
+	got, _ = s.ClaimJobs(ctx, 5, time.Minute)
+	if len(got) != 1 || got[0].ID != j1 || got[0].Attempts != 2 || got[0].LastError != "model down" {
+		t.Fatalf("retried claim = %+v", got)
+	}
+	st, _ := s.Stats(ctx)
+	if st.PendingJobs != 2 || st.RetryingJobs != 1 || st.LastJobError != "model down" || st.OldestJobAt.IsZero() {
+		t.Fatalf("job stats = %+v", st)
+	}
+	must(t, s.FinishJob(ctx, j1))
+	must(t, s.FinishJob(ctx, j1))
+	// Short leases run out: a dead worker's job is claimed again.
+	must(t, s.DeleteMemory(ctx, a.ID, false))
+	j3, _ := s.EnqueueJob(ctx, b.ID, "supersede")
+	if got, _ := s.ClaimJobs(ctx, 5, time.Millisecond); len(got) != 1 || got[0].ID != j3 {
+		t.Fatalf("claim = %+v", got)
+	}
+	time.Sleep(5 * time.Millisecond)
+	if got, _ := s.ClaimJobs(ctx, 5, time.Minute); len(got) != 1 || got[0].ID != j3 || got[0].Attempts != 2 {
+		t.Fatalf("claim after the lease ran out = %+v", got)
+	}
+	if st, _ := s.Stats(ctx); st.PendingJobs != 2 {
+		t.Fatalf("pending jobs = %d (the deleted memory's job must go with it)", st.PendingJobs)
+	}
+}
+
+func testModelHealth(t *testing.T, s Store) {
+	at := time.Now().UTC()
+	must(t, s.RecordModelHealth(ctx, "chat", "", at))
+	must(t, s.RecordModelHealth(ctx, "chat", "connection refused", at))
+	must(t, s.RecordModelHealth(ctx, "chat", "still refused", at.Add(time.Second)))
+	st, _ := s.Stats(ctx)
+	if len(st.ModelHealth) != 1 || st.ModelHealth[0].Failures != 2 || st.ModelHealth[0].LastError != "still refused" ||
+		st.ModelHealth[0].FailingSince.Sub(at).Abs() > time.Millisecond {
+		t.Fatalf("model health = %+v", st.ModelHealth)
+	}
+	must(t, s.RecordModelHealth(ctx, "chat", "", at.Add(2*time.Second)))
+	if st, _ := s.Stats(ctx); len(st.ModelHealth) != 0 {
+		t.Fatalf("after a success = %+v", st.ModelHealth)
+	}
+	if err := s.RecordModelHealth(ctx, "", "x", at); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("no role: %v", err)
+	}
+}
+
+func entry(kind capture.Kind, ns, session, title string) *capture.Entry {
+	return &capture.Entry{Kind: kind, Namespace: ns, SessionID: session, Title: title, Body: title + " body", Files: []string{"a.go"}, CreatedAt: tick()}
+}
+
+func testJournal(t *testing.T, s Store) {
+	var got []int64
+	for i := 0; i < 5; i++ {
+		id, err := s.AddEntry(ctx, entry(capture.KindObservation, "project:j", "s1", "step "+string(rune('a'+i))))
+		must(t, err)
+		got = append(got, id)
+	}
+	other, _ := s.AddEntry(ctx, entry(capture.KindPrompt, "project:j", "s2", "other session"))
+	if _, err := s.AddEntry(ctx, &capture.Entry{Kind: capture.KindPrompt}); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("entry without title: %v", err)
+	}
+	es, err := s.Entries(ctx, []int64{got[2], 999999, got[0]})
+	must(t, err)
+	if len(es) != 2 || es[0].ID != got[2] || es[1].ID != got[0] || es[0].Files[0] != "a.go" || es[0].Body != "step c body" {
+		t.Fatalf("entries = %+v", es)
+	}
+	es, _ = s.SessionEntries(ctx, "s1", got[1], 2)
+	if len(es) != 2 || es[0].ID != got[2] || es[1].ID != got[3] {
+		t.Fatalf("session entries = %+v", es)
+	}
+	es, err = s.Around(ctx, got[2], 1, 1)
+	must(t, err)
+	if len(es) != 3 || es[0].ID != got[1] || es[2].ID != got[3] {
+		t.Fatalf("around = %+v", es)
+	}
+	if _, err := s.Around(ctx, 999999, 1, 1); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("around a missing entry: %v", err)
+	}
+	mid, _ := s.Entries(ctx, []int64{got[2]})
+	es, _ = s.NamespaceAround(ctx, "project:j", mid[0].CreatedAt, 2, 1)
+	if len(es) != 3 || es[0].ID != got[1] || es[1].ID != got[2] || es[2].ID != got[3] {
+		t.Fatalf("namespace around = %+v", es)
+	}
+	// An empty namespace is every namespace (a global memory's timeline).
+	late, _ := s.AddEntry(ctx, entry(capture.KindPrompt, "project:k", "s3", "another project"))
+	es, _ = s.NamespaceAround(ctx, "", mid[0].CreatedAt, 1, 10)
+	if len(es) != 5 || es[0].ID != got[2] || es[3].ID != other || es[4].ID != late {
+		t.Fatalf("around in every namespace = %+v", es)
+	}
+	sum1, err := s.RecordSummary(ctx, entry(capture.KindSummary, "project:j", "s1", "first summary"), got[2])
+	must(t, err)
+	sum2, _ := s.RecordSummary(ctx, entry(capture.KindSummary, "project:j", "s1", "second summary"), got[4])
+	sums, _ := s.RecentSummaries(ctx, "project:j", 5)
+	if len(sums) != 2 || sums[0].ID != sum2 || sums[1].ID != sum1 {
+		t.Fatalf("recent summaries = %+v", sums)
+	}
+	must(t, s.CountModelCall(ctx, "s1"))
+	through, calls, err := s.SummaryProgress(ctx, "s1")
+	must(t, err)
+	if through != got[4] || calls != 3 {
+		t.Fatalf("progress = %d, %d calls", through, calls)
+	}
+	if through, calls, _ := s.SummaryProgress(ctx, "none"); through != 0 || calls != 0 {
+		t.Fatal("progress of an unknown session")
+	}
+}
+
+func testJournalSearch(t *testing.T, s Store) {
+	a, _ := s.AddEntry(ctx, &capture.Entry{Kind: capture.KindObservation, Namespace: "project:a", SessionID: "s", Title: "Edited UserService", Body: "renamed the cache layer", CreatedAt: tick()})
+	b, _ := s.AddEntry(ctx, &capture.Entry{Kind: capture.KindObservation, Namespace: "project:b", SessionID: "t", Title: "ran tests", Body: "the cache was cold", CreatedAt: tick()})
+	hits, err := s.SearchEntries(ctx, "cache", nil, 10)
+	must(t, err)
+	if len(hits) != 2 {
+		t.Fatalf("journal search = %+v", hits)
+	}
+	hits, _ = s.SearchEntries(ctx, "cache", []string{"project:b"}, 10)
+	if len(hits) != 1 || hits[0].Entry.ID != b {
+		t.Fatalf("journal search in b = %+v", hits)
+	}
+	hits, _ = s.SearchEntries(ctx, "user_service", nil, 10)
+	if len(hits) != 1 || hits[0].Entry.ID != a {
+		t.Fatalf("journal search by code word = %+v", hits)
+	}
+	if hits, _ := s.SearchEntries(ctx, "the of", nil, 10); len(hits) != 0 {
+		t.Fatalf("stop words found %+v", hits)
+	}
+}
+
+func testJournalForget(t *testing.T, s Store) {
+	m := add(t, s, "summary memory")
+	e := entry(capture.KindSummary, "project:f", "s1", "summary")
+	e.MemoryID = m.ID
+	_, err := s.AddEntry(ctx, e)
+	must(t, err)
+	_, _ = s.AddEntry(ctx, entry(capture.KindPrompt, "project:f", "s1", "prompt"))
+	_, _ = s.AddEntry(ctx, entry(capture.KindPrompt, "project:f", "s2", "keep"))
+	_, err = s.AddFileActivity(ctx, &memory.FileActivity{FilePath: "/f", Action: memory.ActionRead, SessionID: "s1"})
+	must(t, err)
+	must(t, s.QueueSummary(ctx, "s1", "stop", ""))
+	if n, _ := s.CountEntries(ctx, "s1", time.Time{}); n != 2 {
+		t.Fatalf("count = %d", n)
+	}
+	n, mems, err := s.ForgetEntries(ctx, "s1", time.Time{})
+	must(t, err)
+	if n != 2 || !slices.Equal(mems, []string{m.ID}) {
+		t.Fatalf("forgot %d, memories %v", n, mems)
+	}
+	st, _ := s.Stats(ctx)
+	if st.JournalEntries != 1 || st.FileActivity != 0 || st.PendingSummaries != 0 {
+		t.Fatalf("after forgetting: %+v", st)
+	}
+	if _, _, err := s.ForgetEntries(ctx, "", time.Time{}); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("forget everything unasked: %v", err)
+	}
+	n, _, _ = s.ForgetEntries(ctx, "", time.Now().Add(time.Hour*24*3650))
+	if n != 1 {
+		t.Fatalf("forget before a date = %d", n)
+	}
+}
+
+func testSummaryJobs(t *testing.T, s Store) {
+	must(t, s.QueueSummary(ctx, "s1", "stop", "turn1"))
+	must(t, s.QueueSummary(ctx, "s1", "session-end", ""))
+	if err := s.QueueSummary(ctx, "", "stop", ""); err == nil {
+		t.Fatal("a summary without a session was queued")
+	}
+	j, err := s.ClaimSummary(ctx, time.Minute)
+	must(t, err)
+	if j == nil || j.SessionID != "s1" || j.Reason != "session-end" || j.TurnID != "turn1" || j.Attempts != 1 {
+		t.Fatalf("claimed %+v", j)
+	}
+	if j, _ := s.ClaimSummary(ctx, time.Minute); j != nil {
+		t.Fatalf("a leased summary claimed again: %+v", j)
+	}
+	must(t, s.FinishSummary(ctx, "s1", "model down", true))
+	j, _ = s.ClaimSummary(ctx, time.Minute)
+	if j == nil || j.Attempts != 2 {
+		t.Fatalf("retried claim %+v", j)
+	}
+	must(t, s.FinishSummary(ctx, "s1", "", false))
+	if j, _ := s.ClaimSummary(ctx, time.Minute); j != nil {
+		t.Fatalf("a finished job claimed: %+v", j)
+	}
+}
+
+func testStats(t *testing.T, s Store) {
+	a := insert(t, s, newMemory("stats a", memory.GlobalNamespace, memory.TypeSession), vec(0, 0))
+	b := insert(t, s, newMemory("stats b", "project:s", memory.TypeDecision), nil)
+	_, _ = s.InsertEdge(ctx, &memory.Edge{SourceID: a.ID, TargetID: b.ID, Relation: memory.RelationRelatesTo, Weight: 1})
+	_, _ = s.AddEvent(ctx, &memory.ValidationEvent{MemoryID: a.ID, EventType: memory.EventApplied})
+	_, _ = s.AddEntry(ctx, &capture.Entry{Kind: capture.KindPrompt, Namespace: "global", Title: "t", TrimmedBytes: 10})
+	must(t, s.UpsertSession(ctx, &memory.Session{ID: "s1", Namespace: "global", Cwd: "/r"}))
+	end := time.Now()
+	must(t, s.UpsertSession(ctx, &memory.Session{ID: "s1", EndedAt: &end, EndReason: "exit"}))
+	st, err := s.Stats(ctx)
+	must(t, err)
+	if st.Memories != 2 || st.ByNamespace["project:s"] != 1 || st.ByType["session"] != 1 || st.Edges != 1 ||
+		st.ValidationEvents != 1 || st.PendingEmbeddings != 1 || st.JournalEntries != 1 || st.TrimmedEntries != 1 ||
+		st.EmbeddingDim != 4 || st.SchemaVersion == 0 {
+		t.Fatalf("stats = %+v", st)
+	}
+}
