@@ -154,7 +154,7 @@ func (s *Service) search(ctx context.Context, query string, f Filter, n int) (se
 	}
 	vector, reason := s.vectorCandidates(ctx, query, f, candidates)
 	if len(vector) > 0 {
-		res.mode, res.vectorWeight = SearchHybrid, vectorWeight(vector)
+		res.mode, res.vectorWeight = SearchHybrid, s.vectorShare(ctx, keyword, vector)
 	}
 	if res.pending, err = s.store.CountPendingEmbeddings(ctx); err != nil {
 		s.log().Warn("counting pending embeddings failed", "err", err)
