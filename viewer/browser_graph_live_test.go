@@ -44,7 +44,6 @@ const readLayout = `(() => {
 	return { pos, zoom: cy.zoom(), pan: [cy.pan().x, cy.pan().y], same, folded: Number(box.dataset.folded), fill, legend, labels };
 })()`
 
-
 // TestBrowserGraphKeepsItsLayout: the graph is laid out the same way every
 // time, coloured by memory type as its legend says, with a hub's many leaves
 // folded and no two labels on top of each other; a live change elsewhere
