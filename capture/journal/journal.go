@@ -85,5 +85,5 @@ type SessionBrief struct {
 	// DraftMemoryID is the session memory holding the extractive summary of
 	// what came after Summary, until the model's replaces it ("" when none).
 	DraftMemoryID string
-	LastAt      time.Time
+	LastAt        time.Time
 }
