@@ -65,7 +65,8 @@ type EntryReader interface {
 	// Around returns up to before entries older and after entries newer than the
 	// entry id in the same session, and the entry itself, oldest first.
 	Around(ctx context.Context, id int64, before, after int) ([]*Entry, error)
-	// NamespaceAround is Around for a moment of a namespace (a memory's creation).
+	// NamespaceAround is Around for a moment of a namespace (a memory's
+	// creation); an empty namespace is every namespace.
 	NamespaceAround(ctx context.Context, namespace string, at time.Time, before, after int) ([]*Entry, error)
 }
 

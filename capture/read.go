@@ -154,12 +154,12 @@ func fuse(limit int, lists ...[]IndexItem) []IndexItem {
 
 // MemoryItem is a memory as an index line.
 func MemoryItem(m *memory.Memory) IndexItem {
-	return IndexItem{ID: m.ID, Kind: string(m.Type), Title: oneLine(m.Content, indexTitleRunes), Date: day(m.CreatedAt), Project: m.Namespace}
+	return IndexItem{ID: m.ID, Kind: string(m.Type), Title: memory.Preview(m.Content, indexTitleRunes), Date: day(m.CreatedAt), Project: m.Namespace}
 }
 
 // EntryItem is a journal entry as an index line.
 func EntryItem(e *Entry) IndexItem {
-	return IndexItem{ID: EntryID(e.ID), Kind: string(e.Kind), Title: oneLine(e.Title, indexTitleRunes), Date: day(e.CreatedAt), Project: e.Namespace}
+	return IndexItem{ID: EntryID(e.ID), Kind: string(e.Kind), Title: memory.Preview(e.Title, indexTitleRunes), Date: day(e.CreatedAt), Project: e.Namespace}
 }
 
 func day(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") }
@@ -172,7 +172,8 @@ const (
 
 // Timeline returns what happened around an id, oldest first: for a journal
 // entry, its neighbours in the same session; for a memory, the journal entries
-// of its project around the moment it was stored, with the memory itself.
+// and memories of its project around the moment it was stored, with the
+// memory itself.
 func (r *Reader) Timeline(ctx context.Context, id string, before, after int) ([]IndexItem, error) {
 	for _, n := range []struct {
 		name string
@@ -196,13 +197,80 @@ func (r *Reader) Timeline(ctx context.Context, id string, before, after int) ([]
 	if err != nil {
 		return nil, err
 	}
-	es, err := r.Store.NamespaceAround(ctx, m.Namespace, m.CreatedAt, before, after)
+	return r.memoryTimeline(ctx, m, before, after)
+}
+
+// memoryTimeline is what came around a memory: the journal of its project
+// (of every project for a global memory, which any session may have stored)
+// and the memories stored before and after it in its namespace, nearest
+// first on each side, then oldest first.
+func (r *Reader) memoryTimeline(ctx context.Context, m *memory.Memory, before, after int) ([]IndexItem, error) {
+	journalNS := m.Namespace
+	if m.Namespace == memory.GlobalNamespace {
+		journalNS = ""
+	}
+	es, err := r.Store.NamespaceAround(ctx, journalNS, m.CreatedAt, before, after)
 	if err != nil {
 		return nil, err
 	}
-	items := append(entryItems(es), MemoryItem(m))
-	slices.SortStableFunc(items, func(a, b IndexItem) int { return strings.Compare(a.Date, b.Date) })
+	type timed struct {
+		at   time.Time
+		item IndexItem
+	}
+	var older, newer []timed
+	for _, e := range es {
+		t := timed{e.CreatedAt, EntryItem(e)}
+		if e.CreatedAt.After(m.CreatedAt) {
+			newer = append(newer, t)
+		} else {
+			older = append(older, t)
+		}
+	}
+	if lister, ok := r.Memories.(MemoryLister); ok {
+		for _, side := range []struct {
+			n     int
+			bound memory.Bounds
+			desc  bool
+			into  *[]timed
+		}{
+			{before, memory.Bounds{CreatedBefore: m.CreatedAt}, true, &older},
+			{after, memory.Bounds{CreatedAfter: m.CreatedAt.Add(time.Nanosecond)}, false, &newer},
+		} {
+			if side.n == 0 {
+				continue
+			}
+			desc := side.desc
+			res, err := lister.List(ctx, memory.ListRequest{Namespace: m.Namespace, Limit: side.n, OrderBy: string(memory.OrderCreatedAt), Descending: &desc, Bounds: side.bound})
+			if err != nil {
+				return nil, err
+			}
+			for _, n := range res.Memories {
+				if n.ID != m.ID {
+					*side.into = append(*side.into, timed{n.CreatedAt, MemoryItem(n)})
+				}
+			}
+		}
+	}
+	byTime := func(a, b timed) int { return a.at.Compare(b.at) }
+	slices.SortStableFunc(older, byTime)
+	slices.SortStableFunc(newer, byTime)
+	older = older[max(0, len(older)-before):]
+	newer = newer[:min(len(newer), after)]
+	items := make([]IndexItem, 0, len(older)+1+len(newer))
+	for _, t := range older {
+		items = append(items, t.item)
+	}
+	items = append(items, MemoryItem(m))
+	for _, t := range newer {
+		items = append(items, t.item)
+	}
 	return items, nil
+}
+
+// MemoryLister lists memories; a Reader's Memories that has it gives a
+// memory's timeline the memories stored around it.
+type MemoryLister interface {
+	List(ctx context.Context, req memory.ListRequest) (*memory.ListResult, error)
 }
 
 func entryItems(es []*Entry) []IndexItem {

@@ -9,8 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/privacy"
 )
 
@@ -66,7 +66,7 @@ func (r *Recorder) Prompt(ctx context.Context, a Anchor, prompt string) (*Entry,
 		return nil, nil
 	}
 	e := r.entry(a, KindPrompt)
-	e.Title = oneLine(text, maxTitleRunes)
+	e.Title = memory.Preview(text, maxTitleRunes)
 	e.Body = text
 	e.TrimmedBytes = cut
 	if _, err := r.Store.AddEntry(ctx, e); err != nil {
@@ -142,12 +142,12 @@ func observationTitle(tool string, args map[string]any, files []string, output s
 	}
 	title := tool
 	if target != "" {
-		title += ": " + oneLine(target, maxTitleRunes)
+		title += ": " + memory.Preview(target, maxTitleRunes)
 	}
-	if out := oneLine(output, maxOutcomeRunes); out != "" {
+	if out := memory.Preview(output, maxOutcomeRunes); out != "" {
 		title += " → " + out
 	}
-	return oneLine(title, maxTitleRunes)
+	return memory.Preview(title, maxTitleRunes)
 }
 
 // fileKeys are the arguments of Claude Code's tools that name files.
@@ -260,20 +260,9 @@ func cutAt(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
+	s = memory.Cut(s, n)
+	if nl := strings.LastIndexByte(s, '\n'); nl > len(s)/2 {
+		s = s[:nl]
 	}
-	if nl := strings.LastIndexByte(s[:n], '\n'); nl > n/2 {
-		n = nl
-	}
-	return s[:n]
-}
-
-// oneLine squeezes whitespace and cuts s to max runes.
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	return string([]rune(s)[:max-1]) + "…"
+	return s
 }

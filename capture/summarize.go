@@ -210,7 +210,7 @@ func (s *Summarizer) summarize(ctx context.Context, job *SummaryJob) error {
 		}
 		return err
 	}
-	title := oneLine(privacy.Clean(reply.Title), maxTitleRunes)
+	title := memory.Preview(privacy.Clean(reply.Title), maxTitleRunes)
 	if title == "" || len(reply.Bullets) == 0 {
 		return fmt.Errorf("%w: %+v", errEmptySummary, reply)
 	}
@@ -221,7 +221,7 @@ func (s *Summarizer) summarize(ctx context.Context, job *SummaryJob) error {
 func (s *Summarizer) record(ctx context.Context, job *SummaryJob, entries []*Entry, title string, bullets []string) error {
 	var b strings.Builder
 	for _, bl := range bullets {
-		if bl = oneLine(privacy.Clean(bl), 200); bl != "" {
+		if bl = memory.Preview(privacy.Clean(bl), 200); bl != "" {
 			b.WriteString("- " + bl + "\n")
 		}
 	}
@@ -263,7 +263,7 @@ func summaryPrompt(entries []*Entry) string {
 	for _, e := range entries {
 		switch e.Kind {
 		case KindPrompt:
-			lines = append(lines, "USER ASKED: "+oneLine(e.Body, 400))
+			lines = append(lines, "USER ASKED: "+memory.Preview(e.Body, 400))
 		default:
 			lines = append(lines, "TOOL "+e.Title)
 		}

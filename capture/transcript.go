@@ -2,9 +2,10 @@ package capture
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"os"
+
+	"github.com/recall-mcp/recall/history"
 )
 
 // tailBytes is how much of a transcript's end LastUserTurn reads: a hook must
@@ -35,43 +36,9 @@ func LastUserTurn(path string) string {
 	}
 	lines := bytes.Split(buf, []byte("\n"))
 	for i := len(lines) - 1; i >= 0; i-- {
-		if id := userTurn(lines[i]); id != "" {
+		if id := history.PromptUUID(lines[i]); id != "" {
 			return id
 		}
 	}
 	return ""
-}
-
-// userTurn returns a transcript line's uuid when it is a prompt the user typed.
-func userTurn(line []byte) string {
-	if !bytes.Contains(line, []byte(`"user"`)) {
-		return ""
-	}
-	var l struct {
-		Type    string `json:"type"`
-		UUID    string `json:"uuid"`
-		IsMeta  bool   `json:"isMeta"`
-		Message struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"message"`
-	}
-	if json.Unmarshal(line, &l) != nil || l.Type != "user" || l.IsMeta || l.UUID == "" {
-		return ""
-	}
-	var text string
-	if json.Unmarshal(l.Message.Content, &text) == nil {
-		return l.UUID
-	}
-	var blocks []struct {
-		Type string `json:"type"`
-	}
-	if json.Unmarshal(l.Message.Content, &blocks) != nil {
-		return ""
-	}
-	for _, b := range blocks {
-		if b.Type == "tool_result" {
-			return ""
-		}
-	}
-	return l.UUID
 }

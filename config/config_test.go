@@ -58,7 +58,7 @@ func TestDefaults(t *testing.T) {
 		HTTPSessionIdle:        30 * time.Minute,
 		HTTPMaxSessions:        1000,
 		SyncFull:               true,
-		HookTimeout:            3 * time.Second,
+		HookTimeout:            100 * time.Millisecond,
 		Capture:                true,
 		Summaries:              true,
 		SummaryCalls:           20,

@@ -111,7 +111,7 @@ func checkDatabase(ctx context.Context, r *report, cfg *config.Config) (*storage
 		r.check(Fail, "database integrity: "+integrity,
 			fmt.Sprintf("sqlite3 %s '.recover' | sqlite3 recovered.db, then point RECALL_SQLITE_PATH at recovered.db", cfg.SQLitePath))
 	} else {
-		r.check(OK, fmt.Sprintf("database: schema %d, integrity ok, %d memories, %s", st.SchemaVersion, st.Memories, describe.Bytes(st.FileBytes)))
+		r.check(OK, fmt.Sprintf("database: schema %d, integrity ok, %s, %s", st.SchemaVersion, describe.Count(st.Memories, "memory", "memories"), describe.Bytes(st.FileBytes)))
 	}
 	checkPythonImport(ctx, r, db)
 	checkSpool(r, st, db.SpoolDir())
@@ -241,7 +241,7 @@ func checkEmbeddings(ctx context.Context, r *report, cfg *config.Config, db *sto
 	if status == nil || !status.EmbedCapable() {
 		fix = "fix Ollama first (above); then " + fix
 	}
-	r.check(Warn, fmt.Sprintf("%d memories wait for an embedding (found by keywords only meanwhile)", st.PendingEmbeddings), fix)
+	r.check(Warn, fmt.Sprintf("%s for an embedding (found by keywords only meanwhile)", describe.Count(st.PendingEmbeddings, "memory waits", "memories wait")), fix)
 }
 
 // checkQueue reports the curation backlog and model roles that keep failing.

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/ollama/ollama/api"
+
+	"github.com/recall-mcp/recall/memory"
 )
 
 // JudgeJSON asks the chat model for a judgment shaped by schema (a JSON schema,
@@ -61,9 +63,11 @@ func stripFence(s string) []byte {
 	return bytes.TrimSpace(b)
 }
 
+// shorten cuts a reply quoted in an error to n bytes, never inside a
+// character.
 func shorten(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "…"
+	return memory.Cut(s, n) + "…"
 }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
@@ -53,6 +54,10 @@ type Report struct {
 	// Pending counts memories stored without a vector.
 	Pending int          `json:"memories_without_vector"`
 	Modes   []ModeReport `json:"modes"`
+	// VectorChanged counts the prompts whose injection the vector side
+	// changed (hybrid against keyword-only), per category; nil without an
+	// embedder. It is what a prompt hook gives up when its vector is late.
+	VectorChanged map[string]int `json:"hook_vector_changed,omitempty"`
 }
 
 // ModeReport is the figures of one search mode.
@@ -109,6 +114,7 @@ func Evaluate(ctx context.Context, d *Dataset, opts Options) (*Report, error) {
 			embedder memory.Embedder
 		}{Hybrid, opts.Embedder})
 	}
+	var injected []map[string]Outcome // per mode, by query id
 	for _, m := range modes {
 		floor := DefaultFloor()
 		if opts.Floor != nil {
@@ -118,11 +124,33 @@ func Evaluate(ctx context.Context, d *Dataset, opts Options) (*Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.name, err)
 		}
+		byQuery := map[string]Outcome{}
+		for _, o := range outcomes {
+			byQuery[o.QueryID] = o
+		}
+		injected = append(injected, byQuery)
 		mr := ModeReport{Mode: m.name, Summaries: Summarize(d, outcomes)}
 		if opts.Details {
 			mr.Outcomes = outcomes
 		}
 		rep.Modes = append(rep.Modes, mr)
 	}
+	if len(injected) == 2 {
+		rep.VectorChanged = vectorChanged(injected[0], injected[1])
+	}
 	return rep, nil
+}
+
+// vectorChanged counts, per category and in all, the prompts whose injected
+// memories differ between keyword-only and hybrid.
+func vectorChanged(keyword, hybrid map[string]Outcome) map[string]int {
+	changed := map[string]int{"all": 0}
+	for id, k := range keyword {
+		changed[k.Category] += 0
+		if !slices.Equal(k.Injected, hybrid[id].Injected) {
+			changed[k.Category]++
+			changed["all"]++
+		}
+	}
+	return changed
 }

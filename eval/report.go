@@ -50,6 +50,16 @@ func (r *Report) WriteText(w io.Writer) error {
 			return err
 		}
 	}
+	if r.VectorChanged != nil {
+		fmt.Fprintf(w, "\nThe vector side changed what the prompt hook injects for %d of %d prompts (", r.VectorChanged["all"], r.Queries)
+		for i, c := range Categories {
+			if i > 0 {
+				fmt.Fprint(w, ", ")
+			}
+			fmt.Fprintf(w, "%s %d", c, r.VectorChanged[c])
+		}
+		fmt.Fprintln(w, "): a hook whose vector comes too late injects the keyword-only list for those.")
+	}
 	fmt.Fprintln(w, "\nR@k: share of the relevant memories in the first k; MRR: 1/rank of the first relevant memory within the first 10; answered: share of queries with any result (goal 0 for unrelated); injected any: share of prompts the hook injected something for (goal 0 for unrelated); relevant injected: share of related prompts with a relevant memory injected; precision: relevant share of injected memories.")
 	return nil
 }

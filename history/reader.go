@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/recall-mcp/recall/internal/lines"
 )
 
 // maxLineBytes bounds one transcript line held in memory. Longer lines (a
@@ -39,7 +41,7 @@ func (rd Reader) Read(r io.Reader, start int64, emit func(Message) error) (end i
 	br := bufio.NewReaderSize(r, 256<<10)
 	end = start
 	for {
-		line, tooLong, n, err := readLine(br)
+		line, tooLong, n, err := lines.Read(br, maxLineBytes)
 		if errors.Is(err, io.EOF) {
 			return end, stats, nil // n bytes without a newline: half-written
 		}
@@ -70,34 +72,6 @@ func (rd Reader) Read(r io.Reader, start int64, emit func(Message) error) (end i
 		}
 		if err := emit(m); err != nil {
 			return end, stats, err
-		}
-	}
-}
-
-// readLine reads through the next newline. It returns the line (nil when it
-// was longer than maxLineBytes), the bytes consumed, and io.EOF when the input
-// ends before a newline.
-func readLine(br *bufio.Reader) (line []byte, tooLong bool, n int, err error) {
-	var buf []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		n += len(chunk)
-		if !tooLong {
-			if len(buf)+len(chunk) > maxLineBytes {
-				tooLong, buf = true, nil
-			} else if err == nil && buf == nil {
-				return chunk, false, n, nil // the common case: no copy
-			} else {
-				buf = append(buf, chunk...)
-			}
-		}
-		switch {
-		case err == nil:
-			return buf, tooLong, n, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		default:
-			return nil, tooLong, n, err
 		}
 	}
 }

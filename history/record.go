@@ -5,6 +5,7 @@
 package history
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -92,6 +93,35 @@ func parseLine(line []byte, opts TextOptions) (m Message, ok bool, err error) {
 		Role: role, Timestamp: ts, Cwd: r.Cwd, GitBranch: r.GitBranch, Sidechain: r.IsSidechain,
 		pieces: ps,
 	}, true, nil
+}
+
+// PromptUUID returns the uuid of a transcript line that is a prompt the user
+// typed: a user record, not meta, whose content is not tool results (Claude
+// Code writes those as user lines too). "" for any other line.
+func PromptUUID(line []byte) string {
+	if !bytes.Contains(line, []byte(`"user"`)) {
+		return "" // most lines, without decoding them
+	}
+	var r record
+	if json.Unmarshal(line, &r) != nil || r.Type != "user" || r.IsMeta || r.UUID == "" || r.Message == nil {
+		return ""
+	}
+	var text string
+	if json.Unmarshal(r.Message.Content, &text) == nil {
+		return r.UUID
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(r.Message.Content, &blocks) != nil {
+		return ""
+	}
+	for _, b := range blocks {
+		if b.Type == "tool_result" {
+			return ""
+		}
+	}
+	return r.UUID
 }
 
 // parseTimestamp reads an RFC 3339 string (with or without a fraction) or a

@@ -3,8 +3,8 @@ package history
 import (
 	"encoding/json"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/privacy"
 )
 
@@ -91,7 +91,7 @@ func blockPiece(b block, opts TextOptions) (piece, bool) {
 		if b.IsError {
 			label = "[error] "
 		}
-		return piece{label: label, text: cut(out, toolResultChars+scanMargin), limit: toolResultChars}, true
+		return piece{label: label, text: memory.Cut(out, toolResultChars+scanMargin), limit: toolResultChars}, true
 	}
 	return piece{}, false // image, document, redacted thinking, newer kinds
 }
@@ -141,7 +141,7 @@ var toolArgs = []string{"command", "file_path", "notebook_path", "pattern", "pat
 func toolCall(name string, input map[string]any) piece {
 	for _, k := range toolArgs {
 		if v, ok := input[k].(string); ok && v != "" {
-			return piece{label: "[" + name + "] ", text: cut(v, toolArgChars+scanMargin), limit: toolArgChars, line: true}
+			return piece{label: "[" + name + "] ", text: memory.Cut(v, toolArgChars+scanMargin), limit: toolArgChars, line: true}
 		}
 	}
 	return piece{label: "[" + name + "]"}
@@ -154,16 +154,5 @@ func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return cut(s, n) + "…"
-}
-
-// cut keeps at most n bytes of s, never inside a character.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return memory.Cut(s, n) + "…"
 }

@@ -2,33 +2,67 @@ package hook
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
 )
 
-// GuardEmbedder wraps the embedder hooks use so that Ollama can never hold a
-// hook past its deadline: every call gets at most timeout; after the first
-// failure the process stops asking (recall then runs on keywords alone); and the
-// vector of the last query is reused, since a hook searches the same prompt in
-// the project and the global namespace.
-func GuardEmbedder(inner memory.Embedder, timeout time.Duration) memory.Embedder {
+// Guard is how a hook treats Ollama: the vector side of the prompt hook has a
+// budget of its own, and a hook that finds Ollama down, hung or too slow for
+// that budget says so in a state file beside the database, so that the next
+// hooks skip the vector side at once instead of each waiting for it. Ollama is
+// tried again off the prompt's path (StartProbe) until it answers in time.
+type Guard struct {
+	// Budget is the longest a hook waits for one embedding.
+	Budget time.Duration
+	// State is the file hooks share their knowledge of Ollama in; empty
+	// keeps it to this process.
+	State string
+	// RetryAfter is how long the state holds before Ollama is tried again.
+	RetryAfter time.Duration
+	// StartProbe starts a check of Ollama in the background (a detached
+	// process running Probe); nil tries nothing until the state expires, when
+	// the next prompt tries itself.
+	StartProbe func()
+	Logger     *slog.Logger
+	Now        func() time.Time
+}
+
+// DefaultRetryAfter is how long hooks skip the vector side before Ollama is
+// tried again, in the background.
+const DefaultRetryAfter = 30 * time.Second
+
+// Embedder wraps inner so that Ollama can never hold a hook past the budget:
+// every call gets at most Budget; after a failure this process stops asking,
+// and so do the next hooks (through the state file) until a probe finds
+// Ollama answering in time again.
+func (g Guard) Embedder(inner memory.Embedder) memory.Embedder {
 	if inner == nil {
 		return nil
 	}
-	return &guardedEmbedder{inner: inner, timeout: timeout}
+	if g.RetryAfter <= 0 {
+		g.RetryAfter = DefaultRetryAfter
+	}
+	return &guardedEmbedder{inner: inner, guard: g}
+}
+
+// GuardEmbedder is Guard{Budget: timeout}.Embedder(inner): the knowledge that
+// Ollama failed stays in this process.
+func GuardEmbedder(inner memory.Embedder, timeout time.Duration) memory.Embedder {
+	return Guard{Budget: timeout}.Embedder(inner)
 }
 
 type guardedEmbedder struct {
-	inner   memory.Embedder
-	timeout time.Duration
+	inner memory.Embedder
+	guard Guard
 
-	mu        sync.Mutex
-	failed    error
-	lastQuery string
-	lastVec   []float32
+	mu      sync.Mutex
+	checked bool // the state file was read
+	failed  error
 }
 
 func (g *guardedEmbedder) Model() string { return g.inner.Model() }
@@ -37,52 +71,135 @@ func (g *guardedEmbedder) EmbedDocuments(ctx context.Context, texts []string) ([
 	if err := g.failure(); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	start := time.Now()
+	bctx, cancel := context.WithTimeout(ctx, g.guard.Budget)
 	defer cancel()
-	vecs, err := g.inner.EmbedDocuments(ctx, texts)
-	return vecs, g.record(ctx, err)
+	vecs, err := g.inner.EmbedDocuments(bctx, texts)
+	return vecs, g.record(ctx, bctx, start, err)
 }
 
 func (g *guardedEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
-	g.mu.Lock()
-	if g.lastVec != nil && g.lastQuery == text {
-		vec := g.lastVec
-		g.mu.Unlock()
-		return vec, nil
-	}
-	g.mu.Unlock()
 	if err := g.failure(); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	start := time.Now()
+	bctx, cancel := context.WithTimeout(ctx, g.guard.Budget)
 	defer cancel()
-	vec, err := g.inner.EmbedQuery(ctx, text)
-	if err = g.record(ctx, err); err != nil {
+	vec, err := g.inner.EmbedQuery(bctx, text)
+	if err = g.record(ctx, bctx, start, err); err != nil {
 		return nil, err
 	}
-	g.mu.Lock()
-	g.lastQuery, g.lastVec = text, vec
-	g.mu.Unlock()
 	return vec, nil
 }
 
+// failure says why this hook does not ask Ollama: an earlier failure in this
+// process, or one an earlier hook recorded in the state file.
 func (g *guardedEmbedder) failure() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.failed != nil || g.checked {
+		return g.failed
+	}
+	g.checked = true
+	if g.guard.State == "" {
+		return nil
+	}
+	st, err := readOllamaState(g.guard.State)
+	if err != nil {
+		g.log().Warn("Ollama state unreadable; asking Ollama", "path", g.guard.State, "err", err)
+		return nil
+	}
+	if st == nil {
+		return nil
+	}
+	now := g.now()
+	if now.Sub(st.Checked) >= g.guard.RetryAfter {
+		// Time to try again, but not on this prompt: the probe runs in the
+		// background and clears the state when Ollama answers in time. The
+		// state is stamped first so that the hooks of the next seconds do not
+		// start probes of their own.
+		st.Checked = now
+		if err := writeOllamaState(g.guard.State, st); err != nil {
+			g.log().Warn("Ollama state not written", "path", g.guard.State, "err", err)
+		}
+		if g.guard.StartProbe != nil {
+			g.guard.StartProbe()
+		}
+	}
+	g.failed = fmt.Errorf("%w: %s (since %s; tried again in the background)", memory.ErrUnavailable, st.Reason, st.Since.Local().Format(time.TimeOnly))
 	return g.failed
 }
 
-// record remembers a failure; one past the deadline is reported as the model
-// service being unavailable, so that recall degrades to keywords.
-func (g *guardedEmbedder) record(ctx context.Context, err error) error {
+// record remembers a failure, in this process and for the next hooks; one past
+// the budget is reported as the model service being unavailable, so that
+// recall degrades to keywords. A call the caller cancelled (it no longer
+// needed the vector) says nothing about Ollama.
+func (g *guardedEmbedder) record(parent, bctx context.Context, start time.Time, err error) error {
 	if err == nil {
 		return nil
 	}
-	if ctx.Err() != nil {
-		err = fmt.Errorf("%w: no embedding within %s: %v", memory.ErrUnavailable, g.timeout, err)
+	if parent.Err() != nil {
+		return err
+	}
+	reason := fmt.Sprintf("Ollama failed: %v", err)
+	if bctx.Err() != nil {
+		reason = fmt.Sprintf("Ollama gave no embedding within the hooks' budget of %s", g.guard.Budget)
+		err = fmt.Errorf("%w: no embedding within %s: %v", memory.ErrUnavailable, g.guard.Budget, err)
 	}
 	g.mu.Lock()
 	g.failed = err
 	g.mu.Unlock()
+	if g.guard.State != "" {
+		now := g.now()
+		if werr := writeOllamaState(g.guard.State, &ollamaState{Since: now, Checked: now, Reason: reason}); werr != nil {
+			g.log().Warn("Ollama state not written", "path", g.guard.State, "err", werr)
+		}
+	}
 	return err
+}
+
+func (g *guardedEmbedder) now() time.Time {
+	if g.guard.Now != nil {
+		return g.guard.Now()
+	}
+	return time.Now()
+}
+
+func (g *guardedEmbedder) log() *slog.Logger {
+	if g.guard.Logger != nil {
+		return g.guard.Logger
+	}
+	return slog.Default()
+}
+
+// probeText is what a probe embeds: short, so that it measures the model's
+// answer time rather than the text's length.
+const probeText = "recall checks that the embedding model answers"
+
+// Probe checks whether inner answers within budget and records it in the state
+// file: the state is removed when it does, so that the next hooks use vectors
+// again, and renewed when it does not. The first embedding may load the model
+// (seconds) and gets the whole of ctx; the second is the one measured.
+func Probe(ctx context.Context, inner memory.Embedder, state string, budget time.Duration) error {
+	if _, err := inner.EmbedQuery(ctx, probeText); err != nil {
+		return probeFailed(state, fmt.Sprintf("Ollama failed: %v", err))
+	}
+	start := time.Now()
+	if _, err := inner.EmbedQuery(ctx, probeText+"."); err != nil {
+		return probeFailed(state, fmt.Sprintf("Ollama failed: %v", err))
+	}
+	if took := time.Since(start); took > budget {
+		return probeFailed(state, fmt.Sprintf("Ollama embeds a prompt in %s, over the hooks' budget of %s", took.Round(time.Millisecond), budget))
+	}
+	return removeOllamaState(state)
+}
+
+func probeFailed(state, reason string) error {
+	prev, _ := readOllamaState(state)
+	now := time.Now()
+	st := &ollamaState{Since: now, Checked: now, Reason: reason}
+	if prev != nil && !prev.Since.IsZero() {
+		st.Since = prev.Since
+	}
+	return errors.Join(errors.New(reason), writeOllamaState(state, st))
 }

@@ -164,7 +164,7 @@ func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, err
 		return nil, nil
 	}
 	if len(prompt) > memory.MaxQueryBytes {
-		prompt = truncateBytes(prompt, memory.MaxQueryBytes)
+		prompt = memory.Cut(prompt, memory.MaxQueryBytes)
 	}
 	if perr != nil {
 		return nil, perr
@@ -218,7 +218,7 @@ func formatIndex(ms []memory.ScoredMemory) (string, []string) {
 		if i == promptResults {
 			break
 		}
-		line := fmt.Sprintf("- [%s] %s · %s\n", m.ID, m.Type, preview(m.Content))
+		line := fmt.Sprintf("- [%s] %s · %s\n", m.ID, m.Type, memory.Preview(m.Content, previewChars))
 		if estimateTokens(b.Len()+len(line)) > promptTokenLimit {
 			break
 		}
@@ -238,24 +238,6 @@ func formatIndex(ms []memory.ScoredMemory) (string, []string) {
 // tokens (its five previews of 200 characters bound it in any case). The
 // context tool counts with validation.EstimateTokens instead.
 func estimateTokens(bytes int) int { return (bytes + 3) / 4 }
-
-// preview is the first previewChars characters of s on one line.
-func preview(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= previewChars {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:previewChars]) + "…"
-}
-
-// truncateBytes cuts s to at most n bytes without splitting a character.
-func truncateBytes(s string, n int) string {
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
 
 // fileActions maps Claude Code's file tools to recorded actions.
 var fileActions = map[string]memory.FileAction{

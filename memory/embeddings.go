@@ -112,15 +112,43 @@ func (s *Service) embedQuery(ctx context.Context, query string) (vec []float32, 
 	if err != nil {
 		return nil, false, err
 	}
+	vec, err = s.embedQueryVector(ctx, query)
+	if err != nil {
+		return nil, false, err
+	}
+	return s.fitQueryVector(space, vec)
+}
+
+// embedQueryVector asks the embedder for the query's vector within
+// QueryEmbedTimeout, without looking at the store.
+func (s *Service) embedQueryVector(ctx context.Context, query string) ([]float32, error) {
+	if s.embedder == nil {
+		return nil, fmt.Errorf("no embedding model configured: %w", ErrUnavailable)
+	}
 	if s.opts.QueryEmbedTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, s.opts.QueryEmbedTimeout)
 		defer cancel()
 	}
-	vec, err = s.embedder.EmbedQuery(ctx, query)
+	return s.embedder.EmbedQuery(ctx, query)
+}
+
+// checkQueryVector is embedQuery for a vector asked for beforehand (vec, or
+// the error of asking): the store's space is checked after the fact.
+func (s *Service) checkQueryVector(ctx context.Context, vec []float32, embedErr error) ([]float32, bool, error) {
+	space, err := s.usableSpace(ctx)
 	if err != nil {
 		return nil, false, err
 	}
+	if embedErr != nil {
+		return nil, false, embedErr
+	}
+	return s.fitQueryVector(space, vec)
+}
+
+// fitQueryVector says whether a query's vector can be compared with the
+// stored ones.
+func (s *Service) fitQueryVector(space EmbeddingSpace, vec []float32) ([]float32, bool, error) {
 	if space.Model == "" {
 		return vec, false, nil
 	}

@@ -62,6 +62,17 @@ func (s *Service) Matching(ctx context.Context, query string, f Filter, n int, f
 	if floor.MinCoverage >= 1 {
 		search = s.store.MatchAllKeywords
 	}
+	// The query's vector is asked for beside the keyword search, not after
+	// it: the embedder's own deadline (the prompt hook's vector budget) then
+	// runs while the keywords are searched, and a late vector costs nothing
+	// beyond it.
+	embedCtx, stopEmbedding := context.WithCancel(ctx)
+	defer stopEmbedding()
+	embedded := make(chan queryVector, 1)
+	go func() {
+		vec, err := s.embedQueryVector(embedCtx, query)
+		embedded <- queryVector{vec, err}
+	}()
 	hits, err := search(ctx, query, f, pool)
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
@@ -69,7 +80,8 @@ func (s *Service) Matching(ctx context.Context, query string, f Filter, n int, f
 	if len(hits) == 0 {
 		return res, nil
 	}
-	vec, searchable, err := s.embedQuery(ctx, query)
+	qv := <-embedded
+	vec, searchable, err := s.checkQueryVector(ctx, qv.vec, qv.err)
 	switch {
 	case err != nil:
 		res.SearchMode, res.Reason = SearchKeyword, err.Error()+": keywords only"
@@ -134,4 +146,10 @@ func (s *Service) judge(ctx context.Context, query string, hits []Hit, vec []flo
 		out = append(out, match)
 	}
 	return out, nil
+}
+
+// queryVector is the outcome of embedding a query.
+type queryVector struct {
+	vec []float32
+	err error
 }

@@ -30,15 +30,16 @@ func (s *Service) Reindex(ctx context.Context, progress func(ReindexProgress)) (
 	if s.embedder == nil {
 		return p, fmt.Errorf("reindex needs an embedding model and none is configured: %w", ErrUnavailable)
 	}
+	// The caller names the command; these say which step failed.
 	space, err := s.probeSpace(ctx)
 	if err != nil {
-		return p, fmt.Errorf("reindex: %w", err)
+		return p, fmt.Errorf("asking the embedding model for its dimension: %w", err)
 	}
 	if p.Resumed, err = s.store.BeginReindex(ctx, space); err != nil {
-		return p, fmt.Errorf("reindex: %w", err)
+		return p, fmt.Errorf("starting the new embedding space: %w", err)
 	}
 	if p.Total, err = s.store.CountMemories(ctx, Filter{IncludeSuperseded: true}); err != nil {
-		return p, fmt.Errorf("reindex: %w", err)
+		return p, fmt.Errorf("counting memories: %w", err)
 	}
 	p.Done = p.Resumed
 	start := time.Now()
@@ -54,7 +55,7 @@ func (s *Service) Reindex(ctx context.Context, progress func(ReindexProgress)) (
 	for {
 		batch, err := s.store.ReindexPending(ctx, reindexPage, skipped)
 		if err != nil {
-			return p, fmt.Errorf("reindex: %w", err)
+			return p, fmt.Errorf("reading memories to embed: %w", err)
 		}
 		if len(batch) == 0 {
 			break
@@ -84,11 +85,11 @@ func (s *Service) Reindex(ctx context.Context, progress func(ReindexProgress)) (
 		}
 	}
 	if _, err := s.store.FinishReindex(context.WithoutCancel(ctx)); err != nil {
-		return p, fmt.Errorf("reindex: %w", err)
+		return p, fmt.Errorf("switching to the new vectors: %w", err)
 	}
 	// The later parts of long memories, in the new space.
 	if _, err := s.fillChunks(ctx); err != nil {
-		return p, fmt.Errorf("reindex: every memory has its new vector, but the parts of long memories stay to do (recall serve does them): %w", err)
+		return p, fmt.Errorf("every memory has its new vector, but the parts of long memories stay to do (recall serve does them): %w", err)
 	}
 	report()
 	return p, nil

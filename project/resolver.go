@@ -89,6 +89,30 @@ func (r *Resolver) ForDir(ctx context.Context, dir string) (Project, error) {
 	return Project{Namespace: ns, Root: root, Source: SourceCwd}, nil
 }
 
+// Peek returns the project of dir as ForDir would, without binding anything:
+// reads never write. bound is false when dir's root has no binding yet (the
+// namespace is then the one it would get, which a later binding may change).
+func (r *Resolver) Peek(ctx context.Context, dir string) (p Project, bound bool, err error) {
+	root := FindRoot(dir)
+	if p, ok := r.Pinned(); ok {
+		p.Root = root
+		return p, true, nil
+	}
+	bindings, err := r.store.ProjectBindings(ctx)
+	if err != nil {
+		return Project{}, false, fmt.Errorf("reading project roots: %w", err)
+	}
+	p = Project{Root: root, Source: SourceCwd}
+	for _, b := range bindings {
+		if b.Root == root {
+			p.Namespace = b.Namespace
+			return p, true, nil
+		}
+	}
+	p.Namespace = firstFree(Candidates(root), bindings)
+	return p, false, nil
+}
+
 // ForRoots returns the project of the first file:// URI among an MCP client's
 // roots (the pinned one when set). ok is false when no root is a local
 // directory.

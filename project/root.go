@@ -54,6 +54,13 @@ func FindRoot(dir string) string {
 	}
 }
 
+// InRepository reports whether dir (the working directory when empty) is
+// inside a git repository, worktree or submodule.
+func InRepository(dir string) bool {
+	_, err := os.Stat(filepath.Join(FindRoot(dir), ".git"))
+	return err == nil
+}
+
 // worktreeRoot reads a `.git` file ("gitdir: <path>") and returns the top
 // level of the main repository when the git directory belongs to a linked
 // worktree, else "".

@@ -132,14 +132,15 @@ func newSessionGate(srv *mcp.Server, max int, next http.Handler) *sessionGate {
 }
 
 func (g *sessionGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if id := r.Header.Get(sessionIDHeader); id != "" {
+	id := r.Header.Get(sessionIDHeader)
+	if r.Method != http.MethodPost {
+		if id == "" {
+			writeRPCError(w, http.StatusBadRequest, nil, -32600,
+				fmt.Sprintf("%s needs an %s header: a session starts with a POST of initialize", r.Method, sessionIDHeader))
+			return
+		}
 		g.touch(id)
 		g.next.ServeHTTP(w, r)
-		return
-	}
-	if r.Method != http.MethodPost {
-		writeRPCError(w, http.StatusBadRequest, nil, -32600,
-			fmt.Sprintf("%s needs an %s header: a session starts with a POST of initialize", r.Method, sessionIDHeader))
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
@@ -152,17 +153,36 @@ func (g *sessionGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusBadRequest, nil, -32700, "could not read the request body: "+err.Error())
 		return
 	}
-	var msg struct {
-		ID     any    `json:"id"`
-		Method string `json:"method"`
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	// JSON-RPC's own errors come first, session or not: the SDK answers
+	// these with plain text, or not at all.
+	if !json.Valid(body) {
+		writeRPCError(w, http.StatusBadRequest, nil, -32700, "parse error: the request body is not valid JSON")
+		return
 	}
-	if err := json.Unmarshal(body, &msg); err != nil || msg.Method != "initialize" {
-		writeRPCError(w, http.StatusBadRequest, msg.ID, -32600,
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	_ = json.Unmarshal(body, &msg) // a batch (an array) leaves msg empty
+	if bytes.Equal(msg.ID, []byte("null")) && msg.Method != "" {
+		writeRPCError(w, http.StatusBadRequest, nil, -32600,
+			`invalid request: "id" must be a string or a number, not null (leave "id" out for a notification)`)
+		return
+	}
+	if id != "" {
+		g.touch(id)
+		g.next.ServeHTTP(w, r)
+		return
+	}
+	if msg.Method != "initialize" {
+		var reqID any
+		_ = json.Unmarshal(msg.ID, &reqID)
+		writeRPCError(w, http.StatusBadRequest, reqID, -32600,
 			fmt.Sprintf("no %s header: a session starts with an initialize request, and every later request sends the %s its answer gave", sessionIDHeader, sessionIDHeader))
 		return
 	}
 	g.makeRoom()
-	r.Body = io.NopCloser(bytes.NewReader(body))
 	g.next.ServeHTTP(w, r)
 	// The SDK has answered the initialize; its header names the new session.
 	if id := w.Header().Get(sessionIDHeader); id != "" {

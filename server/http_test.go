@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -220,5 +221,64 @@ func TestHTTPServesTheUIUnderItsPrefixBesideMCP(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusUnauthorized {
 		t.Errorf("MCP without the token beside the UI: %d, want 401", res.StatusCode)
+	}
+}
+
+// postRPC posts body (in session id when not empty) and returns the status
+// and the JSON-RPC answer, nil when the body holds none.
+func postRPC(t testing.TB, url, id, body string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if id != "" {
+		req.Header.Set(sessionIDHeader, id)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	text := string(raw)
+	// An event stream carries the answer on its data line.
+	if i := strings.Index(text, "data: "); i >= 0 {
+		text = strings.TrimSpace(strings.SplitN(text[i+len("data: "):], "\n", 2)[0])
+	}
+	var answer map[string]any
+	if json.Unmarshal([]byte(text), &answer) != nil {
+		return resp.StatusCode, nil
+	}
+	return resp.StatusCode, answer
+}
+
+func rpcCode(answer map[string]any) float64 {
+	e, _ := answer["error"].(map[string]any)
+	c, _ := e["code"].(float64)
+	return c
+}
+
+// TestHTTPAnswersBadMessagesWithTheirJSONRPCErrors sends what a broken client
+// might: each gets the JSON-RPC error for what is wrong with it.
+func TestHTTPAnswersBadMessagesWithTheirJSONRPCErrors(t *testing.T) {
+	f := newFixture(t)
+	url := startHTTP(t, f.srv, HTTPOptions{})
+	status, answer := postRPC(t, url, "", `{"jsonrpc":"2.0","id":1,"method":"initialize"`)
+	if status != http.StatusBadRequest || rpcCode(answer) != -32700 || strings.Contains(fmt.Sprint(answer), "Mcp-Session-Id") {
+		t.Errorf("malformed JSON without a session: %d %v, want 400 and a parse error (-32700)", status, answer)
+	}
+	id := initSession(t, url)
+	status, answer = postRPC(t, url, id, `{"jsonrpc":"2.0","id":2,"method":"ping"`)
+	if rpcCode(answer) != -32700 {
+		t.Errorf("malformed JSON in a session: %d %v, want a parse error (-32700)", status, answer)
+	}
+	_, answer = postRPC(t, url, id, `{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"again","version":"1"}}}`)
+	if rpcCode(answer) != -32600 {
+		t.Errorf("a second initialize: %v, want an invalid request error (-32600)", answer)
+	}
+	status, answer = postRPC(t, url, id, `{"jsonrpc":"2.0","id":null,"method":"ping"}`)
+	if answer == nil || rpcCode(answer) != -32600 {
+		t.Errorf(`"id": null: %d %v, want an answer with an invalid request error (-32600)`, status, answer)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -20,6 +21,14 @@ import (
 func guard(log *slog.Logger) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+			if method == "initialize" {
+				// The SDK refuses a second initialize with error code 0; JSON-RPC
+				// has a code for a request not valid here.
+				if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss.InitializeParams() != nil {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+						Message: "invalid request: this session is initialized already; a client initializes once per connection (over HTTP, a new session starts with an initialize without Mcp-Session-Id)"}
+				}
+			}
 			call, isCall := req.(*mcp.CallToolRequest)
 			if isCall && call.Params != nil {
 				call.Params.Arguments = withoutNulls(call.Params.Arguments)

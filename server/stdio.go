@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/recall-mcp/recall/internal/lines"
 )
 
 // Why our own stdio connection: the SDK's stdio transport returns any line it
@@ -100,21 +101,11 @@ func (c *lineConn) readLines(in io.Reader) {
 // readLine returns the next line without its newline, or oversized for a line
 // longer than maxLineBytes (whose rest is skipped).
 func readLine(r *bufio.Reader) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if len(line)+len(chunk) > maxLineBytes {
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = r.ReadSlice('\n')
-			}
-			return oversized, err
-		}
-		line = append(line, chunk...)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		return bytes.TrimSpace(line), err
+	line, tooLong, _, err := lines.Read(r, maxLineBytes)
+	if tooLong {
+		return oversized, err
 	}
+	return bytes.Clone(bytes.TrimSpace(line)), err
 }
 
 // StopReading makes the connection take no more input, as at the end of it:
@@ -215,6 +206,11 @@ func (c *lineConn) decode(line []byte) jsonrpc.Message {
 	}
 	id, idErr := decodeID(w.ID)
 	switch {
+	case bytes.Equal(bytes.TrimSpace(w.ID), []byte("null")) && w.Method != nil:
+		// Not a notification (that has no id at all), so it is owed an
+		// answer; MCP does not allow a null id.
+		c.reject(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, `invalid request: "id" must be a string or a number, not null (leave "id" out for a notification)`)
+		return nil
 	case idErr != nil:
 		c.reject(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "invalid request: id must be a string or a number")
 		return nil

@@ -138,6 +138,15 @@ func TestCaptureToolsTimelineAndErrors(t *testing.T) {
 	if len(mtl) != 3 || mtl[2] != mem || !strings.HasPrefix(mtl[0], "j") {
 		t.Fatalf("timeline of memory %s: %v", mem, mtl)
 	}
+	// A global memory may come from a session of any project; the memories
+	// stored before and after it in its namespace are part of its timeline.
+	first := store(t, cs, map[string]any{"content": "Commit messages MUST be in the imperative mood", "memory_type": "preference"})
+	global := store(t, cs, map[string]any{"content": "Code review MUST happen before merging", "memory_type": "preference"})
+	last := store(t, cs, map[string]any{"content": "Branches SHOULD be short-lived", "memory_type": "preference"})
+	gtl := resultIDs(t, callText(t, cs, "recall_timeline", map[string]any{"id": global, "before": 2, "after": 1}))
+	if len(gtl) != 4 || !strings.HasPrefix(gtl[0], "j") || gtl[1] != first || gtl[2] != global || gtl[3] != last {
+		t.Fatalf("timeline of global memory %s: %v, want a journal entry, %s, itself, %s", global, gtl, first, last)
+	}
 	recs := call(t, cs, "recall_details", map[string]any{"ids": []string{mem, ids[0], "j999999"}})
 	if n := len(recs["records"].([]any)); n != 2 || fmt.Sprint(recs["missing"]) != "[j999999]" {
 		t.Fatalf("details: %v", recs)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -207,7 +208,7 @@ func (h handlers) addForgetTool(srv *mcp.Server) {
 // notConfirmed is forget's answer to confirm=false: the Python Recall's failure
 // "Deletion not confirmed", with the selection a confirmed call would delete.
 func notConfirmed(selection *memory.ForgetResult) (forgetOutput, error) {
-	msg := fmt.Sprintf("Deletion not confirmed: nothing was deleted; confirm=true would delete %d memories %v", len(selection.DeletedIDs), selection.DeletedIDs)
+	msg := fmt.Sprintf("Deletion not confirmed: nothing was deleted; confirm=true would delete %s %v", describe.Count(len(selection.DeletedIDs), "memory", "memories"), selection.DeletedIDs)
 	if len(selection.Protected) > 0 {
 		msg += fmt.Sprintf(" (golden rules %v need force=true)", selection.Protected)
 	}

@@ -236,9 +236,14 @@ func resolveEnds(ctx context.Context, tx *sql.Tx, ids map[string]string, ends ..
 }
 
 func writeEvents(ctx context.Context, tx *sql.Tx, evs []memory.ValidationEvent, ids map[string]string, res *ImportResult, p *progress) error {
+	// An event already stored (same memory, kind, time, session and text) is
+	// not added again: the same export read twice must not count a success
+	// twice, as confidence and supersede decisions read these events.
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO validation_events (id, memory_id, event_type, context,
 		error_msg, session_id, confidence_before, confidence_after, created_at)
-		VALUES (CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM validation_events WHERE id = ?1) THEN ?1 END, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		SELECT CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM validation_events WHERE id = ?1) THEN ?1 END, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9
+		WHERE NOT EXISTS (SELECT 1 FROM validation_events WHERE memory_id = ?2 AND event_type = ?3
+			AND created_at = ?9 AND session_id = ?6 AND context = ?4 AND error_msg = ?5)`)
 	if err != nil {
 		return err
 	}
@@ -253,19 +258,26 @@ func writeEvents(ctx context.Context, tx *sql.Tx, evs []memory.ValidationEvent, 
 			res.Skipped = append(res.Skipped, fmt.Sprintf("validation event %d: memory %s is missing", ev.ID, ev.MemoryID))
 			continue
 		}
-		if _, err := ins.ExecContext(ctx, ev.ID, id, string(ev.EventType), ev.Context, ev.ErrorMsg, ev.SessionID,
-			ev.ConfidenceBefore, ev.ConfidenceAfter, formatTime(ev.CreatedAt)); err != nil {
+		r, err := ins.ExecContext(ctx, ev.ID, id, string(ev.EventType), ev.Context, ev.ErrorMsg, ev.SessionID,
+			ev.ConfidenceBefore, ev.ConfidenceAfter, formatTime(ev.CreatedAt))
+		if err != nil {
 			return fmt.Errorf("validation event %d: %w", ev.ID, err)
 		}
-		res.Events++
+		if n, _ := r.RowsAffected(); n == 1 {
+			res.Events++
+		}
 	}
 	return nil
 }
 
 func writeFiles(ctx context.Context, tx *sql.Tx, fs []FileRow, res *ImportResult, p *progress) error {
+	// A row already stored (same file, action, time, session and root) is not
+	// added again, so an import read twice adds nothing.
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO file_activity (id, file_path, action, session_id,
 		project_root, file_type, metadata, created_at, touches, summary)
-		VALUES (CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM file_activity WHERE id = ?1) THEN ?1 END, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		SELECT CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM file_activity WHERE id = ?1) THEN ?1 END, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10
+		WHERE NOT EXISTS (SELECT 1 FROM file_activity WHERE file_path = ?2 AND action = ?3
+			AND created_at = ?8 AND session_id = ?4 AND project_root = ?5 AND summary = ?10)`)
 	if err != nil {
 		return err
 	}
@@ -276,11 +288,14 @@ func writeFiles(ctx context.Context, tx *sql.Tx, fs []FileRow, res *ImportResult
 		if err != nil {
 			return fmt.Errorf("file activity %d: %w", a.ID, err)
 		}
-		if _, err := ins.ExecContext(ctx, a.ID, a.FilePath, string(a.Action), a.SessionID, a.ProjectRoot, a.FileType,
-			meta, formatTime(a.CreatedAt), max(a.Touches, 1), a.Summary); err != nil {
+		r, err := ins.ExecContext(ctx, a.ID, a.FilePath, string(a.Action), a.SessionID, a.ProjectRoot, a.FileType,
+			meta, formatTime(a.CreatedAt), max(a.Touches, 1), a.Summary)
+		if err != nil {
 			return fmt.Errorf("file activity %d: %w", a.ID, err)
 		}
-		res.Files++
+		if n, _ := r.RowsAffected(); n == 1 {
+			res.Files++
+		}
 	}
 	return nil
 }

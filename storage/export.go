@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 
 	"github.com/recall-mcp/recall/memory"
@@ -199,17 +198,9 @@ func exportArchived(ctx context.Context, tx querier, fn func(*TrashItem) error) 
 	if fn == nil {
 		return nil
 	}
-	return eachRow(ctx, tx, `SELECT memory_id, deleted_at, record FROM trash WHERE archived ORDER BY deleted_at, memory_id`, func(rows *sql.Rows) error {
-		var id, at, body string
-		if err := rows.Scan(&id, &at, &body); err != nil {
-			return err
-		}
-		it := TrashItem{Archived: true}
-		if err := json.Unmarshal([]byte(body), &it.TrashRecord); err != nil {
-			return fmt.Errorf("archived memory %s: %w", id, err)
-		}
-		var err error
-		if it.DeletedAt, err = parseTime(at); err != nil {
+	return eachRow(ctx, tx, `SELECT `+trashColumns+` FROM trash WHERE archived ORDER BY deleted_at, memory_id`, func(rows *sql.Rows) error {
+		it, err := scanTrashItem(rows)
+		if err != nil {
 			return err
 		}
 		return fn(&it)

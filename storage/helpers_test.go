@@ -2,6 +2,8 @@ package storage
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -76,4 +78,30 @@ func hitIDs(hits []memory.Hit) []string {
 		ids[i] = h.ID
 	}
 	return ids
+}
+
+// GetSession reads a session back, or an error wrapping ErrNotFound. Nothing
+// in Recall reads sessions one by one; the tests do.
+func (s *DB) GetSession(ctx context.Context, id string) (*memory.Session, error) {
+	var sess memory.Session
+	var started, ended string
+	err := s.db.QueryRowContext(ctx, `SELECT id, namespace, cwd, started_at, ended_at, end_reason
+		FROM sessions WHERE id = ?`, id).Scan(&sess.ID, &sess.Namespace, &sess.Cwd, &started, &ended, &sess.EndReason)
+	if err == sql.ErrNoRows {
+		return nil, memory.NotFound("session", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read session %s: %w", id, err)
+	}
+	if sess.StartedAt, err = parseTime(started); err != nil {
+		return nil, err
+	}
+	if ended != "" {
+		t, err := parseTime(ended)
+		if err != nil {
+			return nil, err
+		}
+		sess.EndedAt = &t
+	}
+	return &sess, nil
 }

@@ -164,13 +164,14 @@ func (s *DB) Around(ctx context.Context, id int64, before, after int) ([]*journa
 // NamespaceAround returns the entries of a namespace nearest a moment.
 func (s *DB) NamespaceAround(ctx context.Context, namespace string, at time.Time, before, after int) ([]*journal.Entry, error) {
 	t := formatTime(at)
+	// An empty namespace is every namespace (a global memory's moment).
 	older, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
-		WHERE namespace = ? AND created_at <= ? ORDER BY created_at DESC, id DESC LIMIT ?`, namespace, t, before)
+		WHERE (?1 = '' OR namespace = ?1) AND created_at <= ?2 ORDER BY created_at DESC, id DESC LIMIT ?3`, namespace, t, before)
 	if err != nil {
 		return nil, err
 	}
 	newer, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
-		WHERE namespace = ? AND created_at > ? ORDER BY created_at, id LIMIT ?`, namespace, t, after)
+		WHERE (?1 = '' OR namespace = ?1) AND created_at > ?2 ORDER BY created_at, id LIMIT ?3`, namespace, t, after)
 	if err != nil {
 		return nil, err
 	}

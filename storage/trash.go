@@ -113,32 +113,42 @@ func purgeTrash(ctx context.Context, tx *sql.Tx, now time.Time) error {
 }
 
 // Trash lists the deleted and archived memories that can still be restored,
-// last deleted first, after purging deleted ones past TrashKeep.
+// last deleted first. It only reads: deleted ones past TrashKeep are left out
+// here and purged by the next delete.
 func (s *DB) Trash(ctx context.Context) ([]TrashItem, error) {
-	if err := s.write(ctx, func(tx *sql.Tx) error { return purgeTrash(ctx, tx, trashNow()) }); err != nil {
-		return nil, err
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT deleted_at, record, archived FROM trash ORDER BY deleted_at DESC, memory_id`)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+trashColumns+` FROM trash WHERE archived OR deleted_at >= ? ORDER BY deleted_at DESC, memory_id`,
+		formatTime(trashNow().Add(-TrashKeep)))
 	if err != nil {
 		return nil, fmt.Errorf("list trash: %w", err)
 	}
 	defer rows.Close()
 	out := []TrashItem{}
 	for rows.Next() {
-		var at, body string
-		var it TrashItem
-		if err := rows.Scan(&at, &body, &it.Archived); err != nil {
+		it, err := scanTrashItem(rows)
+		if err != nil {
 			return nil, fmt.Errorf("list trash: %w", err)
-		}
-		if err := json.Unmarshal([]byte(body), &it.TrashRecord); err != nil {
-			return nil, fmt.Errorf("trash record: %w", err)
-		}
-		if it.DeletedAt, err = parseTime(at); err != nil {
-			return nil, err
 		}
 		out = append(out, it)
 	}
 	return out, rows.Err()
+}
+
+// trashColumns are the columns scanTrashItem reads.
+const trashColumns = `memory_id, deleted_at, record, archived`
+
+// scanTrashItem decodes one row of trashColumns.
+func scanTrashItem(rows *sql.Rows) (TrashItem, error) {
+	var id, at, body string
+	var it TrashItem
+	if err := rows.Scan(&id, &at, &body, &it.Archived); err != nil {
+		return it, err
+	}
+	if err := json.Unmarshal([]byte(body), &it.TrashRecord); err != nil {
+		return it, fmt.Errorf("trash record of memory %s: %w", id, err)
+	}
+	var err error
+	it.DeletedAt, err = parseTime(at)
+	return it, err
 }
 
 // RestoreMemory puts a deleted or archived memory back from the trash with

@@ -129,3 +129,51 @@ func TestArchivedMemoryIsKeptUntilRestored(t *testing.T) {
 		t.Fatalf("restored: %+v %v", got, err)
 	}
 }
+
+// Listing the trash only reads (the viewer's GET /api/trash): it answers while
+// another process holds the write lock, leaves records past their keeping time
+// out without deleting them, and the next delete purges them.
+func TestTrashListingOnlyReads(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	a := mustInsert(t, db, newMemory("Use WAL mode", "global", memory.TypeDecision), nil)
+	b := mustInsert(t, db, newMemory("Checkpoint on shutdown", "global", memory.TypePattern), nil)
+	if err := db.TrashMemory(ctx, a.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	defer func(f func() time.Time) { trashNow = f }(trashNow)
+	later := time.Now().Add(TrashKeep + time.Hour)
+	trashNow = func() time.Time { return later }
+
+	lock, err := db.SQL().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lock.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	items, err := db.Trash(short)
+	cancel()
+	if err != nil || len(items) != 0 {
+		t.Errorf("trash listed under another writer, past the keeping time: %+v, %v (want none, without waiting)", items, err)
+	}
+	_, _ = lock.ExecContext(ctx, `ROLLBACK`)
+	lock.Close()
+
+	countRows := func() (n int) {
+		if err := db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM trash`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := countRows(); n != 1 {
+		t.Fatalf("%d trash rows after a listing, want the expired one still there (a listing deletes nothing)", n)
+	}
+	if err := db.TrashMemory(ctx, b.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if n := countRows(); n != 1 {
+		t.Errorf("%d trash rows after the next delete, want only its own (the expired one purged)", n)
+	}
+}

@@ -23,13 +23,15 @@ type cliEnv struct {
 	dbPath string
 	ollama *ollamatest.Server
 	vars   map[string]string
-	cwd    string // working directory of the runs; "" is the test's
+	cwd    string // working directory of the runs: a temporary directory outside git unless set
 }
 
 func newCLIEnv(t testing.TB) *cliEnv {
 	t.Helper()
 	dir := t.TempDir()
-	c := &cliEnv{t: t, dir: dir, dbPath: filepath.Join(dir, "recall.db"), ollama: ollamatest.New(t)}
+	// The runs' working directory is outside any git repository, so that
+	// a store without --namespace goes to global, not to this repository's project.
+	c := &cliEnv{t: t, dir: dir, dbPath: filepath.Join(dir, "recall.db"), ollama: ollamatest.New(t), cwd: dir}
 	c.vars = map[string]string{
 		"RECALL_SQLITE_PATH":  c.dbPath,
 		"RECALL_OLLAMA_HOST":  c.ollama.URL(),
@@ -358,7 +360,7 @@ func TestReindexAfterModelChange(t *testing.T) {
 	}
 
 	r = c.run("", "reindex")
-	if r.code != 0 || !strings.Contains(r.stderr, "re-embedding with nomic-embed-text") || !strings.Contains(r.stderr, "1/1 memories") || !strings.Contains(r.stderr, "done: 1 memories embedded") {
+	if r.code != 0 || !strings.Contains(r.stderr, "re-embedding with nomic-embed-text") || !strings.Contains(r.stderr, "1/1 memories") || !strings.Contains(r.stderr, "done: 1 memory embedded") {
 		t.Fatalf("reindex: code %d, stderr:\n%s", r.code, r.stderr)
 	}
 	if out := c.ok("stats"); !strings.Contains(out, "nomic-embed-text (dimension 1024), 0 pending") {

@@ -142,7 +142,7 @@ func TestHistoryIndexedByHookAndSearchedThroughMCP(t *testing.T) {
 	f.WriteString(`ten"},"uuid":"u-0012","sessionId":"` + shopSession + `","timestamp":"2025-01-16T00:01:00Z","cwd":"` + shop + `"}` + "\n")
 	f.Close()
 	idx := c.ok("history", "index")
-	if !strings.Contains(idx, "indexed 1 new messages from 1 of 7 transcripts") {
+	if !strings.Contains(idx, "indexed 1 new message from 1 of 7 transcripts") {
 		t.Errorf("index printed %q", idx)
 	}
 	out = ok(t, cs, "search_project_history", map[string]any{"query": "half written"})

@@ -4,11 +4,17 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -321,11 +327,23 @@ func (c *cliEnv) session(id string) *sessionRecord {
 		c.t.Fatal(err)
 	}
 	defer db.Close()
-	s, err := db.GetSession(context.Background(), id)
-	if err != nil {
+	var s sessionRecord
+	var started, ended string
+	if err := db.SQL().QueryRowContext(context.Background(), `SELECT namespace, cwd, started_at, ended_at, end_reason FROM sessions WHERE id = ?`, id).
+		Scan(&s.Namespace, &s.Cwd, &started, &ended, &s.EndReason); err != nil {
 		c.t.Fatalf("session %s: %v", id, err)
 	}
-	return &sessionRecord{Namespace: s.Namespace, Cwd: s.Cwd, StartedAt: s.StartedAt, EndedAt: s.EndedAt, EndReason: s.EndReason}
+	if s.StartedAt, err = time.Parse(time.RFC3339Nano, started); err != nil {
+		c.t.Fatalf("session %s started_at: %v", id, err)
+	}
+	if ended != "" {
+		end, err := time.Parse(time.RFC3339Nano, ended)
+		if err != nil {
+			c.t.Fatalf("session %s ended_at: %v", id, err)
+		}
+		s.EndedAt = &end
+	}
+	return &s
 }
 
 type sessionRecord struct {
@@ -356,5 +374,122 @@ func TestHookUserPromptSubmitIsNotCrowdedOutByOtherProjects(t *testing.T) {
 	lines := indexLine.FindAllStringSubmatch(a.HookSpecificOutput.AdditionalContext, -1)
 	if len(lines) != 1 || lines[0][1] != mine {
 		t.Fatalf("the index should hold shop-api's memory %s alone, whatever billing holds:\n%s", mine, a.HookSpecificOutput.AdditionalContext)
+	}
+}
+
+// hungOllama is a listener that accepts connections and never answers, as an
+// Ollama stuck loading a model does. It counts the connections.
+type hungOllama struct {
+	ln    net.Listener
+	conns atomic.Int32
+}
+
+func newHungOllama(t testing.TB) *hungOllama {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &hungOllama{ln: ln}
+	var held []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			h.conns.Add(1)
+			mu.Lock()
+			held = append(held, conn)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	return h
+}
+
+func (h *hungOllama) URL() string { return "http://" + h.ln.Addr().String() }
+
+func TestHookLearnsOnceThatOllamaHangs(t *testing.T) {
+	c := newCLIEnv(t)
+	_, cwd := newProject(t, c, "shop-api")
+	redis := c.store("Orders MUST be cached in Redis with a five minute TTL", "--type", "decision", "--namespace", "project:shop-api")
+	hung := newHungOllama(t)
+	c.vars["RECALL_OLLAMA_HOST"] = hung.URL()
+	c.vars["RECALL_HOOK_TIMEOUT"] = "1s" // the vector side's budget
+	prompt := hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "how are orders cached in redis?"})
+	state := c.dbPath + ".ollama"
+
+	start := time.Now()
+	a, r := c.hook("user-prompt-submit", prompt)
+	first := time.Since(start)
+	if a == nil || !strings.Contains(a.HookSpecificOutput.AdditionalContext, redis) {
+		t.Fatalf("the first hook should give up on the hung Ollama and answer from keywords; stdout %q stderr %s", r.stdout, r.stderr)
+	}
+	if first > 3*time.Second {
+		t.Errorf("the first hook took %s; its vector budget is 1s", first)
+	}
+	tried := hung.conns.Load() // the embedding and the model check, at once
+	if tried == 0 {
+		t.Errorf("the first hook did not try Ollama")
+	}
+	if _, err := os.Stat(state); err != nil {
+		t.Fatalf("the first hook should leave what it learnt beside the database: %v", err)
+	}
+
+	var took []time.Duration
+	for range 10 {
+		start := time.Now()
+		a, r := c.hook("user-prompt-submit", prompt)
+		took = append(took, time.Since(start))
+		if a == nil || !strings.Contains(a.HookSpecificOutput.AdditionalContext, redis) {
+			t.Fatalf("a later hook should answer from keywords; stdout %q stderr %s", r.stdout, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "keywords only") {
+			t.Errorf("a later hook should log that it skipped vectors; stderr:\n%s", r.stderr)
+		}
+	}
+	if n := hung.conns.Load(); n != tried {
+		t.Errorf("the 10 later hooks connected to the hung Ollama %d times; they should not have tried", n-tried)
+	}
+	slices.Sort(took)
+	if median := took[len(took)/2]; median > 500*time.Millisecond {
+		t.Errorf("later hooks took %s at the median; they should not wait for Ollama (%v)", median, took)
+	}
+
+	// Ollama answers again: the probe (which a hook starts in the background
+	// once the state is 30 s old) finds it and the hooks use vectors again.
+	c.vars["RECALL_OLLAMA_HOST"] = c.ollama.URL()
+	if r := c.run("", "hook", "--probe-ollama"); r.code != 0 {
+		t.Fatalf("probe exited %d: %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(state); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a probe that got an answer in time should remove the state: %v", err)
+	}
+	_, r = c.hook("user-prompt-submit", prompt)
+	if strings.Contains(r.stderr, "keywords only") {
+		t.Errorf("with Ollama back the hook should use vectors again; stderr:\n%s", r.stderr)
+	}
+}
+
+func TestOllamaProbeKeepsHooksOffASlowOllama(t *testing.T) {
+	c := newCLIEnv(t)
+	c.ok("stats")
+	c.ollama.SetDelay(300 * time.Millisecond)
+	c.vars["RECALL_HOOK_TIMEOUT"] = "100ms"
+	if r := c.run("", "hook", "--probe-ollama"); r.code != 0 {
+		t.Fatalf("probe exited %d: %s", r.code, r.stderr)
+	}
+	b, err := os.ReadFile(c.dbPath + ".ollama")
+	if err != nil || !strings.Contains(string(b), "over the hooks' budget") {
+		t.Fatalf("an Ollama slower than the budget should keep the hooks off it; state %q, %v", b, err)
 	}
 }

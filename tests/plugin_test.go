@@ -55,7 +55,7 @@ func TestPluginHooksRunRecallHookEvents(t *testing.T) {
 		if ev, err := hook.ParseEvent(strings.TrimPrefix(h.Command, "recall hook ")); err != nil || ev != event {
 			t.Errorf("%s: the binary does not accept %q: %v", name, h.Command, err)
 		}
-		// The hook gives up on Ollama after RECALL_HOOK_TIMEOUT (3s) and on
+		// The hook gives up on Ollama after RECALL_HOOK_TIMEOUT (100ms) and on
 		// everything 2s later; Claude Code must wait longer than that.
 		if h.Timeout <= 5 {
 			t.Errorf("%s timeout %ds leaves the hook no time to give up on its own", name, h.Timeout)

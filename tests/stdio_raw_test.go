@@ -204,3 +204,37 @@ func TestStdioSIGTERMAnswersEveryRequestRead(t *testing.T) {
 		t.Errorf("%d stores answered but %d stored: a request read before SIGTERM went unanswered", answered, stored)
 	}
 }
+
+// TestStdioNullIDAndSecondInitializeGetProperErrors: a request with "id":
+// null is owed an answer, and a second initialize an error code that means
+// something.
+func TestStdioNullIDAndSecondInitializeGetProperErrors(t *testing.T) {
+	env, _ := recallEnv(t)
+	input := strings.Join([]string{
+		initLine, initializedLine,
+		`{"jsonrpc":"2.0","id":null,"method":"ping"}`,
+		strings.Replace(initLine, `"id":1`, `"id":2`, 1),
+		`{"jsonrpc":"2.0","id":3,"method":"ping"}`,
+	}, "\n") + "\n"
+	cmd := exec.Command(recallBin, "serve")
+	cmd.Env = env
+	cmd.Stdin = strings.NewReader(input)
+	cmd.Stderr = stderrFile(t)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("recall serve: %v; stdout:\n%s", err, out)
+	}
+	byID := map[any]answer{}
+	for _, a := range parseAnswers(t, out) {
+		byID[a.ID] = a
+	}
+	if a, ok := byID[nil]; !ok || a.Error == nil || a.Error.Code != -32600 {
+		t.Errorf(`"id": null got %+v, want an answer with error -32600:\n%s`, a, out)
+	}
+	if a := byID[2.0]; a.Error == nil || a.Error.Code != -32600 {
+		t.Errorf("a second initialize got %+v, want error -32600:\n%s", a, out)
+	}
+	if a := byID[3.0]; a.Error != nil || a.Result == nil {
+		t.Errorf("ping after them: %+v, want a result", a)
+	}
+}

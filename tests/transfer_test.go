@@ -61,7 +61,7 @@ func TestImportReportsBadLinesByNumber(t *testing.T) {
 {"type":"entity","name":
 `), 0o600)
 	res := c.run("", "import", file)
-	if res.code != 1 || !strings.Contains(res.stderr, "line 4:") || !strings.Contains(res.stdout, "imported 2 memories, 1 edges") || !strings.Contains(res.stdout, "mapping:") {
+	if res.code != 1 || !strings.Contains(res.stderr, "line 4:") || !strings.Contains(res.stdout, "imported 2 memories, 1 edge,") || !strings.Contains(res.stdout, "mapping:") {
 		t.Fatalf("import with a bad line 4: exit %d\nstdout: %s\nstderr: %s", res.code, res.stdout, res.stderr)
 	}
 	found := c.ok("search", "embeddings")
@@ -123,20 +123,20 @@ func TestArchivedMemoryMovesMachines(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := filepath.Join(from.dir, "recall.jsonl")
-	if r := from.run("", "export", "-o", file); r.code != 0 || !strings.Contains(r.stderr, "exported 1 archived memories") {
+	if r := from.run("", "export", "-o", file); r.code != 0 || !strings.Contains(r.stderr, "exported 1 archived memory") {
 		t.Fatalf("export: exit %d\n%s", r.code, r.stderr)
 	}
 
 	to := newCLIEnv(t)
 	out := to.ok("import", file)
-	if !strings.Contains(out, "imported 1 memories, 0 edges") || !strings.Contains(out, "imported 1 archived memories into the trash") {
+	if !strings.Contains(out, "imported 1 memory, 0 edges") || !strings.Contains(out, "imported 1 archived memory into the trash") {
 		t.Errorf("import said: %s", out)
 	}
 	if found := to.ok("search", "FTP script"); strings.Contains(found, old) {
 		t.Errorf("the archived memory is searchable after the import: %s", found)
 	}
 	out = to.ok("import", file)
-	if !strings.Contains(out, "imported 0 archived memories into the trash (restorable in the viewer); 1 were already stored") {
+	if !strings.Contains(out, "imported 0 archived memories into the trash (restorable in the viewer); 1 already stored") {
 		t.Errorf("second import said: %s", out)
 	}
 	db, err = storage.Open(ctx, to.dbPath)

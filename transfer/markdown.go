@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
 )
@@ -74,7 +75,7 @@ var typeTitles = map[memory.Type]string{
 
 func markdownPage(ns string, ms []*memory.Memory, links map[string][]memory.Edge, fileOf map[string]string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Memories of %s\n\n%d memories, exported by recall. Golden rules first, then by type, oldest first.\n", ns, len(ms))
+	fmt.Fprintf(&b, "# Memories of %s\n\n%s, exported by recall. Golden rules first, then by type, oldest first.\n", ns, describe.Count(len(ms), "memory", "memories"))
 	byType := map[memory.Type][]*memory.Memory{}
 	for _, m := range ms {
 		byType[m.Type] = append(byType[m.Type], m)

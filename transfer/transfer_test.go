@@ -79,8 +79,14 @@ func TestJSONLRoundTrip(t *testing.T) {
 	}
 	// Importing the same file again adds nothing and says so.
 	again, err := Import(context.Background(), empty, strings.NewReader(first), ImportOptions{})
-	if err != nil || again.Result.Memories != 0 || again.Result.Existing != 7 || again.Result.Edges != 0 {
-		t.Errorf("second import = %+v, %v; want every memory found existing", again.Result, err)
+	if err != nil || again.Result.Memories != 0 || again.Result.Existing != 7 || again.Result.Edges != 0 ||
+		again.Result.Events != 0 || again.Result.Files != 0 || again.Result.Changes != 0 || again.Result.Projects != 0 {
+		t.Errorf("second import = %+v, %v; want every record found existing", again.Result, err)
+	}
+	// Confidence and supersede decisions read the events: a second import
+	// must leave the database as the first left it.
+	if third := export(t, empty); third != first {
+		t.Errorf("export after a second import differs:\nfirst:\n%s\nthird:\n%s", first, third)
 	}
 }
 

@@ -260,10 +260,44 @@ func headingOf(typ memory.Type) string {
 
 // memoryLine renders one memory as a markdown list item; lines after the first
 // are indented so they stay in the item.
+// A memory holding Markdown of its own (a code block, headings) is fenced
+// whole, with a fence longer than any inside it, so that an unclosed or
+// differently indented block cannot swallow the rest of the context.
 func memoryLine(m *memory.Memory) string {
 	content := strings.ReplaceAll(strings.TrimSpace(m.Content), "\r\n", "\n")
+	if fence := fenceFor(content); fence != "" {
+		content = strings.ReplaceAll(content, "\n", "\n  ")
+		return fmt.Sprintf("- [%s] (confidence %s)\n  %s\n  %s\n  %s\n", m.ID, formatConfidence(m.Confidence), fence, content, fence)
+	}
 	content = strings.ReplaceAll(content, "\n", "\n  ")
 	return fmt.Sprintf("- [%s] %s (confidence %s)\n", m.ID, content, formatConfidence(m.Confidence))
+}
+
+// fenceFor returns the fence to wrap content in when one of its lines opens
+// a code block or a heading, else "": backticks, one more than the longest
+// run of them in content, and at least four.
+func fenceFor(content string) string {
+	needs := false
+	for line := range strings.Lines(content) {
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, "```") || strings.HasPrefix(l, "~~~") || strings.HasPrefix(l, "#") {
+			needs = true
+			break
+		}
+	}
+	if !needs {
+		return ""
+	}
+	longest, run := 0, 0
+	for _, r := range content {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(4, longest+1))
 }
 
 // formatConfidence writes a confidence with at most two decimals: 0.6, 0.95, 1.

@@ -262,3 +262,71 @@ func TestContextPreviewCountsNoAccess(t *testing.T) {
 		t.Errorf("a session's context counted %d accesses, want 1", got.AccessCount)
 	}
 }
+
+// TestHealthDoesNotBlameFailuresAGoldenRuleNeverHad stores a golden rule
+// directly (confidence 0.3, no outcome) and one that failed.
+func TestHealthDoesNotBlameFailuresAGoldenRuleNeverHad(t *testing.T) {
+	e := newEnv(t, validation.Options{})
+	fresh := e.remember("You MUST sign every release tag.", memory.TypeGoldenRule, "global")
+	failed := e.remember("You MUST squash every merge.", memory.TypeGoldenRule, "global")
+	e.outcome(failed.ID, false, "a reviewer wanted the history")
+	rep, err := e.svc.AnalyzeHealth(e.ctx, validation.HealthRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var forFresh, forFailed string
+	for _, r := range rep.Recommendations {
+		switch {
+		case strings.Contains(r, fresh.ID):
+			forFresh = r
+		case strings.Contains(r, failed.ID):
+			forFailed = r
+		}
+	}
+	if strings.Contains(forFresh, "fell") || strings.Contains(forFresh, "failure") || !strings.Contains(forFresh, "no recorded outcome") {
+		t.Errorf("a golden rule stored directly: %q, want no failures claimed", forFresh)
+	}
+	if !strings.Contains(forFailed, "after 1 failure;") {
+		t.Errorf("a golden rule that failed once: %q, want it to say so", forFailed)
+	}
+}
+
+// TestContextFencesAMemoryHoldingMarkdown stores a memory with an unclosed
+// code block and a heading: the memories after it stay list items of their
+// own sections, outside any code block.
+func TestContextFencesAMemoryHoldingMarkdown(t *testing.T) {
+	e := newEnv(t, validation.Options{})
+	code := e.remember("Run the linter like this:\n```sh\ngolangci-lint run ./...\n\n# never skip it", memory.TypePattern, "project:shop")
+	after := e.remember("Decision: orders are stored in Postgres.", memory.TypeDecision, "project:shop")
+	res, err := e.svc.Context(e.ctx, validation.ContextRequest{Project: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Walk the lines as a CommonMark reader does with fences: a fence of N
+	// backticks closes only at a fence of at least N.
+	open := 0
+	var inside []string
+	for line := range strings.Lines(res.Context) {
+		l := strings.TrimSpace(line)
+		n := len(l) - len(strings.TrimLeft(l, "`"))
+		switch {
+		case open == 0 && n >= 3:
+			open = n
+		case open > 0 && n >= open && strings.Trim(l, "`") == "":
+			open = 0
+		case open > 0:
+			inside = append(inside, l)
+		}
+	}
+	if open != 0 {
+		t.Errorf("a code block stays open at the end of the context:\n%s", res.Context)
+	}
+	for _, l := range inside {
+		if strings.Contains(l, after.ID) || strings.HasPrefix(l, "###") {
+			t.Errorf("%q is inside a code block:\n%s", l, res.Context)
+		}
+	}
+	if !strings.Contains(res.Context, "golangci-lint run ./...") || !strings.Contains(res.Context, "["+code.ID+"]") {
+		t.Errorf("the memory with code is missing:\n%s", res.Context)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -100,8 +101,26 @@ func (s *Service) AnalyzeHealth(ctx context.Context, req HealthRequest) (*Health
 			return nil, err
 		}
 	}
-	rep.Recommendations = recommend(rep, staleDays)
+	failures, err := s.failuresOf(ctx, rep.WeakGoldenRules)
+	if err != nil {
+		return nil, err
+	}
+	rep.Recommendations = recommend(rep, staleDays, failures)
 	return rep, nil
+}
+
+// failuresOf counts the failed outcomes of each listed memory: a golden rule
+// stored as one starts below the threshold without having failed at all.
+func (s *Service) failuresOf(ctx context.Context, list []MemoryBrief) (map[string]int, error) {
+	out := make(map[string]int, len(list))
+	for _, b := range list {
+		evs, err := s.store.Events(ctx, b.ID, memory.EventFailed, 0)
+		if err != nil {
+			return nil, fmt.Errorf("reading events of %s: %w", b.ID, err)
+		}
+		out[b.ID] = len(evs)
+	}
+	return out, nil
 }
 
 // allMemories lists every memory of a namespace (every namespace when
@@ -275,7 +294,8 @@ func brief(m *memory.Memory, last *time.Time, now time.Time) MemoryBrief {
 }
 
 // recommend turns a report into concrete actions, most urgent first.
-func recommend(rep *HealthReport, staleDays int) []string {
+// failures counts the failed outcomes of each weak golden rule.
+func recommend(rep *HealthReport, staleDays int, failures map[string]int) []string {
 	out := []string{}
 	for i, c := range rep.Contradictions {
 		if i == maxRecommendations {
@@ -294,7 +314,12 @@ func recommend(rep *HealthReport, staleDays int) []string {
 			out = append(out, fmt.Sprintf("... and %d more weak golden rules", len(rep.WeakGoldenRules)-i))
 			break
 		}
-		out = append(out, fmt.Sprintf("Review golden rule %s: its confidence fell to %s after failures; it stays protected, so fix its wording or forget it with memory_forget_tool force=true",
+		if n := failures[g.ID]; n > 0 {
+			out = append(out, fmt.Sprintf("Review golden rule %s: its confidence fell to %s after %s; it stays protected, so fix its wording or forget it with memory_forget_tool force=true",
+				g.ID, formatConfidence(g.Confidence), describe.Count(n, "failure", "failures")))
+			continue
+		}
+		out = append(out, fmt.Sprintf("Confirm golden rule %s: it was stored as a golden rule with confidence %s and has no recorded outcome; record how it works with memory_outcome_tool (or memory_validate_tool), or forget it with memory_forget_tool force=true if it is wrong",
 			g.ID, formatConfidence(g.Confidence)))
 	}
 	for i, l := range rep.LowConfidence {
@@ -306,11 +331,11 @@ func recommend(rep *HealthReport, staleDays int) []string {
 			l.ID, formatConfidence(l.Confidence), formatConfidence(memory.LowConfidenceCutoff)))
 	}
 	if rep.Counts.Stale > 0 {
-		out = append(out, fmt.Sprintf("%d memories have not been validated for %d days or more (oldest: %s): apply them with memory_apply_tool and record outcomes with memory_outcome_tool, or forget those no longer true",
-			rep.Counts.Stale, staleDays, rep.Stale[0].ID))
+		out = append(out, fmt.Sprintf("%s not been validated for %d days or more (oldest: %s): apply them with memory_apply_tool and record outcomes with memory_outcome_tool, or forget those no longer true",
+			describe.Count(rep.Counts.Stale, "memory has", "memories have"), staleDays, rep.Stale[0].ID))
 	}
 	if rep.Counts.Superseded > 0 {
-		out = append(out, fmt.Sprintf("%d superseded memories are hidden from recall and context; forget them with memory_forget_tool once you no longer need their history", rep.Counts.Superseded))
+		out = append(out, fmt.Sprintf("%s hidden from recall and context; forget them with memory_forget_tool once you no longer need their history", describe.Count(rep.Counts.Superseded, "superseded memory is", "superseded memories are")))
 	}
 	if len(out) == 0 {
 		out = append(out, "No action needed: no unresolved contradictions, low-confidence or stale memories")
@@ -323,11 +348,5 @@ func preview(s string) string {
 	if len(s) <= previewBytes {
 		return s
 	}
-	cut := previewBytes
-	for cut > 0 && !utf8RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
+	return memory.Cut(s, previewBytes) + "..."
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

@@ -13,7 +13,6 @@ import (
 	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/history"
-	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/privacy"
 	"github.com/recall-mcp/recall/project"
@@ -113,7 +112,7 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 	}
 	var embedder memory.Embedder = ollama
 	if mode == modeHook {
-		embedder = hook.GuardEmbedder(ollama, cfg.HookTimeout)
+		embedder = hookGuard(cfg, log).Embedder(ollama)
 	}
 	mem := memory.NewService(db, embedder, memory.Options{
 		DefaultNamespace:   cfg.DefaultNamespace,

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -19,6 +20,7 @@ import (
 	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/project"
 	"github.com/recall-mcp/recall/spool"
 )
 
@@ -35,7 +37,7 @@ var storeCommand = &command{
 
 func runStore(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 	typ := fs.String("type", string(memory.TypeSession), "memory type: "+typeNames())
-	ns := fs.String("namespace", "", `"global" or "project:<name>" (default RECALL_DEFAULT_NAMESPACE)`)
+	ns := fs.String("namespace", "", `"global", "project:<name>" or a project's name (default: the git project of the working directory, else RECALL_DEFAULT_NAMESPACE)`)
 	importance := fs.Float64("importance", -1, "importance from 0 to 1 (default RECALL_DEFAULT_IMPORTANCE)")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
@@ -55,7 +57,7 @@ func runStore(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 	if strings.TrimSpace(content) == "" {
 		return usagef("missing the content to store (give it as arguments, or - to read stdin)")
 	}
-	req := memory.StoreRequest{Content: content, Type: memory.Type(*typ), Namespace: *ns}
+	req := memory.StoreRequest{Content: content, Type: memory.Type(*typ), Namespace: cliNamespace(*ns)}
 	if *importance >= 0 {
 		req.Importance = importance
 	}
@@ -64,6 +66,11 @@ func runStore(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 		return err
 	}
 	defer a.Close()
+	if req.Namespace == "" {
+		if req.Namespace, err = defaultNamespace(ctx, a); err != nil {
+			return err
+		}
+	}
 	res, err := a.mem.Remember(ctx, req)
 	if err != nil {
 		return err
@@ -83,6 +90,25 @@ func runStore(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 		fmt.Fprintln(e.stdout, "warning:", res.Warning)
 	}
 	return nil
+}
+
+// defaultNamespace is where a memory stored without --namespace goes: the
+// pinned project (RECALL_PROJECT), else RECALL_DEFAULT_NAMESPACE when set,
+// else the project of the working directory's git repository as the hooks
+// name it, else the configured default ("global"). A directory outside git
+// is not made a project by a store: hooks bind it when a session runs there.
+func defaultNamespace(ctx context.Context, a *app) (string, error) {
+	if p, ok := a.projects.Pinned(); ok {
+		return p.Namespace, nil
+	}
+	if _, set := os.LookupEnv("RECALL_DEFAULT_NAMESPACE"); set || !project.InRepository("") {
+		return a.cfg.DefaultNamespace, nil
+	}
+	p, err := a.projects.ForDir(ctx, "")
+	if err != nil {
+		return "", err
+	}
+	return p.Namespace, nil
 }
 
 var searchCommand = &command{
@@ -112,7 +138,7 @@ func runSearch(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 	}
 	defer a.Close()
 	res, err := a.mem.Recall(ctx, memory.RecallRequest{
-		Query: query, NResults: *n, Namespace: *ns, Type: memory.Type(*typ), IncludeRelated: *related,
+		Query: query, NResults: *n, Namespace: cliNamespace(*ns), Type: memory.Type(*typ), IncludeRelated: *related,
 	})
 	if err != nil {
 		return err
@@ -154,6 +180,7 @@ func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 	offset := fs.Int("offset", 0, "skip this many")
 	order := fs.String("order-by", string(memory.OrderCreatedAt), "created_at, accessed_at, importance or confidence")
 	asc := fs.Bool("asc", false, "ascending order")
+	all := fs.Bool("all", false, "also list superseded memories (hidden by default, as in search)")
 	if err := parseFlagsOnly(fs, args); err != nil {
 		return err
 	}
@@ -163,25 +190,48 @@ func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 	}
 	defer a.Close()
 	desc := !*asc
-	res, err := a.mem.List(ctx, memory.ListRequest{
-		Namespace: *ns, Type: memory.Type(*typ), Limit: *limit, Offset: *offset, OrderBy: *order, Descending: &desc,
-	})
+	req := memory.ListRequest{
+		Namespace: cliNamespace(*ns), Type: memory.Type(*typ), Limit: *limit, Offset: *offset, OrderBy: *order, Descending: &desc,
+		IncludeSuperseded: *all,
+	}
+	res, err := a.mem.List(ctx, req)
 	if err != nil {
 		return err
 	}
+	hidden := 0
+	if !*all {
+		if hidden, err = supersededHidden(ctx, a, req, res.Total); err != nil {
+			return err
+		}
+	}
+	note := ""
+	if hidden > 0 {
+		note = fmt.Sprintf(" (%s hidden: --all lists them)", describe.Count(hidden, "superseded memory", "superseded memories"))
+	}
 	if res.Total == 0 {
-		fmt.Fprintln(e.stdout, "no memories")
+		fmt.Fprintf(e.stdout, "no memories%s\n", note)
 		return nil
 	}
 	if res.Count == 0 {
-		fmt.Fprintf(e.stdout, "nothing at offset %d: there are %d memories (offsets 0 to %d)\n", res.Offset, res.Total, res.Total-1)
+		fmt.Fprintf(e.stdout, "nothing at offset %d: there are %s (offsets 0 to %d)%s\n", res.Offset, describe.Count(res.Total, "memory", "memories"), res.Total-1, note)
 		return nil
 	}
 	for _, m := range res.Memories {
 		printMemory(e.stdout, m, "")
 	}
-	fmt.Fprintf(e.stdout, "showing %d-%d of %d\n", res.Offset+1, res.Offset+res.Count, res.Total)
+	fmt.Fprintf(e.stdout, "showing %d-%d of %d%s\n", res.Offset+1, res.Offset+res.Count, res.Total, note)
 	return nil
+}
+
+// supersededHidden counts the memories req would list with superseded ones
+// included, beyond the total it listed without them.
+func supersededHidden(ctx context.Context, a *app, req memory.ListRequest, total int) (int, error) {
+	req.IncludeSuperseded, req.Limit, req.Offset = true, 1, 0
+	all, err := a.mem.List(ctx, req)
+	if err != nil {
+		return 0, err
+	}
+	return all.Total - total, nil
 }
 
 var forgetCommand = &command{
@@ -224,7 +274,7 @@ func runForget(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 	}
 	defer a.Close()
 	res, err := a.mem.Forget(ctx, memory.ForgetRequest{
-		Input: input, Namespace: *ns, NResults: *n, Force: *force, Confirm: byID || *yes,
+		Input: input, Namespace: cliNamespace(*ns), NResults: *n, Force: *force, Confirm: byID || *yes,
 	})
 	if errors.Is(err, memory.ErrProtected) {
 		return fmt.Errorf("%s is a golden rule: add --force to delete it", input)
@@ -402,7 +452,7 @@ func runReindex(ctx context.Context, e *env, fs *flag.FlagSet, args []string) er
 		}
 		return err
 	}
-	fmt.Fprintf(e.stderr, "done: %d memories embedded in %s", p.Done, p.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(e.stderr, "done: %s embedded in %s", describe.Count(p.Done, "memory", "memories"), p.Elapsed.Round(time.Millisecond))
 	if p.Resumed > 0 {
 		fmt.Fprintf(e.stderr, " (%d by an earlier run)", p.Resumed)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/history"
+	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/project"
 )
 
@@ -130,7 +131,7 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 func printHistoryResults(w io.Writer, r *history.Response) {
-	fmt.Fprintf(w, "%d matches for %q (%s search)", r.TotalMatches, r.Query, r.Mode)
+	fmt.Fprintf(w, "%s for %q (%s search)", describe.Count(r.TotalMatches, "match", "matches"), r.Query, r.Mode)
 	if r.Offset > 0 {
 		fmt.Fprintf(w, ", from %d", r.Offset+1)
 	}
@@ -226,10 +227,12 @@ func runHistoryStats(ctx context.Context, e *env, fs *flag.FlagSet, args []strin
 		return writeJSON(e.stdout, st)
 	}
 	fmt.Fprintf(e.stdout, "index %s (%.1f MB), transcripts from %s\n", st.Path, float64(st.Bytes)/1e6, cfg.HistoryDir)
-	fmt.Fprintf(e.stdout, "%d messages in %d sessions of %d projects (%d transcripts, %d malformed lines skipped)\n",
-		st.Messages, st.Sessions, st.Projects, st.Transcripts, st.Malformed)
-	fmt.Fprintf(e.stdout, "%d embedded (%s), %d sessions left out by RECALL_HISTORY_* limits, updated %s\n",
-		st.Embedded, orNone(st.EmbedModel), st.ExcludedSessions, orNone(st.UpdatedAt))
+	fmt.Fprintf(e.stdout, "%s in %s of %s (%s, %s skipped)\n",
+		describe.Count(st.Messages, "message", "messages"), describe.Count(st.Sessions, "session", "sessions"),
+		describe.Count(st.Projects, "project", "projects"), describe.Count(st.Transcripts, "transcript", "transcripts"),
+		describe.Count(st.Malformed, "malformed line", "malformed lines"))
+	fmt.Fprintf(e.stdout, "%d embedded (%s), %s left out by RECALL_HISTORY_* limits, updated %s\n",
+		st.Embedded, orNone(st.EmbedModel), describe.Count(st.ExcludedSessions, "session", "sessions"), orNone(st.UpdatedAt))
 	return nil
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/history"
+	"github.com/recall-mcp/recall/internal/describe"
 )
 
 // backgroundMaxTime bounds a background indexer: whatever happens (a huge
@@ -78,8 +79,10 @@ func indexHistory(ctx context.Context, e *env, cfg *config.Config, log *slog.Log
 	log.Info("history indexed", "transcripts", st.Files, "read", st.Read, "messages", st.Messages,
 		"malformed_lines", st.Malformed, "excluded", st.Excluded, "removed", st.Removed, "elapsed", time.Since(start).Round(time.Millisecond))
 	if report {
-		fmt.Fprintf(e.stdout, "indexed %d new messages from %d of %d transcripts in %s (%d malformed lines skipped, %d transcripts left out by limits)\n",
-			st.Messages, st.Read, st.Files, time.Since(start).Round(time.Millisecond), st.Malformed, st.Excluded)
+		fmt.Fprintf(e.stdout, "indexed %s from %d of %s in %s (%s skipped, %s left out by limits)\n",
+			describe.Count(st.Messages, "new message", "new messages"), st.Read, describe.Count(st.Files, "transcript", "transcripts"),
+			time.Since(start).Round(time.Millisecond), describe.Count(st.Malformed, "malformed line", "malformed lines"),
+			describe.Count(st.Excluded, "transcript", "transcripts"))
 	}
 	if !embed {
 		return nil
@@ -94,7 +97,7 @@ func indexHistory(ctx context.Context, e *env, cfg *config.Config, log *slog.Log
 		log.Warn("history embedding stopped; the next run resumes it", "embedded", es.Messages, "pending", es.Pending, "err", err)
 	}
 	if report {
-		fmt.Fprintf(e.stdout, "embedded %d messages, %d pending\n", es.Messages, es.Pending)
+		fmt.Fprintf(e.stdout, "embedded %s, %d pending\n", describe.Count(es.Messages, "message", "messages"), es.Pending)
 	}
 	return nil
 }

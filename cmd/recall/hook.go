@@ -5,10 +5,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/recall-mcp/recall/capture"
+	"github.com/recall-mcp/recall/config"
+	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/validation"
@@ -33,9 +39,13 @@ var hookCommand = &command{
 }
 
 func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+	probe := fs.Bool("probe-ollama", false, "check whether Ollama embeds within RECALL_HOOK_TIMEOUT again and tell the hooks (a hook starts it in the background)")
 	rest, err := parseFlags(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		return err
+	}
+	if *probe && err == nil && len(rest) == 0 {
+		return probeOllama(ctx, e)
 	}
 	if err != nil || len(rest) != 1 {
 		// Exit 2 would block Claude Code's session: say what is wrong on
@@ -89,5 +99,57 @@ func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 		return h, func() {}, nil
 	}
 	hook.Run(ctx, rest[0], e.stdin, e.stdout, cfg.HookTimeout+hookSlack, log, open)
+	return nil
+}
+
+// hookGuard is how hooks treat Ollama: RECALL_HOOK_TIMEOUT is the vector
+// side's budget, and the state file beside the database tells the next hooks
+// to skip Ollama once one found it down, hung or too slow.
+func hookGuard(cfg *config.Config, log *slog.Logger) hook.Guard {
+	return hook.Guard{
+		Budget:     cfg.HookTimeout,
+		State:      hook.OllamaStatePath(cfg.SQLitePath),
+		StartProbe: func() { startOllamaProbe(log) },
+		Logger:     log,
+	}
+}
+
+// startOllamaProbe starts `recall hook --probe-ollama` detached (its own
+// session, no terminal), so that the prompt that asked never waits for it.
+func startOllamaProbe(log *slog.Logger) {
+	exe, err := os.Executable()
+	if err != nil {
+		log.Warn("Ollama probe not started", "err", err)
+		return
+	}
+	cmd := exec.Command(exe, "hook", "--probe-ollama")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		log.Warn("Ollama probe not started", "err", err)
+		return
+	}
+	log.Debug("Ollama probe started", "pid", cmd.Process.Pid)
+	go cmd.Wait() //nolint:errcheck // a hook exits first and init reaps it
+}
+
+// probeOllama is `recall hook --probe-ollama`: it waits up to
+// RECALL_OLLAMA_TIMEOUT for Ollama (loading the model if it must) and records
+// whether it now embeds within the hooks' budget.
+func probeOllama(ctx context.Context, e *env) error {
+	cfg, log, err := loadConfig(e.stderr)
+	if err != nil {
+		return err
+	}
+	client, err := embedding.New(embedding.Options{Host: cfg.OllamaHost, EmbedModel: cfg.OllamaModel, Timeout: cfg.OllamaTimeout})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.OllamaTimeout)
+	defer cancel()
+	if err := hook.Probe(ctx, client, hook.OllamaStatePath(cfg.SQLitePath), cfg.HookTimeout); err != nil {
+		log.Info("hooks keep skipping Ollama", "reason", err)
+		return nil
+	}
+	log.Info("Ollama answers in time again; hooks use vectors")
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -68,7 +69,7 @@ func runProjects(ctx context.Context, e *env, fs *flag.FlagSet, args []string) e
 		if *asJSON {
 			return printJSON(map[string]any{"from": from, "to": to, "moved": n})
 		}
-		fmt.Fprintf(e.stdout, "renamed %s to %s: %s moved\n", from, to, plural(n, "memory", "memories"))
+		fmt.Fprintf(e.stdout, "renamed %s to %s: %s moved\n", from, to, describe.Count(n, "memory", "memories"))
 		return nil
 	case "merge":
 		rep, err := a.db.MergeProjects(ctx, asProject(rest[0]), asProject(rest[1]))
@@ -79,7 +80,7 @@ func runProjects(ctx context.Context, e *env, fs *flag.FlagSet, args []string) e
 			return printJSON(rep)
 		}
 		fmt.Fprintf(e.stdout, "merged %s into %s: %s moved, %s moved\n", rep.From, rep.Into,
-			plural(rep.Moved, "memory", "memories"), plural(rep.Roots, "root", "roots"))
+			describe.Count(rep.Moved, "memory", "memories"), describe.Count(rep.Roots, "root", "roots"))
 		for _, d := range rep.Duplicates {
 			fmt.Fprintf(e.stdout, "duplicate %s folded into %s (same content)\n", d.Deleted, d.KeptID)
 		}
@@ -89,9 +90,9 @@ func runProjects(ctx context.Context, e *env, fs *flag.FlagSet, args []string) e
 }
 
 func listProjects(ctx context.Context, e *env, a *app, asJSON bool, printJSON func(any) error) error {
-	// Resolve first: a directory seen for the first time is bound now, and the
-	// list shows it.
-	here, err := a.projects.ForDir(ctx, "")
+	// A read: the directory's project is looked up, never bound here (a
+	// binding would take the name from a real project opened later).
+	here, bound, err := a.projects.Peek(ctx, "")
 	if err != nil {
 		return err
 	}
@@ -100,7 +101,7 @@ func listProjects(ctx context.Context, e *env, a *app, asJSON bool, printJSON fu
 		return err
 	}
 	if asJSON {
-		return printJSON(map[string]any{"projects": ps, "current": here})
+		return printJSON(map[string]any{"projects": ps, "current": here, "current_bound": bound})
 	}
 	if len(ps) == 0 {
 		fmt.Fprintln(e.stdout, "no projects yet")
@@ -110,10 +111,25 @@ func listProjects(ctx context.Context, e *env, a *app, asJSON bool, printJSON fu
 		if len(p.Roots) > 0 {
 			roots = strings.Join(p.Roots, ", ")
 		}
-		fmt.Fprintf(e.stdout, "%s\t%s\t%s\n", p.Namespace, plural(p.Memories, "memory", "memories"), roots)
+		fmt.Fprintf(e.stdout, "%s\t%s\t%s\n", p.Namespace, describe.Count(p.Memories, "memory", "memories"), roots)
+	}
+	if !bound {
+		fmt.Fprintf(e.stdout, "this directory: not a project yet (root %s); the first hook or store here binds it, as %s if still free\n", here.Root, here.Namespace)
+		return nil
 	}
 	fmt.Fprintf(e.stdout, "this directory: %s (root %s, from %s)\n", here.Namespace, here.Root, here.Source)
 	return nil
+}
+
+// cliNamespace reads a --namespace value: "global", "project:<name>" (or
+// another "kind:<name>"), or a bare project name, which means
+// "project:<name>". Empty stays empty (the command's default).
+func cliNamespace(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" || s == memory.GlobalNamespace || s == "private" || strings.Contains(s, ":") {
+		return s
+	}
+	return memory.ProjectNamespace(s)
 }
 
 // asProject accepts "name" or "project:name".
@@ -123,12 +139,4 @@ func asProject(s string) string {
 		return s
 	}
 	return memory.ProjectNamespace(s)
-}
-
-// plural writes a count with the right form of its noun.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

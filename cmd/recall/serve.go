@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/capture"
+	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/doctor"
 	"github.com/recall-mcp/recall/internal/loopback"
 	"github.com/recall-mcp/recall/server"
@@ -59,7 +60,13 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 		return err
 	}
 	if *addr != "" && *allowRemote && cfg.HTTPToken == "" {
-		return errors.New("--allow-remote needs RECALL_HTTP_TOKEN: without a token anyone who can reach the port could read and delete every memory; set RECALL_HTTP_TOKEN to a long random value")
+		return errors.New("--allow-remote needs RECALL_HTTP_TOKEN: without a token anyone who can reach the port could read and delete every memory; " +
+			"set RECALL_HTTP_TOKEN to a long random value (make one with `" + config.TokenCommand + "`)")
+	}
+	if *addr != "" {
+		if err := config.CheckHTTPToken(cfg.HTTPToken); err != nil {
+			return err
+		}
 	}
 
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/transfer"
 )
 
@@ -56,9 +57,12 @@ func runExport(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 		}
 		n, err := transfer.ExportJSONL(ctx, a.db, w, time.Now())
 		if err == nil {
-			fmt.Fprintf(e.stderr, "exported %d memories, %d edges, %d validation events, %d change log entries, %d file activity rows, %d project bindings\n", n.Memories, n.Edges, n.Events, n.Changes, n.Files, n.Projects)
+			fmt.Fprintf(e.stderr, "exported %s, %s, %s, %s, %s, %s\n",
+				describe.Count(n.Memories, "memory", "memories"), describe.Count(n.Edges, "edge", "edges"),
+				describe.Count(n.Events, "validation event", "validation events"), describe.Count(n.Changes, "change log entry", "change log entries"),
+				describe.Count(n.Files, "file activity row", "file activity rows"), describe.Count(n.Projects, "project binding", "project bindings"))
 			if n.Archived > 0 {
-				fmt.Fprintf(e.stderr, "exported %d archived memories\n", n.Archived)
+				fmt.Fprintf(e.stderr, "exported %s\n", describe.Count(n.Archived, "archived memory", "archived memories"))
 			}
 		}
 		return err
@@ -123,7 +127,7 @@ func runImport(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 	}
 	defer a.Close()
 	bar := importProgress(e.stderr)
-	rep, err := transfer.Import(ctx, a.db, in, transfer.ImportOptions{Namespace: *ns, Progress: bar})
+	rep, err := transfer.Import(ctx, a.db, in, transfer.ImportOptions{Namespace: cliNamespace(*ns), Progress: bar})
 	if err != nil {
 		return err
 	}
@@ -136,19 +140,22 @@ func runImport(ctx context.Context, e *env, fs *flag.FlagSet, args []string) err
 
 func printImport(stdout, stderr io.Writer, rep *transfer.ImportReport) {
 	r := rep.Result
-	fmt.Fprintf(stdout, "imported %d memories, %d edges, %d validation events, %d file activity rows from %s (%d lines)\n",
-		r.Memories, r.Edges, r.Events, r.Files, rep.Format, rep.Lines)
+	fmt.Fprintf(stdout, "imported %s, %s, %s, %s from %s (%s)\n",
+		describe.Count(r.Memories, "memory", "memories"), describe.Count(r.Edges, "edge", "edges"),
+		describe.Count(r.Events, "validation event", "validation events"), describe.Count(r.Files, "file activity row", "file activity rows"),
+		rep.Format, describe.Count(rep.Lines, "line", "lines"))
 	if r.Changes > 0 {
-		fmt.Fprintf(stdout, "imported %d change log entries\n", r.Changes)
+		fmt.Fprintf(stdout, "imported %s\n", describe.Count(r.Changes, "change log entry", "change log entries"))
 	}
 	if r.Projects > 0 {
-		fmt.Fprintf(stdout, "imported %d project bindings\n", r.Projects)
+		fmt.Fprintf(stdout, "imported %s\n", describe.Count(r.Projects, "project binding", "project bindings"))
 	}
 	if r.Existing > 0 {
-		fmt.Fprintf(stdout, "%d memories were already stored (same id, or same content in the namespace)\n", r.Existing)
+		fmt.Fprintf(stdout, "%s already stored (same id, or same content in the namespace)\n", describe.Count(r.Existing, "memory was", "memories were"))
 	}
 	if r.Archived > 0 || r.ArchivedExisting > 0 {
-		fmt.Fprintf(stdout, "imported %d archived memories into the trash (restorable in the viewer); %d were already stored (live or in the trash)\n", r.Archived, r.ArchivedExisting)
+		fmt.Fprintf(stdout, "imported %s into the trash (restorable in the viewer); %d already stored (live or in the trash)\n",
+			describe.Count(r.Archived, "archived memory", "archived memories"), r.ArchivedExisting)
 	}
 	if rep.Mapping != "" {
 		fmt.Fprintln(stdout, "mapping:", rep.Mapping)

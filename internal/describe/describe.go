@@ -46,3 +46,12 @@ func JobBacklog(st *memory.Stats, now time.Time) string {
 func ModelFailing(h memory.ModelHealth, now time.Time) string {
 	return fmt.Sprintf("failing, %d calls in a row for %s: %s", h.Failures, Age(now.Sub(h.FailingSince)), h.LastError)
 }
+
+// Count writes a count with the right form of its noun: "1 memory",
+// "2 memories", "0 memories".
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -1163,7 +1163,12 @@ func testJournal(t *testing.T, s Store) {
 	if len(es) != 3 || es[0].ID != got[1] || es[1].ID != got[2] || es[2].ID != got[3] {
 		t.Fatalf("namespace around = %+v", es)
 	}
-	_ = other
+	// An empty namespace is every namespace (a global memory's timeline).
+	late, _ := s.AddEntry(ctx, entry(capture.KindPrompt, "project:k", "s3", "another project"))
+	es, _ = s.NamespaceAround(ctx, "", mid[0].CreatedAt, 1, 10)
+	if len(es) != 5 || es[0].ID != got[2] || es[3].ID != other || es[4].ID != late {
+		t.Fatalf("around in every namespace = %+v", es)
+	}
 	sum1, err := s.RecordSummary(ctx, entry(capture.KindSummary, "project:j", "s1", "first summary"), got[2])
 	must(t, err)
 	sum2, _ := s.RecordSummary(ctx, entry(capture.KindSummary, "project:j", "s1", "second summary"), got[4])
