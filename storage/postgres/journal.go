@@ -163,15 +163,16 @@ func (s *DB) Around(ctx context.Context, id int64, before, after int) ([]*journa
 	return append(reversed(older), rest...), nil
 }
 
-// NamespaceAround is Around for a moment of a namespace.
+// NamespaceAround is Around for a moment of a namespace; an empty namespace
+// is every namespace (a global memory's moment).
 func (s *DB) NamespaceAround(ctx context.Context, namespace string, at time.Time, before, after int) ([]*journal.Entry, error) {
 	older, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j
-		WHERE j.namespace = $1 AND j.created_at <= $2 ORDER BY j.created_at DESC, j.id DESC LIMIT $3`, namespace, at, before)
+		WHERE ($1 = '' OR j.namespace = $1) AND j.created_at <= $2 ORDER BY j.created_at DESC, j.id DESC LIMIT $3`, namespace, at, before)
 	if err != nil {
 		return nil, err
 	}
 	newer, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j
-		WHERE j.namespace = $1 AND j.created_at > $2 ORDER BY j.created_at, j.id LIMIT $3`, namespace, at, after)
+		WHERE ($1 = '' OR j.namespace = $1) AND j.created_at > $2 ORDER BY j.created_at, j.id LIMIT $3`, namespace, at, after)
 	if err != nil {
 		return nil, err
 	}
