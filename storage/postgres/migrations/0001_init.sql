@@ -214,3 +214,18 @@ CREATE TABLE project_roots (
 );
 
 CREATE INDEX project_roots_namespace ON project_roots (namespace);
+
+-- Live pages: every statement that changes memories or edges notifies the
+-- servers whose viewers listen (LISTEN recall_changes), whichever server or
+-- process wrote it.
+CREATE FUNCTION recall_notify_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('recall_changes', '');
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER memories_notify AFTER INSERT OR UPDATE OR DELETE ON memories
+    FOR EACH STATEMENT EXECUTE FUNCTION recall_notify_change();
+CREATE TRIGGER edges_notify AFTER INSERT OR UPDATE OR DELETE ON edges
+    FOR EACH STATEMENT EXECUTE FUNCTION recall_notify_change();
