@@ -12,18 +12,28 @@ import (
 
 // AddFileActivity records one touch of a file and returns its id.
 func (s *DB) AddFileActivity(ctx context.Context, a *memory.FileActivity) (int64, error) {
-	if a == nil || a.FilePath == "" {
-		return 0, memory.Invalidf("file_path", `""`, "a file path")
-	}
-	if _, err := memory.ParseFileAction(string(a.Action)); err != nil {
+	if err := checkFileActivity(a); err != nil {
 		return 0, err
 	}
+	return insertFileActivity(ctx, s.pool, a)
+}
+
+// checkFileActivity refuses a touch without a path or with an unknown action.
+func checkFileActivity(a *memory.FileActivity) error {
+	if a == nil || a.FilePath == "" {
+		return memory.Invalidf("file_path", `""`, "a file path")
+	}
+	_, err := memory.ParseFileAction(string(a.Action))
+	return err
+}
+
+func insertFileActivity(ctx context.Context, q querier, a *memory.FileActivity) (int64, error) {
 	meta, err := encodeMetadata(a.Metadata)
 	if err != nil {
 		return 0, err
 	}
 	var id int64
-	err = s.pool.QueryRow(ctx, `INSERT INTO file_activity (file_path, action, session_id,
+	err = q.QueryRow(ctx, `INSERT INTO file_activity (file_path, action, session_id,
 		project_root, file_type, metadata, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
 		a.FilePath, string(a.Action), a.SessionID, a.ProjectRoot, a.FileType, meta, orNow(a.CreatedAt, time.Now())).Scan(&id)
 	if err != nil {

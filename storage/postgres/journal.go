@@ -236,14 +236,23 @@ func (s *DB) ForgetEntries(ctx context.Context, sessionID string, before time.Ti
 			return fmt.Errorf("forget file activity: %w", err)
 		}
 		if sessionID != "" {
-			for _, q := range []string{`DELETE FROM summary_jobs WHERE session_id = $1`, `DELETE FROM capture_sessions WHERE session_id = $1`, `DELETE FROM sessions WHERE id = $1`} {
+			var draft string
+			err := tx.QueryRow(ctx, `SELECT draft_memory_id FROM capture_sessions WHERE session_id = $1`, sessionID).Scan(&draft)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return fmt.Errorf("forget journal: %w", err)
+			}
+			if draft != "" {
+				memIDs = append(memIDs, draft)
+			}
+			for _, q := range []string{`DELETE FROM jobs WHERE kind = '` + journal.SummaryJobKind + `' AND subject = $1 AND failed_at IS NULL`,
+				`DELETE FROM capture_sessions WHERE session_id = $1`, `DELETE FROM sessions WHERE id = $1`} {
 				if _, err := tx.Exec(ctx, q, sessionID); err != nil {
 					return fmt.Errorf("forget journal: %w", err)
 				}
 			}
 		}
 		if !before.IsZero() {
-			if _, err := tx.Exec(ctx, `DELETE FROM summary_jobs WHERE created_at < $1`, before); err != nil {
+			if _, err := tx.Exec(ctx, `DELETE FROM jobs WHERE kind = '`+journal.SummaryJobKind+`' AND failed_at IS NULL AND created_at < $1`, before); err != nil {
 				return fmt.Errorf("forget journal: %w", err)
 			}
 		}
@@ -263,99 +272,106 @@ func (s *DB) CountEntries(ctx context.Context, sessionID string, before time.Tim
 	return n, nil
 }
 
-// QueueSummary records that a session wants a summary; a session already
-// waiting keeps one job, with the newer turn anchor.
+// QueueSummary records that a session wants a summary: a job of kind
+// summary; a session already waiting keeps one job.
 func (s *DB) QueueSummary(ctx context.Context, sessionID, reason, turnID string) error {
 	if sessionID == "" {
 		return fmt.Errorf("queue summary: session_id is empty: want the session id Claude Code sent")
 	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO summary_jobs AS j (session_id, reason, turn_id, created_at)
-		VALUES ($1, $2, $3, $4)
-		ON CONFLICT (session_id) DO UPDATE SET reason = excluded.reason,
-			turn_id = CASE WHEN excluded.turn_id <> '' THEN excluded.turn_id ELSE j.turn_id END`,
-		sessionID, reason, turnID, time.Now())
-	if err != nil {
+	if _, err := enqueueJob(ctx, s.pool, sessionID, journal.SummaryJobKind, time.Now()); err != nil {
 		return fmt.Errorf("queue summary of %s: %w", sessionID, err)
 	}
 	return nil
 }
 
-// ClaimSummary leases the oldest summary job nobody holds, or returns nil.
-func (s *DB) ClaimSummary(ctx context.Context, lease time.Duration) (*journal.SummaryJob, error) {
-	now := time.Now()
-	var j journal.SummaryJob
-	err := s.pool.QueryRow(ctx, `UPDATE summary_jobs SET leased_until = $1, attempts = attempts + 1
-		WHERE session_id = (SELECT session_id FROM summary_jobs WHERE leased_until IS NULL OR leased_until < $2
-			ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-		RETURNING session_id, reason, turn_id, attempts, created_at`,
-		now.Add(lease), now).Scan(&j.SessionID, &j.Reason, &j.TurnID, &j.Attempts, &j.CreatedAt)
+// SummaryProgress reports how far a session's summaries have come.
+func (s *DB) SummaryProgress(ctx context.Context, sessionID string) (journal.Progress, error) {
+	var p journal.Progress
+	err := s.pool.QueryRow(ctx, `SELECT summarized_through, model_calls, draft_memory_id FROM capture_sessions
+		WHERE session_id = $1`, sessionID).Scan(&p.Through, &p.ModelCalls, &p.DraftMemoryID)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
+		return journal.Progress{}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("claim summary job: %w", err)
+		return journal.Progress{}, fmt.Errorf("read summary progress of %s: %w", sessionID, err)
 	}
-	j.CreatedAt = j.CreatedAt.UTC()
-	return &j, nil
+	return p, nil
 }
 
-// FinishSummary removes a job (errMsg empty or retry false), or records the
-// error and releases it for another attempt.
-func (s *DB) FinishSummary(ctx context.Context, sessionID, errMsg string, retry bool) error {
-	var err error
-	if errMsg != "" && retry {
-		_, err = s.pool.Exec(ctx, `UPDATE summary_jobs SET last_error = $1, leased_until = NULL WHERE session_id = $2`, errMsg, sessionID)
-	} else {
-		_, err = s.pool.Exec(ctx, `DELETE FROM summary_jobs WHERE session_id = $1`, sessionID)
-	}
+// SetDraftSummary records the memory holding a session's extractive summary.
+func (s *DB) SetDraftSummary(ctx context.Context, sessionID, memoryID string) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO capture_sessions (session_id, draft_memory_id) VALUES ($1, $2)
+		ON CONFLICT (session_id) DO UPDATE SET draft_memory_id = excluded.draft_memory_id`, sessionID, memoryID)
 	if err != nil {
-		return fmt.Errorf("finish summary job of %s: %w", sessionID, err)
+		return fmt.Errorf("record draft summary of %s: %w", sessionID, err)
 	}
 	return nil
 }
 
-// SummaryProgress reports the last entry summarised and the chat calls spent
-// on a session.
-func (s *DB) SummaryProgress(ctx context.Context, sessionID string) (int64, int, error) {
-	var through int64
-	var calls int
-	err := s.pool.QueryRow(ctx, `SELECT summarized_through, model_calls FROM capture_sessions WHERE session_id = $1`,
-		sessionID).Scan(&through, &calls)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, 0, nil
-	}
-	if err != nil {
-		return 0, 0, fmt.Errorf("read summary progress of %s: %w", sessionID, err)
-	}
-	return through, calls, nil
-}
-
-// RecordSummary stores a summary entry, advances the session's progress to
-// through and counts one model call, in one transaction.
-func (s *DB) RecordSummary(ctx context.Context, e *journal.Entry, through int64) (int64, error) {
+// RecordSummary stores a summary entry and advances the session's progress
+// to through (its draft done with), counting a chat call when byModel, in one
+// transaction.
+func (s *DB) RecordSummary(ctx context.Context, e *journal.Entry, through int64, byModel bool) (int64, error) {
 	var id int64
 	err := s.write(ctx, func(tx pgx.Tx) error {
 		var err error
 		if id, err = insertEntry(ctx, tx, e); err != nil {
 			return err
 		}
-		return countCall(ctx, tx, e.SessionID, through)
+		calls := 0
+		if byModel {
+			calls = 1
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO capture_sessions AS c (session_id, summarized_through, model_calls)
+			VALUES ($1, $2, $3)
+			ON CONFLICT (session_id) DO UPDATE SET model_calls = c.model_calls + excluded.model_calls,
+				summarized_through = greatest(c.summarized_through, excluded.summarized_through), draft_memory_id = ''`,
+			e.SessionID, through, calls)
+		if err != nil {
+			return fmt.Errorf("record summary of %s: %w", e.SessionID, err)
+		}
+		return nil
 	})
 	return id, err
 }
 
 // CountModelCall counts a chat call that produced no summary.
 func (s *DB) CountModelCall(ctx context.Context, sessionID string) error {
-	return countCall(ctx, s.pool, sessionID, 0)
-}
-
-func countCall(ctx context.Context, q querier, sessionID string, through int64) error {
-	_, err := q.Exec(ctx, `INSERT INTO capture_sessions AS c (session_id, summarized_through, model_calls)
-		VALUES ($1, $2, 1)
-		ON CONFLICT (session_id) DO UPDATE SET model_calls = c.model_calls + 1,
-			summarized_through = greatest(c.summarized_through, excluded.summarized_through)`, sessionID, through)
+	_, err := s.pool.Exec(ctx, `INSERT INTO capture_sessions AS c (session_id, model_calls) VALUES ($1, 1)
+		ON CONFLICT (session_id) DO UPDATE SET model_calls = c.model_calls + 1`, sessionID)
 	if err != nil {
 		return fmt.Errorf("count summary call of %s: %w", sessionID, err)
 	}
 	return nil
+}
+
+// RecordToolCall writes a hook's tool call, its journal entry and its file
+// touch (either may be nil), in one transaction.
+func (s *DB) RecordToolCall(ctx context.Context, e *journal.Entry, a *memory.FileActivity) error {
+	if e == nil && a == nil {
+		return nil
+	}
+	if a != nil {
+		if err := checkFileActivity(a); err != nil {
+			return err
+		}
+	}
+	if e != nil && e.Title == "" {
+		return memory.Invalidf("title", `""`, "a one-line title")
+	}
+	return s.write(ctx, func(tx pgx.Tx) error {
+		if e != nil {
+			if _, err := insertEntry(ctx, tx, e); err != nil {
+				return err
+			}
+		}
+		if a != nil {
+			id, err := insertFileActivity(ctx, tx, a)
+			if err != nil {
+				return err
+			}
+			a.ID = id
+		}
+		return nil
+	})
 }

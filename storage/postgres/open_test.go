@@ -179,7 +179,7 @@ func TestJobsClaimedOnceAcrossInstances(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for {
-					got, err := db.ClaimJobs(ctx, 3, 60e9)
+					got, err := db.ClaimJobs(ctx, []string{"curate"}, 3, time.Minute)
 					if err != nil {
 						t.Error(err)
 						return

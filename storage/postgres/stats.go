@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -22,17 +23,21 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 		(SELECT count(*) FROM validation_events),
 		(SELECT count(*) FROM file_activity),
 		(SELECT count(*) FROM memories WHERE embedding_pending),
-		(SELECT count(*) FROM curation_jobs),
-		(SELECT count(*) FROM curation_jobs WHERE last_error <> ''),
-		(SELECT min(created_at) FROM curation_jobs),
-		coalesce((SELECT last_error FROM curation_jobs WHERE last_error <> '' ORDER BY run_after DESC LIMIT 1), ''),
+		(SELECT count(*) FROM jobs WHERE failed_at IS NULL),
+		(SELECT count(*) FROM jobs WHERE failed_at IS NULL AND last_error <> ''),
+		(SELECT min(created_at) FROM jobs WHERE failed_at IS NULL),
+		coalesce((SELECT last_error FROM jobs WHERE last_error <> '' AND failed_at IS NULL ORDER BY run_after DESC LIMIT 1), ''),
+		(SELECT count(*) FROM jobs WHERE failed_at IS NOT NULL),
+		coalesce((SELECT kind || ' job for ' || subject || ' failed for good at ' ||
+			to_char(failed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || ': ' || last_error
+			FROM jobs WHERE failed_at IS NOT NULL ORDER BY failed_at DESC, id DESC LIMIT 1), ''),
 		(SELECT count(*) FROM journal),
 		(SELECT count(*) FROM journal WHERE trimmed_bytes > 0),
-		(SELECT count(*) FROM summary_jobs),
+		(SELECT count(*) FROM jobs WHERE kind = '`+journal.SummaryJobKind+`' AND failed_at IS NULL),
 		coalesce((SELECT value FROM meta WHERE key = 'schema_version'), '0'),
 		pg_database_size(current_database())`).Scan(
 		&st.Memories, &st.Edges, &st.ValidationEvents, &st.FileActivity, &st.PendingEmbeddings,
-		&st.PendingJobs, &st.RetryingJobs, &oldest, &st.LastJobError, &st.JournalEntries, &st.TrimmedEntries,
+		&st.PendingJobs, &st.RetryingJobs, &oldest, &st.LastJobError, &st.FailedJobs, &st.LastJobFailure, &st.JournalEntries, &st.TrimmedEntries,
 		&st.PendingSummaries, &version, &st.FileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("stats: %w", err)

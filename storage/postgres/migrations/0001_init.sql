@@ -125,19 +125,28 @@ CREATE INDEX file_activity_created ON file_activity (created_at);
 CREATE INDEX file_activity_project ON file_activity (project_root, created_at);
 CREATE INDEX file_activity_file ON file_activity (file_path, created_at);
 
-CREATE TABLE curation_jobs (
+-- One job queue for all work done off the request path (relationship
+-- inference after a store, session summaries), claimed with FOR UPDATE SKIP
+-- LOCKED so that each job runs once however many servers work the queue. A
+-- job is never dropped for a passing failure (run_after backs off); one that
+-- can never succeed is kept, marked failed (failed_at, last_error).
+CREATE TABLE jobs (
     id           bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    memory_id    text NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
     kind         text NOT NULL,
+    subject      text NOT NULL,
     attempts     integer NOT NULL DEFAULT 0,
     last_error   text NOT NULL DEFAULT '',
     leased_until timestamptz,
     run_after    timestamptz NOT NULL DEFAULT '1970-01-01Z', -- due at once
     created_at   timestamptz NOT NULL,
-    UNIQUE (memory_id, kind)
+    failed_at    timestamptz,                          -- set when the job failed for good
+    rerun        boolean NOT NULL DEFAULT false        -- queued again while it ran: run once more
 );
 
-CREATE INDEX curation_jobs_due ON curation_jobs (run_after, created_at);
+-- One pending job per kind and subject; failed ones are kept beside it.
+CREATE UNIQUE INDEX jobs_pending ON jobs (kind, subject) WHERE failed_at IS NULL;
+CREATE INDEX jobs_due ON jobs (run_after, created_at) WHERE failed_at IS NULL;
+CREATE INDEX jobs_failed ON jobs (failed_at) WHERE failed_at IS NOT NULL;
 
 CREATE TABLE model_health (
     role          text PRIMARY KEY,
@@ -191,20 +200,11 @@ CREATE INDEX journal_namespace ON journal (namespace, kind, created_at);
 CREATE INDEX journal_created ON journal (created_at);
 CREATE INDEX journal_search_words ON journal USING gin (search_words);
 
-CREATE TABLE summary_jobs (
-    session_id   text PRIMARY KEY,
-    reason       text NOT NULL,
-    turn_id      text NOT NULL DEFAULT '',
-    attempts     integer NOT NULL DEFAULT 0,
-    last_error   text NOT NULL DEFAULT '',
-    leased_until timestamptz,
-    created_at   timestamptz NOT NULL
-);
-
 CREATE TABLE capture_sessions (
     session_id         text PRIMARY KEY,
     summarized_through bigint NOT NULL DEFAULT 0,
-    model_calls        integer NOT NULL DEFAULT 0
+    model_calls        integer NOT NULL DEFAULT 0,
+    draft_memory_id    text NOT NULL DEFAULT ''
 );
 
 CREATE TABLE project_roots (
@@ -229,3 +229,14 @@ CREATE TRIGGER memories_notify AFTER INSERT OR UPDATE OR DELETE ON memories
     FOR EACH STATEMENT EXECUTE FUNCTION recall_notify_change();
 CREATE TRIGGER edges_notify AFTER INSERT OR UPDATE OR DELETE ON edges
     FOR EACH STATEMENT EXECUTE FUNCTION recall_notify_change();
+
+-- A memory's pending jobs go with it.
+CREATE FUNCTION recall_drop_memory_jobs() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM jobs WHERE subject = OLD.id AND failed_at IS NULL;
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER memories_drop_jobs AFTER DELETE ON memories
+    FOR EACH ROW EXECUTE FUNCTION recall_drop_memory_jobs();
