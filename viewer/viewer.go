@@ -40,12 +40,14 @@ type Deps struct {
 }
 
 // Store is what the viewer reads from the store beside the services: the
-// trash, the projects and a watch on its changes.
+// trash, the projects, a watch on its changes and what of them a person sees.
 type Store interface {
 	Trash(ctx context.Context) ([]storage.TrashItem, error)
 	RestoreMemory(ctx context.Context, id string) (*storage.ImportResult, error)
 	ProjectSummaries(ctx context.Context) ([]memory.ProjectSummary, error)
 	Watch(ctx context.Context) (storage.Watcher, error)
+	GetMemories(ctx context.Context, ids []string) (map[string]*memory.Memory, error)
+	CountMemories(ctx context.Context, f memory.Filter) (int, error)
 }
 
 // handler serves the API and the page.
