@@ -92,6 +92,7 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 	wg.Go(func() { a.warnAboutModels(ctx) })
 	wg.Go(func() { a.keepFileActivityBounded(ctx) })
 	wg.Go(func() { a.drainSpool(ctx) })
+	wg.Go(func() { a.serveHooks(ctx) })
 	a.handleSummaries()
 	a.jobs.Start(work)
 
