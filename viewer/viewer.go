@@ -35,7 +35,7 @@ type Deps struct {
 	// would otherwise wait for them).
 	Done <-chan struct{}
 	// Journal is the session journal the Journal page reads; without it
-	// the DB's, and without a DB /api/journal is off.
+	// the DB's when it has one, else /api/journal is off.
 	Journal JournalReader
 	// Doctor runs recall doctor's checks for the Health page; without it
 	// /api/doctor is off.
@@ -55,13 +55,13 @@ type Store interface {
 
 // handler serves the API and the page.
 type handler struct {
-	mem  *memory.Service
-	val  *validation.Service
-	db   Store // nil in tests that need no database listing
-	hub  *hub  // nil without Deps.DB
-	acc  Access
-	done <-chan struct{}
-	log  *slog.Logger
+	mem     *memory.Service
+	val     *validation.Service
+	db      Store // nil in tests that need no database listing
+	hub     *hub  // nil without Deps.DB
+	acc     Access
+	done    <-chan struct{}
+	log     *slog.Logger
 	journal JournalReader // nil: no journal page
 	// doctor runs recall doctor's checks (nil: not offered).
 	doctor func(ctx context.Context) []doctor.Finding
@@ -77,8 +77,8 @@ func New(d Deps) http.Handler {
 		d.Logger = slog.Default()
 	}
 	h := &handler{mem: d.Memory, val: d.Validation, db: d.DB, acc: d.Access, log: d.Logger, done: d.Done, doctor: d.Doctor, journal: d.Journal}
-	if h.journal == nil && d.DB != nil {
-		h.journal = d.DB
+	if jr, ok := d.DB.(JournalReader); ok && h.journal == nil {
+		h.journal = jr // the store's own journal (capture's EntryReader has it)
 	}
 	if d.DB != nil {
 		h.hub = newHub(d.DB, d.Logger)
