@@ -80,6 +80,27 @@ func hitIDs(hits []memory.Hit) []string {
 	return ids
 }
 
+// undoJobsTable turns the one job table back into the two queues of earlier
+// schemas (curation_jobs with run_after when withRunAfter, and summary_jobs),
+// for tests that take a database back to an older version.
+func undoJobsTable(withRunAfter bool) []string {
+	runAfter := ""
+	if withRunAfter {
+		runAfter = ", run_after TEXT NOT NULL DEFAULT ''"
+	}
+	return []string{
+		`DROP TRIGGER jobs_memory_delete`,
+		`DROP TABLE jobs`,
+		`ALTER TABLE capture_sessions DROP COLUMN draft_memory_id`,
+		`CREATE TABLE curation_jobs (id INTEGER PRIMARY KEY, memory_id TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+			kind TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT NOT NULL DEFAULT '',
+			leased_until TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL` + runAfter + `, UNIQUE (memory_id, kind)) STRICT`,
+		`CREATE TABLE summary_jobs (session_id TEXT PRIMARY KEY, reason TEXT NOT NULL, turn_id TEXT NOT NULL DEFAULT '',
+			attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT NOT NULL DEFAULT '', leased_until TEXT NOT NULL DEFAULT '',
+			created_at TEXT NOT NULL) STRICT`,
+	}
+}
+
 // GetSession reads a session back, or an error wrapping ErrNotFound. Nothing
 // in Recall reads sessions one by one; the tests do.
 func (s *DB) GetSession(ctx context.Context, id string) (*memory.Session, error) {

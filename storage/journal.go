@@ -237,14 +237,24 @@ func (s *DB) ForgetEntries(ctx context.Context, sessionID string, before time.Ti
 			return fmt.Errorf("forget file activity: %w", err)
 		}
 		if sessionID != "" {
-			for _, q := range []string{`DELETE FROM summary_jobs WHERE session_id = ?`, `DELETE FROM capture_sessions WHERE session_id = ?`, `DELETE FROM sessions WHERE id = ?`} {
+			// The extractive summary awaiting the model's is the session's too.
+			var draft string
+			err := tx.QueryRowContext(ctx, `SELECT draft_memory_id FROM capture_sessions WHERE session_id = ?`, sessionID).Scan(&draft)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("forget journal: %w", err)
+			}
+			if draft != "" {
+				memIDs = append(memIDs, draft)
+			}
+			for _, q := range []string{`DELETE FROM jobs WHERE kind = '` + journal.SummaryJobKind + `' AND subject = ? AND failed_at = ''`,
+				`DELETE FROM capture_sessions WHERE session_id = ?`, `DELETE FROM sessions WHERE id = ?`} {
 				if _, err := tx.ExecContext(ctx, q, sessionID); err != nil {
 					return fmt.Errorf("forget journal: %w", err)
 				}
 			}
 		}
 		if !before.IsZero() {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM summary_jobs WHERE created_at < ?`, formatTime(before)); err != nil {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE kind = '`+journal.SummaryJobKind+`' AND failed_at = '' AND created_at < ?`, formatTime(before)); err != nil {
 				return fmt.Errorf("forget journal: %w", err)
 			}
 		}

@@ -93,7 +93,7 @@ func rows(t *testing.T, db *DB) map[string]int {
 		"journal":       count(t, db, `SELECT count(*) FROM journal WHERE session_id = 's1'`),
 		"file_activity": count(t, db, `SELECT count(*) FROM file_activity WHERE file_path = '/src/shop/orders.go'`),
 		"sessions":      count(t, db, `SELECT count(*) FROM sessions WHERE id = 's1'`),
-		"summary_jobs":  count(t, db, `SELECT count(*) FROM summary_jobs WHERE session_id = 's1'`),
+		"summary_jobs":  count(t, db, `SELECT count(*) FROM jobs WHERE kind = 'summary' AND subject = 's1'`),
 	}
 }
 

@@ -394,9 +394,12 @@ func runStats(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 		model = "none yet"
 	}
 	fmt.Fprintf(w, "embeddings:         %s (dimension %d), %d pending\n", model, st.EmbeddingDim, st.PendingEmbeddings)
-	fmt.Fprintf(w, "curation jobs:      %s\n", describe.JobBacklog(st, time.Now()))
+	fmt.Fprintf(w, "jobs:               %s\n", describe.JobBacklog(st, time.Now()))
 	if st.LastJobError != "" {
 		fmt.Fprintf(w, "  last job failure: %s\n", st.LastJobError)
+	}
+	if st.FailedJobs > 0 {
+		fmt.Fprintf(w, "  failed for good:  %d (the last: %s)\n", st.FailedJobs, st.LastJobFailure)
 	}
 	for _, h := range st.ModelHealth {
 		fmt.Fprintf(w, "%-20s%s\n", h.Role+" model:", describe.ModelFailing(h, time.Now()))

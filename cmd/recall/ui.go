@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/viewer"
 )
 
@@ -60,7 +61,12 @@ func runUI(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
 	defer a.Close()
 	if remote && a.cfg.HTTPToken == "" {
 		return fmt.Errorf("refusing to serve the viewer on %q without a token: other machines could read every memory; "+
-			"set RECALL_HTTP_TOKEN to a long random value, then open the page once as http://%s/?token=<token>", *addr, *addr)
+			"set RECALL_HTTP_TOKEN to a long random value (make one with `%s`), then open the page once as http://%s/?token=<token>", *addr, config.TokenCommand, *addr)
+	}
+	if remote {
+		if err := config.CheckHTTPToken(a.cfg.HTTPToken); err != nil {
+			return err
+		}
 	}
 	if *addr != "" {
 		return serveUIOn(ctx, e, a, *addr, remote, *writable, splitNames(*hostnames))
