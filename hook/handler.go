@@ -125,7 +125,7 @@ func projectOrigin(p project.Project) string {
 // when it cannot be recorded: the context matters more than the record. Behind
 // another process's write lock the store spools it instead of waiting.
 func (h *Handler) recordSessionStart(ctx context.Context, s *memory.Session) {
-	if err := h.Memory.Store().UpsertSession(ctx, s); err != nil {
+	if err := h.Memory.RecordSession(ctx, s); err != nil {
 		h.log().Warn("session start not recorded", "session_id", s.ID, "err", err)
 	}
 }
@@ -318,7 +318,7 @@ func (h *Handler) sessionEnd(ctx context.Context, in *Input) error {
 		EndedAt:   &ended,
 		EndReason: in.Reason,
 	}
-	if err := h.Memory.Store().UpsertSession(ctx, s); err != nil {
+	if err := h.Memory.RecordSession(ctx, s); err != nil {
 		return fmt.Errorf("record session end: %w", err)
 	}
 	return nil

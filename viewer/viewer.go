@@ -42,8 +42,7 @@ type Deps struct {
 type handler struct {
 	mem  *memory.Service
 	val  *validation.Service
-	db   *storage.DB // nil in tests that need no database listing
-	hub  *hub        // nil without Deps.DB
+	hub  *hub // nil without Deps.DB
 	acc  Access
 	done <-chan struct{}
 	log  *slog.Logger
@@ -60,7 +59,7 @@ func New(d Deps) http.Handler {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	h := &handler{mem: d.Memory, val: d.Validation, db: d.DB, acc: d.Access, log: d.Logger, done: d.Done, doctor: d.Doctor}
+	h := &handler{mem: d.Memory, val: d.Validation, acc: d.Access, log: d.Logger, done: d.Done, doctor: d.Doctor}
 	if d.DB != nil {
 		h.hub = newHub(d.DB, d.Logger)
 	}
