@@ -37,9 +37,11 @@ func (s *DB) InsertEdge(ctx context.Context, e *memory.Edge) (int64, error) {
 // insertEdge writes e (its metadata encoded) inside tx, both ends checked; the
 // same triple again updates the weight of the existing edge.
 func insertEdge(ctx context.Context, tx *sql.Tx, e *memory.Edge, meta string) (int64, error) {
+	visible, vargs := visibleCond(ctx, "m")
 	for _, end := range []struct{ field, id string }{{"source", e.SourceID}, {"target", e.TargetID}} {
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE id = ?`, end.id).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories m WHERE m.id = ? AND `+visible,
+			append([]any{end.id}, vargs...)...).Scan(&n); err != nil {
 			return 0, fmt.Errorf("insert edge: %w", err)
 		}
 		if n == 0 {
@@ -47,11 +49,12 @@ func insertEdge(ctx context.Context, tx *sql.Tx, e *memory.Edge, meta string) (i
 		}
 	}
 	var id int64
-	err := tx.QueryRowContext(ctx, `INSERT INTO edges (source_id, target_id, relation, weight, metadata, created_at)
-		VALUES (?, ?, ?, ?, ?, ?)
+	err := tx.QueryRowContext(ctx, `INSERT INTO edges (source_id, target_id, relation, weight, metadata, created_at, author)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (source_id, target_id, relation) DO UPDATE SET weight = excluded.weight
 		RETURNING id`,
-		e.SourceID, e.TargetID, string(e.Relation), e.Weight, meta, formatTime(orNow(e.CreatedAt, time.Now()))).Scan(&id)
+		e.SourceID, e.TargetID, string(e.Relation), e.Weight, meta, formatTime(orNow(e.CreatedAt, time.Now())),
+		memory.PrincipalFrom(ctx).Author()).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("insert edge: %w", err)
 	}
@@ -106,8 +109,9 @@ func (s *DB) ResolveContradiction(ctx context.Context, r memory.Resolution) erro
 }
 
 // edgeWhere turns an edge query into SQL conditions on edges. At least one
-// selector must be set.
-func edgeWhere(q memory.EdgeQuery) (string, []any, error) {
+// selector must be set. An edge with an end the principal in ctx may not see
+// is left out: a graph walk stops at the boundary of another's namespace.
+func edgeWhere(ctx context.Context, q memory.EdgeQuery) (string, []any, error) {
 	var conds []string
 	var args []any
 	if len(q.EdgeIDs) > 0 {
@@ -159,16 +163,20 @@ func edgeWhere(q memory.EdgeQuery) (string, []any, error) {
 			args = append(args, string(r))
 		}
 	}
+	if visible, vargs := visibleCond(ctx, "m"); vargs != nil {
+		conds = append(conds, "NOT EXISTS (SELECT 1 FROM memories m WHERE m.id IN (edges.source_id, edges.target_id) AND NOT "+visible+")")
+		args = append(args, vargs...)
+	}
 	return strings.Join(conds, " AND "), args, nil
 }
 
 // Edges lists the edges matching q, oldest first.
 func (s *DB) Edges(ctx context.Context, q memory.EdgeQuery) ([]memory.Edge, error) {
-	where, args, err := edgeWhere(q)
+	where, args, err := edgeWhere(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, source_id, target_id, relation, weight, metadata, created_at
+	rows, err := s.db.QueryContext(ctx, `SELECT id, source_id, target_id, relation, weight, metadata, created_at, author
 		FROM edges WHERE `+where+` ORDER BY id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list edges: %w", err)
@@ -178,7 +186,7 @@ func (s *DB) Edges(ctx context.Context, q memory.EdgeQuery) ([]memory.Edge, erro
 	for rows.Next() {
 		var e memory.Edge
 		var rel, meta, created string
-		if err := rows.Scan(&e.ID, &e.SourceID, &e.TargetID, &rel, &e.Weight, &meta, &created); err != nil {
+		if err := rows.Scan(&e.ID, &e.SourceID, &e.TargetID, &rel, &e.Weight, &meta, &created, &e.Author); err != nil {
 			return nil, fmt.Errorf("list edges: %w", err)
 		}
 		e.Relation = memory.Relation(rel)
@@ -195,7 +203,7 @@ func (s *DB) Edges(ctx context.Context, q memory.EdgeQuery) ([]memory.Edge, erro
 
 // DeleteEdges removes the edges matching q and returns their ids in order.
 func (s *DB) DeleteEdges(ctx context.Context, q memory.EdgeQuery) ([]int64, error) {
-	where, args, err := edgeWhere(q)
+	where, args, err := edgeWhere(ctx, q)
 	if err != nil {
 		return nil, err
 	}

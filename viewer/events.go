@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
 )
 
@@ -303,7 +304,7 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 			evs = nil
 		}
 		for _, ev := range evs {
-			data, _ := json.Marshal(ev)
+			data, _ := json.Marshal(h.visibleEvent(r.Context(), ev))
 			fmt.Fprintf(w, "id: %s-%d\nevent: change\ndata: %s\n\n", cur, ev.seq, data)
 			seq = ev.seq
 		}
@@ -320,4 +321,32 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 		case <-wake:
 		}
 	}
+}
+
+// visibleEvent is ev as the person asking in ctx may see it: the one poller
+// watches the whole database, so another person's private memories are taken
+// out here, by asking the store (its visibility rule) which of the changed
+// memories this person sees, and the total is their own count.
+func (h *handler) visibleEvent(ctx context.Context, ev changeEvent) changeEvent {
+	if !memory.PrincipalFrom(ctx).Restricted() {
+		return ev
+	}
+	ids := make([]string, len(ev.Changed))
+	for i, c := range ev.Changed {
+		ids[i] = c.ID
+	}
+	seen, err := h.mem.GetMany(ctx, ids)
+	if err != nil {
+		seen = nil
+	}
+	out := changeEvent{seq: ev.seq, Edges: ev.Edges, Changed: []changedMemory{}}
+	for _, c := range ev.Changed {
+		if seen[c.ID] != nil {
+			out.Changed = append(out.Changed, c)
+		}
+	}
+	if n, err := h.mem.Count(ctx, memory.CountRequest{}); err == nil {
+		out.Total = n
+	}
+	return out
 }

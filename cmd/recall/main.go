@@ -52,7 +52,7 @@ func init() {
 	commands = []*command{
 		serveCommand, callCommand, hookCommand,
 		storeCommand, searchCommand, listCommand, forgetCommand, statsCommand,
-		projectsCommand, reindexCommand, historyCommand, exportCommand, importCommand, doctorCommand, uiCommand, versionCommand,
+		projectsCommand, reindexCommand, historyCommand, exportCommand, importCommand, doctorCommand, uiCommand, usersCommand, versionCommand,
 	}
 }
 
