@@ -23,9 +23,10 @@ var staticFiles embed.FS
 type Deps struct {
 	Memory     *memory.Service
 	Validation *validation.Service
-	// DB is the database file the services use; the live updates watch it
-	// for commits from any process. Without it /api/events is off.
-	DB     *storage.DB
+	// DB is the store the services use (the SQLite file or PostgreSQL); the
+	// live updates watch it for commits from any process. Without it
+	// /api/events is off.
+	DB     Store
 	Logger *slog.Logger
 	// Access is who may use the viewer; the zero value is this machine
 	// alone, changes allowed.
@@ -36,6 +37,13 @@ type Deps struct {
 	// Doctor runs recall doctor's checks for the Health page; without it
 	// /api/doctor is off.
 	Doctor func(ctx context.Context) []doctor.Finding
+}
+
+// Store is what the viewer needs of the store beside the services: a watch
+// on its commits, for the live updates. Everything else goes through the
+// services, as the MCP tools do.
+type Store interface {
+	Watch(ctx context.Context) (storage.Watcher, error)
 }
 
 // handler serves the API and the page.
