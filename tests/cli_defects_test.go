@@ -64,7 +64,7 @@ func TestStoreInAGitProjectGoesToTheProject(t *testing.T) {
 	if !strings.Contains(out, ", global)") {
 		t.Errorf("store outside git printed %q, want global", out)
 	}
-	if got := c.ok("list", "--namespace", "shop-api"); strings.Count(got, "[") != 2 {
+	if got := c.ok("list", "--namespace", "shop-api"); strings.Count(got, "\nmem_") != 2 {
 		t.Errorf("list --namespace shop-api:\n%s\nwant the two memories of the project", got)
 	}
 }

@@ -111,7 +111,12 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 		return nil, err
 	}
 	var embedder memory.Embedder = ollama
-	if mode == modeHook {
+	var judge memory.Judge = ollama
+	switch {
+	case !cfg.Ollama:
+		// RECALL_OLLAMA=off: keywords only, nothing waits on Ollama.
+		embedder, judge = nil, nil
+	case mode == modeHook:
 		embedder = hookGuard(cfg, log).Embedder(ollama)
 	}
 	mem := memory.NewService(db, embedder, memory.Options{
@@ -125,7 +130,7 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 		Logger:             log,
 		Scrub:              privacy.Clean,
 	})
-	cur := validation.New(db, mem, embedder, ollama, validation.Options{
+	cur := validation.New(db, mem, embedder, judge, validation.Options{
 		ContradictionThreshold: cfg.ContradictionThreshold,
 		StaleDays:              cfg.StaleDays,
 		Workers:                cfg.CurationWorkers,
