@@ -348,10 +348,14 @@ func editInEditor(e *env, m *memory.Memory) (memory.UpdateRequest, error) {
 		return req, err
 	}
 	keep := func(err error) error {
-		if path != "" {
-			return fmt.Errorf("%w; your text is kept in %s", err, path)
+		if path == "" {
+			return err
 		}
-		return err
+		var ue usageError
+		if errors.As(err, &ue) {
+			return usagef("%s; your text is kept in %s", ue.msg, path)
+		}
+		return fmt.Errorf("%w; your text is kept in %s", err, path)
 	}
 	head, body, ok := strings.Cut(text, "\n---\n")
 	if !ok {
