@@ -19,10 +19,10 @@ import (
 // The journal's records live in capture/journal, which imports nothing of
 // Recall, so that a store keeps them without importing this package.
 type (
-	Kind       = journal.Kind
-	Entry      = journal.Entry
-	EntryHit   = journal.EntryHit
-	SummaryJob = journal.SummaryJob
+	Kind     = journal.Kind
+	Entry    = journal.Entry
+	EntryHit = journal.EntryHit
+	Progress = journal.Progress
 )
 
 const (
@@ -47,8 +47,8 @@ type EntryWriter interface {
 // queue a session's summary and list the last summaries.
 type RecorderStore interface {
 	EntryWriter
-	// QueueSummary records that a session wants a summary; a session already
-	// waiting keeps one job, with the newer turn anchor.
+	// QueueSummary records that a session wants a summary (a job of kind
+	// summary); a session already waiting keeps one job.
 	QueueSummary(ctx context.Context, sessionID, reason, turnID string) error
 	// RecentSummaries returns the newest summaries of a namespace, newest first.
 	RecentSummaries(ctx context.Context, namespace string, limit int) ([]*Entry, error)
@@ -84,25 +84,22 @@ type EntryForgetter interface {
 // Store keeps the journal; storage implements it in the memory database. It is
 // the union of what the journal's users need, for wiring and for the store's
 // compile-time check: each user takes its own small port (RecorderStore,
-// EntryReader, EntryForgetter); the Summarizer's queue methods sit here until
-// summaries move onto the shared job queue.
+// EntryReader, EntryForgetter); the Summarizer's methods are the rest (its
+// jobs are in the job queue curation shares, package jobs).
 type Store interface {
 	RecorderStore
 	EntryReader
 	EntryForgetter
 	// SessionEntries returns a session's entries with id > afterID, oldest first.
 	SessionEntries(ctx context.Context, sessionID string, afterID int64, limit int) ([]*Entry, error)
-	// ClaimSummary leases the oldest summary job nobody holds, or returns nil.
-	ClaimSummary(ctx context.Context, lease time.Duration) (*SummaryJob, error)
-	// FinishSummary removes a job (errMsg empty or retry false), or records the
-	// error and releases it for another attempt.
-	FinishSummary(ctx context.Context, sessionID, errMsg string, retry bool) error
-	// SummaryProgress reports the last entry summarised and the chat calls spent
-	// on a session.
-	SummaryProgress(ctx context.Context, sessionID string) (through int64, calls int, err error)
-	// RecordSummary stores a summary entry, advances the session's progress to
-	// through and counts one model call, in one transaction.
-	RecordSummary(ctx context.Context, e *Entry, through int64) (int64, error)
+	// SummaryProgress reports how far a session's summaries have come.
+	SummaryProgress(ctx context.Context, sessionID string) (Progress, error)
+	// SetDraftSummary records the memory holding a session's extractive summary.
+	SetDraftSummary(ctx context.Context, sessionID, memoryID string) error
+	// RecordSummary stores a summary entry and advances the session's progress
+	// to through (its draft done with), counting a chat call when byModel, in
+	// one transaction.
+	RecordSummary(ctx context.Context, e *Entry, through int64, byModel bool) (int64, error)
 	// CountModelCall counts a chat call that produced no summary.
 	CountModelCall(ctx context.Context, sessionID string) error
 }

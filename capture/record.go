@@ -86,6 +86,20 @@ type Tool struct {
 // Observation records one tool call: a one-line title (tool, file or command,
 // outcome) for the index and a trimmed body (arguments and output) for details.
 func (r *Recorder) Observation(ctx context.Context, a Anchor, t Tool) (*Entry, error) {
+	e, err := r.ObservationEntry(a, t)
+	if err != nil || e == nil {
+		return nil, err
+	}
+	if _, err := r.Store.AddEntry(ctx, e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// ObservationEntry is the entry Observation records, for a caller that
+// writes it together with other things (the post-tool-use hook, in one
+// transaction). Nil when the call is not recorded (Recall's own tools).
+func (r *Recorder) ObservationEntry(a Anchor, t Tool) (*Entry, error) {
 	if t.Name == "" {
 		return nil, fmt.Errorf("tool_name is empty: want the name of the tool that ran")
 	}
@@ -107,9 +121,6 @@ func (r *Recorder) Observation(ctx context.Context, a Anchor, t Tool) (*Entry, e
 	e.Title = privacy.Clean(observationTitle(t.Name, args, e.Files, outcome))
 	e.Body = fmt.Sprintf("tool: %s\ninput: %s\noutput:\n%s", t.Name, input, output)
 	e.TrimmedBytes = inputCut + outputCut
-	if _, err := r.Store.AddEntry(ctx, e); err != nil {
-		return nil, err
-	}
 	return e, nil
 }
 

@@ -7,93 +7,61 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
-	"time"
 
+	"github.com/recall-mcp/recall/capture/journal"
+	"github.com/recall-mcp/recall/jobs"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/privacy"
 )
 
-// Summaries are made off the hooks' path, in recall serve: one worker claims a
-// session's job (leased, so processes sharing the database never summarise one
-// session twice at once, and a dead process's job is taken over), asks the local
-// chat model for a title and a few bullets over the entries not yet summarised,
-// and writes the summary to the journal and as a `session` memory of low
-// importance linked to the entries it covers. Each chat call counts against the
-// session's cap; a call that failed for want of Ollama is retried later, a few
-// times, then dropped; a reply that does not parse or is empty is dropped.
+// Summaries are made off the hooks' path, as jobs of kind summary (package
+// jobs: leased, so processes sharing the database never summarise one session
+// twice at once; never dropped while Ollama is away or slow). A job covers the
+// session's entries not yet summarised, in two steps:
+//
+//  1. an extractive summary, made without any model from the entries
+//     themselves (what was asked, the commands run and how they ended, the
+//     files changed, the errors seen), stored at once as a `session` memory of
+//     low importance (metadata summary=extractive), so a session pays off
+//     whether a chat model answers or not;
+//  2. the chat model's title and bullets over the same entries, which replace
+//     the extractive summary in the same memory (metadata summary=model).
+//
+// Ollama down or slow fails step 2 for a passing cause: the job waits and runs
+// again, the extractive summary standing meanwhile. A reply that does not
+// parse, or says nothing, fails the job for good (recorded), and the
+// extractive summary stays as the session's summary. Without a chat model, or
+// once the session's chat calls are spent, the extractive summary is final.
 
 // Summarizer settings.
 const (
-	summaryLease       = 5 * time.Minute
-	summaryPoll        = 15 * time.Second
-	summaryRetryPause  = 30 * time.Second
-	maxSummaryAttempts = 3
-	maxSummaryEntries  = 200     // entries one summary covers at most
-	maxSummaryPrompt   = 6 << 10 // bytes of entries in one prompt
+	// SummaryJobKind is the job kind of a session summary.
+	SummaryJobKind    = journal.SummaryJobKind
+	maxSummaryEntries = 200     // entries one summary covers at most
+	maxSummaryPrompt  = 6 << 10 // bytes of entries in one prompt
 	// SummaryImportance is low: a summary is a record, raised only by use.
 	SummaryImportance = 0.3
 )
 
-// Rememberer stores curated memories. memory.Service has it.
+// Values of a session memory's metadata.summary.
+const (
+	SummaryExtractive = "extractive"
+	SummaryModel      = "model"
+)
+
+// Rememberer stores and replaces curated memories. memory.Service has it.
 type Rememberer interface {
 	Remember(ctx context.Context, req memory.StoreRequest) (*memory.StoreResult, error)
+	Update(ctx context.Context, req memory.UpdateRequest) (*memory.UpdateResult, error)
 }
 
-// Summarizer works the summary queue.
+// Summarizer runs the summary jobs.
 type Summarizer struct {
 	Store    Store
-	Judge    memory.Judge
+	Judge    memory.Judge // nil: extractive summaries only
 	Memories Rememberer
 	MaxCalls int // chat calls per session, at most
 	Logger   *slog.Logger
-
-	mu      sync.Mutex
-	abort   context.CancelFunc // interrupts the job in flight
-	quit    chan struct{}      // closed by Close: claim nothing more
-	done    chan struct{}      // closed when the worker has returned
-	started bool
-}
-
-// Start runs the worker until Close. It resumes jobs left by earlier runs. A
-// Summarizer without a store, a chat model or a memory service never starts.
-func (s *Summarizer) Start(ctx context.Context) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.started || s.Store == nil || s.Judge == nil || s.Memories == nil {
-		return
-	}
-	s.started = true
-	ctx, s.abort = context.WithCancel(ctx)
-	s.quit = make(chan struct{})
-	s.done = make(chan struct{})
-	go func() {
-		defer close(s.done)
-		s.loop(ctx)
-	}()
-}
-
-// Close stops claiming jobs and lets the one in flight finish, until ctx ends;
-// then it interrupts it, and the job is handed back for the next start.
-func (s *Summarizer) Close(ctx context.Context) error {
-	s.mu.Lock()
-	if !s.started {
-		s.mu.Unlock()
-		return nil
-	}
-	s.started = false
-	abort, quit, done := s.abort, s.quit, s.done
-	s.mu.Unlock()
-	close(quit)
-	defer abort()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		abort()
-		<-done
-		return fmt.Errorf("summary interrupted at shutdown; it resumes at the next start: %w", ctx.Err())
-	}
 }
 
 func (s *Summarizer) log() *slog.Logger {
@@ -103,59 +71,138 @@ func (s *Summarizer) log() *slog.Logger {
 	return slog.Default()
 }
 
-func (s *Summarizer) loop(ctx context.Context) {
-	for {
-		select {
-		case <-s.quit:
-			return
-		default:
-		}
-		worked, err := s.RunOnce(ctx)
-		pause := time.Duration(0)
-		switch {
-		case err != nil:
-			if ctx.Err() == nil {
-				s.log().Warn("session summary failed", "err", err)
-			}
-			pause = summaryRetryPause
-		case !worked:
-			pause = summaryPoll
-		}
-		if pause > 0 {
-			select {
-			case <-s.quit:
-				return
-			case <-ctx.Done():
-				return
-			case <-time.After(pause):
-			}
+// Run summarises the session job.Subject names (a jobs.Handler).
+func (s *Summarizer) Run(ctx context.Context, job jobs.Job) error {
+	sessionID := job.Subject
+	prog, err := s.Store.SummaryProgress(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	all, err := s.Store.SessionEntries(ctx, sessionID, prog.Through, maxSummaryEntries)
+	if err != nil {
+		return err
+	}
+	var entries []*Entry
+	for _, e := range all {
+		if e.Kind != KindSummary {
+			entries = append(entries, e)
 		}
 	}
+	if len(entries) == 0 {
+		return nil // nothing new since the last summary
+	}
+	draft, err := s.recordDraft(ctx, sessionID, prog.DraftMemoryID, entries)
+	if err != nil {
+		return err
+	}
+	if s.Judge == nil {
+		return s.finish(ctx, sessionID, entries, draft, false)
+	}
+	if s.MaxCalls > 0 && prog.ModelCalls >= s.MaxCalls {
+		s.log().Info("session summary stays extractive: the session's model calls are spent",
+			"session_id", sessionID, "calls", prog.ModelCalls, "cap", s.MaxCalls)
+		return s.finish(ctx, sessionID, entries, draft, false)
+	}
+	var reply summaryReply
+	if err := s.Judge.JudgeJSON(ctx, summarySystem, summaryPrompt(entries), summarySchema, &reply); err != nil {
+		if cerr := s.Store.CountModelCall(context.WithoutCancel(ctx), sessionID); cerr != nil {
+			s.log().Warn("summary call not counted", "session_id", sessionID, "err", cerr)
+		}
+		if jobs.IsPermanent(err) {
+			// The same entries get the same reply: the extractive summary stays.
+			return s.keepDraft(ctx, sessionID, entries, draft, err)
+		}
+		return fmt.Errorf("summary of session %s by the chat model (the extractive one stands meanwhile): %w", sessionID, err)
+	}
+	title := memory.Preview(privacy.Clean(reply.Title), maxTitleRunes)
+	bullets := cleanBullets(reply.Bullets)
+	if title == "" || bullets == "" {
+		if cerr := s.Store.CountModelCall(ctx, sessionID); cerr != nil {
+			s.log().Warn("summary call not counted", "session_id", sessionID, "err", cerr)
+		}
+		return s.keepDraft(ctx, sessionID, entries, draft, fmt.Errorf("%w: %+v", errEmptySummary, reply))
+	}
+	content := "Session summary: " + title + "\n" + bullets
+	if _, err := s.Memories.Update(ctx, memory.UpdateRequest{MemoryID: draft.id, Content: &content,
+		Metadata: map[string]any{"summary": SummaryModel}, By: "capture"}); err != nil {
+		return fmt.Errorf("replace the extractive summary %s: %w", draft.id, err)
+	}
+	draft.title, draft.body = title, bullets
+	return s.finish(ctx, sessionID, entries, draft, true)
 }
 
-// RunOnce claims one job and works it; it reports whether there was one.
-func (s *Summarizer) RunOnce(ctx context.Context) (bool, error) {
-	job, err := s.Store.ClaimSummary(ctx, summaryLease)
-	if err != nil || job == nil {
-		return false, err
+// keepDraft ends a job whose model summary can never be made: the extractive
+// summary becomes final and the job fails for good with cause.
+func (s *Summarizer) keepDraft(ctx context.Context, sessionID string, entries []*Entry, d draft, cause error) error {
+	if err := s.finish(ctx, sessionID, entries, d, false); err != nil {
+		return err
 	}
-	err = s.summarize(ctx, job)
-	finish := context.WithoutCancel(ctx)
-	switch {
-	case err == nil:
-		return true, s.Store.FinishSummary(finish, job.SessionID, "", false)
-	case ctx.Err() != nil:
-		return true, s.Store.FinishSummary(finish, job.SessionID, "interrupted at shutdown", true)
-	default:
-		// At temperature 0 the same entries get the same reply: a reply that
-		// does not parse or says nothing is not asked for again. Ollama down
-		// or slow is retried.
-		retry := job.Attempts < maxSummaryAttempts && !errors.Is(err, memory.ErrBadReply) && !errors.Is(err, errEmptySummary)
-		if ferr := s.Store.FinishSummary(finish, job.SessionID, err.Error(), retry); ferr != nil {
-			return true, ferr
+	return jobs.Permanent(fmt.Errorf("summary of session %s by the chat model (the extractive one is kept): %w", sessionID, cause))
+}
+
+// draft is the session memory a summary of entries is written to.
+type draft struct {
+	id, title, body string
+}
+
+// recordDraft writes the extractive summary of entries: a new session memory,
+// or the session's draft of an earlier run updated to cover the new entries.
+func (s *Summarizer) recordDraft(ctx context.Context, sessionID, draftID string, entries []*Entry) (draft, error) {
+	title, body := Extract(entries)
+	content := "Session summary: " + title + "\n" + body
+	first, last := entries[0], entries[len(entries)-1]
+	md := map[string]any{
+		"source": "capture", "summary": SummaryExtractive, "session_id": sessionID, "turn_id": last.TurnID,
+		"transcript_path": last.TranscriptPath,
+		"journal_from":    EntryID(first.ID), "journal_through": EntryID(last.ID),
+	}
+	d := draft{id: draftID, title: title, body: body}
+	if draftID != "" {
+		_, err := s.Memories.Update(ctx, memory.UpdateRequest{MemoryID: draftID, Content: &content, Metadata: md, By: "capture"})
+		if err == nil {
+			return d, nil
 		}
-		return true, fmt.Errorf("summary of session %s (attempt %d, retry %v): %w", job.SessionID, job.Attempts, retry, err)
+		if !errors.Is(err, memory.ErrNotFound) {
+			return d, fmt.Errorf("update the extractive summary %s: %w", draftID, err)
+		}
+		// Someone deleted the draft: write a new one.
 	}
+	importance := SummaryImportance
+	stored, err := s.Memories.Remember(ctx, memory.StoreRequest{
+		Content: content, Type: memory.TypeSession, Namespace: last.Namespace, Importance: &importance, Metadata: md,
+	})
+	if err != nil {
+		return d, fmt.Errorf("store the extractive summary: %w", err)
+	}
+	d.id = stored.ID
+	if err := s.Store.SetDraftSummary(ctx, sessionID, d.id); err != nil {
+		return d, err
+	}
+	return d, nil
+}
+
+// finish records the summary of entries in the journal and moves the
+// session's progress past them.
+func (s *Summarizer) finish(ctx context.Context, sessionID string, entries []*Entry, d draft, byModel bool) error {
+	last := entries[len(entries)-1]
+	_, err := s.Store.RecordSummary(ctx, &Entry{
+		Kind: KindSummary, Namespace: last.Namespace, SessionID: sessionID, TurnID: last.TurnID,
+		TranscriptPath: last.TranscriptPath, Title: d.title, Body: d.body, MemoryID: d.id,
+	}, last.ID, byModel)
+	if err == nil {
+		s.log().Info("session summarised", "session_id", sessionID, "entries", len(entries), "memory_id", d.id, "by_model", byModel)
+	}
+	return err
+}
+
+func cleanBullets(bullets []string) string {
+	var b strings.Builder
+	for _, bl := range bullets {
+		if bl = memory.Preview(privacy.Clean(bl), 200); bl != "" {
+			b.WriteString("- " + bl + "\n")
+		}
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // errEmptySummary is a reply that parses but says nothing.
@@ -179,82 +226,6 @@ var summarySchema = json.RawMessage(`{
 const summarySystem = "You summarise a coding session for the developer's future self. " +
 	"Answer JSON: a title of at most 12 words, and 3 to 8 short bullets on what was asked, " +
 	"what was done, decisions, problems solved and files changed. Facts only, no filler."
-
-func (s *Summarizer) summarize(ctx context.Context, job *SummaryJob) error {
-	through, calls, err := s.Store.SummaryProgress(ctx, job.SessionID)
-	if err != nil {
-		return err
-	}
-	if s.MaxCalls > 0 && calls >= s.MaxCalls {
-		s.log().Info("session summary skipped: the session's model calls are spent",
-			"session_id", job.SessionID, "calls", calls, "cap", s.MaxCalls)
-		return nil
-	}
-	all, err := s.Store.SessionEntries(ctx, job.SessionID, through, maxSummaryEntries)
-	if err != nil {
-		return err
-	}
-	var entries []*Entry
-	for _, e := range all {
-		if e.Kind != KindSummary {
-			entries = append(entries, e)
-		}
-	}
-	if len(entries) == 0 {
-		return nil // nothing new since the last summary
-	}
-	var reply summaryReply
-	if err := s.Judge.JudgeJSON(ctx, summarySystem, summaryPrompt(entries), summarySchema, &reply); err != nil {
-		if cerr := s.Store.CountModelCall(context.WithoutCancel(ctx), job.SessionID); cerr != nil {
-			s.log().Warn("summary call not counted", "session_id", job.SessionID, "err", cerr)
-		}
-		return err
-	}
-	title := memory.Preview(privacy.Clean(reply.Title), maxTitleRunes)
-	if title == "" || len(reply.Bullets) == 0 {
-		return fmt.Errorf("%w: %+v", errEmptySummary, reply)
-	}
-	return s.record(ctx, job, entries, title, reply.Bullets)
-}
-
-// record writes the summary as a session memory and a journal entry.
-func (s *Summarizer) record(ctx context.Context, job *SummaryJob, entries []*Entry, title string, bullets []string) error {
-	var b strings.Builder
-	for _, bl := range bullets {
-		if bl = memory.Preview(privacy.Clean(bl), 200); bl != "" {
-			b.WriteString("- " + bl + "\n")
-		}
-	}
-	body := strings.TrimSpace(b.String())
-	first, last := entries[0], entries[len(entries)-1]
-	turn := job.TurnID
-	if turn == "" {
-		turn = last.TurnID
-	}
-	importance := SummaryImportance
-	stored, err := s.Memories.Remember(ctx, memory.StoreRequest{
-		Content:    "Session summary: " + title + "\n" + body,
-		Type:       memory.TypeSession,
-		Namespace:  last.Namespace,
-		Importance: &importance,
-		Metadata: map[string]any{
-			"source": "capture", "session_id": job.SessionID, "turn_id": turn,
-			"transcript_path": last.TranscriptPath,
-			"journal_from":    EntryID(first.ID), "journal_through": EntryID(last.ID),
-		},
-	})
-	if err != nil {
-		return fmt.Errorf("store session memory: %w", err)
-	}
-	_, err = s.Store.RecordSummary(ctx, &Entry{
-		Kind: KindSummary, Namespace: last.Namespace, SessionID: job.SessionID, TurnID: turn,
-		TranscriptPath: last.TranscriptPath, Title: title, Body: body, MemoryID: stored.ID,
-	}, last.ID)
-	if err == nil {
-		s.log().Info("session summarised", "session_id", job.SessionID, "entries", len(entries), "memory_id", stored.ID)
-	}
-	return err
-}
 
 // summaryPrompt lists the entries as one line each (prompts with a little more),
 // within maxSummaryPrompt bytes, the newest kept when it must cut.

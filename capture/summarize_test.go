@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/embedding/ollamatest"
+	"github.com/recall-mcp/recall/jobs"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
 )
@@ -23,6 +25,7 @@ type summaryFixture struct {
 	mem    *memory.Service
 	sum    *capture.Summarizer
 	rec    *capture.Recorder
+	jobs   *jobs.Runner // runs sum's jobs, as recall serve does
 }
 
 func newSummaryFixture(t *testing.T, maxCalls int) *summaryFixture {
@@ -39,8 +42,57 @@ func newSummaryFixture(t *testing.T, maxCalls int) *summaryFixture {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	mem := memory.NewService(db, client, memory.Options{Logger: log})
-	return &summaryFixture{db: db, ollama: ol, mem: mem, rec: &capture.Recorder{Store: db},
-		sum: &capture.Summarizer{Store: db, Judge: client, Memories: mem, MaxCalls: maxCalls, Logger: log}}
+	f := &summaryFixture{db: db, ollama: ol, mem: mem, rec: &capture.Recorder{Store: db},
+		sum:  &capture.Summarizer{Store: db, Judge: client, Memories: mem, MaxCalls: maxCalls, Logger: log},
+		jobs: jobs.New(db, jobs.Options{Workers: 1, Logger: log})}
+	f.jobs.Handle(capture.SummaryJobKind, f.sum.Run)
+	return f
+}
+
+// drain runs the jobs that are due, as recall serve does until it stops.
+func (f *summaryFixture) drain(t *testing.T) {
+	t.Helper()
+	f.jobs.Start(context.Background())
+	if err := f.jobs.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// summaryJob is the state of session s1's summary job in the queue.
+type summaryJob struct {
+	pending, failed int
+	attempts        int
+	lastError       string
+}
+
+func (f *summaryFixture) job(t *testing.T) summaryJob {
+	t.Helper()
+	var j summaryJob
+	err := f.db.SQL().QueryRow(`SELECT count(*) FILTER (WHERE failed_at = ''), count(*) FILTER (WHERE failed_at != ''),
+		coalesce(max(attempts), 0), coalesce(max(last_error), '') FROM jobs WHERE kind = 'summary' AND subject = 's1'`).
+		Scan(&j.pending, &j.failed, &j.attempts, &j.lastError)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+// makeDue makes waiting jobs due at once, as time passing would.
+func (f *summaryFixture) makeDue(t *testing.T) {
+	t.Helper()
+	if _, err := f.db.SQL().Exec(`UPDATE jobs SET run_after = ''`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sessionMemories lists the session memories of project:shop.
+func (f *summaryFixture) sessionMemories(t *testing.T) []*memory.Memory {
+	t.Helper()
+	res, err := f.mem.List(context.Background(), memory.ListRequest{Namespace: "project:shop", Type: memory.TypeSession})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Memories
 }
 
 var anchor = capture.Anchor{Namespace: "project:shop", SessionID: "s1", TurnID: "turn-1", TranscriptPath: "/t/s1.jsonl"}
@@ -70,10 +122,8 @@ func TestSummaryBecomesJournalEntryAndSessionMemory(t *testing.T) {
 	f := newSummaryFixture(t, 5)
 	f.work(t, "Cache the order list in Redis")
 	f.ollama.QueueReplies(reply("Cached the order list in Redis", "Added a Redis cache to orders", "go test ./orders passes"))
+	f.drain(t)
 
-	if worked, err := f.sum.RunOnce(ctx); !worked || err != nil {
-		t.Fatalf("RunOnce: %v %v", worked, err)
-	}
 	sums, err := f.db.RecentSummaries(ctx, "project:shop", 5)
 	if err != nil || len(sums) != 1 {
 		t.Fatalf("summaries: %v %v", sums, err)
@@ -82,101 +132,197 @@ func TestSummaryBecomesJournalEntryAndSessionMemory(t *testing.T) {
 	if s.Title != "Cached the order list in Redis" || !strings.Contains(s.Body, "- Added a Redis cache") || s.TurnID != "turn-1" || s.MemoryID == "" {
 		t.Fatalf("summary entry %+v", s)
 	}
-	m, err := f.mem.Get(ctx, s.MemoryID)
-	if err != nil {
-		t.Fatal(err)
+	// The model's summary replaced the extractive one in the same memory.
+	ms := f.sessionMemories(t)
+	if len(ms) != 1 || ms[0].ID != s.MemoryID {
+		t.Fatalf("session memories %+v, want the one summary %s", ms, s.MemoryID)
 	}
-	if m.Type != memory.TypeSession || m.Importance != capture.SummaryImportance || m.Namespace != "project:shop" ||
-		m.Metadata["session_id"] != "s1" || m.Metadata["journal_through"] == nil {
+	m := ms[0]
+	if m.Importance != capture.SummaryImportance || m.Metadata["session_id"] != "s1" || m.Metadata["journal_through"] == nil ||
+		m.Metadata["summary"] != capture.SummaryModel || !strings.HasPrefix(m.Content, "Session summary: Cached the order list") {
 		t.Fatalf("session memory %+v", m)
 	}
 	prompt := f.ollama.ChatRequests()[0].Messages[1].Content
 	if !strings.Contains(prompt, "USER ASKED: Cache the order list in Redis") || !strings.Contains(prompt, "TOOL Bash: go test ./orders") {
 		t.Fatalf("summary prompt:\n%s", prompt)
 	}
-	if worked, _ := f.sum.RunOnce(ctx); worked {
-		t.Fatal("the job was not removed after its summary")
+	if j := f.job(t); j.pending != 0 || j.failed != 0 {
+		t.Fatalf("the job was not removed after its summary: %+v", j)
 	}
 
 	// The next summary covers only what came after.
 	f.work(t, "Now the billing export")
 	f.ollama.QueueReplies(reply("Billing export", "Looked at billing"))
-	if _, err := f.sum.RunOnce(ctx); err != nil {
-		t.Fatal(err)
-	}
+	f.drain(t)
 	prompt = f.ollama.ChatRequests()[1].Messages[1].Content
 	if strings.Contains(prompt, "Redis") || !strings.Contains(prompt, "billing export") {
 		t.Fatalf("second summary prompt repeats the first:\n%s", prompt)
 	}
+	if n := len(f.sessionMemories(t)); n != 2 {
+		t.Fatalf("%d session memories after two summaries, want 2", n)
+	}
+}
+
+// Without a chat model a session still gets a summary, made from its journal.
+func TestExtractiveSummaryWithoutChatModel(t *testing.T) {
+	ctx := context.Background()
+	f := newSummaryFixture(t, 5)
+	f.sum.Judge = nil
+	if _, err := f.rec.Prompt(ctx, anchor, "Fix the flaky checkout test"); err != nil {
+		t.Fatal(err)
+	}
+	bash := func(cmd, resp string) {
+		in, _ := json.Marshal(map[string]string{"command": cmd})
+		if _, err := f.rec.Observation(ctx, anchor, capture.Tool{Name: "Bash", Input: in, Response: json.RawMessage(resp)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bash("go test ./checkout", `{"stdout":"--- FAIL: TestCheckout (0.01s)\n    checkout_test.go:41: total = 9, want 10\nFAIL","stderr":""}`)
+	in, _ := json.Marshal(map[string]string{"file_path": "/src/shop/checkout/total.go", "old_string": "a", "new_string": "b"})
+	if _, err := f.rec.Observation(ctx, anchor, capture.Tool{Name: "Edit", Input: in, Response: json.RawMessage(`{"filePath":"/src/shop/checkout/total.go"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	bash("go test ./checkout", `{"stdout":"ok  shop/checkout 0.02s\n0 failures","stderr":""}`)
+	if err := f.db.QueueSummary(ctx, "s1", "stop", ""); err != nil {
+		t.Fatal(err)
+	}
+	f.drain(t)
+
+	ms := f.sessionMemories(t)
+	if len(ms) != 1 {
+		t.Fatalf("%d session memories, want the extractive summary", len(ms))
+	}
+	m := ms[0]
+	for _, want := range []string{
+		"Session summary: Fix the flaky checkout test",
+		"Asked: Fix the flaky checkout test",
+		"`go test ./checkout` → failed: --- FAIL: TestCheckout (0.01s)",
+		"`go test ./checkout` → ok",
+		"Changed: checkout/total.go",
+		"Errors: Bash: --- FAIL: TestCheckout",
+	} {
+		if !strings.Contains(m.Content, want) {
+			t.Errorf("extractive summary lacks %q:\n%s", want, m.Content)
+		}
+	}
+	if m.Metadata["summary"] != capture.SummaryExtractive || len(f.ollama.ChatRequests()) != 0 {
+		t.Errorf("metadata.summary = %v after %d chat calls, want extractive and none", m.Metadata["summary"], len(f.ollama.ChatRequests()))
+	}
+	if sums, _ := f.db.RecentSummaries(ctx, "project:shop", 5); len(sums) != 1 || sums[0].MemoryID != m.ID {
+		t.Errorf("journal summaries %+v, want one pointing at %s", sums, m.ID)
+	}
+	if j := f.job(t); j.pending != 0 || j.failed != 0 {
+		t.Errorf("job left after an extractive summary with no chat model: %+v", j)
+	}
 }
 
 func TestSummaryCallsPerSessionAreCapped(t *testing.T) {
-	ctx := context.Background()
 	f := newSummaryFixture(t, 1)
 	f.work(t, "first piece of work")
 	f.ollama.QueueReplies(reply("First", "one"))
-	if _, err := f.sum.RunOnce(ctx); err != nil {
-		t.Fatal(err)
-	}
+	f.drain(t)
 	f.work(t, "second piece of work")
-	if worked, err := f.sum.RunOnce(ctx); !worked || err != nil {
-		t.Fatalf("RunOnce: %v %v", worked, err)
-	}
+	f.drain(t)
 	if n := len(f.ollama.ChatRequests()); n != 1 {
 		t.Fatalf("%d chat calls with a cap of 1", n)
 	}
-	if job, _ := f.db.ClaimSummary(ctx, time.Minute); job != nil {
-		t.Fatalf("job over the cap still queued: %+v", job)
+	if j := f.job(t); j.pending != 0 {
+		t.Fatalf("job over the cap still queued: %+v", j)
+	}
+	ms := f.sessionMemories(t)
+	if len(ms) != 2 {
+		t.Fatalf("%d session memories, want the model's and, over the cap, an extractive one", len(ms))
 	}
 }
 
-func TestSummaryWaitsWhileOllamaIsDown(t *testing.T) {
+// Ollama away or slow never drops a summary job, however many attempts it
+// took: the extractive summary stands meanwhile and the model's replaces it
+// when the model answers, in a later run (a restart) too.
+func TestSummaryWaitsWhileOllamaIsDownAndIsNeverDropped(t *testing.T) {
 	ctx := context.Background()
 	f := newSummaryFixture(t, 5)
 	f.work(t, "work while the model is away")
-	f.ollama.Close()
-	if worked, err := f.sum.RunOnce(ctx); !worked || err == nil {
-		t.Fatalf("RunOnce with Ollama down: %v %v", worked, err)
-	}
+	f.ollama.SetFailure("/api/chat", http.StatusServiceUnavailable, "server overloaded")
+	f.drain(t)
 	if es, _ := f.db.SessionEntries(ctx, "s1", 0, 10); len(es) != 2 {
 		t.Fatalf("observations lost: %d", len(es))
 	}
-	job, err := f.db.ClaimSummary(ctx, time.Minute)
-	if err != nil || job == nil || job.Attempts != 2 {
-		t.Fatalf("the summary does not wait for a retry: %+v %v", job, err)
+	j := f.job(t)
+	if j.pending != 1 || j.failed != 0 || !strings.Contains(j.lastError, "server overloaded") {
+		t.Fatalf("the summary does not wait for a retry: %+v", j)
+	}
+	ms := f.sessionMemories(t)
+	if len(ms) != 1 || ms[0].Metadata["summary"] != capture.SummaryExtractive {
+		t.Fatalf("session memories while Ollama is down: %+v, want the extractive summary", ms)
+	}
+	draftID := ms[0].ID
+
+	// Many attempts later it is still kept.
+	if _, err := f.db.SQL().Exec(`UPDATE jobs SET attempts = 40`); err != nil {
+		t.Fatal(err)
+	}
+	f.makeDue(t)
+	f.drain(t)
+	if j := f.job(t); j.pending != 1 || j.attempts != 41 {
+		t.Fatalf("after 41 attempts: %+v, want the job kept", j)
+	}
+
+	// The model is back; a new process (a restart) runs the job.
+	f.ollama.SetFailure("/api/chat", 0, "")
+	f.ollama.QueueReplies(reply("Work done while the model was away", "It waited"))
+	f.makeDue(t)
+	next := jobs.New(f.db, jobs.Options{Workers: 1})
+	next.Handle(capture.SummaryJobKind, f.sum.Run)
+	next.Start(ctx)
+	if err := next.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ms = f.sessionMemories(t)
+	if len(ms) != 1 || ms[0].ID != draftID || ms[0].Metadata["summary"] != capture.SummaryModel ||
+		!strings.Contains(ms[0].Content, "Work done while the model was away") {
+		t.Fatalf("session memories once the model answers: %+v, want %s replaced by the model's summary", ms, draftID)
+	}
+	if j := f.job(t); j.pending != 0 || j.failed != 0 {
+		t.Fatalf("job left once summarised: %+v", j)
 	}
 }
 
-func TestSummaryReplyThatDoesNotParseIsAFailedCall(t *testing.T) {
-	ctx := context.Background()
-	f := newSummaryFixture(t, 5)
-	f.work(t, "some work")
-	f.ollama.QueueReplies("this is not JSON")
-	if _, err := f.sum.RunOnce(ctx); err == nil {
-		t.Fatal("a reply that does not parse should fail the attempt")
-	}
-	if _, calls, _ := f.db.SummaryProgress(ctx, "s1"); calls != 1 {
-		t.Fatalf("failed call counted %d times, want 1", calls)
-	}
-	// The same prompt at temperature 0 gets the same reply: it is not retried.
-	if job, _ := f.db.ClaimSummary(ctx, time.Minute); job != nil {
-		t.Fatalf("a summary whose reply did not parse is queued again: %+v", job)
-	}
-}
-
-func TestEmptySummaryIsNotRetried(t *testing.T) {
-	ctx := context.Background()
-	f := newSummaryFixture(t, 5)
-	f.work(t, "some work")
-	f.ollama.QueueReplies(`{"title": "", "bullets": [""]}`) // what a model of random weights answers
-	if _, err := f.sum.RunOnce(ctx); err == nil {
-		t.Fatal("an empty summary should fail the attempt")
-	}
-	if job, _ := f.db.ClaimSummary(ctx, time.Minute); job != nil {
-		t.Fatalf("an empty summary is queued again: %+v", job)
-	}
-	if sums, _ := f.db.RecentSummaries(ctx, "project:shop", 5); len(sums) != 0 {
-		t.Fatalf("an empty summary was stored: %+v", sums[0])
+// A reply that does not parse, or says nothing, is not asked for again (at
+// temperature 0 it would be the same): the job fails for good, on record, and
+// the extractive summary stays the session's summary.
+func TestSummaryReplyThatCannotBeUsedFailsForGoodOnRecord(t *testing.T) {
+	for name, bad := range map[string]string{
+		"not JSON": "this is not JSON",
+		"empty":    `{"title": "", "bullets": [""]}`, // what a model of random weights answers
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			f := newSummaryFixture(t, 5)
+			f.work(t, "some work")
+			f.ollama.QueueReplies(bad)
+			f.drain(t)
+			if p, _ := f.db.SummaryProgress(ctx, "s1"); p.ModelCalls != 1 {
+				t.Errorf("failed call counted %d times, want 1", p.ModelCalls)
+			}
+			j := f.job(t)
+			if j.pending != 0 || j.failed != 1 || j.lastError == "" {
+				t.Fatalf("job %+v, want it failed for good with its cause", j)
+			}
+			st, _ := f.db.Stats(ctx)
+			if st.FailedJobs != 1 || !strings.Contains(st.LastJobFailure, "summary job for s1 failed for good") {
+				t.Errorf("stats: %d failed, last %q", st.FailedJobs, st.LastJobFailure)
+			}
+			sums, _ := f.db.RecentSummaries(ctx, "project:shop", 5)
+			ms := f.sessionMemories(t)
+			if len(sums) != 1 || len(ms) != 1 || sums[0].MemoryID != ms[0].ID || ms[0].Metadata["summary"] != capture.SummaryExtractive {
+				t.Fatalf("summaries %+v, memories %+v: want the extractive one kept", sums, ms)
+			}
+			// A later Stop of the session queues a new job beside the record.
+			f.work(t, "more work")
+			if j := f.job(t); j.pending != 1 || j.failed != 1 {
+				t.Fatalf("after a new Stop: %+v", j)
+			}
+		})
 	}
 }
 
@@ -185,16 +331,15 @@ func TestSummaryInterruptedAtShutdownIsHandedBack(t *testing.T) {
 	f := newSummaryFixture(t, 5)
 	f.work(t, "work summarised while the server stops")
 	f.ollama.SetDelay(time.Minute) // the chat model never answers in time
-	f.sum.Start(ctx)
+	f.jobs.Start(ctx)
 	time.Sleep(500 * time.Millisecond) // the worker claims at once and waits on the model
 	closeCtx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
-	if err := f.sum.Close(closeCtx); err == nil {
+	if err := f.jobs.Close(closeCtx); err == nil {
 		t.Fatal("Close with a job in flight past its deadline should say the job was interrupted")
 	}
-	job, err := f.db.ClaimSummary(ctx, time.Minute)
-	if err != nil || job == nil || job.SessionID != "s1" {
-		t.Fatalf("interrupted job not handed back: %+v %v", job, err)
+	if j := f.job(t); j.pending != 1 || j.failed != 0 {
+		t.Fatalf("interrupted job not handed back: %+v", j)
 	}
 }
 

@@ -1,5 +1,5 @@
 // Package doctor checks what Recall needs (its configuration, the database,
-// Ollama and its models, the stored vectors, the curation queue, Claude Code's
+// Ollama and its models, the stored vectors, the job queue (curation, summaries), Claude Code's
 // wiring) and says for each problem exactly what to run to fix it. `recall
 // doctor` prints its findings; the viewer's Health page shows the same ones.
 package doctor
@@ -244,7 +244,8 @@ func checkEmbeddings(ctx context.Context, r *report, cfg *config.Config, db *sto
 	r.check(Warn, fmt.Sprintf("%s for an embedding (found by keywords only meanwhile)", describe.Count(st.PendingEmbeddings, "memory waits", "memories wait")), fix)
 }
 
-// checkQueue reports the curation backlog and model roles that keep failing.
+// checkQueue reports the job backlog (curation and session summaries), the
+// jobs that failed for good, and model roles that keep failing.
 func checkQueue(r *report, st *memory.Stats) {
 	now := time.Now()
 	for _, h := range st.ModelHealth {
@@ -252,12 +253,16 @@ func checkQueue(r *report, st *memory.Stats) {
 	}
 	switch {
 	case st.PendingJobs == 0:
-		r.check(OK, "curation queue: empty")
+		r.check(OK, "job queue: empty")
 	case st.RetryingJobs > 0:
-		r.check(Warn, "curation queue: "+describe.JobBacklog(st, now)+"; last failure: "+st.LastJobError,
+		r.check(Warn, "job queue: "+describe.JobBacklog(st, now)+"; last failure: "+st.LastJobError,
 			"recall serve retries them, waiting up to an hour between attempts; fix the failure above to let them finish")
 	default:
-		r.check(OK, "curation queue: "+describe.JobBacklog(st, now)+" (recall serve works through them)")
+		r.check(OK, "job queue: "+describe.JobBacklog(st, now)+" (recall serve works through them)")
+	}
+	if st.FailedJobs > 0 {
+		r.check(Warn, fmt.Sprintf("%d jobs failed for good (kept on record); the last: %s", st.FailedJobs, st.LastJobFailure),
+			"no retry can fix these (a model reply that does not parse, say): a session keeps its extractive summary; a memory's relations can be asked for with memory_detect_contradictions")
 	}
 }
 

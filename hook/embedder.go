@@ -39,9 +39,7 @@ const DefaultRetryAfter = 30 * time.Second
 // Embedder wraps inner so that Ollama can never hold a hook past the budget:
 // every call gets at most Budget; after a failure this process stops asking,
 // and so do the next hooks (through the state file) until a probe finds
-// Ollama answering in time again. The vector of the last query is reused,
-// since a hook searches the same prompt in the project and the global
-// namespace.
+// Ollama answering in time again.
 func (g Guard) Embedder(inner memory.Embedder) memory.Embedder {
 	if inner == nil {
 		return nil
@@ -62,11 +60,9 @@ type guardedEmbedder struct {
 	inner memory.Embedder
 	guard Guard
 
-	mu        sync.Mutex
-	checked   bool // the state file was read
-	failed    error
-	lastQuery string
-	lastVec   []float32
+	mu      sync.Mutex
+	checked bool // the state file was read
+	failed  error
 }
 
 func (g *guardedEmbedder) Model() string { return g.inner.Model() }
@@ -83,13 +79,6 @@ func (g *guardedEmbedder) EmbedDocuments(ctx context.Context, texts []string) ([
 }
 
 func (g *guardedEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
-	g.mu.Lock()
-	if g.lastVec != nil && g.lastQuery == text {
-		vec := g.lastVec
-		g.mu.Unlock()
-		return vec, nil
-	}
-	g.mu.Unlock()
 	if err := g.failure(); err != nil {
 		return nil, err
 	}
@@ -100,9 +89,6 @@ func (g *guardedEmbedder) EmbedQuery(ctx context.Context, text string) ([]float3
 	if err = g.record(ctx, bctx, start, err); err != nil {
 		return nil, err
 	}
-	g.mu.Lock()
-	g.lastQuery, g.lastVec = text, vec
-	g.mu.Unlock()
 	return vec, nil
 }
 

@@ -31,6 +31,9 @@ type Handler struct {
 	Floor memory.Floor
 	// Capture writes the session journal; nil when capture is off.
 	Capture *capture.Recorder
+	// ToolCalls writes post-tool-use's entry and file touch in one write;
+	// nil writes them one after the other.
+	ToolCalls ToolCallWriter
 	// Summaries queues a summary of the session at Stop, PreCompact and
 	// SessionEnd (made later by recall serve).
 	Summaries bool
@@ -248,54 +251,91 @@ var fileActions = map[string]memory.FileAction{
 	"NotebookEdit": memory.ActionEdit,
 }
 
+// ToolCallWriter writes what post-tool-use records of one tool call, its
+// journal entry and its file touch (either may be nil), in one write: the hook
+// runs after every tool call, so each commit is paid hundreds of times.
+type ToolCallWriter interface {
+	RecordToolCall(ctx context.Context, e *capture.Entry, a *memory.FileActivity) error
+}
+
 // postToolUse records the tool call in the journal and, for file tools, which
-// file was touched.
+// file was touched, in one write.
 func (h *Handler) postToolUse(ctx context.Context, in *Input) error {
 	// The project is resolved once, for the journal and the file activity.
 	p, err := h.project(ctx, in.Cwd)
 	if err != nil {
 		return err
 	}
-	var captured error
+	var entry *capture.Entry
+	var entryErr error
 	if h.Capture != nil {
-		_, captured = h.Capture.Observation(ctx, anchorOf(p, in, capture.LastUserTurn(in.TranscriptPath)), capture.Tool{
+		entry, entryErr = h.Capture.ObservationEntry(anchorOf(p, in, capture.LastUserTurn(in.TranscriptPath)), capture.Tool{
 			Name: in.ToolName, Input: in.ToolInput.Raw, Response: in.ToolResponse, Cwd: in.Cwd,
 		})
-		if captured != nil {
-			captured = fmt.Errorf("capture tool call: %w", captured)
+		if entryErr != nil {
+			entryErr = fmt.Errorf("capture tool call: %w", entryErr)
 		}
 	}
-	return errors.Join(captured, h.recordFileActivity(ctx, in, p))
+	touch, touchErr := h.fileActivity(in, p)
+	if touchErr != nil {
+		touchErr = fmt.Errorf("record file activity: %w", touchErr)
+	}
+	if entry == nil && touch == nil {
+		return errors.Join(entryErr, touchErr)
+	}
+	var writeErr error
+	if h.ToolCalls != nil {
+		writeErr = h.ToolCalls.RecordToolCall(ctx, entry, touch)
+	} else {
+		writeErr = h.recordSeparately(ctx, entry, touch)
+	}
+	if writeErr != nil {
+		writeErr = fmt.Errorf("record tool call: %w", writeErr)
+	}
+	return errors.Join(entryErr, touchErr, writeErr)
 }
 
-// recordFileActivity records which file a file tool touched. Other tools are
-// ignored.
-func (h *Handler) recordFileActivity(ctx context.Context, in *Input, p project.Project) error {
+// recordSeparately writes a tool call through the journal's and the memory
+// service's own writes, for a handler without a ToolCallWriter.
+func (h *Handler) recordSeparately(ctx context.Context, e *capture.Entry, a *memory.FileActivity) error {
+	var errs []error
+	if e != nil {
+		if _, err := h.Capture.Store.AddEntry(ctx, e); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if a != nil {
+		if _, err := h.Memory.Store().AddFileActivity(ctx, a); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// fileActivity is the touch of the file a file tool worked on; nil for other
+// tools.
+func (h *Handler) fileActivity(in *Input, p project.Project) (*memory.FileActivity, error) {
 	action, ok := fileActions[in.ToolName]
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	path := in.ToolInput.FilePath
 	if path == "" {
 		path = in.ToolInput.NotebookPath
 	}
 	if path == "" {
-		return errors.New("file tool input without file_path or notebook_path")
+		return nil, errors.New("file tool input without file_path or notebook_path")
 	}
 	if !filepath.IsAbs(path) && in.Cwd != "" {
 		path = filepath.Join(in.Cwd, path)
 	}
-	_, err := h.Memory.AddFileActivity(ctx, memory.FileActivityRequest{
+	return h.Memory.NewFileActivity(memory.FileActivityRequest{
 		FilePath:    path,
 		Action:      string(action),
 		SessionID:   in.SessionID,
 		ProjectRoot: p.Root,
 		Metadata:    map[string]any{"tool_name": in.ToolName},
 	})
-	if err != nil {
-		return fmt.Errorf("record file activity: %w", err)
-	}
-	return nil
 }
 
 // sessionEnd records the end of the session. Nothing is queued in this process,

@@ -108,30 +108,6 @@ func TestGuardEmbedderGivesUpAfterOneTimeout(t *testing.T) {
 	}
 }
 
-// countingEmbedder answers at once and counts calls.
-type countingEmbedder struct{ calls int }
-
-func (c *countingEmbedder) Model() string { return "counting" }
-func (c *countingEmbedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
-	c.calls++
-	return make([][]float32, len(texts)), nil
-}
-func (c *countingEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
-	c.calls++
-	return []float32{float32(len(text))}, nil
-}
-
-func TestGuardEmbedderReusesTheLastQueryVector(t *testing.T) {
-	inner := &countingEmbedder{}
-	g := GuardEmbedder(inner, time.Second)
-	a, _ := g.EmbedQuery(context.Background(), "same prompt")
-	b, _ := g.EmbedQuery(context.Background(), "same prompt")
-	c, _ := g.EmbedQuery(context.Background(), "other prompt!")
-	if inner.calls != 2 || a[0] != b[0] || c[0] == a[0] {
-		t.Fatalf("calls=%d vectors %v %v %v: want the repeated query served from the cache", inner.calls, a, b, c)
-	}
-}
-
 func TestRunSurvivesAPanickingHandler(t *testing.T) {
 	var out, logs strings.Builder
 	open := func(ctx context.Context) (*Handler, func(), error) { panic("broken wiring") }

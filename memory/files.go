@@ -20,6 +20,20 @@ const (
 // AddFileActivity records one touch of a file. The file type is inferred from
 // the file name when not given.
 func (s *Service) AddFileActivity(ctx context.Context, req FileActivityRequest) (*FileActivity, error) {
+	a, err := s.NewFileActivity(req)
+	if err != nil {
+		return nil, err
+	}
+	if a.ID, err = s.store.AddFileActivity(ctx, a); err != nil {
+		return nil, fmt.Errorf("recording file activity: %w", err)
+	}
+	return a, nil
+}
+
+// NewFileActivity is the touch AddFileActivity records, checked, for a caller
+// that writes it together with other things (the post-tool-use hook, in one
+// transaction with its journal entry).
+func (s *Service) NewFileActivity(req FileActivityRequest) (*FileActivity, error) {
 	p, err := checkText("file_path", req.FilePath, maxFilePathBytes)
 	if err != nil {
 		return nil, err
@@ -55,9 +69,6 @@ func (s *Service) AddFileActivity(ctx context.Context, req FileActivityRequest) 
 		FileType:    ft,
 		Metadata:    req.Metadata,
 		CreatedAt:   s.now(),
-	}
-	if a.ID, err = s.store.AddFileActivity(ctx, a); err != nil {
-		return nil, fmt.Errorf("recording file activity: %w", err)
 	}
 	return a, nil
 }

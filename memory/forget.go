@@ -90,9 +90,15 @@ func forgetMessage(res *ForgetResult, target string) string {
 	case res.DeletedCount == 0 && len(res.Protected) == 0 && res.Mode == ForgetByQuery:
 		return fmt.Sprintf("no memory matches %q: nothing deleted", target)
 	case res.DeletedCount == 0 && len(res.Protected) > 0:
-		return fmt.Sprintf("nothing deleted: %d golden rule(s) need force=true", len(res.Protected))
+		if len(res.Protected) == 1 {
+			return "nothing deleted: 1 golden rule needs force=true"
+		}
+		return fmt.Sprintf("nothing deleted: %d golden rules need force=true", len(res.Protected))
 	}
-	return fmt.Sprintf("%s %d memory(ies)", verb, res.DeletedCount)
+	if res.DeletedCount == 1 {
+		return verb + " 1 memory"
+	}
+	return fmt.Sprintf("%s %d memories", verb, res.DeletedCount)
 }
 
 // forgetTarget tells which mode a forget request asks for and validates it.

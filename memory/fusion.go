@@ -2,61 +2,181 @@ package memory
 
 import (
 	"cmp"
+	"context"
 	"math"
 	"slices"
 )
 
-// How much the vector side of a hybrid search counts. A weak embedder (the
-// lab's random weights, or a model that knows nothing of the domain) gives
-// every memory almost the same similarity to every query; fused at full weight,
-// its arbitrary order pushes exact keyword hits out of the top results. So the
-// vector list is weighed by how far its best scores stand out from the rest of
-// its candidates: a model that tells memories apart gets full weight, one whose
-// best match looks like any other gets almost none.
+// How much the vector side of a hybrid search counts. A meaningless embedder
+// (random weights, a model that knows nothing of the domain) ranks memories in
+// an arbitrary order; fused at full weight, that order pushes exact keyword
+// hits out of the top results. A model that tells memories apart must get its
+// full say, even where it is far from perfect: fused by reciprocal rank, a
+// model whose own top 10 holds only a third of the relevant memories still
+// lifts the ones keywords also found (see docs/fusion.md for the curve).
+//
+// Whether a model means anything shows over many searches, rarely in one: a
+// strong model's best match need not stand out from its next ones. So the
+// weight is the larger of two readings:
+//
+//   - agreement, over the searches of this store: how often the vector side
+//     lists the keyword side's best hit among its own first 10. A meaningless
+//     model does so by chance, 10 times in N (1% of 1,000 memories, 0.01% of
+//     100,000); any model that knows something, far more often (a third of
+//     the searches with a model whose vector-only R@10 is 0.4). It counts
+//     searches, so it does not depend on how many candidates were fetched, and
+//     ranks, so not on the scale of the similarities (anisotropy).
+//   - standout, of this search: how far its best match stands above what the
+//     nearest neighbours of a meaningless query look like (vectorStandout),
+//     which lets a store without history trust a model that plainly found
+//     what it was asked for.
 const (
-	// standoutNone and standoutFull bound the standout (see vectorStandout)
-	// between which the weight grows from minVectorWeight to 1. The best of
-	// pure noise stands out about 1 (see TestVectorWeightFollowsHowFarTheBestStandOut).
-	standoutNone = 3.0
-	standoutFull = 5.0
-	// minVectorWeight keeps the vector order among memories that keywords do
-	// not find at all, below the keyword hits.
-	minVectorWeight = 0
-	// minStandoutCandidates is the least list that can show a standout; a
-	// shorter one counts in full (nothing to compare with).
-	minStandoutCandidates = 8
+	// agreeNone and agreeFull bound the agreement rate between which its
+	// weight grows from 0 to 1.
+	agreeNone = 0.05
+	agreeFull = 0.15
+	// agreeTop is how far down the vector list the keyword side's best hit is
+	// looked for.
+	agreeTop = 10
+	// agreePrior makes a store start without trust: as if so many searches
+	// had disagreed, outweighed by a few agreements.
+	agreePrior = 20
+	// agreeMemory is about how many recent searches the rate reads: older
+	// ones fade (by 1/agreeMemory per search), so a new model is judged on
+	// its own searches.
+	agreeMemory = 200
+
+	// standoutNone and standoutFull bound the standout between which its
+	// weight grows from 0 to 1. Pure noise stands out about 2.2 (9 times in 10
+	// below 5, whether 1,000 or 100,000 memories are searched).
+	standoutNone = 6.0
+	standoutFull = 10.0
+	// standoutRanks is the least list that can show a standout (the 20th hit
+	// ends the scale); a shorter one counts in full (nothing to compare with).
+	standoutRanks = 20
+	// standoutHead is the rank the best hit is compared with.
+	standoutHead = 10
 )
 
-// vectorWeight is the share of the vector ranking in fusion, from
-// minVectorWeight to 1, by vectorStandout of its hits (best first).
-func vectorWeight(hits []Hit) float64 {
-	if len(hits) < minStandoutCandidates {
-		return 1
-	}
-	z := vectorStandout(hits)
-	t := (z - standoutNone) / (standoutFull - standoutNone)
-	return minVectorWeight + (1-minVectorWeight)*math.Max(0, math.Min(1, t))
+// Agreement is the record of how often the vector side agreed with the
+// keyword side: Searches and Matched fade by 1/agreeMemory per search.
+type Agreement struct {
+	Searches float64 `json:"searches"`
+	Matched  float64 `json:"matched"`
 }
 
-// vectorStandout measures how far the best score stands above the rest: the
-// drop from the best to the score at a quarter of the list, over the drop from
-// there to the last. A nearest-neighbour list of noise falls off evenly (the
-// extremes of a bell curve: about 1); a model that found what it was asked for
-// puts the few relevant memories far above a flat rest. Scale-free, so it
+// AgreementKeeper is implemented by stores that keep the Agreement between
+// processes (a prompt hook is one search per process: kept in the process
+// alone, its record would always be empty). Without it the record lives in
+// the Service.
+type AgreementKeeper interface {
+	VectorAgreement(ctx context.Context) (Agreement, error)
+	// RecordVectorAgreement fades the record by 1/agreeMemory and adds one
+	// search, matched or not. Best effort, as TouchMemories.
+	RecordVectorAgreement(ctx context.Context, matched bool) error
+}
+
+// Add fades the record and counts one search.
+func (a Agreement) Add(matched bool) Agreement {
+	a.Searches = a.Searches*(1-1.0/agreeMemory) + 1
+	a.Matched *= 1 - 1.0/agreeMemory
+	if matched {
+		a.Matched++
+	}
+	return a
+}
+
+// weight is the share the record earns the vector side.
+func (a Agreement) weight() float64 {
+	return clamp01((a.Matched/(a.Searches+agreePrior) - agreeNone) / (agreeFull - agreeNone))
+}
+
+// agrees tells whether the vector side lists the keyword side's best hit
+// among its first agreeTop.
+func agrees(keyword, vector []Hit) bool {
+	for _, v := range vector[:min(len(vector), agreeTop)] {
+		if v.ID == keyword[0].ID {
+			return true
+		}
+	}
+	return false
+}
+
+// vectorShare is the weight of the vector list in this search's fusion
+// (see the constants above), recording the search's agreement.
+func (s *Service) vectorShare(ctx context.Context, keyword, vector []Hit) float64 {
+	standout := standoutWeight(vector)
+	if len(keyword) == 0 {
+		// Nothing to agree with: the record stands as it is.
+		rec, _ := s.agreementRecord(ctx)
+		return max(standout, rec.weight())
+	}
+	matched := agrees(keyword, vector)
+	rec, keeper := s.agreementRecord(ctx)
+	rec = rec.Add(matched)
+	if keeper != nil {
+		if err := keeper.RecordVectorAgreement(ctx, matched); err != nil {
+			s.log().Debug("vector agreement not recorded", "err", err)
+		}
+	} else {
+		s.agreeMu.Lock()
+		s.agreement = s.agreement.Add(matched)
+		s.agreeMu.Unlock()
+	}
+	return max(standout, rec.weight())
+}
+
+// agreementRecord reads the record from the store when it keeps one, else
+// from the Service.
+func (s *Service) agreementRecord(ctx context.Context) (Agreement, AgreementKeeper) {
+	if keeper, ok := s.store.(AgreementKeeper); ok {
+		rec, err := keeper.VectorAgreement(ctx)
+		if err != nil {
+			s.log().Warn("reading the vector agreement failed", "err", err)
+		}
+		return rec, keeper
+	}
+	s.agreeMu.Lock()
+	defer s.agreeMu.Unlock()
+	return s.agreement, nil
+}
+
+// standoutWeight is the share vectorStandout earns one search's hits (best
+// first).
+func standoutWeight(hits []Hit) float64 {
+	if len(hits) < standoutRanks {
+		return 1
+	}
+	return clamp01((vectorStandout(hits) - standoutNone) / (standoutFull - standoutNone))
+}
+
+// vectorStandout is the drop from the best score to the 10th in units of the
+// extreme-value scale of the list. The nearest neighbours of a meaningless
+// query are the extremes of a bell curve, whose j-th spacing s[j]-s[j+1] is
+// about a/j, a set by the spread of all similarities and the number of
+// memories; so the mean of j·(s[j]-s[j+1]) over the ranks 10 to 19 estimates
+// a. Read at fixed ranks, the figure does not move with how many candidates
+// were fetched or how many memories exist; a ratio of score differences, it
 // reads a model whose similarities all lie in 0.94-0.96 the same way as one
-// spread over 0-1.
+// spread over 0-1. Noise scores about H(9) = 2.8 in theory, 2.2 measured (a
+// bell curve's extremes converge slowly).
 func vectorStandout(hits []Hit) float64 {
-	quarter := hits[(len(hits)-1)/4].Score
-	head := hits[0].Score - quarter
-	tail := quarter - hits[len(hits)-1].Score
-	if tail <= 0 {
+	var scale float64
+	for j := standoutHead; j < standoutRanks; j++ {
+		scale += float64(j) * (hits[j-1].Score - hits[j].Score)
+	}
+	scale /= float64(standoutRanks - standoutHead)
+	head := hits[0].Score - hits[standoutHead-1].Score
+	if scale <= 0 {
 		if head > 0 {
 			return math.Inf(1)
 		}
 		return 0
 	}
-	return head / tail
+	return head / scale
 }
+
+func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
 
 // fuseWeighted merges a keyword and a vector ranking by reciprocal rank fusion:
 // a memory ranked r in a list scores 1/(RRFK+r) from it, the vector list's

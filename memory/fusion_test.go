@@ -1,12 +1,17 @@
 package memory
 
 import (
+	"context"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
 // hitsOf makes a best-first hit list from scores.
 func hitsOf(scores []float64) []Hit {
+	scores = slices.Clone(scores)
+	slices.SortFunc(scores, func(a, b float64) int { return -cmpFloat(a, b) })
 	out := make([]Hit, len(scores))
 	for i, s := range scores {
 		out[i] = Hit{ID: string(rune('a' + i)), Score: s}
@@ -14,44 +19,116 @@ func hitsOf(scores []float64) []Hit {
 	return out
 }
 
-// The top of a list of pure noise (what a random-weight embedder gives: every
-// similarity near 0.95) barely counts; a list whose best matches stand far
-// above the rest counts in full.
-func TestVectorWeightFollowsHowFarTheBestStandOut(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	var noiseWeights float64
-	const trials = 200
-	for range trials {
-		// The 20 best of 1,000 noisy similarities, as a KNN search returns them.
-		all := make([]float64, 1000)
-		for i := range all {
-			all[i] = 0.95 + 0.005*r.NormFloat64()
-		}
-		noiseWeights += vectorWeight(hitsOf(bestFirst(all)[:20]))
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
 	}
-	if mean := noiseWeights / trials; mean > 0.2 {
-		t.Errorf("noise gets a mean weight of %.2f, want at most 0.2", mean)
-	}
+	return 0
+}
 
-	strong := make([]float64, 20)
-	for i := range strong {
-		strong[i] = 0.30 + 0.01*r.NormFloat64()
+// nearest returns the 40 best of n similarities of a query to memories, k of
+// them relevant at signal above a bell curve of spread 1/32 (1024 dimensions)
+// shifted and scaled as an anisotropic model does.
+func nearest(r *rand.Rand, n, k int, signal, shift, scale float64) []Hit {
+	top := make([]float64, 0, 41) // the best 40 so far, best first
+	for i := range n {
+		x := r.NormFloat64() / 32
+		if i < k {
+			x += signal
+		}
+		if len(top) == 40 && x <= top[39] {
+			continue
+		}
+		at, _ := slices.BinarySearchFunc(top, x, func(a, b float64) int { return -cmpFloat(a, b) })
+		top = slices.Insert(top, at, x)[:min(len(top)+1, 40)]
 	}
-	strong[0], strong[1], strong[2] = 0.82, 0.78, 0.75
-	if w := vectorWeight(hitsOf(bestFirst(strong))); w != 1 {
-		t.Errorf("three clear matches get weight %.2f, want 1", w)
+	for i := range top {
+		top[i] = shift + scale*top[i]
 	}
-	if w := vectorWeight(hitsOf([]float64{0.9, 0.5})); w != 1 {
+	return hitsOf(top)
+}
+
+// The standout of pure noise is read at fixed ranks, so it is the same
+// whether 1,000 or 100,000 memories were searched, however the similarities
+// are shifted and scaled (anisotropy); a query that found its memories gets
+// full weight.
+func TestStandoutWeightIgnoresCorpusSizeAndAnisotropy(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const trials = 30
+	for _, n := range []int{1_000, 100_000} {
+		for _, aniso := range [][2]float64{{0, 1}, {0.5, 0.5}, {0.95, 0.01}} {
+			var noise, strong float64
+			for range trials {
+				noise += standoutWeight(nearest(r, n, 0, 0, aniso[0], aniso[1]))
+				strong += standoutWeight(nearest(r, n, 2, 0.5, aniso[0], aniso[1]))
+			}
+			if m := noise / trials; m > 0.05 {
+				t.Errorf("%d memories, shift %.2f scale %.2f: noise gets a mean weight of %.3f, want at most 0.05", n, aniso[0], aniso[1], m)
+			}
+			if m := strong / trials; m != 1 {
+				t.Errorf("%d memories, shift %.2f scale %.2f: two clear matches get %.3f, want 1", n, aniso[0], aniso[1], m)
+			}
+		}
+	}
+	if w := standoutWeight(hitsOf([]float64{0.9, 0.5})); w != 1 {
 		t.Errorf("a short list gets weight %.2f, want 1 (nothing to compare with)", w)
+	}
+}
+
+// The record of agreement earns full weight to a model that finds the keyword
+// side's best hit a third of the time, none to one that does by chance, and
+// forgets an old model's searches.
+func TestAgreementWeight(t *testing.T) {
+	var good, chance Agreement
+	for i := range 300 {
+		good = good.Add(i%3 == 0)
+		chance = chance.Add(i%100 == 0)
+	}
+	if w := good.weight(); w != 1 {
+		t.Errorf("agreeing a third of the time: weight %.2f, want 1", w)
+	}
+	if w := chance.weight(); w != 0 {
+		t.Errorf("agreeing 1%% of the time: weight %.2f, want 0", w)
+	}
+	if w := (Agreement{}).Add(true).weight(); w != 0 {
+		t.Errorf("one agreement without history: weight %.2f, want 0 (no trust yet)", w)
+	}
+	for range 600 {
+		good = good.Add(false)
+	}
+	if w := good.weight(); w != 0 {
+		t.Errorf("after 600 searches without agreement: weight %.2f, want 0", w)
+	}
+}
+
+// Through the service: a store without a record of its own keeps it in the
+// Service, and the weight follows the searches.
+func TestVectorShareLearnsFromSearches(t *testing.T) {
+	s := &Service{store: nil, opts: Options{}}
+	ctx := context.Background()
+	keyword := []Hit{{ID: "k"}}
+	agreeing := []Hit{{ID: "x"}, {ID: "k"}}
+	var w float64
+	for range 30 {
+		w = s.vectorShare(ctx, keyword, agreeing)
+	}
+	if w != 1 {
+		t.Errorf("after 30 agreeing searches the weight is %.2f, want 1", w)
+	}
+	if math.Abs(s.agreement.Searches-s.agreement.Matched) > 1e-9 || s.agreement.Searches < 25 {
+		t.Errorf("record %+v, want 30 faded searches, all matched", s.agreement)
 	}
 }
 
 // With a small vector weight, a keyword hit keeps its place above memories
 // only the vectors found; with weight 1 fusion is plain reciprocal rank.
 func TestFuseWeightedKeepsKeywordHitsAboveWeakVectors(t *testing.T) {
-	keyword := hitsOf([]float64{3, 2, 1})
+	keyword := []Hit{{ID: "a", Score: 3}, {ID: "b", Score: 2}, {ID: "c", Score: 1}}
 	vector := []Hit{{ID: "c"}, {ID: "x"}, {ID: "y"}}
-	got := fuseWeighted(keyword, vector, minVectorWeight)
+	got := fuseWeighted(keyword, vector, 0)
 	if got[0].ID != "a" || got[1].ID != "b" || got[2].ID != "c" || got[3].ID != "x" {
 		t.Errorf("weak vectors reordered keyword hits: %v", got)
 	}
@@ -59,16 +136,4 @@ func TestFuseWeightedKeepsKeywordHitsAboveWeakVectors(t *testing.T) {
 	if got[0].ID != "c" { // third by keywords, first by vectors: in both lists
 		t.Errorf("full weight: %v, want c (in both lists) first", got)
 	}
-}
-
-func bestFirst(xs []float64) []float64 {
-	out := append([]float64(nil), xs...)
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j] > out[i] {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
-	return out
 }

@@ -133,19 +133,6 @@ type Store interface {
 	// nothing to fold it only reads.
 	SummarizeFileActivity(ctx context.Context, before time.Time) (int64, error)
 
-	// EnqueueJob records pending work of a kind for a memory (curation, say), so a
-	// restart resumes it; the same (memory, kind) pending twice is one job.
-	EnqueueJob(ctx context.Context, memoryID, kind string) (int64, error)
-	// ClaimJobs leases up to limit jobs that are due, fresh jobs first and then
-	// retried ones by the time they became due; a job whose lease ran out (its
-	// process died) can be claimed again.
-	ClaimJobs(ctx context.Context, limit int, lease time.Duration) ([]Job, error)
-	// FinishJob removes a job that is done (or can never be done).
-	FinishJob(ctx context.Context, id int64) error
-	// RetryJob records why a job failed and releases it, due again at at. A job
-	// is never dropped for a passing failure; it waits, behind the others.
-	RetryJob(ctx context.Context, id int64, errMsg string, at time.Time) error
-
 	// RecordModelHealth records the outcome of a call to a model role ("chat",
 	// "embed"): errMsg empty for a success, else what went wrong and what to
 	// check. Failures in a row are counted; a success resets them.
@@ -161,17 +148,6 @@ type Store interface {
 	Stats(ctx context.Context) (*Stats, error)
 
 	Close() error
-}
-
-// Job is pending work recorded in the database (relationship inference after a
-// store, for one): its kind says which worker runs it.
-type Job struct {
-	ID        int64     `json:"id"`
-	MemoryID  string    `json:"memory_id"`
-	Kind      string    `json:"kind"`
-	Attempts  int       `json:"attempts"` // claims so far, the current one included
-	LastError string    `json:"last_error,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
 }
 
 // ModelHealth is how a model role fared lately (see Store.RecordModelHealth).
@@ -205,12 +181,16 @@ type Stats struct {
 	PendingJobs       int            `json:"pending_jobs"`
 	// RetryingJobs are pending jobs that failed before and wait for their next
 	// attempt; OldestJobAt is when the oldest pending job was queued.
-	RetryingJobs     int       `json:"retrying_jobs"`
-	OldestJobAt      time.Time `json:"oldest_job_at,omitzero"`
-	LastJobError     string    `json:"last_job_error,omitempty"`
-	JournalEntries   int       `json:"journal_entries"`   // captured prompts, tool calls, summaries
-	TrimmedEntries   int       `json:"trimmed_entries"`   // of those, kept in part (huge payloads)
-	PendingSummaries int       `json:"pending_summaries"` // sessions waiting for their summary
+	RetryingJobs int       `json:"retrying_jobs"`
+	OldestJobAt  time.Time `json:"oldest_job_at,omitzero"`
+	LastJobError string    `json:"last_job_error,omitempty"`
+	// FailedJobs failed for good (a cause no retry can fix) and are kept on
+	// record; LastJobFailure says which and why, newest first.
+	FailedJobs       int    `json:"failed_jobs"`
+	LastJobFailure   string `json:"last_job_failure,omitempty"`
+	JournalEntries   int    `json:"journal_entries"`   // captured prompts, tool calls, summaries
+	TrimmedEntries   int    `json:"trimmed_entries"`   // of those, kept in part (huge payloads)
+	PendingSummaries int    `json:"pending_summaries"` // sessions waiting for their summary
 	// SpooledWrites are hook writes that met another process's write lock and
 	// wait beside the database to be applied; FailedSpooledWrites could never
 	// be applied and were moved aside.

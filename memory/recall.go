@@ -136,10 +136,9 @@ func nResults(n int) (int, error) {
 type searchResult struct {
 	memories     []ScoredMemory
 	mode         string
-	reason       string    // why vectors were not used; empty in hybrid mode
-	vectorWeight float64   // share of the vector ranking in the fusion
-	pending      int       // memories still waiting for a vector
-	queryVec     []float32 // the query's vector when the vector side answered
+	reason       string  // why vectors were not used; empty in hybrid mode
+	vectorWeight float64 // share of the vector ranking in the fusion
+	pending      int     // memories still waiting for a vector
 }
 
 // search runs the keyword and vector searches, fuses them and loads the best n
@@ -153,9 +152,9 @@ func (s *Service) search(ctx context.Context, query string, f Filter, n int) (se
 	if err != nil {
 		return res, fmt.Errorf("keyword search: %w", err)
 	}
-	vector, vec, reason := s.vectorCandidates(ctx, query, f, candidates)
+	vector, reason := s.vectorCandidates(ctx, query, f, candidates)
 	if len(vector) > 0 {
-		res.mode, res.vectorWeight, res.queryVec = SearchHybrid, vectorWeight(vector), vec
+		res.mode, res.vectorWeight = SearchHybrid, s.vectorShare(ctx, keyword, vector)
 	}
 	if res.pending, err = s.store.CountPendingEmbeddings(ctx); err != nil {
 		s.log().Warn("counting pending embeddings failed", "err", err)
@@ -174,26 +173,26 @@ func (s *Service) search(ctx context.Context, query string, f Filter, n int) (se
 	return res, err
 }
 
-// vectorCandidates runs the vector search and returns its hits and the
-// query's vector, or says why it could not.
-func (s *Service) vectorCandidates(ctx context.Context, query string, f Filter, limit int) ([]Hit, []float32, string) {
+// vectorCandidates runs the vector search and returns its hits, or says why
+// it could not.
+func (s *Service) vectorCandidates(ctx context.Context, query string, f Filter, limit int) ([]Hit, string) {
 	vec, searchable, err := s.embedQuery(ctx, query)
 	switch {
 	case err != nil:
-		return nil, nil, err.Error()
+		return nil, err.Error()
 	case !searchable:
-		return nil, nil, ""
+		return nil, ""
 	}
 	hits, err := s.store.SearchVector(ctx, vec, f, limit)
 	if err != nil {
 		s.log().Warn("vector search failed", "err", err)
-		return nil, nil, "vector search failed (" + err.Error() + ")"
+		return nil, "vector search failed (" + err.Error() + ")"
 	}
 	parts, err := s.store.SearchChunks(ctx, vec, f, limit)
 	if err != nil {
 		s.log().Warn("searching the parts of long memories failed", "err", err)
 	}
-	return withBestParts(hits, parts), vec, ""
+	return withBestParts(hits, parts), ""
 }
 
 // loadRanked loads the memories of the best n hits, skipping any deleted since

@@ -72,7 +72,7 @@ type RecallResult struct {
 	Degraded bool   `json:"degraded"`
 	Reason   string `json:"degraded_reason,omitempty"`
 	// VectorWeight is how much the vector ranking counted in hybrid mode, from
-	// 0.05 (its best matches stood out no more than noise) to 1.
+	// 0 (the vectors look meaningless) to 1 (see vectorShare).
 	VectorWeight float64 `json:"vector_weight"`
 	// PendingEmbeddings is how many memories still wait for a vector (found by
 	// keywords only meanwhile).

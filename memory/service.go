@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 )
 
@@ -46,6 +47,10 @@ type Service struct {
 
 	// fillWake tells the background fill that a store left a memory pending.
 	fillWake chan struct{}
+	// agreement is how often the vector side has agreed with keywords in
+	// this process (see vectorWeight).
+	agreeMu   sync.Mutex
+	agreement Agreement
 }
 
 // NewService builds a Service. embedder may be nil (keywords only). Zero

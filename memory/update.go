@@ -23,7 +23,10 @@ type UpdateRequest struct {
 	Content    *string  `json:"content,omitempty"`
 	Type       *Type    `json:"memory_type,omitempty"`
 	Importance *float64 `json:"importance,omitempty"`
-	By         string   `json:"by,omitempty"`
+	// Metadata keys to set, merged into the memory's metadata (a nil value
+	// removes its key); the other keys stay.
+	Metadata map[string]any `json:"metadata,omitempty"`
+	By       string         `json:"by,omitempty"`
 }
 
 // UpdateResult is the memory after an update and the fields that changed
@@ -76,6 +79,9 @@ func (s *Service) Update(ctx context.Context, req UpdateRequest) (*UpdateResult,
 			return nil, err
 		}
 	}
+	if err := checkMetadata(req.Metadata); err != nil {
+		return nil, err
+	}
 	source := changeSource(req.By)
 	var changed []string
 	m, err := s.store.UpdateMemoryLogged(ctx, req.MemoryID, func(m *Memory) (*Change, error) {
@@ -98,6 +104,13 @@ func (s *Service) Update(ctx context.Context, req UpdateRequest) (*UpdateResult,
 			changed = append(changed, "importance")
 			c.Fields = append(c.Fields, FieldChange{Field: "importance", Before: m.Importance, After: *req.Importance})
 			m.Importance = *req.Importance
+		}
+		if len(req.Metadata) > 0 {
+			if md, ok := mergeMetadata(m.Metadata, req.Metadata); ok {
+				changed = append(changed, "metadata")
+				c.Fields = append(c.Fields, FieldChange{Field: "metadata", Before: m.Metadata, After: md})
+				m.Metadata = md
+			}
 		}
 		if len(changed) == 0 {
 			return nil, nil
@@ -213,4 +226,26 @@ func (s *Service) updateErr(id string, err error) error {
 		return NotFound("memory", id)
 	}
 	return err
+}
+
+// mergeMetadata sets the keys of set in a copy of md (a nil value removes its
+// key); ok is false when nothing changes.
+func mergeMetadata(md, set map[string]any) (map[string]any, bool) {
+	out := make(map[string]any, len(md)+len(set))
+	for k, v := range md {
+		out[k] = v
+	}
+	changed := false
+	for k, v := range set {
+		old, had := out[k]
+		switch {
+		case v == nil && had:
+			delete(out, k)
+			changed = true
+		case v != nil && (!had || fmt.Sprint(old) != fmt.Sprint(v)):
+			out[k] = v
+			changed = true
+		}
+	}
+	return out, changed
 }

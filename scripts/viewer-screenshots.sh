@@ -11,7 +11,7 @@ SHOTS=(
   edit-form memory-promote-form graph-depth2-selected graph-depth3-capped
   review-queue review-reason stale-revalidate-confirm golden-audit-trail files-shop
   health-doctor trash-archived bulk-delete-confirm live-reconnecting help
-  memory-dark memory-phone read-only-list read-only-memory
+  memory-dark memory-phone list-phone read-only-list read-only-memory token-asked
 )
 
 out=$(mktemp -d)

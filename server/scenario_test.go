@@ -42,6 +42,10 @@ func TestEveryToolWithGoodArguments(t *testing.T) {
 	if len(mems) == 0 || mems[0].(map[string]any)["id"] != a {
 		t.Fatalf("recall table-driven tests: %v, want %s first", mems, a)
 	}
+	// Two memories are too few to judge the vectors by: they count in full.
+	if rec["search_mode"] != "hybrid" || rec["vector_weight"] != 1.0 {
+		t.Errorf("recall search_mode %v, vector_weight %v; want hybrid with weight 1", rec["search_mode"], rec["vector_weight"])
+	}
 	if _, ok := rec["score"].(float64); !ok {
 		t.Errorf("recall score = %v, want a number", rec["score"])
 	}

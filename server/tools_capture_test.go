@@ -55,7 +55,7 @@ func seedSession(t testing.TB, f *fixture) {
 		}
 		_, err := f.db.RecordSummary(ctx, &capture.Entry{Kind: capture.KindSummary, Namespace: a.Namespace, SessionID: a.SessionID,
 			TurnID: a.TurnID, Title: "Worked on the " + tp.name + ": " + tp.fact,
-			Body: "- " + tp.fact + "\n- six tool calls on the " + tp.name + " code\n- tests pass", CreatedAt: clock}, 0)
+			Body: "- " + tp.fact + "\n- six tool calls on the " + tp.name + " code\n- tests pass", CreatedAt: clock}, 0, true)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -45,10 +45,14 @@ type recallOutput struct {
 	Total    int              `json:"total"`
 	// Score is the mean score of the direct hits (null without hits), as the
 	// Python Recall reports it.
-	Score          *float64 `json:"score"`
-	SearchMode     string   `json:"search_mode"`
-	Degraded       bool     `json:"degraded"`
-	DegradedReason string   `json:"degraded_reason,omitempty"`
+	Score      *float64 `json:"score"`
+	SearchMode string   `json:"search_mode"`
+	// VectorWeight is the share the vector ranking had in the fusion, 0 (it
+	// counted for nothing: keyword search, or vectors that look meaningless)
+	// to 1 (plain reciprocal rank fusion).
+	VectorWeight   float64 `json:"vector_weight"`
+	Degraded       bool    `json:"degraded"`
+	DegradedReason string  `json:"degraded_reason,omitempty"`
 	// PendingEmbeddings is how many memories still wait for a vector: the
 	// vector side could not see them.
 	PendingEmbeddings int `json:"pending_embeddings,omitempty"`
@@ -170,6 +174,7 @@ func (h handlers) addRecallTool(srv *mcp.Server) {
 
 				Score:          meanScore(res.Memories),
 				SearchMode:     res.SearchMode,
+				VectorWeight:   res.VectorWeight,
 				Degraded:       res.Degraded,
 				DegradedReason: res.Reason,
 

@@ -2,6 +2,8 @@ package storage
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -76,4 +78,51 @@ func hitIDs(hits []memory.Hit) []string {
 		ids[i] = h.ID
 	}
 	return ids
+}
+
+// undoJobsTable turns the one job table back into the two queues of earlier
+// schemas (curation_jobs with run_after when withRunAfter, and summary_jobs),
+// for tests that take a database back to an older version.
+func undoJobsTable(withRunAfter bool) []string {
+	runAfter := ""
+	if withRunAfter {
+		runAfter = ", run_after TEXT NOT NULL DEFAULT ''"
+	}
+	return []string{
+		`DROP TRIGGER jobs_memory_delete`,
+		`DROP TABLE jobs`,
+		`ALTER TABLE capture_sessions DROP COLUMN draft_memory_id`,
+		`CREATE TABLE curation_jobs (id INTEGER PRIMARY KEY, memory_id TEXT NOT NULL REFERENCES memories (id) ON DELETE CASCADE,
+			kind TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT NOT NULL DEFAULT '',
+			leased_until TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL` + runAfter + `, UNIQUE (memory_id, kind)) STRICT`,
+		`CREATE TABLE summary_jobs (session_id TEXT PRIMARY KEY, reason TEXT NOT NULL, turn_id TEXT NOT NULL DEFAULT '',
+			attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT NOT NULL DEFAULT '', leased_until TEXT NOT NULL DEFAULT '',
+			created_at TEXT NOT NULL) STRICT`,
+	}
+}
+
+// GetSession reads a session back, or an error wrapping ErrNotFound. Nothing
+// in Recall reads sessions one by one; the tests do.
+func (s *DB) GetSession(ctx context.Context, id string) (*memory.Session, error) {
+	var sess memory.Session
+	var started, ended string
+	err := s.db.QueryRowContext(ctx, `SELECT id, namespace, cwd, started_at, ended_at, end_reason
+		FROM sessions WHERE id = ?`, id).Scan(&sess.ID, &sess.Namespace, &sess.Cwd, &started, &ended, &sess.EndReason)
+	if err == sql.ErrNoRows {
+		return nil, memory.NotFound("session", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read session %s: %w", id, err)
+	}
+	if sess.StartedAt, err = parseTime(started); err != nil {
+		return nil, err
+	}
+	if ended != "" {
+		t, err := parseTime(ended)
+		if err != nil {
+			return nil, err
+		}
+		sess.EndedAt = &t
+	}
+	return &sess, nil
 }

@@ -237,14 +237,24 @@ func (s *DB) ForgetEntries(ctx context.Context, sessionID string, before time.Ti
 			return fmt.Errorf("forget file activity: %w", err)
 		}
 		if sessionID != "" {
-			for _, q := range []string{`DELETE FROM summary_jobs WHERE session_id = ?`, `DELETE FROM capture_sessions WHERE session_id = ?`, `DELETE FROM sessions WHERE id = ?`} {
+			// The extractive summary awaiting the model's is the session's too.
+			var draft string
+			err := tx.QueryRowContext(ctx, `SELECT draft_memory_id FROM capture_sessions WHERE session_id = ?`, sessionID).Scan(&draft)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("forget journal: %w", err)
+			}
+			if draft != "" {
+				memIDs = append(memIDs, draft)
+			}
+			for _, q := range []string{`DELETE FROM jobs WHERE kind = '` + journal.SummaryJobKind + `' AND subject = ? AND failed_at = ''`,
+				`DELETE FROM capture_sessions WHERE session_id = ?`, `DELETE FROM sessions WHERE id = ?`} {
 				if _, err := tx.ExecContext(ctx, q, sessionID); err != nil {
 					return fmt.Errorf("forget journal: %w", err)
 				}
 			}
 		}
 		if !before.IsZero() {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM summary_jobs WHERE created_at < ?`, formatTime(before)); err != nil {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE kind = '`+journal.SummaryJobKind+`' AND failed_at = '' AND created_at < ?`, formatTime(before)); err != nil {
 				return fmt.Errorf("forget journal: %w", err)
 			}
 		}
@@ -302,4 +312,62 @@ func scanEntry(rows *sql.Rows, extra ...any) (*journal.Entry, error) {
 		return nil, err
 	}
 	return &e, nil
+}
+
+// toolCall is what the post-tool-use hook records of one tool call: its
+// journal entry and, for a file tool, the touch of the file. Either may be nil.
+type toolCall struct {
+	Entry    *journal.Entry       `json:"entry,omitempty"`
+	Activity *memory.FileActivity `json:"file_activity,omitempty"`
+}
+
+// RecordToolCall writes a tool call's entry and file touch in one transaction
+// (one commit, one sync of the WAL): the post-tool-use hook runs after every
+// tool call, so each commit is paid hundreds of times a session. Behind
+// another writer both go to the spool as one write.
+func (s *DB) RecordToolCall(ctx context.Context, e *journal.Entry, a *memory.FileActivity) error {
+	if e == nil && a == nil {
+		return nil
+	}
+	c := toolCall{Entry: e, Activity: a}
+	write, err := toolCallWrite(ctx, &c)
+	if err != nil {
+		return err
+	}
+	return s.hookWrite(ctx, spoolToolCall, &c, write)
+}
+
+// toolCallWrite checks a tool call and returns the statements that record it.
+func toolCallWrite(ctx context.Context, c *toolCall) (func(tx *sql.Tx) error, error) {
+	if c.Entry != nil {
+		if err := checkEntry(c.Entry); err != nil {
+			return nil, err
+		}
+		c.Entry.CreatedAt = orNow(c.Entry.CreatedAt, time.Now())
+	}
+	var insertActivity func(tx *sql.Tx) (int64, error)
+	if c.Activity != nil {
+		c.Activity.CreatedAt = orNow(c.Activity.CreatedAt, time.Now())
+		var err error
+		if insertActivity, err = fileActivityInsert(ctx, c.Activity); err != nil {
+			return nil, err
+		}
+	}
+	return func(tx *sql.Tx) error {
+		if c.Entry != nil {
+			id, err := insertEntry(ctx, tx, c.Entry)
+			if err != nil {
+				return err
+			}
+			c.Entry.ID = id
+		}
+		if insertActivity != nil {
+			id, err := insertActivity(tx)
+			if err != nil {
+				return err
+			}
+			c.Activity.ID = id
+		}
+		return nil
+	}, nil
 }

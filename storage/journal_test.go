@@ -63,40 +63,41 @@ func TestJournalSearchAroundAndForget(t *testing.T) {
 	if hits, _ := db.SearchEntries(ctx, "orders", nil, 10); len(hits) != 0 {
 		t.Fatalf("forgotten entries still found: %d", len(hits))
 	}
-	if job, _ := db.ClaimSummary(ctx, time.Minute); job != nil {
-		t.Fatalf("forgotten session's summary job still queued: %+v", job)
+	if jobs, _ := db.ClaimJobs(ctx, []string{capture.SummaryJobKind}, 10, time.Minute); len(jobs) != 0 {
+		t.Fatalf("forgotten session's summary job still queued: %+v", jobs)
 	}
 	if n, _, _ := db.ForgetEntries(ctx, "", t0.Add(72*time.Hour)); n != 1 {
 		t.Fatalf("forget before: %d, want 1", n)
 	}
 }
 
-func TestSummaryJobsOnePerSessionLeased(t *testing.T) {
+func TestSummaryJobsOnePerSessionInTheJobQueue(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
+	summary := []string{capture.SummaryJobKind}
 	for _, turn := range []string{"t1", "t2"} {
 		if err := db.QueueSummary(ctx, "s1", "stop", turn); err != nil {
 			t.Fatal(err)
 		}
 	}
-	job, err := db.ClaimSummary(ctx, time.Minute)
-	if err != nil || job == nil || job.TurnID != "t2" || job.Attempts != 1 {
-		t.Fatalf("claim: %+v, %v", job, err)
+	got, err := db.ClaimJobs(ctx, summary, 10, time.Minute)
+	if err != nil || len(got) != 1 || got[0].Subject != "s1" || got[0].Attempts != 1 {
+		t.Fatalf("claim: %+v, %v", got, err)
 	}
-	if again, _ := db.ClaimSummary(ctx, time.Minute); again != nil {
+	if again, _ := db.ClaimJobs(ctx, summary, 10, time.Minute); len(again) != 0 {
 		t.Fatalf("a leased job was claimed twice: %+v", again)
 	}
-	if err := db.FinishSummary(ctx, "s1", "ollama down", true); err != nil {
+	if err := db.SetDraftSummary(ctx, "s1", "mem_1_aaaaaaaa"); err != nil {
 		t.Fatal(err)
 	}
-	if job, _ = db.ClaimSummary(ctx, time.Minute); job == nil || job.Attempts != 2 {
-		t.Fatalf("released job not claimed again: %+v", job)
+	if p, _ := db.SummaryProgress(ctx, "s1"); p.DraftMemoryID != "mem_1_aaaaaaaa" || p.Through != 0 {
+		t.Fatalf("progress with a draft: %+v", p)
 	}
-	id, err := db.RecordSummary(ctx, &capture.Entry{Kind: capture.KindSummary, Namespace: "global", SessionID: "s1", Title: "did things"}, 7)
+	id, err := db.RecordSummary(ctx, &capture.Entry{Kind: capture.KindSummary, Namespace: "global", SessionID: "s1", Title: "did things"}, 7, true)
 	if err != nil || id == 0 {
 		t.Fatal(err)
 	}
-	if through, calls, _ := db.SummaryProgress(ctx, "s1"); through != 7 || calls != 1 {
-		t.Fatalf("progress %d %d", through, calls)
+	if p, _ := db.SummaryProgress(ctx, "s1"); p.Through != 7 || p.ModelCalls != 1 || p.DraftMemoryID != "" {
+		t.Fatalf("progress %+v, want through 7, one call, the draft done with", p)
 	}
 }

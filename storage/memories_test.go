@@ -215,7 +215,7 @@ func TestDeleteMemoryCascades(t *testing.T) {
 	for table, query := range map[string]string{
 		"edges":             `SELECT count(*) FROM edges`,
 		"validation_events": `SELECT count(*) FROM validation_events`,
-		"curation_jobs":     `SELECT count(*) FROM curation_jobs`,
+		"jobs":              `SELECT count(*) FROM jobs`,
 		"memory_vectors":    `SELECT count(*) FROM memory_vectors`,
 		"memories_fts":      `SELECT count(*) FROM memories_fts WHERE memories_fts MATCH '"cascade"'`,
 	} {

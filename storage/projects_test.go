@@ -14,18 +14,15 @@ func TestProjectRootsMigrationKeepsEveryMemory(t *testing.T) {
 	db := openTest(t)
 	mine := mustInsert(t, db, newMemory("api note", "project:api", memory.TypeDecision), nil)
 	other := mustInsert(t, db, newMemory("web note", "project:web", memory.TypeDecision), nil)
-	for _, q := range []string{
+	for _, q := range append(undoJobsTable(false), // and what later migrations added
 		`DROP TABLE project_roots`,
-		// and what later migrations added
-		`DROP INDEX curation_jobs_due`,
-		`ALTER TABLE curation_jobs DROP COLUMN run_after`,
 		`DROP TABLE model_health`,
 		`DROP TABLE reindex_vectors`,
 		`DROP TABLE memory_chunks`,
 		`DROP TABLE spool_applied`,
 		`DROP TABLE trash`,
 		`UPDATE meta SET value = '6' WHERE key = 'schema_version'`,
-	} {
+	) {
 		if _, err := db.SQL().Exec(q); err != nil {
 			t.Fatal(err)
 		}

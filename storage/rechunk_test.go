@@ -27,14 +27,14 @@ func TestOpenRechunksAnOldVectorTable(t *testing.T) {
 	b := mustInsert(t, db, newMemory("vector b", "project:x", memory.TypeSession), []float32{0, 1, 0})
 	// Turn the table back into what older versions made, at the schema version before.
 	err = db.write(ctx, func(tx *sql.Tx) error {
-		for _, q := range []string{
+		for _, q := range append([]string{
 			`CREATE TEMP TABLE old AS SELECT rowid AS seq, embedding, namespace, memory_type, importance FROM memory_vectors`,
 			`DROP TABLE memory_vectors`,
 			`CREATE VIRTUAL TABLE memory_vectors USING vec0 (embedding float[3] distance_metric=cosine, namespace text, memory_type text, importance float)`,
 			`INSERT INTO memory_vectors (rowid, embedding, namespace, memory_type, importance) SELECT * FROM temp.old`,
 			`DROP TABLE temp.old`,
 			`DROP TABLE trash`, // and what later migrations made
-		} {
+		}, undoJobsTable(true)...) {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err
 			}

@@ -3,7 +3,10 @@ package storage
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,6 +88,7 @@ func TestRecentFiles(t *testing.T) {
 
 func TestJobQueue(t *testing.T) {
 	ctx := context.Background()
+	kinds := []string{"contradict", "relate"}
 	db := openTest(t)
 	a := mustInsert(t, db, newMemory("job a", "global", memory.TypeDecision), nil)
 	b := mustInsert(t, db, newMemory("job b", "global", memory.TypeDecision), nil)
@@ -97,15 +101,19 @@ func TestJobQueue(t *testing.T) {
 	}
 	j2, _ := db.EnqueueJob(ctx, a.ID, "contradict")
 	j3, _ := db.EnqueueJob(ctx, b.ID, "relate")
-	if _, err := db.EnqueueJob(ctx, "mem_8_00000000", "relate"); !errors.Is(err, memory.ErrNotFound) {
-		t.Errorf("job for a missing memory: %v", err)
+	if _, err := db.EnqueueJob(ctx, "", "relate"); !errors.Is(err, memory.ErrInvalid) {
+		t.Errorf("job about nothing: %v", err)
+	}
+	// Jobs of kinds the caller does not run stay for a process that does.
+	if other, _ := db.ClaimJobs(ctx, []string{"summary"}, 10, time.Hour); len(other) != 0 {
+		t.Fatalf("claimed %+v for a kind that has no job", other)
 	}
 
-	claimed, err := db.ClaimJobs(ctx, 2, time.Hour)
+	claimed, err := db.ClaimJobs(ctx, kinds, 2, time.Hour)
 	if err != nil || len(claimed) != 2 || claimed[0].ID != j1 || claimed[1].ID != j2 || claimed[0].Attempts != 1 || claimed[0].Kind != "relate" {
 		t.Fatalf("ClaimJobs = %+v, %v; want jobs %d and %d", claimed, err, j1, j2)
 	}
-	rest, _ := db.ClaimJobs(ctx, 10, time.Hour)
+	rest, _ := db.ClaimJobs(ctx, kinds, 10, time.Hour)
 	if len(rest) != 1 || rest[0].ID != j3 {
 		t.Errorf("second claim = %+v, want only %d (the others are leased)", rest, j3)
 	}
@@ -118,15 +126,15 @@ func TestJobQueue(t *testing.T) {
 	if err := db.FinishJob(ctx, j3); err != nil {
 		t.Fatal(err)
 	}
-	again, _ := db.ClaimJobs(ctx, 10, time.Hour)
+	again, _ := db.ClaimJobs(ctx, kinds, 10, time.Hour)
 	if len(again) != 1 || again[0].ID != j2 || again[0].Attempts != 2 || again[0].LastError != "model timed out" {
 		t.Errorf("after finishing = %+v, want only the retried %d", again, j2)
 	}
 	// A lease that ran out (its process died) can be claimed again.
-	if _, err := db.SQL().Exec(`UPDATE curation_jobs SET leased_until = ?`, formatTime(time.Now().Add(-time.Second))); err != nil {
+	if _, err := db.SQL().Exec(`UPDATE jobs SET leased_until = ?`, formatTime(time.Now().Add(-time.Second))); err != nil {
 		t.Fatal(err)
 	}
-	if expired, _ := db.ClaimJobs(ctx, 10, time.Hour); len(expired) != 1 || expired[0].ID != j2 {
+	if expired, _ := db.ClaimJobs(ctx, kinds, 10, time.Hour); len(expired) != 1 || expired[0].ID != j2 {
 		t.Errorf("expired lease not reclaimed: %+v", expired)
 	}
 	if st, _ := db.Stats(ctx); st.PendingJobs != 1 || st.RetryingJobs != 1 || st.LastJobError != "model timed out" || st.OldestJobAt.IsZero() {
@@ -139,28 +147,98 @@ func TestJobQueue(t *testing.T) {
 // one job that keeps failing never holds up the queue.
 func TestRetriedJobWaitsAndGoesBehind(t *testing.T) {
 	ctx := context.Background()
+	relate := []string{"relate"}
 	db := openTest(t)
 	a := mustInsert(t, db, newMemory("retry a", "global", memory.TypeDecision), nil)
 	b := mustInsert(t, db, newMemory("retry b", "global", memory.TypeDecision), nil)
 	ja, _ := db.EnqueueJob(ctx, a.ID, "relate")
-	got, _ := db.ClaimJobs(ctx, 1, time.Hour)
+	got, _ := db.ClaimJobs(ctx, relate, 1, time.Hour)
 	if len(got) != 1 || got[0].ID != ja {
 		t.Fatalf("first claim %+v, want %d", got, ja)
 	}
 	if err := db.RetryJob(ctx, ja, "Ollama is not running", time.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if early, _ := db.ClaimJobs(ctx, 10, time.Hour); len(early) != 0 {
+	if early, _ := db.ClaimJobs(ctx, relate, 10, time.Hour); len(early) != 0 {
 		t.Fatalf("a job due in an hour was claimed now: %+v", early)
 	}
 	// Due again: it goes behind a job queued after it.
-	if _, err := db.SQL().Exec(`UPDATE curation_jobs SET run_after = ? WHERE id = ?`, formatTime(time.Now().Add(-time.Minute)), ja); err != nil {
+	if _, err := db.SQL().Exec(`UPDATE jobs SET run_after = ? WHERE id = ?`, formatTime(time.Now().Add(-time.Minute)), ja); err != nil {
 		t.Fatal(err)
 	}
 	jb, _ := db.EnqueueJob(ctx, b.ID, "relate")
-	order, _ := db.ClaimJobs(ctx, 10, time.Hour)
+	order, _ := db.ClaimJobs(ctx, relate, 10, time.Hour)
 	if len(order) != 2 || order[0].ID != jb || order[1].ID != ja {
 		t.Errorf("claim order %+v, want the fresh %d before the retried %d", order, jb, ja)
+	}
+}
+
+// A job that can never succeed is kept on record with its cause, never
+// claimed again, and leaves room for new work of the same kind and subject.
+func TestFailedJobStaysOnRecord(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	relate := []string{"relate"}
+	a := mustInsert(t, db, newMemory("fail a", "global", memory.TypeDecision), nil)
+	id, _ := db.EnqueueJob(ctx, a.ID, "relate")
+	if got, _ := db.ClaimJobs(ctx, relate, 1, time.Hour); len(got) != 1 {
+		t.Fatalf("claim %+v", got)
+	}
+	if err := db.FailJob(ctx, id, ""); !errors.Is(err, memory.ErrInvalid) {
+		t.Errorf("a failure without a cause: %v", err)
+	}
+	if err := db.FailJob(ctx, id, "model reply does not parse"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := db.ClaimJobs(ctx, relate, 10, time.Hour); len(got) != 0 {
+		t.Fatalf("a failed job was claimed again: %+v", got)
+	}
+	st, _ := db.Stats(ctx)
+	if st.PendingJobs != 0 || st.FailedJobs != 1 || !strings.Contains(st.LastJobFailure, "relate job for "+a.ID+" failed for good") ||
+		!strings.Contains(st.LastJobFailure, "model reply does not parse") {
+		t.Errorf("stats: %d pending, %d failed, last %q", st.PendingJobs, st.FailedJobs, st.LastJobFailure)
+	}
+	again, err := db.EnqueueJob(ctx, a.ID, "relate")
+	if err != nil || again == id {
+		t.Fatalf("new work beside a failed job: %d, %v", again, err)
+	}
+	// Deleting the memory takes its pending job and keeps the record.
+	if err := db.DeleteMemory(ctx, a.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := db.Stats(ctx); st.PendingJobs != 0 || st.FailedJobs != 1 {
+		t.Errorf("after delete: %d pending, %d failed", st.PendingJobs, st.FailedJobs)
+	}
+}
+
+// A job queued again while it runs may have been read before the change: it
+// runs once more instead of being finished.
+func TestJobQueuedWhileRunningRunsAgain(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	kinds := []string{"summary"}
+	id, _ := db.EnqueueJob(ctx, "s1", "summary")
+	if again, _ := db.EnqueueJob(ctx, "s1", "summary"); again != id {
+		t.Fatalf("pending job queued twice: %d, %d", id, again)
+	}
+	if got, _ := db.ClaimJobs(ctx, kinds, 1, time.Hour); len(got) != 1 {
+		t.Fatalf("claim %+v", got)
+	}
+	if again, _ := db.EnqueueJob(ctx, "s1", "summary"); again != id {
+		t.Fatalf("running job queued twice: %d, %d", id, again)
+	}
+	if err := db.FinishJob(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := db.ClaimJobs(ctx, kinds, 1, time.Hour)
+	if len(got) != 1 || got[0].ID != id || got[0].Attempts != 1 {
+		t.Fatalf("after finishing a job queued again: %+v, want it due once more", got)
+	}
+	if err := db.FinishJob(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := db.Stats(ctx); st.PendingJobs != 0 {
+		t.Errorf("%d pending after the second run", st.PendingJobs)
 	}
 }
 
@@ -329,7 +407,38 @@ func TestClaimJobsWhenIdleTakesNoWriteLock(t *testing.T) {
 	defer lock.ExecContext(ctx, `ROLLBACK`)
 	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
-	if jobs, err := db.ClaimJobs(short, 5, time.Minute); err != nil || len(jobs) != 0 {
+	if jobs, err := db.ClaimJobs(short, []string{"relate"}, 5, time.Minute); err != nil || len(jobs) != 0 {
 		t.Errorf("ClaimJobs on an empty queue under another writer: %v, %v", jobs, err)
+	}
+}
+
+// Jobs waiting in the two queues of earlier versions are in the one queue
+// after the upgrade, nothing dropped.
+func TestJobsOfEarlierQueuesSurviveTheUpgrade(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "recall.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := mustInsert(t, db, newMemory("queued before the upgrade", "global", memory.TypeDecision), nil)
+	stmts := append(undoJobsTable(true),
+		`INSERT INTO curation_jobs (memory_id, kind, attempts, last_error, created_at) VALUES ('`+a.ID+`', 'relate', 7, 'Ollama is not running', '2025-01-01T00:00:00.000000000Z')`,
+		`INSERT INTO summary_jobs (session_id, reason, attempts, created_at) VALUES ('s-old', 'stop', 3, '2025-01-02T00:00:00.000000000Z')`,
+		`UPDATE meta SET value = '`+strconv.Itoa(versionOf("jobs.sql")-1)+`' WHERE key = 'schema_version'`)
+	for _, q := range stmts {
+		if _, err := db.SQL().ExecContext(ctx, q); err != nil {
+			t.Fatal(q, err)
+		}
+	}
+	db.Close()
+	if db, err = Open(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got, err := db.ClaimJobs(ctx, []string{"relate", "summary"}, 10, time.Minute)
+	if err != nil || len(got) != 2 || got[0].Subject != a.ID || got[0].Attempts != 8 || got[0].LastError != "Ollama is not running" ||
+		got[1].Subject != "s-old" || got[1].Kind != "summary" {
+		t.Fatalf("jobs after the upgrade: %+v, %v", got, err)
 	}
 }

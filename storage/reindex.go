@@ -117,6 +117,9 @@ func (s *DB) FinishReindex(ctx context.Context) (int, error) {
 		if err := dropChunks(ctx, tx); err != nil {
 			return err
 		}
+		if err := forgetAgreement(ctx, tx); err != nil {
+			return err
+		}
 		if err := setMeta(ctx, tx, metaEmbedModel, model); err != nil {
 			return err
 		}

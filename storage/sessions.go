@@ -44,28 +44,3 @@ func upsertSession(ctx context.Context, tx *sql.Tx, sess *memory.Session) error 
 	}
 	return nil
 }
-
-// GetSession reads a session back, or an error wrapping ErrNotFound.
-func (s *DB) GetSession(ctx context.Context, id string) (*memory.Session, error) {
-	var sess memory.Session
-	var started, ended string
-	err := s.db.QueryRowContext(ctx, `SELECT id, namespace, cwd, started_at, ended_at, end_reason
-		FROM sessions WHERE id = ?`, id).Scan(&sess.ID, &sess.Namespace, &sess.Cwd, &started, &ended, &sess.EndReason)
-	if err == sql.ErrNoRows {
-		return nil, memory.NotFound("session", id)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read session %s: %w", id, err)
-	}
-	if sess.StartedAt, err = parseTime(started); err != nil {
-		return nil, err
-	}
-	if ended != "" {
-		t, err := parseTime(ended)
-		if err != nil {
-			return nil, err
-		}
-		sess.EndedAt = &t
-	}
-	return &sess, nil
-}

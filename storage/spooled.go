@@ -29,6 +29,7 @@ const (
 	spoolFileActivity = "file_activity"   // memory.FileActivity
 	spoolSession      = "session"         // memory.Session
 	spoolSummary      = "summary_request" // summaryRequest
+	spoolToolCall     = "tool_call"       // toolCall
 )
 
 // hookDrainBudget bounds what a hook applies from the spool before its own
@@ -172,6 +173,12 @@ func spooledWrite(ctx context.Context, w spool.Write) (func(tx *sql.Tx) error, e
 			return nil, err
 		}
 		return func(tx *sql.Tx) error { _, err := insert(tx); return err }, nil
+	case spoolToolCall:
+		var c toolCall
+		if err := json.Unmarshal(w.Data, &c); err != nil {
+			return nil, err
+		}
+		return toolCallWrite(ctx, &c)
 	case spoolSession:
 		var sess memory.Session
 		if err := json.Unmarshal(w.Data, &sess); err != nil {

@@ -93,7 +93,7 @@ func rows(t *testing.T, db *DB) map[string]int {
 		"journal":       count(t, db, `SELECT count(*) FROM journal WHERE session_id = 's1'`),
 		"file_activity": count(t, db, `SELECT count(*) FROM file_activity WHERE file_path = '/src/shop/orders.go'`),
 		"sessions":      count(t, db, `SELECT count(*) FROM sessions WHERE id = 's1'`),
-		"summary_jobs":  count(t, db, `SELECT count(*) FROM summary_jobs WHERE session_id = 's1'`),
+		"summary_jobs":  count(t, db, `SELECT count(*) FROM jobs WHERE kind = 'summary' AND subject = 's1'`),
 	}
 }
 
@@ -249,5 +249,60 @@ func TestASpooledWriteThatCannotApplyIsMovedAside(t *testing.T) {
 	}
 	if st, err := db.Stats(ctx); err != nil || st.SpooledWrites != 0 || st.FailedSpooledWrites != 2 {
 		t.Fatalf("Stats: %+v, %v", st, err)
+	}
+}
+
+func TestRecordToolCallWritesEntryAndTouchTogether(t *testing.T) {
+	ctx := context.Background()
+	server := openTest(t)
+	hook := openHookDB(t, server.Path())
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	call := func() (*capture.Entry, *memory.FileActivity) {
+		return &capture.Entry{Kind: capture.KindObservation, Namespace: "project:shop", SessionID: "s1", ToolName: "Edit",
+				Title: "Edit: orders.go", Body: "tool: Edit", CreatedAt: at},
+			&memory.FileActivity{FilePath: "/src/shop/orders.go", Action: memory.ActionEdit,
+				SessionID: "s1", ProjectRoot: "/src/shop", FileType: "go", CreatedAt: at}
+	}
+
+	e, a := call()
+	if err := hook.RecordToolCall(ctx, e, a); err != nil {
+		t.Fatal(err)
+	}
+	if e.ID == 0 || a.ID == 0 {
+		t.Errorf("ids not set: entry %d, touch %d", e.ID, a.ID)
+	}
+	if got := rows(t, server); got["journal"] != 1 || got["file_activity"] != 1 {
+		t.Fatalf("after one tool call: %v", got)
+	}
+
+	// A bad touch fails the whole write: no entry without its touch.
+	e, a = call()
+	a.Action = "chmod"
+	if err := hook.RecordToolCall(ctx, e, a); err == nil {
+		t.Fatal("a touch with an unknown action was accepted")
+	}
+	if got := rows(t, server); got["journal"] != 1 {
+		t.Fatalf("a refused tool call left an entry: %v", got)
+	}
+
+	// Behind a writer both go to the spool as one write, applied together.
+	release := lockWrites(t, server)
+	e, a = call()
+	if err := hook.RecordToolCall(ctx, e, a); err != nil {
+		t.Fatal(err)
+	}
+	if pending, _, err := server.SpoolCounts(); err != nil || pending != 1 {
+		t.Fatalf("spool holds %d, %v; want the tool call as one write", pending, err)
+	}
+	release()
+	if res, err := server.DrainSpool(ctx, spool.Budget{}); err != nil || res != (spool.Result{Applied: 1}) {
+		t.Fatalf("DrainSpool = %+v, %v", res, err)
+	}
+	if got := rows(t, server); got["journal"] != 2 || got["file_activity"] != 2 {
+		t.Fatalf("after the spooled tool call: %v", got)
+	}
+	es, err := server.SessionEntries(ctx, "s1", 0, 10)
+	if err != nil || len(es) != 2 || !es[1].CreatedAt.Equal(at) || es[1].ToolName != "Edit" {
+		t.Fatalf("journal after drain: %+v, %v", es, err)
 	}
 }

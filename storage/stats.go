@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -22,10 +23,11 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 		{`SELECT count(*) FROM validation_events`, &st.ValidationEvents},
 		{`SELECT count(*) FROM file_activity`, &st.FileActivity},
 		{`SELECT count(*) FROM memories WHERE embedding_pending = 1`, &st.PendingEmbeddings},
-		{`SELECT count(*) FROM curation_jobs`, &st.PendingJobs},
+		{`SELECT count(*) FROM jobs WHERE failed_at = ''`, &st.PendingJobs},
+		{`SELECT count(*) FROM jobs WHERE failed_at != ''`, &st.FailedJobs},
 		{`SELECT count(*) FROM journal`, &st.JournalEntries},
 		{`SELECT count(*) FROM journal WHERE trimmed_bytes > 0`, &st.TrimmedEntries},
-		{`SELECT count(*) FROM summary_jobs`, &st.PendingSummaries},
+		{`SELECT count(*) FROM jobs WHERE kind = '` + journal.SummaryJobKind + `' AND failed_at = ''`, &st.PendingSummaries},
 	}
 	for _, c := range counts {
 		if err := s.db.QueryRowContext(ctx, c.query).Scan(c.dest); err != nil {
@@ -76,14 +78,16 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 
 // jobStats adds the backlog of the job queue and the model roles failing lately.
 func (s *DB) jobStats(ctx context.Context, st *memory.Stats) error {
-	var oldest, lastErr string
+	var oldest, lastErr, failure string
 	err := s.db.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE last_error != ''), coalesce(min(created_at), ''),
-		coalesce((SELECT last_error FROM curation_jobs WHERE last_error != '' ORDER BY run_after DESC LIMIT 1), '')
-		FROM curation_jobs`).Scan(&st.RetryingJobs, &oldest, &lastErr)
+		coalesce((SELECT last_error FROM jobs WHERE last_error != '' AND failed_at = '' ORDER BY run_after DESC LIMIT 1), ''),
+		coalesce((SELECT kind || ' job for ' || subject || ' failed for good at ' || failed_at || ': ' || last_error
+			FROM jobs WHERE failed_at != '' ORDER BY failed_at DESC, id DESC LIMIT 1), '')
+		FROM jobs WHERE failed_at = ''`).Scan(&st.RetryingJobs, &oldest, &lastErr, &failure)
 	if err != nil {
 		return err
 	}
-	st.LastJobError = lastErr
+	st.LastJobError, st.LastJobFailure = lastErr, failure
 	if oldest != "" {
 		if st.OldestJobAt, err = parseTime(oldest); err != nil {
 			return err

@@ -103,6 +103,9 @@ func (s *DB) ResetEmbeddings(ctx context.Context, space memory.EmbeddingSpace) e
 		if err := dropChunks(ctx, tx); err != nil {
 			return err
 		}
+		if err := forgetAgreement(ctx, tx); err != nil {
+			return err
+		}
 		if err := setMeta(ctx, tx, metaEmbedModel, space.Model); err != nil {
 			return err
 		}

@@ -199,12 +199,9 @@ func TestCaptureWholeSessionThroughHooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	job, err := db.ClaimSummary(context.Background(), 1)
-	if err != nil || job == nil {
-		t.Fatalf("no summary queued: %v", err)
-	}
-	if job.SessionID != captureSession || job.TurnID != "turn-2-uuid" || job.Reason != "session-end" {
-		t.Errorf("summary job %+v, want one job anchored to the last turn", job)
+	queued, err := db.ClaimJobs(context.Background(), []string{capture.SummaryJobKind}, 10, time.Minute)
+	if err != nil || len(queued) != 1 || queued[0].Subject != captureSession {
+		t.Fatalf("summary jobs %+v, %v; want one for the session", queued, err)
 	}
 }
 
@@ -417,7 +414,7 @@ func TestSummariesOffCapturesButQueuesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if job, _ := db.ClaimSummary(context.Background(), time.Minute); job != nil {
-		t.Fatalf("RECALL_SUMMARIES=off queued %+v", job)
+	if queued, _ := db.ClaimJobs(context.Background(), []string{capture.SummaryJobKind}, 10, time.Minute); len(queued) != 0 {
+		t.Fatalf("RECALL_SUMMARIES=off queued %+v", queued)
 	}
 }

@@ -327,11 +327,23 @@ func (c *cliEnv) session(id string) *sessionRecord {
 		c.t.Fatal(err)
 	}
 	defer db.Close()
-	s, err := db.GetSession(context.Background(), id)
-	if err != nil {
+	var s sessionRecord
+	var started, ended string
+	if err := db.SQL().QueryRowContext(context.Background(), `SELECT namespace, cwd, started_at, ended_at, end_reason FROM sessions WHERE id = ?`, id).
+		Scan(&s.Namespace, &s.Cwd, &started, &ended, &s.EndReason); err != nil {
 		c.t.Fatalf("session %s: %v", id, err)
 	}
-	return &sessionRecord{Namespace: s.Namespace, Cwd: s.Cwd, StartedAt: s.StartedAt, EndedAt: s.EndedAt, EndReason: s.EndReason}
+	if s.StartedAt, err = time.Parse(time.RFC3339Nano, started); err != nil {
+		c.t.Fatalf("session %s started_at: %v", id, err)
+	}
+	if ended != "" {
+		end, err := time.Parse(time.RFC3339Nano, ended)
+		if err != nil {
+			c.t.Fatalf("session %s ended_at: %v", id, err)
+		}
+		s.EndedAt = &end
+	}
+	return &s
 }
 
 type sessionRecord struct {

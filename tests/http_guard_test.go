@@ -71,9 +71,9 @@ func TestHTTPRefusesRequestsFromOtherSites(t *testing.T) {
 }
 
 func TestHTTPUnauthorizedAsksForABearerToken(t *testing.T) {
-	env, _ := recallEnv(t, "RECALL_HTTP_TOKEN=e2e-token")
+	env, _ := recallEnv(t, "RECALL_HTTP_TOKEN=e2e-token-of-thirty-two-characters")
 	s := startHTTP(t, env)
-	for _, auth := range []string{"", "Bearer wrong", "Basic e2e-token"} {
+	for _, auth := range []string{"", "Bearer wrong", "Basic e2e-token-of-thirty-two-characters"} {
 		resp, body := post(t, s.url, httpInit, "Authorization", auth)
 		if resp.StatusCode != http.StatusUnauthorized {
 			t.Errorf("Authorization %q: status %d, want 401", auth, resp.StatusCode)
@@ -86,7 +86,7 @@ func TestHTTPUnauthorizedAsksForABearerToken(t *testing.T) {
 			t.Errorf("401 message %q does not say which token", msg)
 		}
 	}
-	if resp, body := post(t, s.url, httpInit, "Authorization", "Bearer e2e-token"); resp.StatusCode != http.StatusOK {
+	if resp, body := post(t, s.url, httpInit, "Authorization", "Bearer e2e-token-of-thirty-two-characters"); resp.StatusCode != http.StatusOK {
 		t.Errorf("with the token: status %d (%s)", resp.StatusCode, body)
 	}
 }

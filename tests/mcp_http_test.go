@@ -102,7 +102,7 @@ func TestHTTPWithoutToken(t *testing.T) {
 }
 
 func TestHTTPWithToken(t *testing.T) {
-	env, dbPath := recallEnv(t, "RECALL_HTTP_TOKEN=e2e-token")
+	env, dbPath := recallEnv(t, "RECALL_HTTP_TOKEN=e2e-token-of-thirty-two-characters")
 	s := startHTTP(t, env)
 
 	resp, err := http.Post(s.url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
@@ -120,7 +120,7 @@ func TestHTTPWithToken(t *testing.T) {
 		t.Error("a client with a wrong token connected")
 	}
 
-	cs, err := connectHTTP(context.Background(), s.url, "e2e-token")
+	cs, err := connectHTTP(context.Background(), s.url, "e2e-token-of-thirty-two-characters")
 	if err != nil {
 		t.Fatalf("client with the token: %v", err)
 	}

@@ -100,7 +100,7 @@ func TestServeWithBadChatModelEmptiesTheQueue(t *testing.T) {
 		t.Errorf("stats should say once why judgments fail:\n%s", out)
 	}
 	r := c.run("", "doctor")
-	if strings.Count(r.stdout, want) != 1 || !strings.Contains(r.stdout, "curation queue: empty") {
+	if strings.Count(r.stdout, want) != 1 || !strings.Contains(r.stdout, "job queue: empty") {
 		t.Errorf("doctor should say once why judgments fail, and that the queue is empty:\n%s", r.stdout)
 	}
 }
@@ -124,7 +124,7 @@ func TestStatsAndDoctorShowTheBacklogWhileOllamaFails(t *testing.T) {
 		t.Errorf("stats should show the backlog:\n%s", out)
 	}
 	r := c.run("", "doctor")
-	if !strings.Contains(r.stdout, "curation queue: 1 pending (1 waiting to retry), oldest queued") || !strings.Contains(r.stdout, "server overloaded") {
+	if !strings.Contains(r.stdout, "job queue: 1 pending (1 waiting to retry), oldest queued") || !strings.Contains(r.stdout, "server overloaded") {
 		t.Errorf("doctor should show the backlog and the failure:\n%s", r.stdout)
 	}
 }

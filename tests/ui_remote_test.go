@@ -10,13 +10,24 @@ import (
 	"time"
 )
 
-const remoteToken = "a-long-random-viewer-token-0042"
+const remoteToken = "a-long-random-viewer-token-0042-7f3a9c"
 
 func TestUIRefusesARemoteAddressWithoutAToken(t *testing.T) {
 	c := newCLIEnv(t)
 	r := c.run("", "ui", "--addr", "0.0.0.0:0")
 	if r.code != 1 || !strings.Contains(r.stderr, "RECALL_HTTP_TOKEN") || !strings.Contains(r.stderr, "?token=") {
 		t.Errorf("ui --addr 0.0.0.0:0 without a token: code %d, stderr %q; want a refusal saying how to give the token", r.code, r.stderr)
+	}
+	// A token too short to guard anything is refused at start, with the
+	// command that makes a good one: by the viewer served to other machines
+	// and by the HTTP transport.
+	c.vars["RECALL_HTTP_TOKEN"] = "hunter2"
+	defer delete(c.vars, "RECALL_HTTP_TOKEN")
+	for _, args := range [][]string{{"ui", "--addr", "0.0.0.0:0"}, {"serve", "--http", "127.0.0.1:0"}} {
+		r := c.run("", args...)
+		if r.code != 1 || !strings.Contains(r.stderr, "32 or more") || !strings.Contains(r.stderr, "openssl rand -hex 32") {
+			t.Errorf("recall %s with a 7-character token: code %d, stderr %q; want a refusal naming the length and how to make one", strings.Join(args, " "), r.code, r.stderr)
+		}
 	}
 	for _, args := range [][]string{
 		{"ui", "--addr", "nonsense"},

@@ -122,7 +122,9 @@ func TestServeHTTPAlsoServesTheViewerUnderUI(t *testing.T) {
 	go func() {
 		sc := bufio.NewScanner(stream.Body)
 		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "data: ") {
+			// The first event is the stream's position ("data: {}"); the
+			// change comes after it.
+			if strings.HasPrefix(sc.Text(), "data: ") && sc.Text() != "data: {}" {
 				got <- sc.Text()
 				return
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/ollama/ollama/api"
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/embedding/ollamatest"
+	"github.com/recall-mcp/recall/jobs"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
 	"github.com/recall-mcp/recall/validation"
@@ -55,7 +56,8 @@ func BenchmarkModelCallsPerStore(b *testing.B) {
 	e.fake.SetChat(func(req api.ChatRequest) (string, error) {
 		return `{"relation": "relates_to", "confidence": 0.8, "reason": "same topic"}`, nil
 	})
-	svc := validation.New(e.db, e.mem, e.client, e.client, validation.Options{Enabled: true, Logger: quietLog})
+	runner := jobs.New(e.db, jobs.Options{Logger: quietLog})
+	svc := validation.New(e.db, e.mem, e.client, e.client, validation.Options{Enabled: true, Logger: quietLog, Jobs: runner})
 	var perStore []float64
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
@@ -66,8 +68,8 @@ func BenchmarkModelCallsPerStore(b *testing.B) {
 		}
 		got, _ := e.db.GetMemory(e.ctx, res.ID)
 		svc.MemoryStored(e.ctx, got)
-		svc.Start(e.ctx)
-		if err := svc.Close(context.Background()); err != nil {
+		runner.Start(e.ctx)
+		if err := runner.Close(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 		after := e.fake.Counts()

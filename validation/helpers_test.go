@@ -15,6 +15,7 @@ import (
 	"github.com/ollama/ollama/api"
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/embedding/ollamatest"
+	"github.com/recall-mcp/recall/jobs"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
 	"github.com/recall-mcp/recall/validation"
@@ -50,6 +51,7 @@ type env struct {
 	client *embedding.Client
 	mem    *memory.Service
 	svc    *validation.Service
+	jobs   *jobs.Runner // runs svc's relate jobs
 	clock  *clock
 }
 
@@ -95,6 +97,10 @@ func (e *env) newService(db *storage.DB, opts validation.Options) *validation.Se
 	if opts.Now == nil {
 		opts.Now = e.clock.Now
 	}
+	if opts.Jobs == nil {
+		opts.Jobs = jobs.New(db, jobs.Options{Workers: opts.Workers, Logger: opts.Logger})
+	}
+	e.jobs = opts.Jobs
 	svc := validation.New(db, e.mem, e.client, e.client, opts)
 	e.mem.SetCurator(svc)
 	return svc

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/recall-mcp/recall/embedding"
+	"github.com/recall-mcp/recall/jobs"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/validation"
 )
@@ -52,17 +53,18 @@ func TestLabCurationKeepsItsBudgetWithTheChatModelInUse(t *testing.T) {
 	}
 	e := newEnv(t, validation.Options{})
 	judge := &countingJudge{inner: client}
-	svc := validation.New(e.db, e.mem, client, judge, validation.Options{Enabled: true, Logger: quietLog, Now: e.clock.Now})
+	runner := jobs.New(e.db, jobs.Options{Logger: quietLog})
+	svc := validation.New(e.db, e.mem, client, judge, validation.Options{Enabled: true, Logger: quietLog, Now: e.clock.Now, Jobs: runner})
 	e.mem.SetCurator(svc)
 	const n = 5
 	for _, c := range similarNotes(n) {
 		e.remember(c, memory.TypePattern, "global")
 	}
-	svc.Start(e.ctx)
-	if err := svc.Close(context.Background()); err != nil {
+	runner.Start(e.ctx)
+	if err := runner.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := e.db.SQL().Query(`SELECT last_error FROM curation_jobs`)
+	rows, err := e.db.SQL().Query(`SELECT last_error FROM jobs`)
 	if err != nil {
 		t.Fatal(err)
 	}

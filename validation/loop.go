@@ -13,7 +13,7 @@ import (
 // The validation loop: TRY (Apply) records that a memory is being used, LEARN
 // (Outcome) moves its confidence by the result, Validate adjusts it directly,
 // History shows the record. Every confidence change is a read-modify-write
-// inside store.UpdateMemory, one write transaction, so two processes recording
+// inside store.UpdateMemoryWithEvent, one write transaction, so two processes recording
 // outcomes at once never lose one another's change.
 //
 // Promotion: when a preference, decision or pattern reaches a confidence of

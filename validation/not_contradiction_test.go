@@ -44,11 +44,11 @@ func TestNotAContradictionIsRemembered(t *testing.T) {
 		return `{"relation": "contradicts", "confidence": 0.95, "reason": "opposite choices"}`
 	})
 	chats := e.fake.Counts().ChatCalls
-	if err := e.svc.Enqueue(e.ctx, newer.ID, "relate"); err != nil {
+	if err := e.jobs.Enqueue(e.ctx, newer.ID, validation.JobKindRelate); err != nil {
 		t.Fatal(err)
 	}
-	e.svc.Start(e.ctx)
-	if err := e.svc.Close(context.Background()); err != nil {
+	e.jobs.Start(e.ctx)
+	if err := e.jobs.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if e.fake.Counts().ChatCalls == chats {

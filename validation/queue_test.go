@@ -38,8 +38,8 @@ func TestBadReplyModelCostsAtMostThreeChatCallsPerMemory(t *testing.T) {
 		e.remember(c, memory.TypePattern, "global")
 	}
 	before := e.fake.Counts()
-	e.svc.Start(e.ctx)
-	if err := e.svc.Close(context.Background()); err != nil {
+	e.jobs.Start(e.ctx)
+	if err := e.jobs.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if left := e.pendingJobs(); left != 0 {
@@ -82,11 +82,11 @@ func TestJobsBackOffWhileOllamaIsDownAndAreNeverDropped(t *testing.T) {
 		t.Fatalf("store with embed failing: %+v, %v", res, err)
 	}
 	// Many attempts already: the job is still kept, and waits at most an hour.
-	if _, err := e.db.SQL().Exec(`UPDATE curation_jobs SET attempts = 40`); err != nil {
+	if _, err := e.db.SQL().Exec(`UPDATE jobs SET attempts = 40`); err != nil {
 		t.Fatal(err)
 	}
-	e.svc.Start(e.ctx)
-	if err := e.svc.Close(context.Background()); err != nil {
+	e.jobs.Start(e.ctx)
+	if err := e.jobs.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	// The first memory's job is done (no other vector to compare with); the
@@ -96,7 +96,7 @@ func TestJobsBackOffWhileOllamaIsDownAndAreNeverDropped(t *testing.T) {
 	}
 	var runAfter string
 	var maxAttempts int
-	if err := e.db.SQL().QueryRow(`SELECT max(run_after), max(attempts) FROM curation_jobs`).Scan(&runAfter, &maxAttempts); err != nil {
+	if err := e.db.SQL().QueryRow(`SELECT max(run_after), max(attempts) FROM jobs`).Scan(&runAfter, &maxAttempts); err != nil {
 		t.Fatal(err)
 	}
 	due, _ := time.Parse("2006-01-02T15:04:05.000000000Z", runAfter)
@@ -110,12 +110,12 @@ func TestJobsBackOffWhileOllamaIsDownAndAreNeverDropped(t *testing.T) {
 
 	// Ollama is back and the jobs are due: the next start does them.
 	e.fake.SetFailure("/api/embed", 0, "")
-	if _, err := e.db.SQL().Exec(`UPDATE curation_jobs SET run_after = ''`); err != nil {
+	if _, err := e.db.SQL().Exec(`UPDATE jobs SET run_after = ''`); err != nil {
 		t.Fatal(err)
 	}
-	svc := e.newService(e.db, validation.Options{Enabled: true})
-	svc.Start(e.ctx)
-	if err := svc.Close(context.Background()); err != nil {
+	e.newService(e.db, validation.Options{Enabled: true})
+	e.jobs.Start(e.ctx)
+	if err := e.jobs.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if left := e.pendingJobs(); left != 0 {

@@ -6,11 +6,11 @@
 package validation
 
 import (
-	"context"
 	"log/slog"
 	"sync"
 	"time"
 
+	"github.com/recall-mcp/recall/jobs"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -35,8 +35,12 @@ type Options struct {
 	// JudgeTimeout bounds one chat-model judgment; one that takes longer is a
 	// failed judgment.
 	JudgeTimeout time.Duration
-	Logger       *slog.Logger
-	Now          func() time.Time // for tests; time.Now when nil
+	// Jobs runs relationship inference (kind relate); New makes one over the
+	// store when nil (and the store keeps a job queue). The caller starts and
+	// closes it.
+	Jobs   *jobs.Runner
+	Logger *slog.Logger
+	Now    func() time.Time // for tests; time.Now when nil
 }
 
 // StaleDays is the configured default of AnalyzeHealth's stale_days
@@ -57,17 +61,11 @@ type Service struct {
 	judge    memory.Judge
 	opts     Options
 
-	wake chan struct{} // a job was enqueued; buffered, one slot per worker
+	jobs *jobs.Runner
 
 	healthMu sync.Mutex
 	health   map[string]string // per model role, the failure last reported ("" healthy)
 
-	mu       sync.Mutex
-	handlers map[string]JobHandler // by job kind
-	started  bool
-	draining chan struct{}      // closed by Close: claim what is left, then exit
-	abort    context.CancelFunc // interrupts the jobs in flight
-	wg       sync.WaitGroup     // the running workers
 }
 
 // New builds a curation Service. embedder and judge may be nil: the operations
@@ -94,13 +92,16 @@ func New(store memory.Store, mem *memory.Service, embedder memory.Embedder, judg
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	s := &Service{
-		store: store, mem: mem, embedder: embedder, judge: judge, opts: opts,
-		wake:     make(chan struct{}, opts.Workers),
-		health:   map[string]string{},
-		handlers: map[string]JobHandler{},
+	if q, ok := store.(jobs.Queue); ok && opts.Jobs == nil {
+		opts.Jobs = jobs.New(q, jobs.Options{Workers: opts.Workers, Logger: opts.Logger})
 	}
-	s.handlers[jobKindRelate] = s.relateJob
+	s := &Service{
+		store: store, mem: mem, embedder: embedder, judge: judge, opts: opts, jobs: opts.Jobs,
+		health: map[string]string{},
+	}
+	if s.relates() && s.jobs != nil {
+		s.jobs.Handle(JobKindRelate, s.relateJob)
+	}
 	return s
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recall-mcp/recall/jobs"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/validation"
 )
@@ -41,8 +42,8 @@ func TestStoreQueuesInferenceAndWorkersLinkMemories(t *testing.T) {
 	}
 
 	embedsBefore := e.fake.Counts().EmbedCalls
-	e.svc.Start(e.ctx)
-	if err := e.svc.Close(context.Background()); err != nil {
+	e.jobs.Start(e.ctx)
+	if err := e.jobs.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if n := e.pendingJobs(); n != 0 {
@@ -79,9 +80,10 @@ func TestJobsLeftAtExitResumeAtNextStart(t *testing.T) {
 	}
 
 	db := e.open()
-	next := validation.New(db, e.mem, e.client, e.client, validation.Options{Enabled: true, Logger: quietLog, Workers: 1})
-	next.Start(e.ctx)
-	if err := next.Close(context.Background()); err != nil {
+	runner := jobs.New(db, jobs.Options{Workers: 1, Logger: quietLog})
+	validation.New(db, e.mem, e.client, e.client, validation.Options{Enabled: true, Logger: quietLog, Jobs: runner})
+	runner.Start(e.ctx)
+	if err := runner.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if n := e.pendingJobs(); n != 0 {
@@ -100,10 +102,10 @@ func TestCloseWithEndedContextHandsJobsBack(t *testing.T) {
 	e.fake.SetDelay(1 << 40) // the model hangs
 	before := workerGoroutines()
 
-	e.svc.Start(e.ctx)
+	e.jobs.Start(e.ctx)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := e.svc.Close(ctx); err == nil || !strings.Contains(err.Error(), "resumed at next start") {
+	if err := e.jobs.Close(ctx); err == nil || !strings.Contains(err.Error(), "resumed at next start") {
 		t.Errorf("Close = %v, want an error saying the rest is resumed", err)
 	}
 	if n := e.pendingJobs(); n != 2 {
@@ -118,8 +120,8 @@ func TestCurationOffQueuesNothing(t *testing.T) {
 	e := newEnv(t, validation.Options{Enabled: false})
 	e.remember(pytest, memory.TypePreference, "global")
 	e.remember(fixtures, memory.TypePattern, "global")
-	e.svc.Start(e.ctx)
-	if err := e.svc.Close(context.Background()); err != nil {
+	e.jobs.Start(e.ctx)
+	if err := e.jobs.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if n := e.pendingJobs(); n != 0 {
@@ -139,8 +141,8 @@ func TestInferredSupersedesNeverHidesAGoldenRule(t *testing.T) {
 	}
 	e.judgeBy(func(string) string { return `{"relation": "supersedes", "confidence": 0.95, "reason": "newer choice"}` })
 	newer := e.remember(pytest, memory.TypePreference, "global")
-	e.svc.Start(e.ctx)
-	if err := e.svc.Close(context.Background()); err != nil {
+	e.jobs.Start(e.ctx)
+	if err := e.jobs.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.edges(old.ID, memory.RelationSupersedes); len(got) != 0 {
@@ -162,8 +164,8 @@ func TestInferredSupersedesFollowsTheRecordRule(t *testing.T) {
 	for range 3 {
 		e.outcome(newer.ID, true, "")
 	}
-	e.svc.Start(e.ctx)
-	if err := e.svc.Close(context.Background()); err != nil {
+	e.jobs.Start(e.ctx)
+	if err := e.jobs.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.edges(old.ID, memory.RelationSupersedes); len(got) != 1 || got[0].SourceID != newer.ID {

@@ -62,8 +62,16 @@ func sameSecret(got, want string) bool {
 func requireToken(a Access, next http.Handler) http.Handler {
 	cookie := cookieValue(a.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if publicFile(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
 		if q := r.URL.Query(); q.Has("token") && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 			if !sameSecret(q.Get("token"), a.Token) {
+				if wantsPage(r) {
+					askToken(w, r, true)
+					return
+				}
 				unauthorized(w, true, "wrong token in ?token=: open the viewer with the value of RECALL_HTTP_TOKEN, as ?token=<token>")
 				return
 			}
@@ -80,6 +88,10 @@ func requireToken(a Access, next http.Handler) http.Handler {
 		scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 		if strings.EqualFold(scheme, "Bearer") && sameSecret(strings.TrimSpace(got), a.Token) {
 			next.ServeHTTP(w, r)
+			return
+		}
+		if wantsPage(r) {
+			askToken(w, r, false)
 			return
 		}
 		unauthorized(w, got != "", "this viewer needs its token (the value of RECALL_HTTP_TOKEN): open it once as /?token=<token>, "+

@@ -184,3 +184,38 @@ func TestNoAnswerCarriesTheToken(t *testing.T) {
 		}
 	}
 }
+
+// A person opening a remote viewer without its token (a browser's navigation,
+// Accept: text/html) gets a page with a form asking for it, 401 all the same;
+// the API and programs keep their JSON answer. The page's style sheet and icon
+// need no token; nothing else does without one.
+func TestRemoteViewerAsksAPersonForItsToken(t *testing.T) {
+	f := newFixture(t).withAccess(Access{Token: testToken})
+	f.store(t, "Deploys go out on Tuesdays", memory.TypeDecision, "global")
+	page := map[string]string{"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+
+	w := f.do(t, "GET", "/", "", page)
+	body := w.Body.String()
+	if w.Code != http.StatusUnauthorized || !strings.HasPrefix(w.Header().Get("Content-Type"), "text/html") ||
+		!strings.Contains(body, `<form id="token-form"`) || !strings.Contains(body, `name="token"`) || !strings.Contains(body, "openssl rand -hex 32") {
+		t.Errorf("GET / from a browser without the token: %d %s\n%s", w.Code, w.Header().Get("Content-Type"), body)
+	}
+	if strings.Contains(body, "Tuesdays") || strings.Contains(body, "<script") {
+		t.Errorf("the token page shows a memory or runs a script:\n%s", body)
+	}
+	w = f.do(t, "GET", "/?token=not-the-token-xyz", "", page)
+	if w.Code != http.StatusUnauthorized || !strings.Contains(w.Body.String(), `id="token-wrong"`) || strings.Contains(w.Body.String(), "not-the-token-xyz") {
+		t.Errorf("a wrong token from the form: %d %s; want the page saying so, the token not echoed", w.Code, w.Body)
+	}
+	if w := f.do(t, "GET", "/api/memories", "", page); w.Code != http.StatusUnauthorized || !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+		t.Errorf("the API asked with Accept text/html: %d %s, want the JSON 401", w.Code, w.Header().Get("Content-Type"))
+	}
+	for _, target := range []string{"/static/style.css", "/static/favicon.svg", "/favicon.ico"} {
+		if w := f.do(t, "GET", target, "", nil); w.Code != http.StatusOK {
+			t.Errorf("GET %s without the token: %d, want the file (the token page uses it)", target, w.Code)
+		}
+	}
+	if w := f.do(t, "GET", "/static/app.js", "", nil); w.Code != http.StatusUnauthorized {
+		t.Errorf("GET /static/app.js without the token: %d, want 401", w.Code)
+	}
+}

@@ -22,7 +22,7 @@ const (
 )
 
 // listParams are the query parameters GET /api/memories accepts.
-var listParams = append([]string{"q", "namespace", "type", "order_by", "limit", "offset"}, boundParams...)
+var listParams = append([]string{"q", "namespace", "type", "order_by", "limit", "offset", "include_superseded"}, boundParams...)
 
 // page is what GET /api/memories answers, listing or searching: one page of
 // memories and enough to page on. Score is set on search hits only.
@@ -68,12 +68,18 @@ func (h *handler) listMemories(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	superseded, err := readSuperseded(qs)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	ns, typ := qs.Get("namespace"), memory.Type(qs.Get("type"))
 	query := strings.TrimSpace(qs.Get("q"))
 	orderBy := qs.Get("order_by")
 	if query == "" {
 		// Newest, most used, most important or most trusted first.
-		res, err := h.mem.List(r.Context(), memory.ListRequest{Namespace: ns, Type: typ, OrderBy: orderBy, Limit: limit, Offset: offset, Bounds: bounds})
+		res, err := h.mem.List(r.Context(), memory.ListRequest{Namespace: ns, Type: typ, OrderBy: orderBy, Limit: limit, Offset: offset,
+			Bounds: bounds, IncludeSuperseded: superseded})
 		if err != nil {
 			h.fail(w, r, err)
 			return
@@ -89,7 +95,7 @@ func (h *handler) listMemories(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "order_by applies to the list, not to a search, which is ranked by relevance: drop order_by or q")
 		return
 	}
-	h.search(w, r, memory.RecallRequest{Query: query, Namespace: ns, Type: typ, Bounds: bounds}, limit, offset)
+	h.search(w, r, memory.RecallRequest{Query: query, Namespace: ns, Type: typ, Bounds: bounds, IncludeSuperseded: superseded}, limit, offset)
 }
 
 // search pages over the ranked hits of one recall: the search has no offset of

@@ -13,6 +13,21 @@ import (
 // list, the search and the export of a view.
 var boundParams = []string{"min_confidence", "max_confidence", "since", "until"}
 
+// readSuperseded reads include_superseded: superseded memories (the older
+// side of a supersedes edge) are left out of a view unless it is true, as in
+// memory_recall_tool.
+func readSuperseded(qs url.Values) (bool, error) {
+	raw := qs.Get("include_superseded")
+	if raw == "" {
+		return false, nil
+	}
+	v, err := strconv.ParseBool(raw)
+	if err != nil {
+		return false, fmt.Errorf("invalid include_superseded %q: accepted true or false", raw)
+	}
+	return v, nil
+}
+
 // dateLayout is how the page sends a day (an <input type=date>'s value).
 const dateLayout = "2006-01-02"
 

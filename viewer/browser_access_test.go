@@ -23,11 +23,26 @@ func TestBrowserReadOnlyViewer(t *testing.T) {
 	srv := httptest.NewServer(f.h)
 	t.Cleanup(srv.Close)
 
-	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/?token="+testToken)); err != nil {
+	// Opened without the token: a page asks for it. A wrong one is said to
+	// be wrong; the right one opens the viewer.
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
 		t.Fatal(err)
 	}
-	if err := within(ctx, 20*time.Second, chromedp.WaitVisible(chromedp.CSS(`#memories li`)), chromedp.WaitVisible(chromedp.CSS(`#read-only-note`))); err != nil {
-		t.Fatalf("the read-only list never showed: %v", err)
+	err := within(ctx, 20*time.Second,
+		chromedp.WaitVisible(chromedp.CSS(`#token-form`)),
+		chromedp.SendKeys(chromedp.CSS(`#token`), "not-the-token"),
+		chromedp.Submit(chromedp.CSS(`#token-form`)),
+		chromedp.WaitVisible(chromedp.CSS(`#token-wrong`)))
+	if err != nil {
+		t.Fatalf("the token page never said the token was wrong: %v", err)
+	}
+	screenshot(t, ctx, "token-asked")
+	err = within(ctx, 20*time.Second,
+		chromedp.SendKeys(chromedp.CSS(`#token`), testToken),
+		chromedp.Submit(chromedp.CSS(`#token-form`)),
+		chromedp.WaitVisible(chromedp.CSS(`#memories li`)), chromedp.WaitVisible(chromedp.CSS(`#read-only-note`)))
+	if err != nil {
+		t.Fatalf("the read-only list never showed after the token was given: %v", err)
 	}
 	href, err := run(ctx, chromedp.Evaluate[string](`location.href`))
 	if err != nil {

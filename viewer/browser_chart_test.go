@@ -1,6 +1,9 @@
 package viewer
 
 import (
+	"cmp"
+	"database/sql"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -22,6 +25,9 @@ func TestBrowserChartPointsLinkToEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The three events share one instant (quick clicks, a script): the
+	// chart still draws them in the order they happened, their ids'.
+	sameInstant(t, f.path, id)
 	hist, err := f.val.History(t.Context(), validation.HistoryRequest{MemoryID: id})
 	if err != nil || len(hist.Events) != 3 {
 		t.Fatalf("history: %+v, %v", hist, err)
@@ -39,6 +45,24 @@ func TestBrowserChartPointsLinkToEvents(t *testing.T) {
 	}
 	if len(points) != len(hist.Events) {
 		t.Fatalf("chart links %v, want one per event (%d)", points, len(hist.Events))
+	}
+	// Left to right by id, each at its confidence after the event.
+	byID := slices.Clone(hist.Events)
+	slices.SortFunc(byID, func(a, b memory.ValidationEvent) int { return cmp.Compare(a.ID, b.ID) })
+	var want []string
+	for _, ev := range byID {
+		want = append(want, strconv.FormatInt(ev.ID, 10))
+	}
+	if !slices.Equal(points, want) {
+		t.Errorf("chart points in the order %v, want by event id %v", points, want)
+	}
+	drawn, err := run(ctx, chromedp.Evaluate[[]float64](`[...document.querySelectorAll("#confidence-chart .dot")].map((d) => Number(d.getAttribute("cy")))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// y grows downwards: success, failure, success is up, down, up.
+	if len(drawn) != 4 || !(drawn[1] < drawn[0] && drawn[2] > drawn[1] && drawn[3] < drawn[2]) {
+		t.Errorf("chart dots at y %v, want start then up, down, up (confirm, refute, confirm)", drawn)
 	}
 	focused := `(() => { const a = document.activeElement; return a && a.classList.contains("target") ? a.id : ""; })()`
 	for i, ev := range hist.Events {
@@ -63,5 +87,19 @@ func TestBrowserChartPointsLinkToEvents(t *testing.T) {
 		if i == 1 {
 			screenshot(t, ctx, "chart-point-to-event")
 		}
+	}
+}
+
+// sameInstant gives every validation event of a memory the time of its first,
+// as events recorded within one millisecond have.
+func sameInstant(t *testing.T, path, memoryID string) {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`UPDATE validation_events SET created_at = (SELECT MIN(created_at) FROM validation_events WHERE memory_id = ?) WHERE memory_id = ?`, memoryID, memoryID); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -147,7 +147,7 @@ func TestBrowserListSearchAndMemoryPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	screenshot(t, ctx, "memory-phone")
+	screenshot(t, ctx, "memory-phone-short")
 	if !strings.HasPrefix(content, "Use WAL journal mode") {
 		t.Errorf("memory page shows %q", content)
 	}

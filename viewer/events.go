@@ -239,6 +239,8 @@ func parseEventID(s string) (epoch string, seq int64, ok bool) {
 
 // events streams changes as Server-Sent Events:
 //
+//	event: position  sent first to a page that gave no last id: where the
+//	                 stream stands, so it has an id to come back with
 //	event: change  data {"changed":[{"id":…,"created":true}],"total":N}
 //	event: reset   the page may have missed changes: reload what it shows
 //	: ping         a comment every heartbeatEvery, so proxies and the page
@@ -280,7 +282,15 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 			epoch = "" // unreadable: start over
 		}
 	}
-	fmt.Fprint(w, ": connected\n\n")
+	if last == "" {
+		// A fresh page learns where the stream stands before any change: if
+		// the server restarts before the first change, the page reconnects
+		// with this id, hears "reset" and reloads what it shows, catching up
+		// with what was stored while the server was down.
+		fmt.Fprintf(w, "id: %s-%d\nevent: position\ndata: {}\n\n", epoch, seq)
+	} else {
+		fmt.Fprint(w, ": connected\n\n")
+	}
 	heartbeat := time.NewTicker(heartbeatEvery)
 	defer heartbeat.Stop()
 	for {

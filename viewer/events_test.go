@@ -105,6 +105,12 @@ func TestEventsReportWritesFromAnotherProcessAndReplayAfterReconnect(t *testing.
 	other := f.otherProcess(t)
 
 	ch := stream(t, base, "")
+	// A fresh stream says where it stands first, before any change: a page
+	// that reconnects after a restart has an id to come back with.
+	pos := next(t, ch, 2*time.Second)
+	if pos.name != "position" || pos.id == "" {
+		t.Fatalf("first event %+v, want a position with an id", pos)
+	}
 	start := time.Now()
 	res, err := other.Remember(t.Context(), memory.StoreRequest{Content: "Written by a hook in another process", Type: memory.TypePattern})
 	if err != nil {
@@ -168,6 +174,9 @@ func TestEventsSendAHeartbeat(t *testing.T) {
 	t.Cleanup(func() { heartbeatEvery = old })
 	f := newFixture(t)
 	ch := stream(t, newLoopbackServer(t, f), "")
+	if ev := next(t, ch, 2*time.Second); ev.name != "position" {
+		t.Fatalf("first event %+v, want the position", ev)
+	}
 	deadline := time.After(2 * time.Second)
 	for {
 		select {
@@ -193,4 +202,21 @@ func first0(t *testing.T, f *fixture) string {
 		t.Fatalf("list: %v", err)
 	}
 	return res.Memories[len(res.Memories)-1].ID
+}
+
+// TestEventsResetAfterARestart: the position a fresh page got from one run of
+// the server is answered with a reset by the next run (another epoch), so the
+// page reloads what it shows and catches up with what was stored meanwhile.
+func TestEventsResetAfterARestart(t *testing.T) {
+	f := newFixture(t)
+	pos := next(t, stream(t, newLoopbackServer(t, f), ""), 2*time.Second)
+	if pos.name != "position" {
+		t.Fatalf("first event %+v, want the position", pos)
+	}
+	f.store(t, "Stored while the viewer was down", memory.TypeDecision, "global")
+	restarted := &fixture{mem: f.mem, val: f.val, db: f.db, h: New(Deps{Memory: f.mem, Validation: f.val, DB: f.db})}
+	ev := next(t, stream(t, newLoopbackServer(t, restarted), pos.id), 2*time.Second)
+	if ev.name != "reset" || ev.id == "" || ev.id == pos.id {
+		t.Errorf("reconnecting with %s to a restarted server: %+v, want a reset with the new position", pos.id, ev)
+	}
 }

@@ -3,6 +3,7 @@ package viewer
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,7 +12,11 @@ import (
 )
 
 // exportParams are the list's filters and the format.
-var exportParams = append([]string{"q", "namespace", "type", "order_by", "format"}, boundParams...)
+var exportParams = append([]string{"q", "namespace", "type", "order_by", "format", "include_superseded"}, boundParams...)
+
+// exportFilters are the parameters an export names in its header, in this
+// order: every filter that decided what it holds.
+var exportFilters = slices.Concat([]string{"q", "namespace", "type", "order_by"}, boundParams, []string{"include_superseded"})
 
 // maxExport bounds one export of the list (a search holds at most
 // memory.MaxNResults hits).
@@ -45,6 +50,11 @@ func (h *handler) export(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	superseded, err := readSuperseded(qs)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	ns, typ, orderBy := qs.Get("namespace"), memory.Type(qs.Get("type")), qs.Get("order_by")
 	query := strings.TrimSpace(qs.Get("q"))
 	var ms []*memory.Memory
@@ -54,7 +64,7 @@ func (h *handler) export(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusBadRequest, "order_by applies to the list, not to a search, which is ranked by relevance: drop order_by or q")
 			return
 		}
-		res, err := h.mem.Recall(r.Context(), memory.RecallRequest{Query: query, NResults: memory.MaxNResults, Namespace: ns, Type: typ, SkipAccessUpdate: true, Bounds: bounds})
+		res, err := h.mem.Recall(r.Context(), memory.RecallRequest{Query: query, NResults: memory.MaxNResults, Namespace: ns, Type: typ, SkipAccessUpdate: true, Bounds: bounds, IncludeSuperseded: superseded})
 		if err != nil {
 			h.fail(w, r, err)
 			return
@@ -64,7 +74,7 @@ func (h *handler) export(w http.ResponseWriter, r *http.Request) {
 		}
 	} else {
 		for offset := 0; ; {
-			res, err := h.mem.List(r.Context(), memory.ListRequest{Namespace: ns, Type: typ, OrderBy: orderBy, Limit: memory.MaxListLimit, Offset: offset, Bounds: bounds})
+			res, err := h.mem.List(r.Context(), memory.ListRequest{Namespace: ns, Type: typ, OrderBy: orderBy, Limit: memory.MaxListLimit, Offset: offset, Bounds: bounds, IncludeSuperseded: superseded})
 			if err != nil {
 				h.fail(w, r, err)
 				return
@@ -84,7 +94,7 @@ func (h *handler) export(w http.ResponseWriter, r *http.Request) {
 		ms = []*memory.Memory{}
 	}
 	filters := map[string]string{}
-	for _, k := range []string{"q", "namespace", "type", "order_by"} {
+	for _, k := range exportFilters {
 		if v := qs.Get(k); v != "" {
 			filters[k] = v
 		}
@@ -98,7 +108,7 @@ func (h *handler) export(w http.ResponseWriter, r *http.Request) {
 	desc := fmt.Sprintf("%d memories", len(ms))
 	if len(filters) > 0 {
 		var parts []string
-		for _, k := range []string{"q", "namespace", "type", "order_by"} {
+		for _, k := range exportFilters {
 			if v, ok := filters[k]; ok {
 				parts = append(parts, k+"="+v)
 			}

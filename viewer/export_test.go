@@ -67,3 +67,43 @@ func TestExportPagesThroughTheWholeList(t *testing.T) {
 		t.Errorf("exported %d, want every one of %d", ex.Count, memory.MaxListLimit+3)
 	}
 }
+
+// An export of a view bounded by confidence and dates, superseded memories
+// shown, names every one of those filters in its header, JSON and Markdown.
+func TestExportHeaderNamesEveryFilter(t *testing.T) {
+	f := newFixture(t)
+	old := f.store(t, "The API listens on port 8080", memory.TypeDecision, "global")
+	cur := f.store(t, "The API listens on port 9090", memory.TypeDecision, "global")
+	if _, err := f.mem.Relate(t.Context(), memory.RelateRequest{SourceID: cur, TargetID: old, Relation: memory.RelationSupersedes}); err != nil {
+		t.Fatal(err)
+	}
+	q := "min_confidence=0.2&max_confidence=0.8&since=2020-01-01&until=2099-12-31&include_superseded=true"
+	ex := decode[exportFile](t, f.do(t, "GET", "/api/export?format=json&"+q, "", nil), http.StatusOK)
+	want := map[string]string{"min_confidence": "0.2", "max_confidence": "0.8", "since": "2020-01-01", "until": "2099-12-31", "include_superseded": "true"}
+	for k, v := range want {
+		if ex.Filters[k] != v {
+			t.Errorf("JSON export's filters %v: %s is %q, want %q", ex.Filters, k, ex.Filters[k], v)
+		}
+	}
+	if ex.Count != 2 {
+		t.Errorf("exported %d memories, want both versions (superseded shown)", ex.Count)
+	}
+	md := f.do(t, "GET", "/api/export?format=markdown&"+q, "", nil).Body.String()
+	for k, v := range want {
+		if !strings.Contains(md, k+"="+v) {
+			t.Errorf("Markdown export's header leaves out %s=%s:\n%s", k, v, md[:min(len(md), 400)])
+		}
+	}
+	// Without include_superseded the list and the export leave the old version out.
+	p := decode[page](t, f.do(t, "GET", "/api/memories", "", nil), http.StatusOK)
+	if len(p.Memories) != 1 || p.Memories[0].ID != cur {
+		t.Errorf("list without superseded: %v, want only %s", ids(p), cur)
+	}
+	p = decode[page](t, f.do(t, "GET", "/api/memories?include_superseded=true", "", nil), http.StatusOK)
+	if len(p.Memories) != 2 {
+		t.Errorf("list with superseded: %v, want both", ids(p))
+	}
+	if w := f.do(t, "GET", "/api/memories?include_superseded=maybe", "", nil); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "true or false") {
+		t.Errorf("include_superseded=maybe: %d %s, want 400 saying what is accepted", w.Code, w.Body)
+	}
+}

@@ -98,6 +98,11 @@ func New(d Deps) http.Handler {
 	tags := fileETags(static)
 	files := http.FileServerFS(static)
 	mux.Handle("GET /static/", http.StripPrefix("/static", revalidated(tags, "", files)))
+	// Browsers ask for /favicon.ico on pages without their own icon (an API
+	// answer opened in a tab): the same icon as the page's.
+	mux.Handle("GET /favicon.ico", revalidated(tags, "favicon.svg", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.ServeFileFS(w, r, static, "favicon.svg")
+	})))
 	mux.Handle("GET /{$}", revalidated(tags, "index.html", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.ServeFileFS(w, r, static, "index.html")
 	})))

@@ -62,11 +62,15 @@ type EntryHit struct {
 	Score float64
 }
 
-// SummaryJob is a session waiting for its summary.
-type SummaryJob struct {
-	SessionID string
-	Reason    string // stop, session-end, pre-compact
-	TurnID    string
-	Attempts  int
-	CreatedAt time.Time
+// SummaryJobKind is the job kind of a session summary (in the job queue
+// curation shares; the subject is the session id).
+const SummaryJobKind = "summary"
+
+// Progress is how far a session's summaries have come.
+type Progress struct {
+	Through    int64 // the last entry a finished summary covers
+	ModelCalls int   // chat calls spent on the session
+	// DraftMemoryID is the session memory holding the extractive summary of
+	// the entries after Through, until the model's summary replaces it.
+	DraftMemoryID string
 }

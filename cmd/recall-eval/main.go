@@ -46,8 +46,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	plumbing := fs.Bool("plumbing", false, "label hybrid figures as plumbing only (a real Ollama whose models have random weights)")
 	keywordOnly := fs.Bool("keyword-only", false, "store without vectors and run keyword-only mode alone (no Ollama, fake or real)")
 	verbose := fs.Bool("v", false, "log at INFO instead of WARN")
+	oracle := fs.Bool("oracle", false, "print the fusion curve: keyword-only, vector-only and hybrid figures with an oracle embedder from perfect to meaningless")
+	sizes := fs.String("sizes", "1000,10000", "with -oracle: memories in the store, comma-separated (the project's dataset gets distractors)")
+	noises := fs.String("noise", defaultNoises, "with -oracle: the oracle's noise levels, 0 (perfect) to 1 (meaningless)")
+	corpora := fs.String("corpus", "project,generated", "with -oracle: project (the dataset with distractors), generated (a corpus no constant was tuned on), or both")
+	dim := fs.Int("dim", 1024, "with -oracle: the vectors' dimension")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: recall-eval [-json [-details]] [-data DIR] [-keyword-only | -plumbing] [-v]")
+		fmt.Fprintln(stderr, "       recall-eval -oracle [-json] [-sizes 1000,10000] [-noise 0,...,1] [-corpus project,generated] [-dim 1024]")
 		fmt.Fprintln(stderr, "Vectors come from a fake Ollama unless OLLAMA_HOST or RECALL_OLLAMA_HOST is set.")
 		fs.PrintDefaults()
 	}
@@ -60,6 +66,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
+	if *oracle {
+		o := oracleOptions{sizes: *sizes, noises: *noises, corpora: *corpora, dim: *dim, asJSON: *asJSON}
+		if err := runOracle(ctx, stdout, logger, o); err != nil {
+			fmt.Fprintln(stderr, "recall-eval:", err)
+			return 1
+		}
+		return 0
+	}
 	run := runOptions{dataDir: *dataDir, asJSON: *asJSON, details: *details, plumbing: *plumbing, keywordOnly: *keywordOnly}
 	if err := evaluate(ctx, stdout, logger, run); err != nil {
 		fmt.Fprintln(stderr, "recall-eval:", err)

@@ -13,6 +13,7 @@ import (
 	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/history"
+	"github.com/recall-mcp/recall/jobs"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/privacy"
 	"github.com/recall-mcp/recall/project"
@@ -28,8 +29,10 @@ type app struct {
 	log    *slog.Logger
 	db     *storage.DB
 	ollama *embedding.Client
+	judge  memory.Judge // the chat model; nil with RECALL_OLLAMA=off
 	mem    *memory.Service
 	cur    *validation.Service
+	jobs   *jobs.Runner // curation and summary jobs (started by recall serve)
 	// projects resolves directories to project namespaces for hooks, the CLI
 	// and the MCP server alike.
 	projects *project.Resolver
@@ -130,7 +133,10 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 		Logger:             log,
 		Scrub:              privacy.Clean,
 	})
+	// One runner works every job kind: curation's and the session summaries.
+	runner := jobs.New(db, jobs.Options{Workers: cfg.CurationWorkers, Logger: log})
 	cur := validation.New(db, mem, embedder, judge, validation.Options{
+		Jobs:                   runner,
 		ContradictionThreshold: cfg.ContradictionThreshold,
 		StaleDays:              cfg.StaleDays,
 		Workers:                cfg.CurationWorkers,
@@ -140,7 +146,7 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 	})
 	mem.SetCurator(cur)
 	projects := project.NewResolver(db, cfg.Project, log)
-	return &app{cfg: cfg, log: log, db: db, ollama: ollama, mem: mem, cur: cur, projects: projects}, nil
+	return &app{cfg: cfg, log: log, db: db, ollama: ollama, judge: judge, mem: mem, cur: cur, jobs: runner, projects: projects}, nil
 }
 
 // openHistory adds the conversation history to the app; searches start a

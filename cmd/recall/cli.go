@@ -185,9 +185,12 @@ func runStats(fs *pflag.FlagSet) runFunc {
 			model = "none yet"
 		}
 		fmt.Fprintf(w, "embeddings:         %s (dimension %d), %d pending\n", model, st.EmbeddingDim, st.PendingEmbeddings)
-		fmt.Fprintf(w, "curation jobs:      %s\n", describe.JobBacklog(st, time.Now()))
+		fmt.Fprintf(w, "jobs:               %s\n", describe.JobBacklog(st, time.Now()))
 		if st.LastJobError != "" {
 			fmt.Fprintf(w, "  last job failure: %s\n", st.LastJobError)
+		}
+		if st.FailedJobs > 0 {
+			fmt.Fprintf(w, "  failed for good:  %d (the last: %s)\n", st.FailedJobs, st.LastJobFailure)
 		}
 		for _, h := range st.ModelHealth {
 			fmt.Fprintf(w, "%-20s%s\n", h.Role+" model:", describe.ModelFailing(h, time.Now()))
@@ -235,6 +238,9 @@ func runReindex(fs *pflag.FlagSet) runFunc {
 			return err
 		}
 		defer a.Close()
+		if !a.cfg.Ollama {
+			return errors.New("RECALL_OLLAMA=off: there is no embedding model to reindex with; unset it (or set it to on) first")
+		}
 		fmt.Fprintf(e.stderr, "re-embedding with %s at %s ...\n", a.ollama.Model(), a.ollama.Host())
 		pr := newProgressPrinter(e.stderr)
 		p, err := a.mem.Reindex(ctx, pr.print)

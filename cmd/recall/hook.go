@@ -100,6 +100,7 @@ func runHook(ctx context.Context, e *env, args []string) error {
 			Summaries:   cfg.Summaries,
 			Floor:       memory.Floor{MinCoverage: cfg.PromptMinCoverage, MinSimilarity: cfg.MatchMinSimilarity},
 			Logger:      log,
+			ToolCalls:   a.db,
 			Context: func(ctx context.Context, query, project string, budget int) (string, error) {
 				res, err := a.cur.Context(ctx, validation.ContextRequest{Query: query, Project: project, TokenBudget: budget})
 				if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/capture"
+	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/doctor"
 	"github.com/recall-mcp/recall/internal/loopback"
 	"github.com/recall-mcp/recall/server"
@@ -20,7 +21,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// shutdownGrace bounds how long the curation queue may take to drain at exit.
+// shutdownGrace bounds how long the job queue may take to drain at exit.
 const shutdownGrace = 10 * time.Second
 
 var serveCommand = &command{
@@ -29,7 +30,7 @@ var serveCommand = &command{
 	args:  "[--http 127.0.0.1:8765 [--allow-remote [--writable] [--hostname NAME,...]]]",
 	summary: "Serve MCP on stdio (the default), or Streamable HTTP with --http.\n" +
 		"Fills missing embeddings and runs curation in the background; on SIGINT or\n" +
-		"SIGTERM it finishes calls in flight and the curation queue, closes the database\n" +
+		"SIGTERM it finishes calls in flight and the job queue (curation, summaries), closes the database\n" +
 		"and exits 0.\n" +
 		"RECALL_HTTP_TOKEN set makes HTTP clients send \"Authorization: Bearer <token>\";\n" +
 		"--allow-remote requires it. Requests from another site's web page (Origin) get 403.\n" +
@@ -62,7 +63,13 @@ func runServe(fs *pflag.FlagSet) runFunc {
 			return err
 		}
 		if *addr != "" && *allowRemote && cfg.HTTPToken == "" {
-			return errors.New("--allow-remote needs RECALL_HTTP_TOKEN: without a token anyone who can reach the port could read and delete every memory; set RECALL_HTTP_TOKEN to a long random value")
+			return errors.New("--allow-remote needs RECALL_HTTP_TOKEN: without a token anyone who can reach the port could read and delete every memory; " +
+				"set RECALL_HTTP_TOKEN to a long random value (make one with `" + config.TokenCommand + "`)")
+		}
+		if *addr != "" {
+			if err := config.CheckHTTPToken(cfg.HTTPToken); err != nil {
+				return err
+			}
 		}
 
 		ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
@@ -87,9 +94,8 @@ func runServe(fs *pflag.FlagSet) runFunc {
 		wg.Go(func() { a.warnAboutModels(ctx) })
 		wg.Go(func() { a.keepFileActivityBounded(ctx) })
 		wg.Go(func() { a.drainSpool(ctx) })
-		a.cur.Start(work)
-		summaries := a.summarizer()
-		summaries.Start(work)
+		a.handleSummaries()
+		a.jobs.Start(work)
 
 		srv := a.mcpServer("") // clients' projects come from their roots
 		if *addr != "" {
@@ -120,11 +126,8 @@ func runServe(fs *pflag.FlagSet) runFunc {
 
 		closeCtx, cancel := context.WithTimeout(work, shutdownGrace)
 		defer cancel()
-		if cerr := a.cur.Close(closeCtx); cerr != nil {
-			a.log.Warn("curation queue not drained; the rest resumes at the next start", "err", cerr)
-		}
-		if serr := summaries.Close(closeCtx); serr != nil {
-			a.log.Warn("summary queue not drained", "err", serr)
+		if cerr := a.jobs.Close(closeCtx); cerr != nil {
+			a.log.Warn("job queue not drained; the rest resumes at the next start", "err", cerr)
 		}
 		wg.Wait()
 		if err != nil && !signalled {
@@ -134,13 +137,15 @@ func runServe(fs *pflag.FlagSet) runFunc {
 	}
 }
 
-// summarizer works the queue of session summaries; with capture or summaries
-// off it is a summarizer that never starts.
-func (a *app) summarizer() *capture.Summarizer {
+// handleSummaries makes the job runner summarise sessions (an extractive
+// summary at once, the chat model's when it answers); with capture or
+// summaries off their jobs wait.
+func (a *app) handleSummaries() {
 	if !a.cfg.Capture || !a.cfg.Summaries {
-		return &capture.Summarizer{}
+		return
 	}
-	return &capture.Summarizer{Store: a.db, Judge: a.ollama, Memories: a.mem, MaxCalls: a.cfg.SummaryCalls, Logger: a.log}
+	s := &capture.Summarizer{Store: a.db, Judge: a.judge, Memories: a.mem, MaxCalls: a.cfg.SummaryCalls, Logger: a.log}
+	a.jobs.Handle(capture.SummaryJobKind, s.Run)
 }
 
 // warnAboutModels says once, at start, what is wrong with the configured
@@ -148,6 +153,9 @@ func (a *app) summarizer() *capture.Summarizer {
 // before every judgment fails. Ollama not running is left to the calls that
 // need it: they say so themselves.
 func (a *app) warnAboutModels(ctx context.Context) {
+	if !a.cfg.Ollama {
+		return // RECALL_OLLAMA=off: told once, by the person
+	}
 	st, err := a.ollama.Check(ctx)
 	if err != nil {
 		return

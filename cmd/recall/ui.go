@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/viewer"
 
 	"github.com/spf13/pflag"
@@ -63,7 +64,12 @@ func runUI(fs *pflag.FlagSet) runFunc {
 		defer a.Close()
 		if remote && a.cfg.HTTPToken == "" {
 			return fmt.Errorf("refusing to serve the viewer on %q without a token: other machines could read every memory; "+
-				"set RECALL_HTTP_TOKEN to a long random value, then open the page once as http://%s/?token=<token>", *addr, *addr)
+				"set RECALL_HTTP_TOKEN to a long random value (make one with `%s`), then open the page once as http://%s/?token=<token>", *addr, config.TokenCommand, *addr)
+		}
+		if remote {
+			if err := config.CheckHTTPToken(a.cfg.HTTPToken); err != nil {
+				return err
+			}
 		}
 		if *addr != "" {
 			return serveUIOn(ctx, e, a, *addr, remote, *writable, splitNames(*hostnames))

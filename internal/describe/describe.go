@@ -29,7 +29,7 @@ func Age(d time.Duration) string {
 	return max(d, 0).Round(time.Second).String()
 }
 
-// JobBacklog describes the curation queue: how many jobs, how many wait for a
+// JobBacklog describes the job queue (curation, summaries): how many jobs, how many wait for a
 // retry, and the age of the oldest.
 func JobBacklog(st *memory.Stats, now time.Time) string {
 	if st.PendingJobs == 0 {

@@ -9,11 +9,13 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/recall-mcp/recall/capture"
+	"github.com/recall-mcp/recall/jobs"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
 )
@@ -23,6 +25,7 @@ import (
 type Store interface {
 	memory.Store
 	capture.Store
+	jobs.Queue
 	Trash(ctx context.Context) ([]storage.TrashItem, error)
 	RestoreMemory(ctx context.Context, id string) (*storage.ImportResult, error)
 }
@@ -1052,6 +1055,7 @@ func testFileSummarize(t *testing.T, s Store) {
 }
 
 func testJobs(t *testing.T, s Store) {
+	kinds := []string{"curate", "supersede"}
 	a, b := add(t, s, "job a"), add(t, s, "job b")
 	j1, err := s.EnqueueJob(ctx, a.ID, "curate")
 	must(t, err)
@@ -1059,30 +1063,33 @@ func testJobs(t *testing.T, s Store) {
 		t.Fatalf("same job twice: %d and %d", j1, again)
 	}
 	j2, _ := s.EnqueueJob(ctx, b.ID, "curate")
-	if _, err := s.EnqueueJob(ctx, "mem_1_deadbeef", "curate"); !errors.Is(err, memory.ErrNotFound) {
-		t.Fatalf("job of a missing memory: %v", err)
+	if _, err := s.EnqueueJob(ctx, "", "curate"); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("job about nothing: %v", err)
+	}
+	if got, _ := s.ClaimJobs(ctx, []string{"summary"}, 5, time.Minute); len(got) != 0 {
+		t.Fatalf("claimed jobs of a kind not asked for: %+v", got)
 	}
 	if _, err := s.EnqueueJob(ctx, a.ID, " "); !errors.Is(err, memory.ErrInvalid) {
 		t.Fatalf("job without kind: %v", err)
 	}
-	got, err := s.ClaimJobs(ctx, 1, time.Minute)
+	got, err := s.ClaimJobs(ctx, kinds, 1, time.Minute)
 	must(t, err)
-	if len(got) != 1 || got[0].ID != j1 || got[0].Attempts != 1 || got[0].MemoryID != a.ID || got[0].Kind != "curate" {
+	if len(got) != 1 || got[0].ID != j1 || got[0].Attempts != 1 || got[0].Subject != a.ID || got[0].Kind != "curate" {
 		t.Fatalf("first claim = %+v", got)
 	}
-	got, _ = s.ClaimJobs(ctx, 5, time.Minute)
+	got, _ = s.ClaimJobs(ctx, kinds, 5, time.Minute)
 	if len(got) != 1 || got[0].ID != j2 {
 		t.Fatalf("second claim = %+v, want only the unleased job", got)
 	}
-	if got, _ := s.ClaimJobs(ctx, 5, time.Minute); len(got) != 0 {
+	if got, _ := s.ClaimJobs(ctx, kinds, 5, time.Minute); len(got) != 0 {
 		t.Fatalf("leased jobs claimed again: %+v", got)
 	}
 	must(t, s.RetryJob(ctx, j1, "model down", time.Now().Add(time.Hour)))
-	if got, _ := s.ClaimJobs(ctx, 5, time.Minute); len(got) != 0 {
+	if got, _ := s.ClaimJobs(ctx, kinds, 5, time.Minute); len(got) != 0 {
 		t.Fatalf("a job due later was claimed: %+v", got)
 	}
 	must(t, s.RetryJob(ctx, j1, "model down", time.Now().Add(-time.Second)))
-	got, _ = s.ClaimJobs(ctx, 5, time.Minute)
+	got, _ = s.ClaimJobs(ctx, kinds, 5, time.Minute)
 	if len(got) != 1 || got[0].ID != j1 || got[0].Attempts != 2 || got[0].LastError != "model down" {
 		t.Fatalf("retried claim = %+v", got)
 	}
@@ -1095,15 +1102,47 @@ func testJobs(t *testing.T, s Store) {
 	// Short leases run out: a dead worker's job is claimed again.
 	must(t, s.DeleteMemory(ctx, a.ID, false))
 	j3, _ := s.EnqueueJob(ctx, b.ID, "supersede")
-	if got, _ := s.ClaimJobs(ctx, 5, time.Millisecond); len(got) != 1 || got[0].ID != j3 {
+	if got, _ := s.ClaimJobs(ctx, kinds, 5, time.Millisecond); len(got) != 1 || got[0].ID != j3 {
 		t.Fatalf("claim = %+v", got)
 	}
 	time.Sleep(5 * time.Millisecond)
-	if got, _ := s.ClaimJobs(ctx, 5, time.Minute); len(got) != 1 || got[0].ID != j3 || got[0].Attempts != 2 {
+	if got, _ := s.ClaimJobs(ctx, kinds, 5, time.Minute); len(got) != 1 || got[0].ID != j3 || got[0].Attempts != 2 {
 		t.Fatalf("claim after the lease ran out = %+v", got)
 	}
 	if st, _ := s.Stats(ctx); st.PendingJobs != 2 {
 		t.Fatalf("pending jobs = %d (the deleted memory's job must go with it)", st.PendingJobs)
+	}
+	// A job that can never succeed is kept on record, never claimed again,
+	// and leaves room for new work about the same subject.
+	if err := s.FailJob(ctx, j3, ""); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("a failure without a cause: %v", err)
+	}
+	must(t, s.FailJob(ctx, j3, "reply does not parse"))
+	if got, _ := s.ClaimJobs(ctx, kinds, 5, time.Minute); len(got) != 0 {
+		t.Fatalf("claimed after failing for good: %+v", got)
+	}
+	st, _ = s.Stats(ctx)
+	if st.PendingJobs != 1 || st.FailedJobs != 1 || !strings.Contains(st.LastJobFailure, "reply does not parse") {
+		t.Fatalf("job stats after a failure = %+v", st)
+	}
+	if j4, err := s.EnqueueJob(ctx, b.ID, "supersede"); err != nil || j4 == j3 {
+		t.Fatalf("new work beside a failed job: %d, %v", j4, err)
+	}
+	// A job queued again while it runs runs once more after finishing.
+	j5, _ := s.EnqueueJob(ctx, "s9", "summary")
+	if got, _ := s.ClaimJobs(ctx, []string{"summary"}, 1, time.Minute); len(got) != 1 || got[0].ID != j5 {
+		t.Fatalf("claim summary = %+v", got)
+	}
+	if again, _ := s.EnqueueJob(ctx, "s9", "summary"); again != j5 {
+		t.Fatalf("a running job queued twice: %d, %d", j5, again)
+	}
+	must(t, s.FinishJob(ctx, j5))
+	if got, _ := s.ClaimJobs(ctx, []string{"summary"}, 1, time.Minute); len(got) != 1 || got[0].ID != j5 {
+		t.Fatalf("a job queued while running was finished: %+v", got)
+	}
+	must(t, s.FinishJob(ctx, j5))
+	if got, _ := s.ClaimJobs(ctx, []string{"summary"}, 1, time.Minute); len(got) != 0 {
+		t.Fatalf("finished twice and still there: %+v", got)
 	}
 }
 
@@ -1169,20 +1208,24 @@ func testJournal(t *testing.T, s Store) {
 	if len(es) != 5 || es[0].ID != got[2] || es[3].ID != other || es[4].ID != late {
 		t.Fatalf("around in every namespace = %+v", es)
 	}
-	sum1, err := s.RecordSummary(ctx, entry(capture.KindSummary, "project:j", "s1", "first summary"), got[2])
+	must(t, s.SetDraftSummary(ctx, "s1", "mem_1_00000001"))
+	if p, _ := s.SummaryProgress(ctx, "s1"); p.DraftMemoryID != "mem_1_00000001" {
+		t.Fatalf("progress with a draft = %+v", p)
+	}
+	sum1, err := s.RecordSummary(ctx, entry(capture.KindSummary, "project:j", "s1", "first summary"), got[2], true)
 	must(t, err)
-	sum2, _ := s.RecordSummary(ctx, entry(capture.KindSummary, "project:j", "s1", "second summary"), got[4])
+	sum2, _ := s.RecordSummary(ctx, entry(capture.KindSummary, "project:j", "s1", "second summary"), got[4], true)
 	sums, _ := s.RecentSummaries(ctx, "project:j", 5)
 	if len(sums) != 2 || sums[0].ID != sum2 || sums[1].ID != sum1 {
 		t.Fatalf("recent summaries = %+v", sums)
 	}
 	must(t, s.CountModelCall(ctx, "s1"))
-	through, calls, err := s.SummaryProgress(ctx, "s1")
+	p, err := s.SummaryProgress(ctx, "s1")
 	must(t, err)
-	if through != got[4] || calls != 3 {
-		t.Fatalf("progress = %d, %d calls", through, calls)
+	if p.Through != got[4] || p.ModelCalls != 3 || p.DraftMemoryID != "" {
+		t.Fatalf("progress = %+v", p)
 	}
-	if through, calls, _ := s.SummaryProgress(ctx, "none"); through != 0 || calls != 0 {
+	if p, _ := s.SummaryProgress(ctx, "none"); p != (capture.Progress{}) {
 		t.Fatal("progress of an unknown session")
 	}
 }
@@ -1246,22 +1289,14 @@ func testSummaryJobs(t *testing.T, s Store) {
 	if err := s.QueueSummary(ctx, "", "stop", ""); err == nil {
 		t.Fatal("a summary without a session was queued")
 	}
-	j, err := s.ClaimSummary(ctx, time.Minute)
+	summary := []string{capture.SummaryJobKind}
+	got, err := s.ClaimJobs(ctx, summary, 5, time.Minute)
 	must(t, err)
-	if j == nil || j.SessionID != "s1" || j.Reason != "session-end" || j.TurnID != "turn1" || j.Attempts != 1 {
-		t.Fatalf("claimed %+v", j)
+	if len(got) != 1 || got[0].Subject != "s1" || got[0].Attempts != 1 {
+		t.Fatalf("claimed %+v", got)
 	}
-	if j, _ := s.ClaimSummary(ctx, time.Minute); j != nil {
-		t.Fatalf("a leased summary claimed again: %+v", j)
-	}
-	must(t, s.FinishSummary(ctx, "s1", "model down", true))
-	j, _ = s.ClaimSummary(ctx, time.Minute)
-	if j == nil || j.Attempts != 2 {
-		t.Fatalf("retried claim %+v", j)
-	}
-	must(t, s.FinishSummary(ctx, "s1", "", false))
-	if j, _ := s.ClaimSummary(ctx, time.Minute); j != nil {
-		t.Fatalf("a finished job claimed: %+v", j)
+	if st, _ := s.Stats(ctx); st.PendingSummaries != 1 {
+		t.Fatalf("pending summaries = %d", st.PendingSummaries)
 	}
 }
 

@@ -13,7 +13,7 @@ const getJSON = (path, signal) => call(path, { signal });
 // listMemories returns one page of memories; with q, the ranked search hits.
 // The first page's URL is preloaded by index.html: keep the two the same.
 // viewParams are a view's filters as query parameters, left out when empty.
-function viewParams({ q, namespace, type, order, minConfidence, maxConfidence, since, until }, params = new URLSearchParams()) {
+function viewParams({ q, namespace, type, order, minConfidence, maxConfidence, since, until, superseded }, params = new URLSearchParams()) {
   if (q) params.set("q", q);
   if (namespace) params.set("namespace", namespace);
   if (type) params.set("type", type);
@@ -22,6 +22,7 @@ function viewParams({ q, namespace, type, order, minConfidence, maxConfidence, s
   if (maxConfidence) params.set("max_confidence", maxConfidence);
   if (since) params.set("since", since);
   if (until) params.set("until", until);
+  if (superseded) params.set("include_superseded", "true");
   return params;
 }
 
@@ -81,6 +82,10 @@ export function watchChanges({ onChange, onReset, onState }) {
     const source = new EventSource(lastId ? `api/events?last_event_id=${encodeURIComponent(lastId)}` : "api/events");
     es = source;
     source.onopen = () => { attempt = 0; onState("live"); };
+    // position: where the stream stood when this page connected, so a page
+    // that has seen no change yet still reconnects from somewhere and hears
+    // what it missed across a restart of the server.
+    source.addEventListener("position", (e) => { lastId = e.lastEventId; });
     source.addEventListener("change", (e) => { lastId = e.lastEventId; onChange(JSON.parse(e.data)); });
     source.addEventListener("reset", (e) => { lastId = e.lastEventId; onReset(); });
     source.onerror = () => {

@@ -1,7 +1,8 @@
 // The viewer's page: a memory list with search and filters, and one memory's
 // page, switched by the URL's hash (#/ and #/m/<id>).
-import { el, fmtTime, fmtNum } from "./dom.js";
-import { listMemories, getMemory, validateMemory, forgetMemory, editMemory, watchChanges, exportURL } from "./api.js";
+import { el, fmtTime, fmtNum, searchWords, excerpt, highlight } from "./dom.js";
+import { listMemories, getMemory, validateMemory, forgetMemory, editMemory, watchChanges, exportURL, listProjects } from "./api.js";
+import { PAGE_SIZE, emptyListState, listHash, parseListHash, activeFilters } from "./listurl.js";
 import { confidenceChart, eventRowId } from "./chart.js";
 import { renderMarkdown } from "./markdown.js";
 import { ReviewPage } from "./review.js";
@@ -15,11 +16,13 @@ import { loadTrash } from "./trash.js";
 import { changeLog, promoteForm, PROMOTABLE } from "./changes.js";
 import { applyAccess } from "./access.js";
 
-const PAGE_SIZE = 50;
 const SEARCH_DELAY_MS = 200; // wait for a pause in typing before searching
 
 const $ = (id) => document.getElementById(id);
-const state = { q: "", namespace: "", type: "", order: "", minConfidence: "", maxConfidence: "", since: "", until: "", offset: 0 };
+const state = emptyListState(); // the list's search, filters and page, as in its URL (listurl.js)
+// Where the list was scrolled, by its URL: Back from a memory's page returns
+// to the same spot once the list is drawn again.
+const listScroll = new Map();
 let inflight = null; // the request a newer one replaces
 let notice = ""; // a message to show once the next list has loaded
 const fresh = new Set(); // ids written since the page opened, highlighted a while
@@ -40,37 +43,42 @@ function fetchLatest(call) {
 
 let bulk; // the Bulk selection, made in init
 
-function memoryItem(m) {
+// memoryItem is one memory of the list; a search's words are marked in its
+// text, which starts near the first of them when that is far in.
+function memoryItem(m, query) {
+  const words = searchWords(query);
   return el("li", { "data-id": m.id, class: fresh.has(m.id) ? "fresh" : null },
     bulk.checkbox(m.id),
     el("a", { href: `#/m/${encodeURIComponent(m.id)}` },
-      el("div", { class: "content" }, m.content),
+      el("div", { class: "content" }, highlight(excerpt(m.content, words), words)),
       el("div", { class: "meta" },
         el("span", { class: `badge ${m.memory_type}` }, m.memory_type),
         el("span", {}, m.namespace),
         el("span", {}, `confidence ${fmtNum(m.confidence)}`),
         el("span", {}, `importance ${fmtNum(m.importance)}`),
-        m.score !== undefined ? el("span", {}, `score ${m.score.toFixed(4)}`) : null,
         el("span", {}, fmtTime(m.created_at)))));
 }
 
-// loadList shows the list; quiet (a live update) leaves the status line alone.
-async function loadList({ quiet = false } = {}) {
+// loadList shows the list; quiet (a live update) leaves the status line
+// alone; scrollTo, when given, is where to scroll once it is drawn.
+async function loadList({ quiet = false, scrollTo } = {}) {
   if (!quiet) setStatus("Loading…");
   try {
     const page = await fetchLatest((signal) => listMemories({ ...state, limit: PAGE_SIZE }, signal));
     const selected = document.querySelector("#memories li.selected")?.dataset.id;
-    $("memories").replaceChildren(...page.memories.map(memoryItem));
+    $("memories").replaceChildren(...page.memories.map((m) => memoryItem(m, page.query)));
     // The first list on screen, for the time-to-first-render benchmark.
     if (!performance.getEntriesByName("list-rendered").length) performance.mark("list-rendered");
     // A live reload keeps the keyboard selection on the same memory.
     if (selected) document.querySelector(`#memories li[data-id="${CSS.escape(selected)}"]`)?.classList.add("selected");
     const first = page.memories.length ? page.offset + 1 : 0;
     const last = page.offset + page.memories.length;
-    let summary = page.query
-      ? `${page.total} match${page.total === 1 ? "" : "es"} for “${page.query}” (${page.search_mode} search)`
-      : `${first}–${last} of ${page.total} memories`;
-    if (page.degraded) summary += ` — keywords only: ${page.degraded_reason}`;
+    let summary;
+    if (!page.query) summary = page.total ? `${first}–${last} of ${plural(page.total, "memory", "memories")}` : "No memories in this view.";
+    else if (!page.total) summary = `Nothing matches “${page.query}”.`;
+    else summary = `${first}–${last} of ${plural(page.total, "match", "matches")} for “${page.query}”, best first`;
+    // How the search ran, said once: words and meaning, or words alone and why.
+    if (page.query) summary += page.degraded ? ` (by keywords only: ${page.degraded_reason})` : page.search_mode === "keyword" ? " (by keywords)" : "";
     $("summary").textContent = summary;
     // The export holds every memory of this view, all pages.
     $("export-json").href = exportURL(state, "json");
@@ -79,14 +87,19 @@ async function loadList({ quiet = false } = {}) {
     $("next").disabled = !page.has_more;
     if (!quiet || notice) setStatus(notice);
     notice = "";
+    if (scrollTo !== undefined) window.scrollTo(0, scrollTo);
   } catch (err) {
     if (err.name === "AbortError") return;
+    // A filter the server refuses: the list says so rather than keep showing
+    // memories the filter would not.
+    $("memories").replaceChildren();
+    $("summary").textContent = "";
     setStatus(err.message, true);
   }
 }
 
-function plural(n, word) {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
+function plural(n, word, words = `${word}s`) {
+  return `${n} ${n === 1 ? word : words}`;
 }
 
 function field(name, value) {
@@ -163,7 +176,8 @@ async function loadMemory(id, { quiet = false } = {}) {
       // in it shown as text; "Plain text" shows it exactly as stored.
       el("div", { class: "content markdown", id: "memory-content" }, renderMarkdown(m.content)),
       el("div", { class: "content", id: "memory-raw", hidden: true }, m.content),
-      el("div", { class: "actions" },
+      el("button", { type: "button", id: "show-all", hidden: true, "aria-expanded": "false" }, "Show all"),
+      el("div", { class: "actions", id: "memory-actions" },
         el("button", { type: "button", id: "confirm", title: "It held: confidence +0.1" }, "Confirm"),
         el("button", { type: "button", id: "refute", title: "It was wrong: confidence -0.15" }, "Refute"),
         el("button", { type: "button", id: "edit", title: "Change content, type or importance (e)" }, "Edit"),
@@ -215,13 +229,40 @@ async function loadMemory(id, { quiet = false } = {}) {
       $("memory-raw").hidden = !raw;
       $("memory-content").hidden = raw;
       e.currentTarget.setAttribute("aria-pressed", String(raw));
+      fold(m.content.length);
     });
+    fold(m.content.length, true);
+    document.title = `${short(m.content, 60)} · Recall`;
     if (!quiet) setStatus("");
   } catch (err) {
     if (err.name === "AbortError") return;
     box.replaceChildren(el("p", { class: "error" }, err.message));
     setStatus("");
   }
+}
+
+// fold keeps a long memory's text to a screen or so, with "Show all" under
+// it, so the actions after it stay in reach; start folds it afresh.
+function fold(chars, start = false) {
+  const button = $("show-all");
+  const texts = [$("memory-content"), $("memory-raw")];
+  if (start) texts.forEach((t) => t.classList.add("folded"));
+  const shown = texts.find((t) => !t.hidden);
+  const folded = shown.classList.contains("folded");
+  // Folded only when there is more than the fold shows.
+  button.hidden = folded ? shown.scrollHeight <= shown.clientHeight + 8 : false;
+  button.textContent = folded ? `Show all (${chars.toLocaleString()} characters)` : "Fold";
+  button.setAttribute("aria-expanded", String(!folded));
+  button.onclick = () => {
+    texts.forEach((t) => t.classList.toggle("folded", !folded));
+    fold(chars);
+    if (!folded) shown.scrollIntoView({ block: "nearest" });
+  };
+}
+
+function short(text, n) {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length <= n ? line : line.slice(0, n - 1) + "…";
 }
 
 const TYPES = ["preference", "decision", "pattern", "session", "file_context", "golden_rule"];
@@ -334,8 +375,19 @@ function view() {
   return "list";
 }
 
+// TITLES name each page in the browser's tab and history.
+const TITLES = { list: "Memories", memory: "Memory", review: "Review", health: "Health", graph: "Graph", golden: "Golden rules", files: "Files", trash: "Trash" };
+
+let shown = null; // the view on screen, and the list's URL when it is the list
+let listURL = "#/";
+
 function route() {
   const v = view();
+  const cameBack = v === "list" && shown !== "list";
+  // Another page starts at its top; the list returns to where it was.
+  if (v !== "list" && shown !== null) window.scrollTo(0, 0);
+  shown = v;
+  if (v !== "memory") document.title = `${TITLES[v]} · Recall`; // a memory's page names the memory
   for (const name of ["list", "memory", "review", "health", "graph", "golden", "files", "trash"]) $(`${name}-view`).hidden = name !== v;
   document.querySelectorAll("#nav a").forEach((a) => {
     if (a.dataset.view === v) a.setAttribute("aria-current", "page");
@@ -348,7 +400,49 @@ function route() {
   else if (v === "golden") loadGolden($("golden-view"), parseGoldenHash(location.hash), setStatus);
   else if (v === "files") loadFiles($("files-view"), parseFilesHash(location.hash), setStatus);
   else if (v === "trash") loadTrash($("trash-view"), setStatus);
-  else loadList();
+  else {
+    Object.assign(state, parseListHash(location.hash) ?? emptyListState());
+    showListState();
+    loadList({ scrollTo: cameBack ? listScroll.get(listURL) ?? 0 : 0 });
+  }
+}
+
+// showListState puts the list's state (from its URL) into the controls, and
+// keeps the way back to it: the nav's Memories and the memory page's back link.
+function showListState() {
+  $("q").value = state.q;
+  const ns = $("namespace");
+  if (state.namespace && ![...ns.options].some((o) => o.value === state.namespace)) ns.append(el("option", { value: state.namespace }, state.namespace));
+  ns.value = state.namespace;
+  $("type").value = state.type;
+  $("order").value = state.order;
+  $("min-confidence").value = state.minConfidence;
+  $("max-confidence").value = state.maxConfidence;
+  $("since").value = state.since;
+  $("until").value = state.until;
+  $("superseded").checked = Boolean(state.superseded);
+  const n = activeFilters(state);
+  $("filters-toggle").textContent = n ? `Filters (${n})` : "Filters";
+  listURL = listHash(state);
+  document.querySelector('#nav a[data-view="list"]').href = listURL;
+  $("back-to-list").href = listURL;
+}
+
+// namespaceOptions offers the namespaces that hold memories: global and the
+// projects' (with their counts).
+async function namespaceOptions() {
+  try {
+    const projects = await listProjects();
+    const ns = $("namespace");
+    const keep = ns.value;
+    for (const p of projects) {
+      if ([...ns.options].some((o) => o.value === p.namespace)) continue;
+      ns.append(el("option", { value: p.namespace }, `${p.namespace} (${p.memories})`));
+    }
+    ns.value = keep;
+  } catch {
+    // the list still works with every namespace
+  }
 }
 
 // moveSelection moves the list's keyboard selection (j/k) by step.
@@ -422,24 +516,34 @@ function init() {
   $("help-link").addEventListener("click", () => toggleHelp(true));
   $("help-close").addEventListener("click", () => toggleHelp(false));
   $("help").addEventListener("click", (e) => { if (e.target === $("help")) toggleHelp(false); });
+  // A change of filter replaces the list's URL (no new history entry per
+  // keystroke) and loads the first page.
   const refilter = () => {
     state.q = $("q").value.trim();
-    state.namespace = $("namespace").value.trim();
+    state.namespace = $("namespace").value;
     state.type = $("type").value;
     state.order = $("order").value;
     state.minConfidence = $("min-confidence").value;
     state.maxConfidence = $("max-confidence").value;
     state.since = $("since").value;
     state.until = $("until").value;
+    state.superseded = $("superseded").checked ? "1" : "";
     state.offset = 0;
+    history.replaceState(null, "", listHash(state));
+    showListState();
     loadList();
   };
   const later = debounce(refilter, SEARCH_DELAY_MS);
   $("q").addEventListener("input", later);
-  $("namespace").addEventListener("input", later);
-  $("type").addEventListener("change", refilter);
-  $("order").addEventListener("change", refilter);
-  for (const id of ["min-confidence", "max-confidence", "since", "until"]) $(id).addEventListener("change", refilter);
+  for (const id of ["namespace", "type", "order", "min-confidence", "max-confidence", "since", "until", "superseded"]) $(id).addEventListener("change", refilter);
+  $("filters-toggle").addEventListener("click", () => {
+    const open = $("more-filters").classList.toggle("open");
+    $("filters-toggle").setAttribute("aria-expanded", String(open));
+  });
+  // The list's scroll position, kept for Back from a memory's page.
+  history.scrollRestoration = "manual";
+  window.addEventListener("scroll", () => { if (shown === "list") listScroll.set(listURL, window.scrollY); }, { passive: true });
+  namespaceOptions();
   bulk = new Bulk({ bar: $("bulk-bar"), box: $("bulk-box"), list: $("memories"), setStatus, reload: () => loadList({ quiet: true }) });
   review = new ReviewPage({ list: $("pairs"), summary: $("review-summary"), count: $("review-count"), setStatus });
   stale = new StaleReview({ setStatus });
@@ -457,7 +561,7 @@ function init() {
       return; // the help is open: other keys wait
     } else if (e.key === "/") {
       e.preventDefault();
-      if (v !== "list") location.hash = "#/";
+      if (v !== "list") location.hash = listURL;
       $("q").focus();
     } else if (v === "list" && (e.key === "j" || e.key === "k")) {
       moveSelection(e.key === "j" ? 1 : -1);
@@ -479,8 +583,9 @@ function init() {
     }
   });
   $("filters").addEventListener("submit", (e) => { e.preventDefault(); refilter(); });
-  $("prev").addEventListener("click", () => { state.offset = Math.max(0, state.offset - PAGE_SIZE); loadList(); });
-  $("next").addEventListener("click", () => { state.offset += PAGE_SIZE; loadList(); });
+  // Pages are history entries: Back returns to the page before.
+  $("prev").addEventListener("click", () => { location.hash = listHash({ ...state, offset: Math.max(0, state.offset - PAGE_SIZE) }); });
+  $("next").addEventListener("click", () => { location.hash = listHash({ ...state, offset: state.offset + PAGE_SIZE }); });
   window.addEventListener("hashchange", route);
   route();
   if (view() !== "review") review.load({ quiet: true }); // the count in the nav

@@ -23,7 +23,9 @@ function showEvent(id) {
 }
 
 export function confidenceChart(events) {
-  const ordered = [...events].sort((a, b) => new Date(a.created_at) - new Date(b.created_at));
+  // In the order they were recorded: by id, as events within one millisecond
+  // share their time and a sort by time would shuffle them.
+  const ordered = [...events].sort((a, b) => a.id - b.id);
   if (!ordered.length) return null;
   const points = [{ t: new Date(ordered[0].created_at).getTime(), c: ordered[0].confidence_before }];
   for (const ev of ordered) points.push({ t: new Date(ev.created_at).getTime(), c: ev.confidence_after, type: ev.event_type, id: ev.id });

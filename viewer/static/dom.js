@@ -36,3 +36,37 @@ export function svg(tag, attrs = {}, ...children) {
   }
   return node;
 }
+
+// searchWords are the words of a search worth marking in its hits.
+export function searchWords(query) {
+  return [...new Set((query || "").toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter((w) => w.length > 1))];
+}
+
+function wordsPattern(words) {
+  return new RegExp(words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "giu");
+}
+
+// excerpt starts a long text shortly before the first of words, so that the
+// lines a list shows hold a hit.
+export function excerpt(text, words, lead = 40) {
+  if (!words.length) return text;
+  const at = text.search(wordsPattern(words));
+  if (at < 100) return text;
+  const from = text.lastIndexOf(" ", at - lead);
+  return "…" + text.slice(from > 0 ? from + 1 : at - lead);
+}
+
+// highlight returns text as nodes with each of words in a <mark>: text
+// nodes and elements made here, never parsed HTML.
+export function highlight(text, words) {
+  if (!words.length) return [text];
+  const out = [];
+  let last = 0;
+  for (const m of text.matchAll(wordsPattern(words))) {
+    if (m.index > last) out.push(text.slice(last, m.index));
+    out.push(el("mark", {}, m[0]));
+    last = m.index + m[0].length;
+  }
+  if (last < text.length) out.push(text.slice(last));
+  return out;
+}

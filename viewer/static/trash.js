@@ -4,6 +4,14 @@
 import { el, fmtTime } from "./dom.js";
 import { getTrash, restoreMemory } from "./api.js";
 
+// untilDate says when a purge will happen: "in 29 days (12/25/2026)".
+function untilDate(iso) {
+  const days = Math.ceil((new Date(iso) - Date.now()) / 86400000);
+  const when = new Date(iso).toLocaleDateString();
+  if (days <= 0) return `at the next purge (due ${when})`;
+  return `in ${days} day${days === 1 ? "" : "s"} (${when})`;
+}
+
 export async function loadTrash(root, setStatus, { quiet = false } = {}) {
   if (!quiet) setStatus("Loading…");
   try {
@@ -32,7 +40,7 @@ export async function loadTrash(root, setStatus, { quiet = false } = {}) {
           el("span", {}, `${it.edges.length} edge${it.edges.length === 1 ? "" : "s"}, ${it.validation_events.length} validation event${it.validation_events.length === 1 ? "" : "s"}`),
           it.archived
             ? el("span", { class: "archived" }, `archived ${fmtTime(it.deleted_at)}, kept until restored`)
-            : el("span", {}, `deleted ${fmtTime(it.deleted_at)}, purged ${fmtTime(it.purge_at)}`)),
+            : el("span", {}, `deleted ${fmtTime(it.deleted_at)}, gone for good ${untilDate(it.purge_at)}`)),
         el("div", { class: "actions" }, restore));
     });
     root.replaceChildren(

@@ -1,4 +1,4 @@
-package validation
+package jobs
 
 import (
 	"testing"
@@ -10,8 +10,8 @@ func TestRetryDelayDoublesUpToAnHour(t *testing.T) {
 		0: 30 * time.Second, 1: 30 * time.Second, 2: time.Minute, 3: 2 * time.Minute,
 		8: time.Hour, 1000: time.Hour,
 	} {
-		if got := retryDelay(attempts); got != want {
-			t.Errorf("retryDelay(%d) = %v, want %v", attempts, got, want)
+		if got := RetryDelay(attempts); got != want {
+			t.Errorf("RetryDelay(%d) = %v, want %v", attempts, got, want)
 		}
 	}
 }

@@ -1,0 +1,124 @@
+package viewer
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// TestBrowserListViewLivesInItsURL: a person filters the list, pages on,
+// reloads, opens a memory and comes back; the view (filters, page, scroll) is
+// the one they left, and its address can be shared. The namespace filter
+// offers the namespaces that exist; superseded memories can be shown.
+func TestBrowserListViewLivesInItsURL(t *testing.T) {
+	ctx := newBrowser(t)
+	f := newFixture(t)
+	for i := range 60 {
+		f.store(t, fmt.Sprintf("Shop note %02d about the checkout flow", i), memory.TypePattern, "project:shop")
+	}
+	f.store(t, "Blog note about the RSS feed", memory.TypeDecision, "project:blog")
+	old := f.store(t, "The checkout API listens on port 8080", memory.TypeDecision, "global")
+	cur := f.store(t, "The checkout API listens on port 9090", memory.TypeDecision, "global")
+	if _, err := f.mem.Relate(t.Context(), memory.RelateRequest{SourceID: cur, TargetID: old, Relation: memory.RelationSupersedes}); err != nil {
+		t.Fatal(err)
+	}
+	srv := newLoopbackServer(t, f)
+	open(t, ctx, srv+"/", "#memories li")
+
+	// The namespaces that hold memories are offered; choosing one filters.
+	if _, err := run(ctx, until(`[...document.querySelectorAll("#namespace option")].some((o) => o.value === "project:shop")`)); err != nil {
+		t.Fatalf("the namespace filter never offered project:shop: %v", err)
+	}
+	offered, err := run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#namespace option")].map((o) => o.value)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(offered, " ") != " global project:blog project:shop" {
+		t.Errorf("namespaces offered %q, want every namespace, global and the two projects", offered)
+	}
+	err = within(ctx, 20*time.Second,
+		chromedp.SetValue(chromedp.CSS(`#namespace`), "project:shop"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector("#namespace").dispatchEvent(new Event("change"))`),
+		until(`document.querySelector("#summary").textContent.startsWith("1–50 of 60")`),
+		chromedp.Click(chromedp.CSS(`#next`)),
+		until(`document.querySelector("#summary").textContent.startsWith("51–60 of 60")`))
+	if err != nil {
+		t.Fatalf("filtering by namespace and paging on: %v", err)
+	}
+	hash, _ := run(ctx, chromedp.Evaluate[string](`location.hash`))
+	if hash != "#/?ns=project%3Ashop&page=2" {
+		t.Errorf("the list's address is %q, want its namespace and page", hash)
+	}
+
+	// A reload (or the address shared) shows the same view.
+	err = within(ctx, 20*time.Second,
+		chromedp.Reload(),
+		until(`document.querySelector("#summary")?.textContent.startsWith("51–60 of 60")`))
+	if err != nil {
+		t.Fatalf("after a reload the list lost its filter or page: %v", err)
+	}
+	if ns, _ := run(ctx, chromedp.Evaluate[string](`document.querySelector("#namespace").value`)); ns != "project:shop" {
+		t.Errorf("after a reload the namespace filter shows %q", ns)
+	}
+
+	// Back from a memory returns to the same spot of the same page.
+	err = within(ctx, 20*time.Second,
+		chromedp.EmulateViewport(800, 500),
+		chromedp.Click(chromedp.CSS(`#prev`)),
+		until(`document.querySelector("#summary").textContent.startsWith("1–50 of 60") && location.hash === "#/?ns=project%3Ashop"`),
+		chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 1200)`),
+		until(`Math.abs(window.scrollY - 1200) < 2`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, _ := run(ctx, chromedp.Evaluate[float64](`window.scrollY`))
+	target, _ := run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll("#memories li")].find((li) => li.getBoundingClientRect().top > 0).dataset.id`))
+	err = within(ctx, 20*time.Second,
+		chromedp.Click(chromedp.CSS(`#memories li[data-id="`+target+`"] a`)),
+		chromedp.WaitVisible(chromedp.CSS(`#memory-content`)),
+		chromedp.Evaluate[chromedp.Void](`history.back()`),
+		until(`document.querySelector("#summary").textContent.startsWith("1–50 of 60") && !document.querySelector("#list-view").hidden`))
+	if err != nil {
+		t.Fatalf("back to the list: %v", err)
+	}
+	if _, err := run(ctx, chromedp.Poll[bool](fmt.Sprintf(`Math.abs(window.scrollY - %v) < 2`, y))); err != nil {
+		got, _ := run(ctx, chromedp.Evaluate[float64](`window.scrollY`))
+		t.Errorf("back on the list at scroll %v, want %v where it was left", got, y)
+	}
+
+	// Superseded memories: hidden, then shown on request (and in the URL).
+	err = within(ctx, 20*time.Second,
+		chromedp.Navigate(srv+"/#/?q=checkout+port"),
+		until(`document.querySelector("#memories li[data-id='`+cur+`']") !== null`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#memories li[data-id='`+old+`']").length`)); n != 0 {
+		t.Errorf("a superseded memory is listed without asking")
+	}
+	err = within(ctx, 20*time.Second,
+		chromedp.Click(chromedp.CSS(`#superseded`)),
+		until(`document.querySelector("#memories li[data-id='`+old+`']") !== null && location.hash.includes("superseded=1")`))
+	if err != nil {
+		t.Fatalf("show superseded never listed the old version: %v", err)
+	}
+	marks, _ := run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#memories li mark")].map((m) => m.textContent.toLowerCase())`))
+	if !strings.Contains(strings.Join(marks, " "), "checkout") || !strings.Contains(strings.Join(marks, " "), "port") {
+		t.Errorf("search hits marked %v, want checkout and port", marks)
+	}
+	screenshot(t, ctx, "search-superseded")
+}
+
+// until waits, as a step, for expr to be true on the page.
+func until(expr string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := chromedp.Poll[bool](expr)(ctx, tg)
+		return err
+	})
+}

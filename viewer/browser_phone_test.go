@@ -1,0 +1,94 @@
+package viewer
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// overflowCheck is true when the page is no wider than the window; when it is
+// wider, it names the widest elements that stick out, to say what to fix.
+const overflowCheck = `(() => {
+  const root = document.documentElement;
+  if (root.scrollWidth <= root.clientWidth) return "";
+  const out = [...document.querySelectorAll("body *")].filter((e) => e.getBoundingClientRect().right > root.clientWidth + 0.5)
+    .map((e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + (e.className && typeof e.className === "string" ? "." + e.className.trim().split(/\s+/).join(".") : "") + " right=" + Math.round(e.getBoundingClientRect().right))
+    .slice(0, 8);
+  return "scrollWidth " + root.scrollWidth + " > clientWidth " + root.clientWidth + ": " + out.join(", ");
+})()`
+
+// TestBrowserNoPageOverflowsOnPhonesOrTablets opens every page at 360, 390
+// and 768 pixels wide, over a store with what makes pages wide in real use:
+// long unbroken file paths and URLs, a very long memory, contradictions side
+// by side, golden rules, a trash, a graph. No page may scroll sideways.
+func TestBrowserNoPageOverflowsOnPhonesOrTablets(t *testing.T) {
+	ctx := newBrowser(t)
+	f := newFixture(t)
+	path := "/home/someone/src/github.com/example/a-rather-long-repository-name/internal/packages/subsystem/handlers_with_long_names_test.go"
+	long := "Deploy checklist for " + path + "\n\n" + strings.Repeat("Check the replica lag before promoting the standby, then run the smoke tests against https://staging.example.com/api/v2/health?verbose=true&include=replicas,queues,caches. ", 120)
+	longID := f.store(t, long, memory.TypeDecision, "project:a-rather-long-project-name-for-a-phone")
+	if _, err := f.db.BindProject(t.Context(), "/home/someone/src/github.com/example/a-rather-long-repository-name", []string{"project:a-rather-long-project-name-for-a-phone"}); err != nil {
+		t.Fatal(err)
+	}
+	f.touch(t, path, "edit", "/home/someone/src/github.com/example/a-rather-long-repository-name")
+	a, _, _ := f.contradiction(t, "Use tabs for indentation in every Go file of "+path, "Use four spaces for indentation everywhere, including "+path, memory.TypeGoldenRule)
+	for i := range 6 {
+		other := f.store(t, fmt.Sprintf("Related note %d about %s", i, path), memory.TypePattern, "global")
+		if _, err := f.mem.Relate(t.Context(), memory.RelateRequest{SourceID: longID, TargetID: other, Relation: memory.RelationRelatesTo}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.mem.Relate(t.Context(), memory.RelateRequest{SourceID: longID, TargetID: a, Relation: memory.RelationCausedBy}); err != nil {
+		t.Fatal(err)
+	}
+	gone := f.store(t, "Deleted note naming "+path, memory.TypeSession, "global")
+	if _, err := f.mem.Forget(t.Context(), memory.ForgetRequest{MemoryID: gone, Confirm: true, Trash: true}); err != nil {
+		t.Fatal(err)
+	}
+	srv := newLoopbackServer(t, f)
+
+	pages := []struct{ name, hash, ready string }{
+		{"list", "#/", "#memories li"},
+		{"memory", "#/m/" + longID, "#memory-content"},
+		{"graph", "#/g/" + longID + "/2", "#graph-canvas canvas"},
+		{"review", "#/review", "#pairs li.pair"},
+		{"golden", "#/golden", "#golden-rules li"},
+		{"files", "#/files", "#files tbody tr"},
+		{"health", "#/health", "#health-stats"},
+		{"trash", "#/trash", "#trash li"},
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv+"/")); err != nil {
+		t.Fatal(err)
+	}
+	for _, width := range []int64{360, 390, 768} {
+		for _, p := range pages {
+			err := within(ctx, 20*time.Second,
+				chromedp.EmulateViewport(width, 800),
+				chromedp.Evaluate[chromedp.Void](`location.hash = "`+p.hash+`"`),
+				chromedp.WaitVisible(chromedp.CSS(p.ready)))
+			if err != nil {
+				t.Fatalf("%s at %d px never showed %s: %v", p.name, width, p.ready, err)
+			}
+			// The help overlay and the long memory's page are looked at as drawn.
+			if width == 390 && p.name == "memory" {
+				screenshot(t, ctx, "memory-phone")
+			}
+			if width == 390 && p.name == "list" {
+				screenshot(t, ctx, "list-phone")
+			}
+			got, err := run(ctx, chromedp.Evaluate[string](overflowCheck))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != "" {
+				screenshot(t, ctx, fmt.Sprintf("overflow-%s-%d", p.name, width))
+				t.Errorf("%s at %d px scrolls sideways: %s", p.name, width, got)
+			}
+		}
+	}
+}
