@@ -25,7 +25,7 @@ func isTerminal(w any) bool {
 }
 
 // defaultWidth is the width of tables written to a pipe or a file.
-const defaultWidth = 100
+const defaultWidth = 120
 
 // termWidth is the width tables are cut to: the terminal's, else $COLUMNS,
 // else defaultWidth.
@@ -114,7 +114,7 @@ func (t *table) write(w io.Writer, width int, st style) {
 	for i := 0; i < n-1; i++ {
 		used += widths[i] + 2
 	}
-	last := max(width-used, 12)
+	last := max(width-used, 30)
 	line := func(cells []string, head bool) {
 		var b strings.Builder
 		for i, c := range cells {
