@@ -207,7 +207,8 @@ func edgeSentence(e memory.Edge, self string, preview func(string) string) strin
 var sparks = []rune("▁▂▃▄▅▆▇█")
 
 // confidenceChart draws the confidence over the validation events, oldest
-// first, as a line of bars scaled 0 to 1, with the values at its ends.
+// first, as a line of bars scaled 0 to 1 (a sparkline), with the values at
+// its ends.
 func confidenceChart(events []memory.ValidationEvent, current float64, width int) []string {
 	var values []float64
 	for i := len(events) - 1; i >= 0; i-- { // events come newest first
@@ -231,11 +232,7 @@ func confidenceChart(events []memory.ValidationEvent, current float64, width int
 		i := int(math.Round(v * float64(len(sparks)-1)))
 		b.WriteRune(sparks[max(0, min(i, len(sparks)-1))])
 	}
-	return []string{
-		fmt.Sprintf("1.0 ┤%s", strings.Repeat(" ", len(values))),
-		fmt.Sprintf("    │%s", b.String()),
-		fmt.Sprintf("0.0 ┤%s  %.2f → %.2f over %s", strings.Repeat(" ", len(values)), values[0], values[len(values)-1], describe.Count(len(values)-1, "event", "events")),
-	}
+	return []string{fmt.Sprintf("%s  %.2f → %.2f over %s (bars: 0 to 1)", b.String(), values[0], values[len(values)-1], describe.Count(len(values)-1, "event", "events"))}
 }
 
 func changeLine(c memory.Change) string {
