@@ -69,10 +69,11 @@ func (r *Reader) Search(ctx context.Context, req SearchRequest) ([]IndexItem, er
 	}
 	var namespaces []string
 	if req.Namespace != "" {
-		if err := memory.ValidateNamespace(req.Namespace); err != nil {
+		ns, err := memory.ResolveNamespace(ctx, req.Namespace)
+		if err != nil {
 			return nil, err
 		}
-		namespaces = []string{req.Namespace, memory.GlobalNamespace}
+		namespaces = []string{ns, memory.GlobalNamespace}
 	}
 	mems, err := r.searchMemories(ctx, req.Query, namespaces, limit)
 	if err != nil {

@@ -112,7 +112,7 @@ func TestRunSurvivesAPanickingHandler(t *testing.T) {
 	var out, logs strings.Builder
 	open := func(ctx context.Context) (*Handler, func(), error) { panic("broken wiring") }
 	Run(context.Background(), SessionEnd, strings.NewReader(`{"session_id":"s1","cwd":"/tmp"}`), &out, time.Second,
-		slog.New(slog.NewTextHandler(&logs, nil)), open)
+		slog.New(slog.NewTextHandler(&logs, nil)), open, Socket{})
 	if out.Len() != 0 || !strings.Contains(logs.String(), "broken wiring") {
 		t.Fatalf("a panic should be logged and answered with nothing; stdout %q, log %q", out.String(), logs.String())
 	}
@@ -127,7 +127,7 @@ func TestRunGivesUpAtTheDeadline(t *testing.T) {
 		return nil, nil, errors.New("unreachable")
 	}
 	Run(context.Background(), SessionStart, strings.NewReader(`{"session_id":"s1","cwd":"/tmp"}`), &out, 20*time.Millisecond,
-		slog.New(slog.NewTextHandler(&logs, nil)), open)
+		slog.New(slog.NewTextHandler(&logs, nil)), open, Socket{})
 	if out.Len() != 0 || !strings.Contains(logs.String(), "no answer within 20ms") {
 		t.Fatalf("a stuck hook should give up and say why; stdout %q, log %q", out.String(), logs.String())
 	}
@@ -140,7 +140,7 @@ func TestRunGivesUpOnStdinThatNeverEnds(t *testing.T) {
 	open := func(ctx context.Context) (*Handler, func(), error) {
 		return nil, nil, errors.New("must not be reached")
 	}
-	Run(context.Background(), UserPromptSubmit, r, &out, 20*time.Millisecond, slog.New(slog.NewTextHandler(&logs, nil)), open)
+	Run(context.Background(), UserPromptSubmit, r, &out, 20*time.Millisecond, slog.New(slog.NewTextHandler(&logs, nil)), open, Socket{})
 	if out.Len() != 0 || !strings.Contains(logs.String(), "no answer within") {
 		t.Fatalf("stdout %q, log %q", out.String(), logs.String())
 	}

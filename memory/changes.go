@@ -20,6 +20,8 @@ type Change struct {
 	Reason    string        `json:"reason,omitempty"`
 	// RelatedID is the other memory of a contradiction resolution.
 	RelatedID string `json:"related_id,omitempty"`
+	// Author is who made the change (see Principal.Author); the store fills it.
+	Author string `json:"author,omitempty"`
 }
 
 // FieldChange is one field's value before and after a change (nil when it

@@ -137,7 +137,7 @@ func (s *Service) forgetMatches(ctx context.Context, query string, req ForgetReq
 		return nil, err
 	}
 	var f Filter
-	if f.Namespaces, err = optionalNamespace(req.Namespace); err != nil {
+	if f.Namespaces, err = optionalNamespace(ctx, req.Namespace); err != nil {
 		return nil, err
 	}
 	found, err := s.Matching(ctx, query, f, n, Floor{MinCoverage: 1, MinSimilarity: s.opts.MatchMinSimilarity})

@@ -12,7 +12,7 @@ const DefaultListLimit = 100
 // by OrderBy (default created_at, descending by default), with the total count
 // of matching memories so callers can page.
 func (s *Service) List(ctx context.Context, req ListRequest) (*ListResult, error) {
-	q, err := parseList(req)
+	q, err := parseList(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -37,10 +37,10 @@ func (s *Service) List(ctx context.Context, req ListRequest) (*ListResult, error
 	}, nil
 }
 
-func parseList(req ListRequest) (ListQuery, error) {
+func parseList(ctx context.Context, req ListRequest) (ListQuery, error) {
 	var q ListQuery
 	var err error
-	if q.Namespaces, err = optionalNamespace(req.Namespace); err != nil {
+	if q.Namespaces, err = optionalNamespace(ctx, req.Namespace); err != nil {
 		return q, err
 	}
 	if q.Types, err = optionalType(req.Type); err != nil {
@@ -70,7 +70,7 @@ func parseList(req ListRequest) (ListQuery, error) {
 func (s *Service) Count(ctx context.Context, req CountRequest) (int, error) {
 	var f Filter
 	var err error
-	if f.Namespaces, err = optionalNamespace(req.Namespace); err != nil {
+	if f.Namespaces, err = optionalNamespace(ctx, req.Namespace); err != nil {
 		return 0, err
 	}
 	if f.Types, err = optionalType(req.Type); err != nil {

@@ -104,6 +104,8 @@ type Memory struct {
 	// EmbeddingPending is true while the memory has no vector yet (Ollama was
 	// unreachable when it was stored); it is searchable by keywords meanwhile.
 	EmbeddingPending bool `json:"embedding_pending,omitempty"`
+	// Author is who stored it on a team server (see Principal.Author).
+	Author string `json:"author,omitempty"`
 }
 
 // IsGolden reports whether the memory is a golden rule.
@@ -118,6 +120,7 @@ type Edge struct {
 	Weight    float64        `json:"weight"`
 	Metadata  map[string]any `json:"metadata,omitempty"`
 	CreatedAt time.Time      `json:"created_at"`
+	Author    string         `json:"author,omitempty"` // who related the two (see Principal.Author)
 }
 
 // EventType is the kind of a validation event.
@@ -149,6 +152,7 @@ type ValidationEvent struct {
 	ConfidenceBefore float64   `json:"confidence_before"`
 	ConfidenceAfter  float64   `json:"confidence_after"`
 	CreatedAt        time.Time `json:"created_at"`
+	Author           string    `json:"author,omitempty"` // who applied or validated (see Principal.Author)
 }
 
 // FileAction is what was done to a file.
@@ -194,14 +198,21 @@ type FileSummary struct {
 	Actions      map[string]int `json:"actions"`
 }
 
-// ValidateNamespace accepts "global" and "project:<name>" with a non-empty name.
+// ValidateNamespace accepts "global", "project:<name>" with a non-empty name,
+// and a person's "user:<name>".
 func ValidateNamespace(ns string) error {
 	if ns == GlobalNamespace {
 		return nil
 	}
+	if person, ok := strings.CutPrefix(ns, PersonNamespacePref); ok {
+		if ValidatePersonName(person) != nil {
+			return invalid("namespace", ns, `"user:<name>" with a person's name (lowercase letters, digits, '-' and '_')`)
+		}
+		return nil
+	}
 	name, ok := strings.CutPrefix(ns, ProjectNamespacePref)
 	if !ok || strings.TrimSpace(name) == "" || len(ns) > maxNamespaceBytes {
-		return invalid("namespace", ns, `"global" or "project:<name>" (a name of at most 248 bytes)`)
+		return invalid("namespace", ns, `"global", "project:<name>" (a name of at most 248 bytes), "user:<name>" or "private"`)
 	}
 	// A namespace that looks like another one could hide memories from
 	// whoever reads the first: no surrounding space, nothing invisible.

@@ -41,7 +41,7 @@ const (
 // the namespace filter and leave out superseded memories (unless asked), but not
 // the type and importance filters: a related memory is wanted whatever its kind.
 func (s *Service) Recall(ctx context.Context, req RecallRequest) (*RecallResult, error) {
-	q, err := parseRecall(req)
+	q, err := parseRecall(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ type recallQuery struct {
 	exclude     map[Relation]bool
 }
 
-func parseRecall(req RecallRequest) (recallQuery, error) {
+func parseRecall(ctx context.Context, req RecallRequest) (recallQuery, error) {
 	var q recallQuery
 	var err error
 	if q.query, err = checkText("query", req.Query, MaxQueryBytes); err != nil {
@@ -91,7 +91,7 @@ func parseRecall(req RecallRequest) (recallQuery, error) {
 	if q.n, err = nResults(req.NResults); err != nil {
 		return q, err
 	}
-	if q.filter.Namespaces, err = optionalNamespace(req.Namespace); err != nil {
+	if q.filter.Namespaces, err = optionalNamespace(ctx, req.Namespace); err != nil {
 		return q, err
 	}
 	if q.filter.Types, err = optionalType(req.Type); err != nil {

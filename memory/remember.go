@@ -13,7 +13,7 @@ import (
 // embedder, Ollama down, another model's vectors in the store): it is then
 // EmbeddingPending, searchable by keywords, and the Warning says why.
 func (s *Service) Remember(ctx context.Context, req StoreRequest) (*StoreResult, error) {
-	m, err := s.newMemory(req)
+	m, err := s.newMemory(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func (s *Service) cleanContent(raw string) (string, error) {
 }
 
 // newMemory validates a store request and builds the memory it asks for.
-func (s *Service) newMemory(req StoreRequest) (*Memory, error) {
+func (s *Service) newMemory(ctx context.Context, req StoreRequest) (*Memory, error) {
 	content, err := s.cleanContent(req.Content)
 	if err != nil {
 		return nil, err
@@ -102,7 +102,8 @@ func (s *Service) newMemory(req StoreRequest) (*Memory, error) {
 	if ns == "" {
 		ns = s.opts.DefaultNamespace
 	}
-	if err := ValidateNamespace(ns); err != nil {
+	ns, err = ResolveNamespace(ctx, ns)
+	if err != nil {
 		return nil, err
 	}
 	importance := s.opts.DefaultImportance

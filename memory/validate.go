@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -74,11 +75,12 @@ func intInRange(field string, v, def, lo, hi int) (int, error) {
 }
 
 // optionalNamespace validates a namespace filter; empty means any.
-func optionalNamespace(ns string) ([]string, error) {
+func optionalNamespace(ctx context.Context, ns string) ([]string, error) {
 	if ns == "" {
 		return nil, nil
 	}
-	if err := ValidateNamespace(ns); err != nil {
+	ns, err := ResolveNamespace(ctx, ns)
+	if err != nil {
 		return nil, err
 	}
 	return []string{ns}, nil

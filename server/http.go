@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/recall-mcp/recall/team"
 )
 
 // shutdownGrace bounds how long HTTP shutdown waits for open requests.
@@ -19,8 +21,11 @@ const shutdownGrace = 10 * time.Second
 // defaults below.
 type HTTPOptions struct {
 	// Token, when not empty, is required from every client as
-	// "Authorization: Bearer <token>".
+	// "Authorization: Bearer <token>" (unless Auth is set).
 	Token string
+	// Auth, when set, tells who a token belongs to (the administrator or a
+	// person of the team) in place of Token alone.
+	Auth Authenticator
 	// SessionIdle closes a session no request has used for this long.
 	SessionIdle time.Duration
 	// MaxSessions caps open sessions; a new session beyond it closes the one
@@ -83,8 +88,11 @@ func httpHandler(srv *mcp.Server, opts HTTPOptions) http.Handler {
 		MaxRequestBodyBytes: maxBodyBytes,
 	})
 	h = newSessionGate(srv, opts.MaxSessions, h)
-	if opts.Token != "" {
-		h = requireBearer(opts.Token, h)
+	switch {
+	case opts.Auth != nil:
+		h = authenticate(opts.Auth, h)
+	case opts.Token != "":
+		h = authenticate(team.Authenticator{AdminToken: opts.Token}, h)
 	}
 	h = checkOrigin(h)
 	if opts.UI != nil {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,26 +91,6 @@ func sameOrigin(origin, host string) bool {
 	oHost, oPort, err1 := net.SplitHostPort(u.Host)
 	hHost, hPort, err2 := net.SplitHostPort(host)
 	return err1 == nil && err2 == nil && oPort == hPort && loopback.IsName(oHost) && loopback.IsName(hHost)
-}
-
-// requireBearer lets through only requests with "Authorization: Bearer
-// <token>". Its 401 carries "WWW-Authenticate: Bearer" without OAuth metadata,
-// so clients ask for the token rather than start an OAuth flow.
-func requireBearer(token string, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-		if !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) != 1 {
-			challenge := `Bearer realm="recall"`
-			if got != "" {
-				challenge += `, error="invalid_token"`
-			}
-			w.Header().Set("WWW-Authenticate", challenge)
-			writeRPCError(w, http.StatusUnauthorized, nil, -32600,
-				"missing or wrong bearer token: send \"Authorization: Bearer <token>\" with the value of RECALL_HTTP_TOKEN")
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
 }
 
 // sessionGate stands before the SDK's handler. A request without a session id

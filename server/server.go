@@ -56,7 +56,7 @@ func New(d Deps) *mcp.Server {
 		Instructions: instructions,
 		Logger:       d.Logger,
 	})
-	srv.AddReceivingMiddleware(guard(d.Logger))
+	srv.AddReceivingMiddleware(guard(d.Logger), asPrincipal)
 	h := handlers{mem: d.Memory, cur: d.Curation, projects: d.Projects, callerDir: d.CallerDir, log: d.Logger}
 	h.addMemoryTools(srv)
 	h.addGraphTools(srv)

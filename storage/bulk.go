@@ -129,8 +129,8 @@ func writeRecords(ctx context.Context, tx *sql.Tx, r Records) (*ImportResult, er
 func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *ImportResult, p *progress) (map[string]string, error) {
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
 		namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
-		access_count, embedding_pending, search_words)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
+		access_count, embedding_pending, search_words, author)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
 		ON CONFLICT DO NOTHING`)
 	if err != nil {
 		return nil, err
@@ -145,6 +145,10 @@ func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *Im
 	ids := make(map[string]string, len(ms))
 	for _, m := range ms {
 		p.step()
+		if err := checkWritable(ctx, m.Namespace); err != nil {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("memory %s: %v", m.ID, err))
+			continue
+		}
 		if m.ContentHash == "" {
 			m.ContentHash = memory.ContentHash(m.Content)
 		}
@@ -156,7 +160,7 @@ func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *Im
 		}
 		r, err := ins.ExecContext(ctx, m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance,
 			m.Confidence, meta, formatTime(m.CreatedAt), formatTime(orZero(m.UpdatedAt, m.CreatedAt)),
-			formatTime(orZero(m.AccessedAt, m.CreatedAt)), m.AccessCount, keywords.SearchWords(m.Content))
+			formatTime(orZero(m.AccessedAt, m.CreatedAt)), m.AccessCount, keywords.SearchWords(m.Content), m.Author)
 		if err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
 		}
@@ -183,8 +187,8 @@ func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *Im
 func writeEdges(ctx context.Context, tx *sql.Tx, es []memory.Edge, ids map[string]string, res *ImportResult, p *progress) error {
 	// An incoming id is kept when free, so an export read back into an empty
 	// database is the same database.
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO edges (id, source_id, target_id, relation, weight, metadata, created_at)
-		VALUES (CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM edges WHERE id = ?1) THEN ?1 END, ?, ?, ?, ?, ?, ?)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO edges (id, source_id, target_id, relation, weight, metadata, created_at, author)
+		VALUES (CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM edges WHERE id = ?1) THEN ?1 END, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (source_id, target_id, relation) DO NOTHING`)
 	if err != nil {
 		return err
@@ -204,7 +208,7 @@ func writeEdges(ctx context.Context, tx *sql.Tx, es []memory.Edge, ids map[strin
 		if err != nil {
 			return fmt.Errorf("edge %d: %w", e.ID, err)
 		}
-		r, err := ins.ExecContext(ctx, e.ID, src, tgt, string(e.Relation), e.Weight, meta, formatTime(e.CreatedAt))
+		r, err := ins.ExecContext(ctx, e.ID, src, tgt, string(e.Relation), e.Weight, meta, formatTime(e.CreatedAt), e.Author)
 		if err != nil {
 			return fmt.Errorf("edge %d: %w", e.ID, err)
 		}
@@ -240,8 +244,8 @@ func writeEvents(ctx context.Context, tx *sql.Tx, evs []memory.ValidationEvent, 
 	// not added again: the same export read twice must not count a success
 	// twice, as confidence and supersede decisions read these events.
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO validation_events (id, memory_id, event_type, context,
-		error_msg, session_id, confidence_before, confidence_after, created_at)
-		SELECT CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM validation_events WHERE id = ?1) THEN ?1 END, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9
+		error_msg, session_id, confidence_before, confidence_after, created_at, author)
+		SELECT CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM validation_events WHERE id = ?1) THEN ?1 END, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10
 		WHERE NOT EXISTS (SELECT 1 FROM validation_events WHERE memory_id = ?2 AND event_type = ?3
 			AND created_at = ?9 AND session_id = ?6 AND context = ?4 AND error_msg = ?5)`)
 	if err != nil {
@@ -259,7 +263,7 @@ func writeEvents(ctx context.Context, tx *sql.Tx, evs []memory.ValidationEvent, 
 			continue
 		}
 		r, err := ins.ExecContext(ctx, ev.ID, id, string(ev.EventType), ev.Context, ev.ErrorMsg, ev.SessionID,
-			ev.ConfidenceBefore, ev.ConfidenceAfter, formatTime(ev.CreatedAt))
+			ev.ConfidenceBefore, ev.ConfidenceAfter, formatTime(ev.CreatedAt), ev.Author)
 		if err != nil {
 			return fmt.Errorf("validation event %d: %w", ev.ID, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -49,7 +50,7 @@ func insertChange(ctx context.Context, tx querier, m *memory.Memory, c *memory.C
 }
 
 // writeChange inserts one entry (keeping its id when it is set and free) and
-// returns its id.
+// returns its id. Its author is whoever asks in ctx unless c names one.
 func writeChange(ctx context.Context, tx querier, c *memory.Change) (int64, error) {
 	fields := c.Fields
 	if fields == nil {
@@ -59,9 +60,12 @@ func writeChange(ctx context.Context, tx querier, c *memory.Change) (int64, erro
 	if err != nil {
 		return 0, fmt.Errorf("change of %s: %w", c.MemoryID, err)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO change_log (id, memory_id, namespace, at, action, source, fields, reason, related_id)
-		VALUES (CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM change_log WHERE id = ?1) THEN ?1 END, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.ID, c.MemoryID, c.Namespace, formatTime(c.At), string(c.Action), c.Source, string(body), c.Reason, c.RelatedID)
+	if c.Author == "" {
+		c.Author = memory.PrincipalFrom(ctx).Author()
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO change_log (id, memory_id, namespace, at, action, source, fields, reason, related_id, author)
+		VALUES (CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM change_log WHERE id = ?1) THEN ?1 END, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, c.MemoryID, c.Namespace, formatTime(c.At), string(c.Action), c.Source, string(body), c.Reason, c.RelatedID, c.Author)
 	if err != nil {
 		return 0, fmt.Errorf("record %s of %s: %w", c.Action, c.MemoryID, err)
 	}
@@ -80,7 +84,7 @@ func (s *DB) AddChanges(ctx context.Context, changes ...memory.Change) error {
 	})
 }
 
-const changeColumns = `id, memory_id, namespace, at, action, source, fields, reason, related_id`
+const changeColumns = `id, memory_id, namespace, at, action, source, fields, reason, related_id, author`
 
 // Changes lists entries, newest first: one memory's (by the memory's index),
 // or those of some actions and namespaces (by the action index).
@@ -103,6 +107,9 @@ func queryChanges(ctx context.Context, db querier, q memory.ChangeQuery) ([]memo
 	if len(q.Namespaces) > 0 {
 		where = append(where, "namespace IN ("+placeholders(len(q.Namespaces))+")")
 		args = append(args, anySlice(q.Namespaces)...)
+	}
+	if visible, vargs := visibleCond(ctx, "change_log"); vargs != nil {
+		where, args = append(where, visible), append(args, vargs...)
 	}
 	if len(where) == 0 {
 		where = []string{"1"}
@@ -131,7 +138,7 @@ func queryChanges(ctx context.Context, db querier, q memory.ChangeQuery) ([]memo
 func scanChange(rows *sql.Rows) (memory.Change, error) {
 	var c memory.Change
 	var at, action, fields string
-	if err := rows.Scan(&c.ID, &c.MemoryID, &c.Namespace, &at, &action, &c.Source, &fields, &c.Reason, &c.RelatedID); err != nil {
+	if err := rows.Scan(&c.ID, &c.MemoryID, &c.Namespace, &at, &action, &c.Source, &fields, &c.Reason, &c.RelatedID, &c.Author); err != nil {
 		return c, fmt.Errorf("read change log: %w", err)
 	}
 	c.Action = memory.ChangeAction(action)
@@ -242,17 +249,41 @@ func editsToChanges(m *memory.Memory) []memory.Change {
 
 // moveEditsToLog moves every memory's metadata.edits into the change log
 // (the change log migration). The memories' updated_at stays: nothing about
-// them changed.
+// them changed. It names the columns of the schema at that migration, not
+// the current one: later migrations add columns it must not expect.
 func moveEditsToLog(ctx context.Context, tx *sql.Tx) error {
-	ms, err := queryMemories(ctx, tx, `SELECT `+memoryColumns+` FROM memories m
-		WHERE json_type(m.metadata, '$.`+memory.MetaEdits+`') IS NOT NULL ORDER BY m.seq`)
+	rows, err := tx.QueryContext(ctx, `SELECT id, namespace, metadata, updated_at FROM memories
+		WHERE json_type(metadata, '$.`+memory.MetaEdits+`') IS NOT NULL ORDER BY seq`)
 	if err != nil {
+		return err
+	}
+	var ms []*memory.Memory
+	for rows.Next() {
+		var m memory.Memory
+		var meta, updated string
+		if err := rows.Scan(&m.ID, &m.Namespace, &meta, &updated); err != nil {
+			rows.Close()
+			return err
+		}
+		if m.Metadata, err = decodeMetadata(meta); err != nil {
+			rows.Close()
+			return fmt.Errorf("memory %s: %w", m.ID, err)
+		}
+		m.UpdatedAt, _ = parseTime(updated)
+		ms = append(ms, &m)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return err
 	}
 	for _, m := range ms {
 		for _, c := range editsToChanges(m) {
-			if _, err := writeChange(ctx, tx, &c); err != nil {
+			body, err := json.Marshal(c.Fields)
+			if err != nil {
 				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO change_log (memory_id, namespace, at, action, source, fields, reason, related_id)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, c.MemoryID, c.Namespace, formatTime(c.At), string(c.Action), c.Source, string(body), c.Reason, c.RelatedID); err != nil {
+				return fmt.Errorf("move edits of %s: %w", c.MemoryID, err)
 			}
 		}
 		meta, err := encodeMetadata(m.Metadata)

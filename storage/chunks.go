@@ -61,7 +61,7 @@ func (s *DB) SearchChunks(ctx context.Context, vec []float32, f memory.Filter, l
 	if err != nil || sp.Dimension == 0 || len(vec) != sp.Dimension {
 		return nil, err
 	}
-	where, args := whereFilter(f)
+	where, args := whereFilter(ctx, f)
 	return queryHits(ctx, s, chunksQuery(where), append(append([]any{encodeVector(vec)}, args...), limit))
 }
 

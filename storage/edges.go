@@ -28,20 +28,23 @@ func (s *DB) InsertEdge(ctx context.Context, e *memory.Edge) (int64, error) {
 	created := orNow(e.CreatedAt, time.Now())
 	var id int64
 	err = s.write(ctx, func(tx *sql.Tx) error {
+		visible, vargs := visibleCond(ctx, "m")
 		for _, end := range []struct{ field, id string }{{"source", e.SourceID}, {"target", e.TargetID}} {
 			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE id = ?`, end.id).Scan(&n); err != nil {
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories m WHERE m.id = ? AND `+visible,
+				append([]any{end.id}, vargs...)...).Scan(&n); err != nil {
 				return fmt.Errorf("insert edge: %w", err)
 			}
 			if n == 0 {
 				return memory.NotFound(end.field+" memory", end.id)
 			}
 		}
-		err := tx.QueryRowContext(ctx, `INSERT INTO edges (source_id, target_id, relation, weight, metadata, created_at)
-			VALUES (?, ?, ?, ?, ?, ?)
+		err := tx.QueryRowContext(ctx, `INSERT INTO edges (source_id, target_id, relation, weight, metadata, created_at, author)
+			VALUES (?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (source_id, target_id, relation) DO UPDATE SET weight = excluded.weight
 			RETURNING id`,
-			e.SourceID, e.TargetID, string(e.Relation), e.Weight, meta, formatTime(created)).Scan(&id)
+			e.SourceID, e.TargetID, string(e.Relation), e.Weight, meta, formatTime(created),
+			memory.PrincipalFrom(ctx).Author()).Scan(&id)
 		if err != nil {
 			return fmt.Errorf("insert edge: %w", err)
 		}
@@ -51,8 +54,9 @@ func (s *DB) InsertEdge(ctx context.Context, e *memory.Edge) (int64, error) {
 }
 
 // edgeWhere turns an edge query into SQL conditions on edges. At least one
-// selector must be set.
-func edgeWhere(q memory.EdgeQuery) (string, []any, error) {
+// selector must be set. An edge with an end the principal in ctx may not see
+// is left out: a graph walk stops at the boundary of another's namespace.
+func edgeWhere(ctx context.Context, q memory.EdgeQuery) (string, []any, error) {
 	var conds []string
 	var args []any
 	if len(q.EdgeIDs) > 0 {
@@ -104,16 +108,20 @@ func edgeWhere(q memory.EdgeQuery) (string, []any, error) {
 			args = append(args, string(r))
 		}
 	}
+	if visible, vargs := visibleCond(ctx, "m"); vargs != nil {
+		conds = append(conds, "NOT EXISTS (SELECT 1 FROM memories m WHERE m.id IN (edges.source_id, edges.target_id) AND NOT "+visible+")")
+		args = append(args, vargs...)
+	}
 	return strings.Join(conds, " AND "), args, nil
 }
 
 // Edges lists the edges matching q, oldest first.
 func (s *DB) Edges(ctx context.Context, q memory.EdgeQuery) ([]memory.Edge, error) {
-	where, args, err := edgeWhere(q)
+	where, args, err := edgeWhere(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, source_id, target_id, relation, weight, metadata, created_at
+	rows, err := s.db.QueryContext(ctx, `SELECT id, source_id, target_id, relation, weight, metadata, created_at, author
 		FROM edges WHERE `+where+` ORDER BY id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list edges: %w", err)
@@ -123,7 +131,7 @@ func (s *DB) Edges(ctx context.Context, q memory.EdgeQuery) ([]memory.Edge, erro
 	for rows.Next() {
 		var e memory.Edge
 		var rel, meta, created string
-		if err := rows.Scan(&e.ID, &e.SourceID, &e.TargetID, &rel, &e.Weight, &meta, &created); err != nil {
+		if err := rows.Scan(&e.ID, &e.SourceID, &e.TargetID, &rel, &e.Weight, &meta, &created, &e.Author); err != nil {
 			return nil, fmt.Errorf("list edges: %w", err)
 		}
 		e.Relation = memory.Relation(rel)
@@ -140,7 +148,7 @@ func (s *DB) Edges(ctx context.Context, q memory.EdgeQuery) ([]memory.Edge, erro
 
 // DeleteEdges removes the edges matching q and returns their ids in order.
 func (s *DB) DeleteEdges(ctx context.Context, q memory.EdgeQuery) ([]int64, error) {
-	where, args, err := edgeWhere(q)
+	where, args, err := edgeWhere(ctx, q)
 	if err != nil {
 		return nil, err
 	}

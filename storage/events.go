@@ -36,11 +36,14 @@ func insertEvent(ctx context.Context, tx *sql.Tx, ev *memory.ValidationEvent) (i
 		return 0, err
 	}
 	created := orNow(ev.CreatedAt, time.Now())
+	if ev.Author == "" {
+		ev.Author = memory.PrincipalFrom(ctx).Author()
+	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO validation_events (memory_id, event_type, context,
-		error_msg, session_id, confidence_before, confidence_after, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		error_msg, session_id, confidence_before, confidence_after, created_at, author)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		ev.MemoryID, string(ev.EventType), ev.Context, ev.ErrorMsg, ev.SessionID,
-		ev.ConfidenceBefore, ev.ConfidenceAfter, formatTime(created))
+		ev.ConfidenceBefore, ev.ConfidenceAfter, formatTime(created), ev.Author)
 	if err != nil {
 		return 0, fmt.Errorf("add event: %w", err)
 	}
@@ -50,9 +53,11 @@ func insertEvent(ctx context.Context, tx *sql.Tx, ev *memory.ValidationEvent) (i
 // Events lists a memory's events, newest first, optionally of one type. A limit
 // of 0 or less means all.
 func (s *DB) Events(ctx context.Context, memoryID string, eventType memory.EventType, limit int) ([]memory.ValidationEvent, error) {
+	visible, vargs := visibleCond(ctx, "m")
 	query := `SELECT id, memory_id, event_type, context, error_msg, session_id, confidence_before,
-		confidence_after, created_at FROM validation_events WHERE memory_id = ?`
-	args := []any{memoryID}
+		confidence_after, created_at, author FROM validation_events
+		WHERE memory_id = ? AND EXISTS (SELECT 1 FROM memories m WHERE m.id = memory_id AND ` + visible + `)`
+	args := append([]any{memoryID}, vargs...)
 	if eventType != "" {
 		query += ` AND event_type = ?`
 		args = append(args, string(eventType))
@@ -71,7 +76,7 @@ func (s *DB) Events(ctx context.Context, memoryID string, eventType memory.Event
 		var ev memory.ValidationEvent
 		var typ, created string
 		if err := rows.Scan(&ev.ID, &ev.MemoryID, &typ, &ev.Context, &ev.ErrorMsg, &ev.SessionID,
-			&ev.ConfidenceBefore, &ev.ConfidenceAfter, &created); err != nil {
+			&ev.ConfidenceBefore, &ev.ConfidenceAfter, &created, &ev.Author); err != nil {
 			return nil, fmt.Errorf("list events: %w", err)
 		}
 		ev.EventType = memory.EventType(typ)

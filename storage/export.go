@@ -60,8 +60,8 @@ func (s *DB) Export(ctx context.Context, v RecordVisitor) error {
 }
 
 // eachRow runs query and calls scan for every row.
-func eachRow(ctx context.Context, tx querier, query string, scan func(*sql.Rows) error) error {
-	rows, err := tx.QueryContext(ctx, query)
+func eachRow(ctx context.Context, tx querier, query string, scan func(*sql.Rows) error, args ...any) error {
+	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
@@ -78,23 +78,27 @@ func exportMemories(ctx context.Context, tx querier, fn func(*memory.Memory) err
 	if fn == nil {
 		return nil
 	}
-	return eachRow(ctx, tx, `SELECT `+memoryColumns+` FROM memories m ORDER BY m.created_at, m.seq`, func(rows *sql.Rows) error {
+	visible, vargs := visibleCond(ctx, "m")
+	return eachRow(ctx, tx, `SELECT `+memoryColumns+` FROM memories m WHERE `+visible+` ORDER BY m.created_at, m.seq`, func(rows *sql.Rows) error {
 		m, _, err := scanMemory(rows)
 		if err != nil {
 			return err
 		}
 		return fn(m)
-	})
+	}, vargs...)
 }
 
 func exportEdges(ctx context.Context, tx querier, fn func(*memory.Edge) error) error {
 	if fn == nil {
 		return nil
 	}
-	return eachRow(ctx, tx, `SELECT id, source_id, target_id, relation, weight, metadata, created_at FROM edges ORDER BY id`, func(rows *sql.Rows) error {
+	visible, vargs := visibleCond(ctx, "m")
+	return eachRow(ctx, tx, `SELECT id, source_id, target_id, relation, weight, metadata, created_at, author FROM edges
+		WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.id IN (edges.source_id, edges.target_id) AND NOT `+visible+`)
+		ORDER BY id`, func(rows *sql.Rows) error {
 		var e memory.Edge
 		var rel, meta, created string
-		if err := rows.Scan(&e.ID, &e.SourceID, &e.TargetID, &rel, &e.Weight, &meta, &created); err != nil {
+		if err := rows.Scan(&e.ID, &e.SourceID, &e.TargetID, &rel, &e.Weight, &meta, &created, &e.Author); err != nil {
 			return err
 		}
 		e.Relation = memory.Relation(rel)
@@ -106,19 +110,21 @@ func exportEdges(ctx context.Context, tx querier, fn func(*memory.Edge) error) e
 			return err
 		}
 		return fn(&e)
-	})
+	}, vargs...)
 }
 
 func exportEvents(ctx context.Context, tx querier, fn func(*memory.ValidationEvent) error) error {
 	if fn == nil {
 		return nil
 	}
+	visible, vargs := visibleCond(ctx, "m")
 	return eachRow(ctx, tx, `SELECT id, memory_id, event_type, context, error_msg, session_id,
-		confidence_before, confidence_after, created_at FROM validation_events ORDER BY id`, func(rows *sql.Rows) error {
+		confidence_before, confidence_after, created_at, author FROM validation_events
+		WHERE EXISTS (SELECT 1 FROM memories m WHERE m.id = memory_id AND `+visible+`) ORDER BY id`, func(rows *sql.Rows) error {
 		var ev memory.ValidationEvent
 		var typ, created string
 		if err := rows.Scan(&ev.ID, &ev.MemoryID, &typ, &ev.Context, &ev.ErrorMsg, &ev.SessionID,
-			&ev.ConfidenceBefore, &ev.ConfidenceAfter, &created); err != nil {
+			&ev.ConfidenceBefore, &ev.ConfidenceAfter, &created, &ev.Author); err != nil {
 			return err
 		}
 		ev.EventType = memory.EventType(typ)
@@ -127,20 +133,21 @@ func exportEvents(ctx context.Context, tx querier, fn func(*memory.ValidationEve
 			return err
 		}
 		return fn(&ev)
-	})
+	}, vargs...)
 }
 
 func exportChanges(ctx context.Context, tx querier, fn func(*memory.Change) error) error {
 	if fn == nil {
 		return nil
 	}
-	return eachRow(ctx, tx, `SELECT `+changeColumns+` FROM change_log ORDER BY id`, func(rows *sql.Rows) error {
+	visible, vargs := visibleCond(ctx, "change_log")
+	return eachRow(ctx, tx, `SELECT `+changeColumns+` FROM change_log WHERE `+visible+` ORDER BY id`, func(rows *sql.Rows) error {
 		c, err := scanChange(rows)
 		if err != nil {
 			return err
 		}
 		return fn(&c)
-	})
+	}, vargs...)
 }
 
 func exportFiles(ctx context.Context, tx querier, fn func(*FileRow) error) error {
@@ -202,6 +209,9 @@ func exportArchived(ctx context.Context, tx querier, fn func(*TrashItem) error) 
 		it, err := scanTrashItem(rows)
 		if err != nil {
 			return err
+		}
+		if it.Memory == nil || !memory.PrincipalFrom(ctx).Sees(it.Memory.Namespace) {
+			return nil // another person's
 		}
 		return fn(&it)
 	})

@@ -1,16 +1,22 @@
 package storage
 
 import (
+	"context"
 	"strings"
 
 	"github.com/recall-mcp/recall/memory"
 )
 
 // whereFilter turns a filter into SQL conditions on the memories table aliased m,
-// joined with AND, and their arguments. An empty filter yields "1".
-func whereFilter(f memory.Filter) (string, []any) {
+// joined with AND, and their arguments, the visibility rule of the principal in
+// ctx among them (see visibleCond). An empty filter seen by everyone yields "1".
+func whereFilter(ctx context.Context, f memory.Filter) (string, []any) {
 	var conds []string
 	var args []any
+	if cond, vargs := visibleCond(ctx, "m"); vargs != nil {
+		conds = append(conds, cond)
+		args = append(args, vargs...)
+	}
 	if len(f.Namespaces) > 0 {
 		conds = append(conds, "m.namespace IN ("+placeholders(len(f.Namespaces))+")")
 		args = append(args, anySlice(f.Namespaces)...)

@@ -14,7 +14,7 @@ import (
 
 const memoryColumns = `m.seq, m.id, m.content, m.content_hash, m.memory_type, m.namespace,
 	m.importance, m.confidence, m.metadata, m.created_at, m.updated_at, m.accessed_at,
-	m.access_count, m.embedding_pending`
+	m.access_count, m.embedding_pending, m.author`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -28,7 +28,7 @@ func scanMemory(row scanner) (*memory.Memory, int64, error) {
 	)
 	if err := row.Scan(&seq, &m.ID, &m.Content, &m.ContentHash, &typ, &m.Namespace,
 		&m.Importance, &m.Confidence, &meta, &created, &upd, &acc,
-		&m.AccessCount, &m.EmbeddingPending); err != nil {
+		&m.AccessCount, &m.EmbeddingPending, &m.Author); err != nil {
 		return nil, 0, err
 	}
 	m.Type = memory.Type(typ)
@@ -65,7 +65,8 @@ func queryMemories(ctx context.Context, q querier, query string, args ...any) ([
 	return out, rows.Err()
 }
 
-// getMemory reads one memory and its seq, or an error wrapping ErrNotFound.
+// getMemory reads one memory and its seq, or an error wrapping ErrNotFound
+// (also for a memory the principal in ctx may not see).
 func getMemory(ctx context.Context, q querier, id string) (*memory.Memory, int64, error) {
 	m, seq, err := scanMemory(q.QueryRowContext(ctx, `SELECT `+memoryColumns+` FROM memories m WHERE m.id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -73,6 +74,9 @@ func getMemory(ctx context.Context, q querier, id string) (*memory.Memory, int64
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("read memory %s: %w", id, err)
+	}
+	if err := checkVisible(ctx, m); err != nil {
+		return nil, 0, err
 	}
 	return m, seq, nil
 }
@@ -97,17 +101,25 @@ func (s *DB) InsertMemory(ctx context.Context, m *memory.Memory, vec []float32) 
 	now := time.Now()
 	created, updated, accessed := orNow(m.CreatedAt, now), orNow(m.UpdatedAt, now), orNow(m.AccessedAt, now)
 
+	if err := checkWritable(ctx, m.Namespace); err != nil {
+		return nil, false, err
+	}
+	author := m.Author
+	if author == "" {
+		author = memory.PrincipalFrom(ctx).Author()
+	}
+
 	var stored *memory.Memory
 	var isNew bool
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
 			namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
-			access_count, embedding_pending, search_words)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)
+			access_count, embedding_pending, search_words, author)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
 			ON CONFLICT (namespace, content_hash) DO NOTHING`,
 			m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence,
 			meta, formatTime(created), formatTime(updated), formatTime(accessed), m.AccessCount,
-			keywords.SearchWords(m.Content))
+			keywords.SearchWords(m.Content), author)
 		if isUniqueViolation(err) {
 			return fmt.Errorf("memory id %q is already taken: %w", m.ID, memory.ErrInvalid)
 		}
@@ -154,11 +166,12 @@ func (s *DB) GetMemory(ctx context.Context, id string) (*memory.Memory, error) {
 // GetMemories returns the memories that exist among ids, keyed by id.
 func (s *DB) GetMemories(ctx context.Context, ids []string) (map[string]*memory.Memory, error) {
 	out := make(map[string]*memory.Memory, len(ids))
+	visible, vargs := visibleCond(ctx, "m")
 	// Stay well below SQLite's limit on bound parameters.
 	for start := 0; start < len(ids); start += 500 {
 		chunk := ids[start:min(start+500, len(ids))]
 		ms, err := queryMemories(ctx, s.db, `SELECT `+memoryColumns+` FROM memories m WHERE m.id IN (`+
-			placeholders(len(chunk))+`)`, anySlice(chunk)...)
+			placeholders(len(chunk))+`) AND `+visible, append(anySlice(chunk), vargs...)...)
 		if err != nil {
 			return nil, fmt.Errorf("read memories: %w", err)
 		}
@@ -231,6 +244,11 @@ func updateMemory(ctx context.Context, tx *sql.Tx, id string, fn func(m *memory.
 	}
 	if m.ID != id {
 		return nil, memory.Invalidf("id", m.ID, "the id of the memory being updated ("+id+")")
+	}
+	if m.Namespace != before.Namespace {
+		if err := checkWritable(ctx, m.Namespace); err != nil {
+			return nil, err
+		}
 	}
 	if m.Content != before.Content && m.ContentHash == before.ContentHash {
 		m.ContentHash = memory.ContentHash(m.Content)
@@ -309,6 +327,10 @@ const (
 
 func (s *DB) deleteMemory(ctx context.Context, id string, keepGolden bool, kind deleteKind) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
+		m, _, err := getMemory(ctx, tx, id)
+		if err != nil {
+			return err // not found, or not the asker's to see
+		}
 		if kind != deleteForGood {
 			// A refused delete rolls the trash row back with it.
 			if err := toTrash(ctx, tx, id, kind == deleteToArchive); err != nil {
@@ -320,13 +342,18 @@ func (s *DB) deleteMemory(ctx context.Context, id string, keepGolden bool, kind 
 		if err != nil {
 			return fmt.Errorf("delete memory %s: %w", id, err)
 		}
-		if n, _ := res.RowsAffected(); n > 0 {
-			return nil
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("memory %s is a golden rule: %w; use force=true to delete it", id, memory.ErrProtected)
 		}
-		if _, _, err := getMemory(ctx, tx, id); err != nil {
-			return err // not found
+		if kind != deleteForGood {
+			return nil // the trash keeps the record and its change log
 		}
-		return fmt.Errorf("memory %s is a golden rule: %w; use force=true to delete it", id, memory.ErrProtected)
+		// Gone for good with its change log: who forgot it stays on record.
+		if _, err := tx.ExecContext(ctx, `INSERT INTO forgotten (memory_id, namespace, content_hash, at, author)
+			VALUES (?, ?, ?, ?, ?)`, id, m.Namespace, m.ContentHash, formatTime(time.Now()), memory.PrincipalFrom(ctx).Author()); err != nil {
+			return fmt.Errorf("delete memory %s: %w", id, err)
+		}
+		return nil
 	})
 }
 
@@ -348,7 +375,7 @@ func (s *DB) ListMemories(ctx context.Context, q memory.ListQuery) ([]*memory.Me
 	if limit <= 0 {
 		limit = -1 // no limit
 	}
-	where, args := whereFilter(q.Filter)
+	where, args := whereFilter(ctx, q.Filter)
 	query := `SELECT ` + memoryColumns + ` FROM memories m WHERE ` + where +
 		` ORDER BY m.` + string(order) + ` ` + dir + `, m.seq ` + dir + ` LIMIT ? OFFSET ?`
 	ms, err := queryMemories(ctx, s.db, query, append(args, limit, max(q.Offset, 0))...)
@@ -360,7 +387,7 @@ func (s *DB) ListMemories(ctx context.Context, q memory.ListQuery) ([]*memory.Me
 
 // CountMemories counts memories by filter.
 func (s *DB) CountMemories(ctx context.Context, f memory.Filter) (int, error) {
-	where, args := whereFilter(f)
+	where, args := whereFilter(ctx, f)
 	var n int
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM memories m WHERE `+where, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count memories: %w", err)

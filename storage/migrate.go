@@ -131,6 +131,26 @@ var afterMigration = map[string]func(context.Context, *sql.Tx) error{
 	"vector_chunks.sql": rechunkVectors,
 	// Edits kept in metadata.edits move to the change log.
 	"change_log.sql": moveEditsToLog,
+	// Who made each change.
+	"people.sql": addAuthorColumns,
+}
+
+// addAuthorColumns gives the tables that record changes an author column,
+// unless they have one (SQLite has no ADD COLUMN IF NOT EXISTS).
+func addAuthorColumns(ctx context.Context, tx *sql.Tx) error {
+	for _, table := range []string{"memories", "change_log", "validation_events", "edges"} {
+		var has bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pragma_table_info(?) WHERE name = 'author')`, table).Scan(&has); err != nil {
+			return err
+		}
+		if has {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `ALTER TABLE `+table+` ADD COLUMN author TEXT NOT NULL DEFAULT ''`); err != nil {
+			return fmt.Errorf("add author to %s: %w", table, err)
+		}
+	}
+	return nil
 }
 
 // migrationTopic is a migration's file name without its number: "0003_x.sql"

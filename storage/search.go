@@ -156,7 +156,7 @@ func (s *DB) rankFTS(ctx context.Context, q, rowidCond string, rowidArg any, f m
 	if limit <= 0 {
 		limit = defaultSearchLimit
 	}
-	where, args := whereFilter(f)
+	where, args := whereFilter(ctx, f)
 	params := []any{q}
 	if rowidCond != "" {
 		params = append(params, rowidArg)
@@ -260,9 +260,12 @@ func (s *DB) KeywordCoverage(ctx context.Context, text string, ids []string) (ma
 	return out, nil
 }
 
-// seqsOf maps the rowids of the memories ids that exist to their ids.
+// seqsOf maps the rowids of the memories among ids that exist (and that the
+// principal in ctx may see) to their ids.
 func (s *DB) seqsOf(ctx context.Context, ids []string) (map[int64]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, id FROM memories WHERE id IN (`+placeholders(len(ids))+`)`, anySlice(ids)...)
+	visible, vargs := visibleCond(ctx, "m")
+	rows, err := s.db.QueryContext(ctx, `SELECT m.seq, m.id FROM memories m WHERE m.id IN (`+placeholders(len(ids))+`) AND `+visible,
+		append(anySlice(ids), vargs...)...)
 	if err != nil {
 		return nil, fmt.Errorf("keyword coverage: %w", err)
 	}

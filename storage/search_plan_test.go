@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -35,7 +36,7 @@ func TestVectorSearchQueriesUseTheirIndexes(t *testing.T) {
 	if plan := queryPlan(t, db, supersededCountQuery); !strings.Contains(plan, "USING COVERING INDEX edges_relation_target (relation=?)") {
 		t.Errorf("superseded count plan:\n%s\nwant a search of edges_relation_target", plan)
 	}
-	where, args := whereFilter(memory.Filter{Namespaces: []string{"global"}})
+	where, args := whereFilter(context.Background(), memory.Filter{Namespaces: []string{"global"}})
 	plan := queryPlan(t, db, chunksQuery(where), append(append([]any{[]byte{0}}, args...), 10)...)
 	if first, _, _ := strings.Cut(plan, "\n"); !strings.HasPrefix(first, "SCAN c") {
 		t.Errorf("parts plan:\n%s\nwant memory_chunks (c) scanned first", plan)

@@ -231,10 +231,10 @@ func (x *signIndex) set(seq int64, blob []byte, ns, typ string, imp float64, liv
 }
 
 // candidates returns the seqs of up to n live vectors passing f's namespace,
-// type and importance conditions, nearest to query by Hamming distance of the
+// type and importance conditions and visible to p, nearest to query by Hamming distance of the
 // signs. Distances are small integers, so a histogram finds the cut-off distance
 // without sorting. The caller holds x.mu.
-func (x *signIndex) candidates(query []uint64, f memory.Filter, n int) []int64 {
+func (x *signIndex) candidates(query []uint64, f memory.Filter, p memory.Principal, n int) []int64 {
 	if len(query) != x.words || n <= 0 {
 		return nil
 	}
@@ -242,7 +242,7 @@ func (x *signIndex) candidates(query []uint64, f memory.Filter, n int) []int64 {
 	dist := make([]int, len(x.seqs))
 	count := make([]int, 64*x.words+1)
 	for i := range x.seqs {
-		if !x.live[i] || !x.passes(i, f) {
+		if !x.live[i] || !x.passes(i, f) || !p.Sees(x.namespaces[i]) {
 			dist[i] = skip
 			continue
 		}

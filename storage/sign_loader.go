@@ -52,7 +52,7 @@ func (s *DB) signCandidates(ctx context.Context, vec []float32, f memory.Filter,
 	if err := x.sync(ctx, s.db); err != nil {
 		return nil, false, err
 	}
-	return x.candidates(signBits(vec), f, n), true, nil
+	return x.candidates(signBits(vec), f, memory.PrincipalFrom(ctx), n), true, nil
 }
 
 // signLoader reads a whole new copy of the signs in one background goroutine at
@@ -121,10 +121,11 @@ func (x *signIndex) adopt(fresh *signIndex) {
 
 // knnVectorSearch is sqlite-vec's exact scan: namespace, type and importance are
 // vec0 metadata columns, so the scan itself skips rows that fail them; superseded
-// memories are removed after it, so it asks for that many more.
-func (s *DB) knnVectorSearch(ctx context.Context, vec []float32, f memory.Filter, limit, superseded int) ([]memory.Hit, error) {
+// memories and those the principal may not see are removed after it, so it
+// asks for that many more (hidden).
+func (s *DB) knnVectorSearch(ctx context.Context, vec []float32, f memory.Filter, limit, hidden int) ([]memory.Hit, error) {
 	knnWhere := "embedding MATCH ? AND k = ?"
-	args := []any{encodeVector(vec), min(limit+superseded, maxKNN)}
+	args := []any{encodeVector(vec), min(limit+hidden, maxKNN)}
 	if len(f.Namespaces) > 0 {
 		knnWhere += " AND namespace IN (" + placeholders(len(f.Namespaces)) + ")"
 		args = append(args, anySlice(f.Namespaces)...)
@@ -139,16 +140,18 @@ func (s *DB) knnVectorSearch(ctx context.Context, vec []float32, f memory.Filter
 		knnWhere += " AND importance >= ?"
 		args = append(args, f.MinImportance)
 	}
-	post := "1"
+	// Others' private memories are removed after the scan too (vec0's
+	// metadata conditions cannot say "not user: but mine").
+	post, postArgs := visibleCond(ctx, "m")
 	if !f.IncludeSuperseded {
-		post = notSuperseded
+		post += " AND " + notSuperseded
 	}
 	query := `WITH knn AS MATERIALIZED (
 			SELECT rowid, distance FROM memory_vectors WHERE ` + knnWhere + `
 		)
 		SELECT m.id, knn.distance FROM knn JOIN memories m ON m.seq = knn.rowid
 		WHERE ` + post + ` ORDER BY knn.distance, m.seq LIMIT ?`
-	hits, err := queryHits(ctx, s, query, append(args, limit))
+	hits, err := queryHits(ctx, s, query, append(append(args, postArgs...), limit))
 	if err != nil {
 		return nil, fmt.Errorf("exact scan: %w", err)
 	}

@@ -34,8 +34,10 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
 	}
+	// A person's counts leave out the other people's private memories.
+	visible, vargs := visibleCond(ctx, "m")
 	for col, m := range map[string]map[string]int{"namespace": st.ByNamespace, "memory_type": st.ByType} {
-		rows, err := s.db.QueryContext(ctx, `SELECT `+col+`, count(*) FROM memories GROUP BY `+col)
+		rows, err := s.db.QueryContext(ctx, `SELECT `+col+`, count(*) FROM memories m WHERE `+visible+` GROUP BY `+col, vargs...)
 		if err != nil {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
@@ -50,6 +52,12 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 		}
 		if err := rows.Close(); err != nil {
 			return nil, err
+		}
+	}
+	if vargs != nil {
+		st.Memories = 0
+		for _, n := range st.ByType {
+			st.Memories += n
 		}
 	}
 	if err := s.jobStats(ctx, st); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
@@ -42,7 +43,7 @@ func toTrash(ctx context.Context, tx *sql.Tx, id string, archived bool) error {
 		return err
 	}
 	rec := TrashRecord{Memory: m, Edges: []memory.Edge{}, Events: []memory.ValidationEvent{}}
-	rows, err := tx.QueryContext(ctx, `SELECT id, source_id, target_id, relation, weight, metadata, created_at
+	rows, err := tx.QueryContext(ctx, `SELECT id, source_id, target_id, relation, weight, metadata, created_at, author
 		FROM edges WHERE source_id = ? OR target_id = ? ORDER BY id`, id, id)
 	if err != nil {
 		return fmt.Errorf("trash edges: %w", err)
@@ -50,7 +51,7 @@ func toTrash(ctx context.Context, tx *sql.Tx, id string, archived bool) error {
 	for rows.Next() {
 		var e memory.Edge
 		var rel, meta, created string
-		if err := rows.Scan(&e.ID, &e.SourceID, &e.TargetID, &rel, &e.Weight, &meta, &created); err != nil {
+		if err := rows.Scan(&e.ID, &e.SourceID, &e.TargetID, &rel, &e.Weight, &meta, &created, &e.Author); err != nil {
 			rows.Close()
 			return fmt.Errorf("trash edges: %w", err)
 		}
@@ -64,7 +65,7 @@ func toTrash(ctx context.Context, tx *sql.Tx, id string, archived bool) error {
 		return err
 	}
 	rows, err = tx.QueryContext(ctx, `SELECT id, memory_id, event_type, context, error_msg, session_id,
-		confidence_before, confidence_after, created_at FROM validation_events WHERE memory_id = ? ORDER BY id`, id)
+		confidence_before, confidence_after, created_at, author FROM validation_events WHERE memory_id = ? ORDER BY id`, id)
 	if err != nil {
 		return fmt.Errorf("trash events: %w", err)
 	}
@@ -72,7 +73,7 @@ func toTrash(ctx context.Context, tx *sql.Tx, id string, archived bool) error {
 		var ev memory.ValidationEvent
 		var typ, created string
 		if err := rows.Scan(&ev.ID, &ev.MemoryID, &typ, &ev.Context, &ev.ErrorMsg, &ev.SessionID,
-			&ev.ConfidenceBefore, &ev.ConfidenceAfter, &created); err != nil {
+			&ev.ConfidenceBefore, &ev.ConfidenceAfter, &created, &ev.Author); err != nil {
 			rows.Close()
 			return fmt.Errorf("trash events: %w", err)
 		}
@@ -128,9 +129,15 @@ func (s *DB) Trash(ctx context.Context) ([]TrashItem, error) {
 		if err != nil {
 			return nil, fmt.Errorf("list trash: %w", err)
 		}
+		if it.Memory == nil || !memory.PrincipalFrom(ctx).Sees(it.Memory.Namespace) {
+			continue // another person's: as if it were not there
+		}
 		out = append(out, it)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, hideUnseenEdges(ctx, s.db, out)
 }
 
 // trashColumns are the columns scanTrashItem reads.
@@ -177,6 +184,9 @@ func (s *DB) RestoreMemoryAs(ctx context.Context, id, source string) (*ImportRes
 		if err := json.Unmarshal([]byte(body), &rec); err != nil {
 			return fmt.Errorf("trash record: %w", err)
 		}
+		if rec.Memory == nil || !memory.PrincipalFrom(ctx).Sees(rec.Memory.Namespace) {
+			return fmt.Errorf("memory %s is not in the trash: %w", id, memory.ErrNotFound)
+		}
 		if res, err = writeRecords(ctx, tx, Records{Memories: []*memory.Memory{rec.Memory}, Edges: rec.Edges, Events: rec.Events, Changes: rec.Changes}); err != nil {
 			return err
 		}
@@ -202,4 +212,29 @@ func (s *DB) RestoreMemoryAs(ctx context.Context, id, source string) (*ImportRes
 		return err
 	})
 	return res, err
+}
+
+// hideUnseenEdges drops from the listed records the edges whose other end the
+// principal in ctx may not see (another person's private memory).
+func hideUnseenEdges(ctx context.Context, q querier, items []TrashItem) error {
+	if !memory.PrincipalFrom(ctx).Restricted() {
+		return nil
+	}
+	var ends []string
+	for _, it := range items {
+		for _, e := range it.Edges {
+			ends = append(ends, e.SourceID, e.TargetID)
+		}
+	}
+	seen, err := visibleIDs(ctx, q, ends...)
+	if err != nil {
+		return err
+	}
+	for i := range items {
+		self := items[i].Memory.ID
+		items[i].Edges = slices.DeleteFunc(items[i].Edges, func(e memory.Edge) bool {
+			return (e.SourceID != self && !seen[e.SourceID]) || (e.TargetID != self && !seen[e.TargetID])
+		})
+	}
+	return nil
 }

@@ -61,7 +61,11 @@ func (s *DB) SearchVector(ctx context.Context, vec []float32, f memory.Filter, l
 		return nil, fmt.Errorf("vector search: read vector signs: %w", err)
 	}
 	if !ok {
-		return s.knnVectorSearch(ctx, vec, f, limit, superseded)
+		private, err := hiddenCount(ctx, s.db)
+		if err != nil {
+			return nil, fmt.Errorf("vector search: %w", err)
+		}
+		return s.knnVectorSearch(ctx, vec, f, limit, superseded+private)
 	}
 	if len(seqs) == 0 {
 		return nil, nil
@@ -71,7 +75,7 @@ func (s *DB) SearchVector(ctx context.Context, vec []float32, f memory.Filter, l
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
 	// The filter is checked again here: the signs may lag a write committed since.
-	where, args := whereFilter(f)
+	where, args := whereFilter(ctx, f)
 	query := `SELECT m.id, vec_distance_cosine(v.embedding, ?) AS distance
 		FROM memories m JOIN memory_vectors v ON v.rowid = m.seq
 		WHERE m.seq IN (SELECT value FROM json_each(?)) AND ` + where + `
@@ -116,7 +120,7 @@ func filtered(f memory.Filter) bool {
 
 // exactVectorSearch scores the few memories named by f.IDs directly.
 func (s *DB) exactVectorSearch(ctx context.Context, vec []float32, f memory.Filter, limit int) ([]memory.Hit, error) {
-	where, args := whereFilter(f)
+	where, args := whereFilter(ctx, f)
 	query := `SELECT m.id, vec_distance_cosine(v.embedding, ?) AS distance
 		FROM memories m JOIN memory_vectors v ON v.rowid = m.seq
 		WHERE ` + where + ` ORDER BY distance, m.seq LIMIT ?`

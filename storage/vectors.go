@@ -221,8 +221,9 @@ func (s *DB) Embedding(ctx context.Context, id string) ([]float32, error) {
 		return nil, nil
 	}
 	var blob []byte
+	visible, vargs := visibleCond(ctx, "m")
 	err = s.db.QueryRowContext(ctx, `SELECT v.embedding FROM memories m
-		JOIN memory_vectors v ON v.rowid = m.seq WHERE m.id = ?`, id).Scan(&blob)
+		JOIN memory_vectors v ON v.rowid = m.seq WHERE m.id = ? AND `+visible, append([]any{id}, vargs...)...).Scan(&blob)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}

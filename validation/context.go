@@ -78,6 +78,11 @@ func (s *Service) Context(ctx context.Context, req ContextRequest) (*ContextResu
 		}
 		namespaces = []string{ns, memory.GlobalNamespace}
 	}
+	// A person's own memories and golden rules join the team's; another
+	// person's never do (the store leaves them out).
+	if own := memory.PrincipalFrom(ctx).OwnNamespace(); own != "" {
+		namespaces = append(namespaces, own)
+	}
 
 	golden, err := s.store.ListMemories(ctx, memory.ListQuery{
 		Filter:  memory.Filter{Namespaces: namespaces, Types: []memory.Type{memory.TypeGoldenRule}},

@@ -38,9 +38,11 @@ const (
 // Each list holds at most 100 memories; the counts are complete.
 func (s *Service) AnalyzeHealth(ctx context.Context, req HealthRequest) (*HealthReport, error) {
 	if req.Namespace != "" {
-		if err := memory.ValidateNamespace(req.Namespace); err != nil {
+		ns, err := memory.ResolveNamespace(ctx, req.Namespace)
+		if err != nil {
 			return nil, err
 		}
+		req.Namespace = ns
 	}
 	staleDays := req.StaleDays
 	if staleDays == 0 {

@@ -48,9 +48,11 @@ type StaleReport struct {
 // or, with force, archive one).
 func (s *Service) StaleMemories(ctx context.Context, req StaleRequest) (*StaleReport, error) {
 	if req.Namespace != "" {
-		if err := memory.ValidateNamespace(req.Namespace); err != nil {
+		ns, err := memory.ResolveNamespace(ctx, req.Namespace)
+		if err != nil {
 			return nil, err
 		}
+		req.Namespace = ns
 	}
 	if req.Days == 0 {
 		req.Days = s.StaleDays()

@@ -1,10 +1,7 @@
 package viewer
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/hex"
+	"context"
 	"net"
 	"net/http"
 	"net/url"
@@ -12,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/recall-mcp/recall/internal/loopback"
+	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/team"
 )
 
 // Access says who may use the viewer. The zero value is the viewer of this
@@ -27,66 +26,101 @@ type Access struct {
 	Hosts []string
 	// ReadOnly refuses every change with 403.
 	ReadOnly bool
+	// Auth, when set, tells who a token or cookie belongs to (the
+	// administrator or a person of the team) in place of Token alone; each
+	// request then acts as that person.
+	Auth Authenticator
 }
+
+// Authenticator tells who a token or a cookie derived from it belongs to
+// (team.Authenticator), and whether requests must carry one.
+type Authenticator interface {
+	Token(ctx context.Context, token string) (memory.Principal, error)
+	Cookie(ctx context.Context, cookie string) (memory.Principal, error)
+	Required(ctx context.Context) (bool, error)
+}
+
+// authenticator is a.Auth, or the administrator's token alone.
+func (a Access) authenticator() Authenticator {
+	if a.Auth != nil {
+		return a.Auth
+	}
+	return team.Authenticator{AdminToken: a.Token}
+}
+
+// guarded reports whether requests are checked for a token.
+func (a Access) guarded() bool { return a.Token != "" || a.Auth != nil }
 
 // accessInfo is GET /api/access: what the page needs to know to show the
 // right controls. It says whether a token is required, never the token.
 type accessInfo struct {
-	ReadOnly      bool `json:"read_only"`
-	TokenRequired bool `json:"token_required"`
+	ReadOnly      bool   `json:"read_only"`
+	TokenRequired bool   `json:"token_required"`
+	Person        string `json:"person,omitempty"` // whose token opened the viewer
 }
 
 func (h *handler) access(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, accessInfo{ReadOnly: h.acc.ReadOnly, TokenRequired: h.acc.Token != ""})
+	writeJSON(w, http.StatusOK, accessInfo{ReadOnly: h.acc.ReadOnly, TokenRequired: h.acc.guarded(),
+		Person: memory.PrincipalFrom(r.Context()).Person})
 }
 
 // tokenCookie holds a value derived from the token rather than the token
-// itself: a leaked cookie opens the viewer, not the MCP transport the same
-// token guards.
+// itself (team.CookieValue): a leaked cookie opens the viewer, not the MCP
+// transport the same token guards.
 const tokenCookie = "recall_viewer"
 
-func cookieValue(token string) string {
-	mac := hmac.New(sha256.New, []byte(token))
-	mac.Write([]byte("recall viewer cookie v1"))
-	return hex.EncodeToString(mac.Sum(nil))
-}
-
-func sameSecret(got, want string) bool {
-	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
-}
-
-// requireToken lets through requests that carry the token: a cookie set
-// earlier, a bearer header, or ?token= on a GET, which sets the cookie and
-// redirects to the same URL without the token, so it stays out of the
-// address bar, the history and later Referers.
+// requireToken lets through requests that carry a token of the
+// administrator or a person: a cookie set earlier, a bearer header, or
+// ?token= on a GET, which sets the cookie and redirects to the same URL
+// without the token, so it stays out of the address bar, the history and
+// later Referers. Each request goes on as its person (memory.Principal),
+// whom the store's visibility rule reads. Without a token a request passes
+// only while none is required (a loopback server with no people).
 func requireToken(a Access, next http.Handler) http.Handler {
-	cookie := cookieValue(a.Token)
+	auth := a.authenticator()
+	as := func(w http.ResponseWriter, r *http.Request, p memory.Principal) {
+		next.ServeHTTP(w, r.WithContext(memory.WithPrincipal(r.Context(), p)))
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if publicFile(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
+		ctx := r.Context()
 		if q := r.URL.Query(); q.Has("token") && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-			if !sameSecret(q.Get("token"), a.Token) {
+			tok := q.Get("token")
+			if _, err := auth.Token(ctx, tok); err != nil {
 				if wantsPage(r) {
 					askToken(w, r, true)
 					return
 				}
-				unauthorized(w, true, "wrong token in ?token=: open the viewer with the value of RECALL_HTTP_TOKEN, as ?token=<token>")
+				unauthorized(w, true, "wrong token in ?token=: open the viewer with your token (or RECALL_HTTP_TOKEN), as ?token=<token>")
 				return
 			}
-			http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: cookie, Path: mountPath(r),
+			http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: team.CookieValue(tok), Path: mountPath(r),
 				HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 			w.Header().Set("Cache-Control", "no-store")
 			http.Redirect(w, r, withoutToken(r), http.StatusSeeOther)
 			return
 		}
-		if c, err := r.Cookie(tokenCookie); err == nil && sameSecret(c.Value, cookie) {
-			next.ServeHTTP(w, r)
-			return
+		if c, err := r.Cookie(tokenCookie); err == nil {
+			if p, err := auth.Cookie(ctx, c.Value); err == nil {
+				as(w, r, p)
+				return
+			}
 		}
 		scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-		if strings.EqualFold(scheme, "Bearer") && sameSecret(strings.TrimSpace(got), a.Token) {
+		got = strings.TrimSpace(got)
+		if strings.EqualFold(scheme, "Bearer") && got != "" {
+			p, err := auth.Token(ctx, got)
+			if err != nil {
+				unauthorized(w, true, "wrong bearer token: it is not RECALL_HTTP_TOKEN nor a person's current token (replaced, or the person was removed?)")
+				return
+			}
+			as(w, r, p)
+			return
+		}
+		if required, err := auth.Required(ctx); err == nil && !required {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -94,7 +128,7 @@ func requireToken(a Access, next http.Handler) http.Handler {
 			askToken(w, r, false)
 			return
 		}
-		unauthorized(w, got != "", "this viewer needs its token (the value of RECALL_HTTP_TOKEN): open it once as /?token=<token>, "+
+		unauthorized(w, got != "", "this viewer needs a token (yours, from recall users token NAME, or RECALL_HTTP_TOKEN): open it once as /?token=<token>, "+
 			"which keeps it in a cookie, or send \"Authorization: Bearer <token>\"")
 	})
 }

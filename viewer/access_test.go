@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/team"
 )
 
 const testToken = "correct-horse-battery-staple-42"
@@ -179,7 +180,7 @@ func TestNoAnswerCarriesTheToken(t *testing.T) {
 		if w.Code >= 500 {
 			t.Errorf("GET %s: %d %s", target, w.Code, w.Body)
 		}
-		if strings.Contains(w.Body.String(), testToken) || strings.Contains(w.Body.String(), cookieValue(testToken)) {
+		if strings.Contains(w.Body.String(), testToken) || strings.Contains(w.Body.String(), team.CookieValue(testToken)) {
 			t.Errorf("GET %s returned the token: %s", target, w.Body)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
 )
 
@@ -53,7 +54,7 @@ type changedMemory struct {
 // or of the poller) tells a page that reconnects that it may have missed
 // changes, and it reloads what it shows.
 type hub struct {
-	db  *storage.DB
+	db  Store
 	log *slog.Logger
 
 	mu      sync.Mutex
@@ -65,7 +66,7 @@ type hub struct {
 	running bool
 }
 
-func newHub(db *storage.DB, log *slog.Logger) *hub {
+func newHub(db Store, log *slog.Logger) *hub {
 	return &hub{db: db, log: log, wake: make(chan struct{})}
 }
 
@@ -103,7 +104,7 @@ type baseline struct {
 }
 
 // readBaseline takes whatever exists now as the starting point, not news.
-func readBaseline(w *storage.Watch) baseline {
+func readBaseline(w storage.Watcher) baseline {
 	b := baseline{seen: map[string]time.Time{}, total: -1}
 	if c, err := w.ChangedSince(context.Background(), time.Now().Add(-lookBehind), maxPerEvent); err == nil {
 		b.total, b.edges = c.Total, c.Edges
@@ -124,7 +125,7 @@ func (h *hub) unsubscribe() {
 }
 
 // poll runs until no page has listened for idleStop.
-func (h *hub) poll(w *storage.Watch, epoch string, base baseline) {
+func (h *hub) poll(w storage.Watcher, epoch string, base baseline) {
 	defer w.Close()
 	ctx := context.Background()
 	seen, mark, total, edges := base.seen, base.mark, base.total, base.edges
@@ -303,7 +304,7 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 			evs = nil
 		}
 		for _, ev := range evs {
-			data, _ := json.Marshal(ev)
+			data, _ := json.Marshal(h.visibleEvent(r.Context(), ev))
 			fmt.Fprintf(w, "id: %s-%d\nevent: change\ndata: %s\n\n", cur, ev.seq, data)
 			seq = ev.seq
 		}
@@ -320,4 +321,32 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 		case <-wake:
 		}
 	}
+}
+
+// visibleEvent is ev as the person asking in ctx may see it: the one poller
+// watches the whole database, so another person's private memories are taken
+// out here, by asking the store (its visibility rule) which of the changed
+// memories this person sees, and the total is their own count.
+func (h *handler) visibleEvent(ctx context.Context, ev changeEvent) changeEvent {
+	if !memory.PrincipalFrom(ctx).Restricted() {
+		return ev
+	}
+	ids := make([]string, len(ev.Changed))
+	for i, c := range ev.Changed {
+		ids[i] = c.ID
+	}
+	seen, err := h.db.GetMemories(ctx, ids)
+	if err != nil {
+		seen = nil
+	}
+	out := changeEvent{seq: ev.seq, Edges: ev.Edges, Changed: []changedMemory{}}
+	for _, c := range ev.Changed {
+		if seen[c.ID] != nil {
+			out.Changed = append(out.Changed, c)
+		}
+	}
+	if n, err := h.db.CountMemories(ctx, memory.Filter{IncludeSuperseded: true}); err == nil {
+		out.Total = n
+	}
+	return out
 }

@@ -28,7 +28,7 @@ func secure(next http.Handler, acc Access, log *slog.Logger) http.Handler {
 	if acc.ReadOnly {
 		inner = refuseWrites(inner)
 	}
-	if acc.Token != "" {
+	if acc.guarded() {
 		inner = requireToken(acc, inner)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

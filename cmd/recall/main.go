@@ -74,7 +74,7 @@ func init() {
 	commands = []*command{
 		serveCommand, callCommand, hookCommand,
 		addCommand, storeCommand, searchCommand, listCommand, showCommand, editCommand, rmCommand, restoreCommand, forgetCommand,
-		statsCommand, projectsCommand, reindexCommand, historyCommand, exportCommand, importCommand, doctorCommand, uiCommand, versionCommand,
+		statsCommand, projectsCommand, reindexCommand, historyCommand, exportCommand, importCommand, doctorCommand, uiCommand, usersCommand, versionCommand,
 	}
 }
 

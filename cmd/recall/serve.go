@@ -16,6 +16,7 @@ import (
 	"github.com/recall-mcp/recall/internal/loopback"
 	"github.com/recall-mcp/recall/server"
 	"github.com/recall-mcp/recall/spool"
+	"github.com/recall-mcp/recall/team"
 	"github.com/recall-mcp/recall/viewer"
 
 	"github.com/spf13/pflag"
@@ -94,23 +95,29 @@ func runServe(fs *pflag.FlagSet) runFunc {
 		wg.Go(func() { a.warnAboutModels(ctx) })
 		wg.Go(func() { a.keepFileActivityBounded(ctx) })
 		wg.Go(func() { a.drainSpool(ctx) })
+		wg.Go(func() { a.serveHooks(ctx) })
 		a.handleSummaries()
 		a.jobs.Start(work)
 
 		srv := a.mcpServer("") // clients' projects come from their roots
 		if *addr != "" {
 			a.log.Info("serving MCP over Streamable HTTP", "addr", *addr, "database", a.cfg.SQLitePath)
+			// The administrator's token and the people's (recall users): each
+			// request acts as whoever its token names.
+			auth := team.Authenticator{AdminToken: a.cfg.HTTPToken, Dir: a.db}
 			opts := server.HTTPOptions{
-				Token:       a.cfg.HTTPToken,
+				Auth:        auth,
 				SessionIdle: a.cfg.HTTPSessionIdle,
 				MaxSessions: a.cfg.HTTPMaxSessions,
 			}
-			// On loopback the viewer answers loopback Hosts without a token; served
-			// to other machines it needs MCP's token and is read-only unless
-			// --writable.
-			var acc viewer.Access
+			// On loopback the viewer answers loopback Hosts, without a token
+			// unless the team has people; served to other machines it needs a
+			// token and is read-only unless --writable.
+			loopbackAuth := auth
+			loopbackAuth.OpenUntilPeople = true
+			acc := viewer.Access{Auth: loopbackAuth}
 			if *allowRemote {
-				acc = viewer.Access{Token: a.cfg.HTTPToken, Hosts: splitNames(*hostnames), ReadOnly: !*writable}
+				acc = viewer.Access{Token: a.cfg.HTTPToken, Auth: auth, Hosts: splitNames(*hostnames), ReadOnly: !*writable}
 			}
 			opts.UI = a.viewer(acc, ctx.Done())
 			a.log.Info("serving the viewer", "url", "http://"+*addr+server.UIPrefix, "read_only", acc.ReadOnly)

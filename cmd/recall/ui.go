@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/recall-mcp/recall/config"
+	"github.com/recall-mcp/recall/team"
 	"github.com/recall-mcp/recall/viewer"
 
 	"github.com/spf13/pflag"
@@ -102,7 +103,9 @@ func serveUIOn(ctx context.Context, e *env, a *app, addr string, remote, writabl
 	var acc viewer.Access
 	mode := "writable"
 	if remote {
-		acc = viewer.Access{Token: a.cfg.HTTPToken, Hosts: hostnames, ReadOnly: !writable}
+		// The people's tokens open it too, each as its person.
+		acc = viewer.Access{Token: a.cfg.HTTPToken, Auth: team.Authenticator{AdminToken: a.cfg.HTTPToken, Dir: a.db},
+			Hosts: hostnames, ReadOnly: !writable}
 		if acc.ReadOnly {
 			mode = "read-only"
 		}

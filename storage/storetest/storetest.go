@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/capture"
+	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/jobs"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
@@ -28,6 +29,8 @@ type Store interface {
 	jobs.Queue
 	Trash(ctx context.Context) ([]storage.TrashItem, error)
 	RestoreMemory(ctx context.Context, id string) (*storage.ImportResult, error)
+	// RecordToolCall writes a hook's journal entry and file touch together.
+	RecordToolCall(ctx context.Context, e *journal.Entry, a *memory.FileActivity) error
 }
 
 // Open makes a fresh, empty store for one test and closes it when the test ends.
@@ -79,6 +82,7 @@ func Run(t *testing.T, open Open) {
 		{"JournalSearch", testJournalSearch},
 		{"JournalForget", testJournalForget},
 		{"SummaryJobs", testSummaryJobs},
+		{"ToolCallInOneTransaction", testToolCall},
 		{"Stats", testStats},
 	}
 	for _, c := range cases {
@@ -1315,5 +1319,28 @@ func testStats(t *testing.T, s Store) {
 		st.ValidationEvents != 1 || st.PendingEmbeddings != 1 || st.JournalEntries != 1 || st.TrimmedEntries != 1 ||
 		st.EmbeddingDim != 4 || st.SchemaVersion == 0 {
 		t.Fatalf("stats = %+v", st)
+	}
+}
+
+func testToolCall(t *testing.T, s Store) {
+	e := entry(capture.KindObservation, "project:t", "s1", "Edit main.go")
+	a := &memory.FileActivity{FilePath: "/r/main.go", Action: memory.ActionEdit, ProjectRoot: "/r", SessionID: "s1"}
+	must(t, s.RecordToolCall(ctx, e, a))
+	if e.ID == 0 || a.ID == 0 {
+		t.Fatalf("ids not set: entry %d, activity %d", e.ID, a.ID)
+	}
+	// A bad touch refuses the entry with it: nothing half-written.
+	bad := entry(capture.KindObservation, "project:t", "s1", "Delete x")
+	if err := s.RecordToolCall(ctx, bad, &memory.FileActivity{FilePath: "/r/x", Action: "delete"}); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("a tool call with a bad action: %v", err)
+	}
+	must(t, s.RecordToolCall(ctx, nil, nil))
+	st, _ := s.Stats(ctx)
+	if st.JournalEntries != 1 || st.FileActivity != 1 {
+		t.Fatalf("after two tool calls, one refused: %d entries, %d touches", st.JournalEntries, st.FileActivity)
+	}
+	files, _ := s.RecentFiles(ctx, "/r", time.Time{}, 5)
+	if len(files) != 1 || files[0].FilePath != "/r/main.go" {
+		t.Fatalf("recent files = %+v", files)
 	}
 }

@@ -1,0 +1,100 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/team"
+)
+
+// Authenticator tells who a token belongs to (team.Authenticator).
+type Authenticator interface {
+	Token(ctx context.Context, token string) (memory.Principal, error)
+	Required(ctx context.Context) (bool, error)
+}
+
+// principalKey is the key of TokenInfo.Extra that carries the principal from
+// the HTTP request to the tool call.
+const principalKey = "recall_principal"
+
+// authenticate lets through requests whose bearer token names the
+// administrator or a person, and requests without one only while no token is
+// required (no RECALL_HTTP_TOKEN and no people). A wrong, replaced or removed
+// token gets 401 with "WWW-Authenticate: Bearer" (without OAuth metadata, so
+// clients ask for the token rather than start an OAuth flow). Who asks goes on
+// as the SDK's TokenInfo, which also ties each MCP session to its person.
+func authenticate(a Authenticator, next http.Handler) http.Handler {
+	withToken := auth.RequireBearerToken(func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
+		p, _ := ctx.Value(principalCtxKey{}).(memory.Principal)
+		return &auth.TokenInfo{UserID: userID(p), Extra: map[string]any{principalKey: p}}, nil
+	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		got = strings.TrimSpace(got)
+		if got == "" || !strings.EqualFold(scheme, "Bearer") {
+			required, err := a.Required(r.Context())
+			if err != nil {
+				writeRPCError(w, http.StatusServiceUnavailable, nil, -32603, "could not check who may connect: "+err.Error())
+				return
+			}
+			if required {
+				unauthorized(w, false, "missing bearer token: send \"Authorization: Bearer <token>\" with your token (recall users token NAME makes one) or RECALL_HTTP_TOKEN")
+				return
+			}
+			next.ServeHTTP(w, r)
+			return
+		}
+		p, err := a.Token(r.Context(), got)
+		if team.IsUnknown(err) {
+			unauthorized(w, true, "wrong bearer token: it is not RECALL_HTTP_TOKEN nor a person's current token (replaced, or the person was removed?)")
+			return
+		}
+		if err != nil {
+			writeRPCError(w, http.StatusServiceUnavailable, nil, -32603, "could not check the token: "+err.Error())
+			return
+		}
+		withToken.ServeHTTP(w, r.WithContext(memory.WithPrincipal(context.WithValue(r.Context(), principalCtxKey{}, p), p)))
+	})
+}
+
+type principalCtxKey struct{}
+
+// userID names a principal for the SDK's session check.
+func userID(p memory.Principal) string {
+	if p.Person != "" {
+		return "person:" + p.Person
+	}
+	return "admin"
+}
+
+func unauthorized(w http.ResponseWriter, wrong bool, msg string) {
+	challenge := `Bearer realm="recall"`
+	if wrong {
+		challenge += `, error="invalid_token"`
+	}
+	w.Header().Set("WWW-Authenticate", challenge)
+	writeRPCError(w, http.StatusUnauthorized, nil, -32600, msg)
+}
+
+// asPrincipal gives every request of an HTTP session the context of who
+// asks, read from the token its HTTP request carried; the store's visibility
+// rule reads it there. Requests over stdio carry none: this machine's own
+// process sees everything.
+func asPrincipal(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
+			if p, ok := extra.TokenInfo.Extra[principalKey].(memory.Principal); ok {
+				ctx = memory.WithPrincipal(ctx, p)
+			} else {
+				return nil, fmt.Errorf("%s: the request carries a token of unknown form", method)
+			}
+		}
+		return next(ctx, method, req)
+	}
+}

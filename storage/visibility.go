@@ -1,0 +1,97 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// The one visibility rule of a team: a person (memory.Principal in the
+// request's context) sees every namespace but the other people's user:<name>.
+// Every query that reads memories applies it here, through whereFilter or
+// visibleCond, and every lookup by id goes through getMemory, so that another
+// person's private memory answers exactly as a missing one. The
+// administrator's token and the processes of this machine see everything.
+
+// visibleCond is the condition, on the memories table aliased alias, that the
+// principal in ctx may see a row, with its argument; "1" when it sees all.
+func visibleCond(ctx context.Context, alias string) (string, []any) {
+	p := memory.PrincipalFrom(ctx)
+	if !p.Restricted() {
+		return "1", nil
+	}
+	ns := alias + ".namespace"
+	return "(substr(" + ns + ", 1, 5) <> '" + memory.PersonNamespacePref + "' OR " + ns + " = ?)", []any{p.OwnNamespace()}
+}
+
+// checkVisible returns ErrNotFound, as for a missing memory, when the
+// principal in ctx may not see m.
+func checkVisible(ctx context.Context, m *memory.Memory) error {
+	if !memory.PrincipalFrom(ctx).Sees(m.Namespace) {
+		return memory.NotFound("memory", m.ID)
+	}
+	return nil
+}
+
+// checkWritable refuses a write into another person's namespace. It names
+// the rule, not any memory: nothing about what that namespace holds leaks.
+func checkWritable(ctx context.Context, namespace string) error {
+	p := memory.PrincipalFrom(ctx)
+	if p.Sees(namespace) {
+		return nil
+	}
+	return memory.Invalidf("namespace", namespace, `"private" or your own `+p.OwnNamespace()+`, "global" or "project:<name>": a user:<name> namespace is its person's alone`)
+}
+
+// hiddenCount counts the memories the principal in ctx may not see (others'
+// private ones), for searches that filter them out after ranking and must
+// ask for that many more.
+func hiddenCount(ctx context.Context, q querier) (int, error) {
+	p := memory.PrincipalFrom(ctx)
+	if !p.Restricted() {
+		return 0, nil
+	}
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM memories
+		WHERE namespace >= 'user:' AND namespace < 'user;' AND namespace <> ?`, p.OwnNamespace()).Scan(&n)
+	return n, err
+}
+
+// visibleIDs keeps, of ids, those of memories the principal in ctx may see
+// (missing ones are dropped too).
+func visibleIDs(ctx context.Context, q querier, ids ...string) (map[string]bool, error) {
+	out := make(map[string]bool, len(ids))
+	cond, args := visibleCond(ctx, "m")
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(start+500, len(ids))]
+		rows, err := q.QueryContext(ctx, `SELECT m.id FROM memories m WHERE m.id IN (`+placeholders(len(chunk))+`) AND `+cond,
+			append(anySlice(chunk), args...)...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[id] = true
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// requireVisible returns ErrNotFound unless the memory id exists and the
+// principal in ctx may see it.
+func requireVisible(ctx context.Context, q querier, id string) error {
+	_, _, err := getMemory(ctx, q, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return memory.NotFound("memory", id)
+	}
+	return err
+}
