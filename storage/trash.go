@@ -153,6 +153,12 @@ func scanTrashItem(rows *sql.Rows) (TrashItem, error) {
 // its change log (with the restore added), in one transaction. Its vector is
 // made again (it comes back pending).
 func (s *DB) RestoreMemory(ctx context.Context, id string) (*ImportResult, error) {
+	return s.RestoreMemoryAs(ctx, id, memory.SourceViewer)
+}
+
+// RestoreMemoryAs is RestoreMemory with the change log naming source (the
+// viewer, the CLI) as where the restore came from.
+func (s *DB) RestoreMemoryAs(ctx context.Context, id, source string) (*ImportResult, error) {
 	var res *ImportResult
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var body string
@@ -178,7 +184,7 @@ func (s *DB) RestoreMemory(ctx context.Context, id string) (*ImportResult, error
 		// copy (its edges, events and log go to it), as an import would.
 		res.Restored = id
 		change := &memory.Change{MemoryID: id, Namespace: rec.Memory.Namespace, At: trashNow(),
-			Action: memory.ChangeRestore, Source: memory.SourceViewer}
+			Action: memory.ChangeRestore, Source: source}
 		if res.Existing > 0 {
 			if err := tx.QueryRowContext(ctx, `SELECT id FROM memories WHERE id = ? OR (content_hash = ? AND namespace = ?) ORDER BY id = ? DESC LIMIT 1`,
 				id, rec.Memory.ContentHash, rec.Memory.Namespace, id).Scan(&res.Restored); err != nil {
