@@ -194,3 +194,24 @@ func spooledWrite(ctx context.Context, w spool.Write) (func(tx *sql.Tx) error, e
 	}
 	return nil, fmt.Errorf("unknown kind %q: written by a newer recall?", w.Kind)
 }
+
+// ClaimEvent records that the event id (a client machine's spooled hook
+// event, see server.Hooks) is being applied, and reports whether it is the
+// first time: a client that sent an event and never heard back sends it
+// again, and the second time does nothing. Ids are kept as long as the
+// spool's own.
+func (s *DB) ClaimEvent(ctx context.Context, id string) (bool, error) {
+	var first bool
+	now := time.Now()
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO spool_applied (id, applied_at) VALUES (?, ?)
+			ON CONFLICT (id) DO NOTHING`, id, formatTime(now))
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		first = n == 1
+		return err
+	})
+	return first, err
+}

@@ -59,6 +59,10 @@ func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 		log.Error("hook not answered", "hook", rest[0], "err", err)
 		return nil
 	}
+	if cfg.ClientMode() {
+		runHookAsClient(ctx, e, cfg, log, rest[0])
+		return nil
+	}
 	if ev, err := hook.ParseEvent(rest[0]); err == nil && (ev == hook.SessionStart || ev == hook.PreCompact) {
 		if cfg.History {
 			startBackgroundIndex(cfg, log) // detached: returns at once
@@ -72,28 +76,7 @@ func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 		if err != nil {
 			return nil, nil, err
 		}
-		h := &hook.Handler{
-			Memory:      a.mem,
-			Projects:    a.projects,
-			TokenBudget: cfg.DefaultTokenBudget,
-			Summaries:   cfg.Summaries,
-			Floor:       memory.Floor{MinCoverage: cfg.PromptMinCoverage, MinSimilarity: cfg.MatchMinSimilarity},
-			Logger:      log,
-			ToolCalls:   a.db,
-			Context: func(ctx context.Context, query, project string, budget int) (string, error) {
-				res, err := a.cur.Context(ctx, validation.ContextRequest{Query: query, Project: project, TokenBudget: budget})
-				if err != nil {
-					return "", err
-				}
-				if len(res.MemoryIDs) == 0 {
-					return "", nil // a preamble without memories is not worth its tokens
-				}
-				return res.Context, nil
-			},
-		}
-		if cfg.Capture {
-			h.Capture = &capture.Recorder{Store: a.db}
-		}
+		h := newHookHandler(a, cfg, log)
 		// The database is left open: the process ends right after answering,
 		// every write is already committed to the WAL, and closing the last
 		// connection would checkpoint the WAL while Claude Code waits.
@@ -153,4 +136,32 @@ func probeOllama(ctx context.Context, e *env) error {
 	}
 	log.Info("Ollama answers in time again; hooks use vectors")
 	return nil
+}
+
+// newHookHandler answers hooks over a's services: in the hook's own process,
+// or in a team server for its client machines.
+func newHookHandler(a *app, cfg *config.Config, log *slog.Logger) *hook.Handler {
+	h := &hook.Handler{
+		Memory:      a.mem,
+		Projects:    a.projects,
+		TokenBudget: cfg.DefaultTokenBudget,
+		Summaries:   cfg.Summaries,
+		Floor:       memory.Floor{MinCoverage: cfg.PromptMinCoverage, MinSimilarity: cfg.MatchMinSimilarity},
+		Logger:      log,
+		ToolCalls:   a.db,
+		Context: func(ctx context.Context, query, project string, budget int) (string, error) {
+			res, err := a.cur.Context(ctx, validation.ContextRequest{Query: query, Project: project, TokenBudget: budget})
+			if err != nil {
+				return "", err
+			}
+			if len(res.MemoryIDs) == 0 {
+				return "", nil // a preamble without memories is not worth its tokens
+			}
+			return res.Context, nil
+		},
+	}
+	if cfg.Capture {
+		h.Capture = &capture.Recorder{Store: a.db}
+	}
+	return h
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/doctor"
+	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/internal/loopback"
 	"github.com/recall-mcp/recall/server"
 	"github.com/recall-mcp/recall/spool"
@@ -60,6 +61,12 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 	if err != nil {
 		return err
 	}
+	if cfg.ClientMode() {
+		if *addr != "" {
+			return errors.New("RECALL_SERVER_URL makes this machine a client of a team server; a server of its own (--http) needs it unset")
+		}
+		return serveAsClient(ctx, cfg, log)
+	}
 	if *addr != "" && *allowRemote && cfg.HTTPToken == "" {
 		return errors.New("--allow-remote needs RECALL_HTTP_TOKEN: without a token anyone who can reach the port could read and delete every memory; " +
 			"set RECALL_HTTP_TOKEN to a long random value (make one with `" + config.TokenCommand + "`)")
@@ -101,10 +108,19 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 		// The administrator's token and the people's (recall users): each
 		// request acts as whoever its token names.
 		auth := team.Authenticator{AdminToken: a.cfg.HTTPToken, Dir: a.db}
+		// Client machines' hooks (RECALL_SERVER_URL) are answered by one
+		// handler over this server's services, as the person asking.
+		hooks := newHookHandler(a, a.cfg, a.log)
 		opts := server.HTTPOptions{
 			Auth:        auth,
 			SessionIdle: a.cfg.HTTPSessionIdle,
 			MaxSessions: a.cfg.HTTPMaxSessions,
+			Hooks: &server.Hooks{
+				Open:     func(context.Context) (*hook.Handler, func(), error) { return hooks, func() {}, nil },
+				Claim:    a.db.ClaimEvent,
+				Deadline: a.cfg.HookTimeout + hookSlack,
+				Logger:   a.log,
+			},
 		}
 		// On loopback the viewer answers loopback Hosts, without a token
 		// unless the team has people; served to other machines it needs a
