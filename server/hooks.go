@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/spool"
 )
 
 // HookPrefix is where a team server answers the hooks of its client
@@ -19,26 +22,24 @@ import (
 // the hook says nothing).
 const HookPrefix = "/hook/"
 
-// EventIDHeader carries a client's id for the event: the same id sent twice
-// (the client never heard the first answer and spooled the event) is applied
-// once.
+// EventIDHeader carries a client's id for the event. The hook's writes are
+// made under it (spool.WithWriteID), so the same event sent again (the client
+// never heard the first answer and kept it in its outbox) writes nothing
+// twice.
 const EventIDHeader = "Recall-Event-Id"
 
 // Hooks answers client machines' hooks with the server's own hook handler,
 // as the person whose token came with the request.
 type Hooks struct {
-	Open hook.Open
-	// Claim records an event id and reports whether it is new.
-	Claim    func(ctx context.Context, id string) (bool, error)
-	Deadline time.Duration
+	Handle   hook.HandleFunc
+	Deadline time.Duration // bounds one event, as for a hook on this machine
 	Logger   *slog.Logger
 }
 
-// maxHookBody bounds a hook's input (a tool call's output is cut by the
-// hook itself well below this).
+// maxHookBody bounds a hook's input.
 const maxHookBody = 8 << 20
 
-var eventIDPattern = regexp.MustCompile(`^[0-9A-Za-z_.:-]{1,128}$`)
+var eventIDPattern = regexp.MustCompile(`^[0-9A-Za-z_.-]{1,128}$`)
 
 func (h *Hooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
@@ -46,8 +47,8 @@ func (h *Hooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "POST the hook's JSON input to "+HookPrefix+"<event>", http.StatusMethodNotAllowed)
 		return
 	}
-	event := r.URL.Path[len(HookPrefix):]
-	if _, err := hook.ParseEvent(event); err != nil {
+	event, err := hook.ParseEvent(r.URL.Path[len(HookPrefix):])
+	if err != nil {
 		http.Error(w, err.Error(), http.StatusNotFound)
 		return
 	}
@@ -56,25 +57,40 @@ func (h *Hooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "could not read the hook's input: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	ctx := r.Context()
+	in, err := hook.ReadInput(bytes.NewReader(body))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), h.Deadline)
+	defer cancel()
 	if id := r.Header.Get(EventIDHeader); id != "" {
 		if !eventIDPattern.MatchString(id) {
-			http.Error(w, EventIDHeader+" must be 1 to 128 letters, digits and . _ : -", http.StatusBadRequest)
+			http.Error(w, EventIDHeader+" must be 1 to 128 letters, digits and . _ -", http.StatusBadRequest)
 			return
 		}
-		// Ids are the client's: one person's cannot shadow another's.
-		first, err := h.Claim(ctx, "hook:"+memory.PrincipalFrom(ctx).Author()+":"+id)
-		if err != nil {
-			http.Error(w, "could not record the event: "+err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		if !first {
-			w.WriteHeader(http.StatusOK) // applied before: nothing more to say
-			return
-		}
+		// The ids are the client's: one person's cannot shadow another's.
+		ctx = spool.WithWriteID(ctx, "client:"+memory.PrincipalFrom(ctx).Author()+":"+id)
 	}
-	var out bytes.Buffer
-	hook.Run(ctx, event, bytes.NewReader(body), &out, h.Deadline, h.Logger, h.Open)
+	out, err := h.Handle(ctx, event, in)
+	if err != nil {
+		log := h.Logger
+		if log == nil {
+			log = slog.Default()
+		}
+		log.Warn("client hook not answered", "hook", event, "err", err)
+		if errors.Is(err, memory.ErrInvalid) {
+			// Never good: the client sets it aside rather than hold up
+			// the events behind it.
+			http.Error(w, "hook refused: "+err.Error(), http.StatusUnprocessableEntity)
+			return
+		}
+		// Not handled this time: the client keeps it and sends it again.
+		http.Error(w, "hook not answered: "+err.Error(), http.StatusServiceUnavailable)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(out.Bytes())
+	if out != nil {
+		_ = json.NewEncoder(w).Encode(out)
+	}
 }

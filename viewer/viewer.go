@@ -23,9 +23,10 @@ var staticFiles embed.FS
 type Deps struct {
 	Memory     *memory.Service
 	Validation *validation.Service
-	// DB is the database file the services use; the live updates watch it
-	// for commits from any process. Without it /api/events is off.
-	DB     *storage.DB
+	// DB is the store the services use (the SQLite file or PostgreSQL); the
+	// live updates watch it for commits from any process. Without it
+	// /api/events is off.
+	DB     Store
 	Logger *slog.Logger
 	// Access is who may use the viewer; the zero value is this machine
 	// alone, changes allowed.
@@ -38,12 +39,23 @@ type Deps struct {
 	Doctor func(ctx context.Context) []doctor.Finding
 }
 
+// Store is what the viewer reads from the store beside the services: the
+// trash, the projects, a watch on its changes and what of them a person sees.
+type Store interface {
+	Trash(ctx context.Context) ([]storage.TrashItem, error)
+	RestoreMemory(ctx context.Context, id string) (*storage.ImportResult, error)
+	ProjectSummaries(ctx context.Context) ([]memory.ProjectSummary, error)
+	Watch(ctx context.Context) (storage.Watcher, error)
+	GetMemories(ctx context.Context, ids []string) (map[string]*memory.Memory, error)
+	CountMemories(ctx context.Context, f memory.Filter) (int, error)
+}
+
 // handler serves the API and the page.
 type handler struct {
 	mem  *memory.Service
 	val  *validation.Service
-	db   *storage.DB // nil in tests that need no database listing
-	hub  *hub        // nil without Deps.DB
+	db   Store // nil in tests that need no database listing
+	hub  *hub  // nil without Deps.DB
 	acc  Access
 	done <-chan struct{}
 	log  *slog.Logger

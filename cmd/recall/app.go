@@ -116,17 +116,7 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 	if mode == modeHook {
 		embedder = hookGuard(cfg, log).Embedder(ollama)
 	}
-	mem := memory.NewService(db, embedder, memory.Options{
-		DefaultNamespace:   cfg.DefaultNamespace,
-		DefaultImportance:  cfg.DefaultImportance,
-		DefaultConfidence:  cfg.DefaultConfidence,
-		DefaultTokenBudget: cfg.DefaultTokenBudget,
-		QueryEmbedTimeout:  min(cfg.OllamaTimeout, maxQueryEmbedWait),
-		StoreEmbedTimeout:  min(cfg.OllamaTimeout, cfg.StoreEmbedTimeout),
-		MatchMinSimilarity: cfg.MatchMinSimilarity,
-		Logger:             log,
-		Scrub:              privacy.Clean,
-	})
+	mem := memory.NewService(db, embedder, memoryOptions(cfg, log))
 	// One runner works every job kind: curation's and the session summaries.
 	runner := jobs.New(db, jobs.Options{Workers: cfg.CurationWorkers, Logger: log})
 	cur := validation.New(db, mem, embedder, ollama, validation.Options{
@@ -175,4 +165,19 @@ func (a *app) mcpServer(callerDir string) *mcp.Server {
 		Memory: a.mem, Curation: a.cur, History: a.hist, Projects: a.projects, CallerDir: callerDir,
 		Capture: &capture.Reader{Store: a.db, Memories: a.mem, TranscriptRoot: a.cfg.HistoryDir}, Version: version(), Logger: a.log,
 	})
+}
+
+// memoryOptions are the memory service's settings from the configuration.
+func memoryOptions(cfg *config.Config, log *slog.Logger) memory.Options {
+	return memory.Options{
+		DefaultNamespace:   cfg.DefaultNamespace,
+		DefaultImportance:  cfg.DefaultImportance,
+		DefaultConfidence:  cfg.DefaultConfidence,
+		DefaultTokenBudget: cfg.DefaultTokenBudget,
+		QueryEmbedTimeout:  min(cfg.OllamaTimeout, maxQueryEmbedWait),
+		StoreEmbedTimeout:  min(cfg.OllamaTimeout, cfg.StoreEmbedTimeout),
+		MatchMinSimilarity: cfg.MatchMinSimilarity,
+		Logger:             log,
+		Scrub:              privacy.Clean,
+	}
 }

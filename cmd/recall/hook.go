@@ -76,14 +76,81 @@ func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 		if err != nil {
 			return nil, nil, err
 		}
-		h := newHookHandler(a, cfg, log)
 		// The database is left open: the process ends right after answering,
 		// every write is already committed to the WAL, and closing the last
 		// connection would checkpoint the WAL while Claude Code waits.
-		return h, func() {}, nil
+		return a.hookHandler(a.mem), func() {}, nil
 	}
-	hook.Run(ctx, rest[0], e.stdin, e.stdout, cfg.HookTimeout+hookSlack, log, open)
+	sock := hook.Socket{Path: hook.SocketPath(cfg.SQLitePath), ConnectWait: socketConnectWait, AnswerWait: cfg.HookTimeout + socketAnswerSlack}
+	hook.Run(ctx, rest[0], e.stdin, e.stdout, cfg.HookTimeout+hookSlack, log, open, sock)
 	return nil
+}
+
+// A running recall serve answers a hook when it takes the connection within
+// socketConnectWait and answers within the vector budget plus
+// socketAnswerSlack; past either the hook does the work itself.
+const (
+	socketConnectWait = 5 * time.Millisecond
+	socketAnswerSlack = 400 * time.Millisecond
+)
+
+// hookHandler answers hook events over a's services, with mem for the prompt
+// hook's search.
+func (a *app) hookHandler(mem *memory.Service) *hook.Handler {
+	h := &hook.Handler{
+		Memory:      mem,
+		Projects:    a.projects,
+		TokenBudget: a.cfg.DefaultTokenBudget,
+		Summaries:   a.cfg.Summaries,
+		Floor:       memory.Floor{MinCoverage: a.cfg.PromptMinCoverage, MinSimilarity: a.cfg.MatchMinSimilarity},
+		Logger:      a.log,
+		ToolCalls:   a.db,
+		Context: func(ctx context.Context, query, project string, budget int) (string, error) {
+			res, err := a.cur.Context(ctx, validation.ContextRequest{Query: query, Project: project, TokenBudget: budget})
+			if err != nil {
+				return "", err
+			}
+			if len(res.MemoryIDs) == 0 {
+				return "", nil // a preamble without memories is not worth its tokens
+			}
+			return res.Context, nil
+		},
+	}
+	if a.cfg.Capture {
+		h.Capture = &capture.Recorder{Store: a.db}
+	}
+	return h
+}
+
+// answerHook answers one hook event in a running server (this machine's
+// hooks on the socket, client machines' over HTTP).
+func (a *app) answerHook(ctx context.Context, event string, in *hook.Input) (*hook.Output, error) {
+	// A guard per event: what it learns of Ollama goes to the state file,
+	// which every hook reads, not into this process.
+	mem := memory.NewService(a.db, hookGuard(a.cfg, a.log).Embedder(a.ollama), memoryOptions(a.cfg, a.log))
+	return a.hookHandler(mem).Handle(ctx, event, in)
+}
+
+// serveHooks answers hooks on the socket beside the database until ctx ends:
+// from the server's warm indexes, with the hooks' own vector budget and
+// knowledge of Ollama. Another server already answering is left to it.
+func (a *app) serveHooks(ctx context.Context) {
+	path := hook.SocketPath(a.cfg.SQLitePath)
+	ln, err := hook.Listen(path)
+	if err != nil {
+		a.log.Info("hooks not served on a socket; they open the database themselves", "socket", path, "err", err)
+		return
+	}
+	a.log.Debug("answering hooks", "socket", path)
+	s := &hook.Server{
+		Deadline: a.cfg.HookTimeout + hookSlack,
+		UID:      os.Getuid(),
+		Logger:   a.log,
+		Handle:   a.answerHook,
+	}
+	if err := s.Serve(ctx, ln); err != nil {
+		a.log.Warn("hook socket closed", "err", err)
+	}
 }
 
 // hookGuard is how hooks treat Ollama: RECALL_HOOK_TIMEOUT is the vector
@@ -136,32 +203,4 @@ func probeOllama(ctx context.Context, e *env) error {
 	}
 	log.Info("Ollama answers in time again; hooks use vectors")
 	return nil
-}
-
-// newHookHandler answers hooks over a's services: in the hook's own process,
-// or in a team server for its client machines.
-func newHookHandler(a *app, cfg *config.Config, log *slog.Logger) *hook.Handler {
-	h := &hook.Handler{
-		Memory:      a.mem,
-		Projects:    a.projects,
-		TokenBudget: cfg.DefaultTokenBudget,
-		Summaries:   cfg.Summaries,
-		Floor:       memory.Floor{MinCoverage: cfg.PromptMinCoverage, MinSimilarity: cfg.MatchMinSimilarity},
-		Logger:      log,
-		ToolCalls:   a.db,
-		Context: func(ctx context.Context, query, project string, budget int) (string, error) {
-			res, err := a.cur.Context(ctx, validation.ContextRequest{Query: query, Project: project, TokenBudget: budget})
-			if err != nil {
-				return "", err
-			}
-			if len(res.MemoryIDs) == 0 {
-				return "", nil // a preamble without memories is not worth its tokens
-			}
-			return res.Context, nil
-		},
-	}
-	if cfg.Capture {
-		h.Capture = &capture.Recorder{Store: a.db}
-	}
-	return h
 }

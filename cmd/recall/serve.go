@@ -14,7 +14,6 @@ import (
 	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/doctor"
-	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/internal/loopback"
 	"github.com/recall-mcp/recall/server"
 	"github.com/recall-mcp/recall/spool"
@@ -99,6 +98,7 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 	wg.Go(func() { a.warnAboutModels(ctx) })
 	wg.Go(func() { a.keepFileActivityBounded(ctx) })
 	wg.Go(func() { a.drainSpool(ctx) })
+	wg.Go(func() { a.serveHooks(ctx) })
 	a.handleSummaries()
 	a.jobs.Start(work)
 
@@ -110,17 +110,11 @@ func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) erro
 		auth := team.Authenticator{AdminToken: a.cfg.HTTPToken, Dir: a.db}
 		// Client machines' hooks (RECALL_SERVER_URL) are answered by one
 		// handler over this server's services, as the person asking.
-		hooks := newHookHandler(a, a.cfg, a.log)
 		opts := server.HTTPOptions{
 			Auth:        auth,
 			SessionIdle: a.cfg.HTTPSessionIdle,
 			MaxSessions: a.cfg.HTTPMaxSessions,
-			Hooks: &server.Hooks{
-				Open:     func(context.Context) (*hook.Handler, func(), error) { return hooks, func() {}, nil },
-				Claim:    a.db.ClaimEvent,
-				Deadline: a.cfg.HookTimeout + hookSlack,
-				Logger:   a.log,
-			},
+			Hooks:       &server.Hooks{Handle: a.answerHook, Deadline: a.cfg.HookTimeout + hookSlack, Logger: a.log},
 		}
 		// On loopback the viewer answers loopback Hosts, without a token
 		// unless the team has people; served to other machines it needs a
