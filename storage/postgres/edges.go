@@ -30,7 +30,8 @@ func (s *DB) InsertEdge(ctx context.Context, e *memory.Edge) (int64, error) {
 	err = s.write(ctx, func(tx pgx.Tx) error {
 		// The ends are locked against a concurrent delete until the edge is in.
 		var found []string
-		rows, err := tx.Query(ctx, `SELECT id FROM memories WHERE id IN ($1, $2) FOR SHARE`, e.SourceID, e.TargetID)
+		p := params{e.SourceID, e.TargetID}
+		rows, err := tx.Query(ctx, `SELECT m.id FROM memories m WHERE m.id IN ($1, $2) AND `+visibleCond(ctx, "m", &p)+` FOR SHARE`, p...)
 		if err != nil {
 			return fmt.Errorf("insert edge: %w", err)
 		}
@@ -42,11 +43,11 @@ func (s *DB) InsertEdge(ctx context.Context, e *memory.Edge) (int64, error) {
 				return memory.NotFound(end.field+" memory", end.id)
 			}
 		}
-		err = tx.QueryRow(ctx, `INSERT INTO edges (source_id, target_id, relation, weight, metadata, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6)
+		err = tx.QueryRow(ctx, `INSERT INTO edges (source_id, target_id, relation, weight, metadata, created_at, author)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)
 			ON CONFLICT (source_id, target_id, relation) DO UPDATE SET weight = excluded.weight
 			RETURNING id`,
-			e.SourceID, e.TargetID, string(e.Relation), e.Weight, meta, orNow(e.CreatedAt, time.Now())).Scan(&id)
+			e.SourceID, e.TargetID, string(e.Relation), e.Weight, meta, orNow(e.CreatedAt, time.Now()), author(ctx, e.Author)).Scan(&id)
 		if err != nil {
 			return fmt.Errorf("insert edge: %w", err)
 		}
@@ -57,7 +58,7 @@ func (s *DB) InsertEdge(ctx context.Context, e *memory.Edge) (int64, error) {
 
 // edgeWhere turns an edge query into SQL conditions on edges. At least one
 // selector must be set.
-func edgeWhere(q memory.EdgeQuery, p *params) (string, error) {
+func edgeWhere(ctx context.Context, q memory.EdgeQuery, p *params) (string, error) {
 	var conds []string
 	if len(q.EdgeIDs) > 0 {
 		conds = append(conds, "id = ANY("+p.add(q.EdgeIDs)+")")
@@ -102,16 +103,20 @@ func edgeWhere(q memory.EdgeQuery, p *params) (string, error) {
 		}
 		conds = append(conds, "relation = ANY("+p.add(rels)+")")
 	}
+	if memory.PrincipalFrom(ctx).Restricted() {
+		// An edge touching a memory the asker may not see is not theirs either.
+		conds = append(conds, "NOT EXISTS (SELECT 1 FROM memories m WHERE m.id IN (edges.source_id, edges.target_id) AND NOT "+visibleCond(ctx, "m", p)+")")
+	}
 	return strings.Join(conds, " AND "), nil
 }
 
-const edgeColumns = `id, source_id, target_id, relation, weight, metadata, created_at`
+const edgeColumns = `id, source_id, target_id, relation, weight, metadata, created_at, author`
 
 func scanEdge(row pgx.CollectableRow) (memory.Edge, error) {
 	var e memory.Edge
 	var rel string
 	var meta []byte
-	if err := row.Scan(&e.ID, &e.SourceID, &e.TargetID, &rel, &e.Weight, &meta, &e.CreatedAt); err != nil {
+	if err := row.Scan(&e.ID, &e.SourceID, &e.TargetID, &rel, &e.Weight, &meta, &e.CreatedAt, &e.Author); err != nil {
 		return e, err
 	}
 	e.Relation = memory.Relation(rel)
@@ -126,7 +131,7 @@ func scanEdge(row pgx.CollectableRow) (memory.Edge, error) {
 // Edges lists the edges matching q, oldest first.
 func (s *DB) Edges(ctx context.Context, q memory.EdgeQuery) ([]memory.Edge, error) {
 	var p params
-	where, err := edgeWhere(q, &p)
+	where, err := edgeWhere(ctx, q, &p)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +149,7 @@ func (s *DB) Edges(ctx context.Context, q memory.EdgeQuery) ([]memory.Edge, erro
 // DeleteEdges removes the edges matching q and returns their ids in order.
 func (s *DB) DeleteEdges(ctx context.Context, q memory.EdgeQuery) ([]int64, error) {
 	var p params
-	where, err := edgeWhere(q, &p)
+	where, err := edgeWhere(ctx, q, &p)
 	if err != nil {
 		return nil, err
 	}

@@ -87,12 +87,15 @@ func (s *DB) Trash(ctx context.Context) ([]storage.TrashItem, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list trash: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, scanTrash)
+	all, err := pgx.CollectRows(rows, scanTrash)
 	if err != nil {
 		return nil, fmt.Errorf("list trash: %w", err)
 	}
-	if out == nil {
-		out = []storage.TrashItem{}
+	out := []storage.TrashItem{}
+	for _, it := range all {
+		if it.Memory != nil && memory.PrincipalFrom(ctx).Sees(it.Memory.Namespace) {
+			out = append(out, it)
+		}
 	}
 	return out, nil
 }
@@ -129,6 +132,9 @@ func (s *DB) RestoreMemory(ctx context.Context, id string) (*storage.ImportResul
 		var rec storage.TrashRecord
 		if err := json.Unmarshal(body, &rec); err != nil {
 			return fmt.Errorf("trash record: %w", err)
+		}
+		if rec.Memory == nil || !memory.PrincipalFrom(ctx).Sees(rec.Memory.Namespace) {
+			return fmt.Errorf("memory %s is not in the trash: %w", id, memory.ErrNotFound)
 		}
 		if res, err = writeRecords(ctx, tx, storage.Records{Memories: []*memory.Memory{rec.Memory}, Edges: rec.Edges, Events: rec.Events, Changes: rec.Changes}); err != nil {
 			return err
