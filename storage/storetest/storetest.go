@@ -1220,9 +1220,23 @@ func testJournal(t *testing.T, s Store) {
 	sum1, err := s.RecordSummary(ctx, entry(capture.KindSummary, "project:j", "s1", "first summary"), got[2], true)
 	must(t, err)
 	sum2, _ := s.RecordSummary(ctx, entry(capture.KindSummary, "project:j", "s1", "second summary"), got[4], true)
-	sums, _ := s.RecentSummaries(ctx, "project:j", 5)
-	if len(sums) != 2 || sums[0].ID != sum2 || sums[1].ID != sum1 {
-		t.Fatalf("recent summaries = %+v", sums)
+	_ = sum1
+	// The project's recent sessions, newest prompt first, with their first
+	// prompt, counts and latest summary; the one starting left out.
+	ask, _ := s.AddEntry(ctx, entry(capture.KindPrompt, "project:j", "s1", "the ask of s1"))
+	recent, err := s.RecentSessions(ctx, "project:j", "", 5)
+	must(t, err)
+	if len(recent) != 2 || recent[0].SessionID != "s1" || recent[1].SessionID != "s2" ||
+		recent[0].FirstPrompt == nil || recent[0].FirstPrompt.ID != ask || recent[0].Prompts != 1 || recent[0].ToolCalls != 5 ||
+		recent[0].Summary == nil || recent[0].Summary.ID != sum2 || recent[0].LastAt.IsZero() ||
+		recent[1].FirstPrompt == nil || recent[1].FirstPrompt.ID != other || recent[1].Summary != nil {
+		t.Fatalf("recent sessions = %+v", recent)
+	}
+	if recent, _ := s.RecentSessions(ctx, "project:j", "s1", 5); len(recent) != 1 || recent[0].SessionID != "s2" {
+		t.Fatalf("recent sessions but s1 = %+v", recent)
+	}
+	if recent, _ := s.RecentSessions(ctx, "project:j", "", 1); len(recent) != 1 || recent[0].SessionID != "s1" {
+		t.Fatalf("the most recent session = %+v", recent)
 	}
 	must(t, s.CountModelCall(ctx, "s1"))
 	p, err := s.SummaryProgress(ctx, "s1")
@@ -1253,6 +1267,21 @@ func testJournalSearch(t *testing.T, s Store) {
 	}
 	if hits, _ := s.SearchEntries(ctx, "the of", nil, 10); len(hits) != 0 {
 		t.Fatalf("stop words found %+v", hits)
+	}
+	cov, err := s.EntryCoverage(ctx, "cached UserService tables", []int64{a, b})
+	must(t, err)
+	if cov[a] < 0.66 || cov[a] > 0.67 || cov[b] < 0.33 || cov[b] > 0.34 {
+		t.Fatalf("coverage = %v, want 2/3 for a and 1/3 for b", cov)
+	}
+	// The keyword rules of memories: stemmed words, every spelling of a code word.
+	c, _ := s.AddEntry(ctx, &capture.Entry{Kind: capture.KindPrompt, Namespace: "project:c", SessionID: "u", Title: "why is the order_item table slow", CreatedAt: tick()})
+	hits, _ = s.SearchEntries(ctx, "caching", []string{"project:a", "project:b"}, 10)
+	if len(hits) != 2 {
+		t.Fatalf("a stemmed word finds %+v", hits)
+	}
+	hits, _ = s.SearchEntries(ctx, "OrderItem", nil, 10)
+	if len(hits) != 1 || hits[0].Entry.ID != c {
+		t.Fatalf("another spelling of a code word finds %+v", hits)
 	}
 }
 
