@@ -37,7 +37,7 @@ func insertEntry(ctx context.Context, q querier, e *journal.Entry) (int64, error
 	e.CreatedAt = orNow(e.CreatedAt, time.Now())
 	err = q.QueryRow(ctx, `INSERT INTO journal (kind, namespace, session_id, turn_id, transcript_path,
 			tool_name, title, body, files, memory_id, trimmed_bytes, created_at, search_words)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, to_tsvector('`+plain+`', $13)) RETURNING id`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, to_tsvector('`+stemmed+`', $13)) RETURNING id`,
 		string(e.Kind), e.Namespace, e.SessionID, e.TurnID, e.TranscriptPath, e.ToolName,
 		e.Title, e.Body, string(body), e.MemoryID, e.TrimmedBytes, e.CreatedAt, journalWords(e.Title, e.Body)).Scan(&e.ID)
 	if err != nil {
@@ -95,7 +95,7 @@ func (s *DB) Entries(ctx context.Context, ids []int64) ([]*journal.Entry, error)
 // and body for user text, best first.
 func (s *DB) SearchEntries(ctx context.Context, text string, namespaces []string, limit int) ([]journal.EntryHit, error) {
 	var p params
-	q := tsQuery(keywords.Terms(text), "||", plain, &p)
+	q := tsQuery(keywords.Terms(text), "||", stemmed, &p)
 	if q == "" {
 		return nil, nil
 	}
@@ -374,4 +374,94 @@ func (s *DB) RecordToolCall(ctx context.Context, e *journal.Entry, a *memory.Fil
 		}
 		return nil
 	})
+}
+
+// recentPromptWindow bounds the prompts read to find a project's recent
+// sessions (as the SQLite store does).
+const recentPromptWindow = 500
+
+// RecentSessions lists the namespace's sessions with the newest prompts, newest
+// first, but exclude, each with its first prompt, counts and latest summary.
+func (s *DB) RecentSessions(ctx context.Context, namespace, exclude string, limit int) ([]journal.SessionBrief, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT session_id FROM (
+			SELECT session_id, created_at FROM journal WHERE namespace = $1 AND kind = $2
+			ORDER BY created_at DESC LIMIT $3) recent
+		WHERE session_id <> '' AND session_id <> $4
+		GROUP BY session_id ORDER BY max(created_at) DESC LIMIT $5`,
+		namespace, string(journal.KindPrompt), recentPromptWindow, exclude, limit)
+	if err != nil {
+		return nil, fmt.Errorf("recent sessions: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("recent sessions: %w", err)
+	}
+	out := make([]journal.SessionBrief, 0, len(ids))
+	for _, id := range ids {
+		b := journal.SessionBrief{SessionID: id}
+		var last *time.Time
+		err := s.pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE kind = $2), count(*) FILTER (WHERE kind = $3), max(created_at)
+			FROM journal WHERE session_id = $1`, id, string(journal.KindPrompt), string(journal.KindObservation)).Scan(&b.Prompts, &b.ToolCalls, &last)
+		if err != nil {
+			return nil, fmt.Errorf("recent session %s: %w", id, err)
+		}
+		if last != nil {
+			b.LastAt = last.UTC()
+		}
+		first, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j WHERE j.session_id = $1 AND j.kind = $2 ORDER BY j.id LIMIT 1`, id, string(journal.KindPrompt))
+		if err != nil {
+			return nil, err
+		}
+		sum, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j WHERE j.session_id = $1 AND j.kind = $2 ORDER BY j.id DESC LIMIT 1`, id, string(journal.KindSummary))
+		if err != nil {
+			return nil, err
+		}
+		if len(first) > 0 {
+			b.FirstPrompt = first[0]
+		}
+		if len(sum) > 0 {
+			b.Summary = sum[0]
+		}
+		err = s.pool.QueryRow(ctx, `SELECT draft_memory_id FROM capture_sessions WHERE session_id = $1`, id).Scan(&b.DraftMemoryID)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return nil, fmt.Errorf("recent session %s: %w", id, err)
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// EntryCoverage tells, for each entry of ids, the fraction of text's content
+// words it contains, by the rules its search uses.
+func (s *DB) EntryCoverage(ctx context.Context, text string, ids []int64) (map[int64]float64, error) {
+	out := make(map[int64]float64, len(ids))
+	terms := keywords.Terms(text)
+	if len(ids) == 0 || len(terms) == 0 {
+		return out, nil
+	}
+	p := params{ids}
+	var sum []string
+	for _, t := range terms {
+		q := tsQuery([]keywords.Term{t}, "||", stemmed, &p)
+		sum = append(sum, "(j.search_words @@ ("+q+"))::int")
+	}
+	rows, err := s.pool.Query(ctx, `SELECT j.id, `+joinPlus(sum)+` FROM journal j WHERE j.id = ANY($1)`, p...)
+	if err != nil {
+		return nil, fmt.Errorf("keyword coverage: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, fmt.Errorf("keyword coverage: %w", err)
+		}
+		if n > 0 {
+			out[id] = float64(n) / float64(len(terms))
+		}
+	}
+	return out, rows.Err()
 }

@@ -9,12 +9,9 @@ import (
 	"github.com/recall-mcp/recall/keywords"
 )
 
-// Text search configurations (migrations/0001_init.sql): memories are
-// stemmed, the journal is not, as on SQLite.
-const (
-	stemmed = "recall_stemmed"
-	plain   = "recall_plain"
-)
+// stemmed is the text search configuration (migrations/0001_init.sql) of
+// memories and the journal, stemmed as on SQLite (journal_keywords.sql there).
+const stemmed = "recall_stemmed"
 
 // words cuts text into the words SQLite's unicode61 tokenizer sees (letters,
 // digits and private-use characters; anything else separates), lower case and
@@ -48,8 +45,9 @@ func memoryWords(content string) string {
 	return words(content + " " + keywords.SearchWords(content))
 }
 
-// journalWords is what a journal entry's tsvector is made from.
-func journalWords(title, body string) string { return words(title + " " + body) }
+// journalWords is what a journal entry's tsvector is made from: its words and
+// the other spellings of its code words, as a memory's.
+func journalWords(title, body string) string { return memoryWords(title + " " + body) }
 
 // tsQuery turns terms into a tsquery expression over config: each term any of
 // its forms (a phrase), terms joined by op ("&&" or "||"). The forms are bound
