@@ -376,22 +376,22 @@ func (s *DB) RecordToolCall(ctx context.Context, e *journal.Entry, a *memory.Fil
 	})
 }
 
-// recentPromptWindow bounds the prompts read to find a project's recent
-// sessions (as the SQLite store does).
+// recentPromptWindow bounds the prompts RecentSessions reads to find the
+// newest sessions of a namespace.
 const recentPromptWindow = 500
 
-// RecentSessions lists the namespace's sessions with the newest prompts, newest
-// first, but exclude, each with its first prompt, counts and latest summary.
+// RecentSessions returns the newest sessions of a namespace (by their latest
+// prompt), except exclude, each with its first prompt, counts, latest
+// summary and draft.
 func (s *DB) RecentSessions(ctx context.Context, namespace, exclude string, limit int) ([]journal.SessionBrief, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
 	rows, err := s.pool.Query(ctx, `SELECT session_id FROM (
-			SELECT session_id, created_at FROM journal WHERE namespace = $1 AND kind = $2
-			ORDER BY created_at DESC LIMIT $3) recent
-		WHERE session_id <> '' AND session_id <> $4
-		GROUP BY session_id ORDER BY max(created_at) DESC LIMIT $5`,
-		namespace, string(journal.KindPrompt), recentPromptWindow, exclude, limit)
+			SELECT session_id, created_at FROM journal WHERE namespace = $1 AND kind = 'prompt'
+			ORDER BY created_at DESC LIMIT $2) recent
+		WHERE session_id <> '' AND session_id <> $3
+		GROUP BY session_id ORDER BY max(created_at) DESC LIMIT $4`, namespace, recentPromptWindow, exclude, limit)
 	if err != nil {
 		return nil, fmt.Errorf("recent sessions: %w", err)
 	}
@@ -401,41 +401,49 @@ func (s *DB) RecentSessions(ctx context.Context, namespace, exclude string, limi
 	}
 	out := make([]journal.SessionBrief, 0, len(ids))
 	for _, id := range ids {
-		b := journal.SessionBrief{SessionID: id}
-		var last *time.Time
-		err := s.pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE kind = $2), count(*) FILTER (WHERE kind = $3), max(created_at)
-			FROM journal WHERE session_id = $1`, id, string(journal.KindPrompt), string(journal.KindObservation)).Scan(&b.Prompts, &b.ToolCalls, &last)
-		if err != nil {
-			return nil, fmt.Errorf("recent session %s: %w", id, err)
-		}
-		if last != nil {
-			b.LastAt = last.UTC()
-		}
-		first, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j WHERE j.session_id = $1 AND j.kind = $2 ORDER BY j.id LIMIT 1`, id, string(journal.KindPrompt))
+		b, err := s.sessionBrief(ctx, id)
 		if err != nil {
 			return nil, err
-		}
-		sum, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j WHERE j.session_id = $1 AND j.kind = $2 ORDER BY j.id DESC LIMIT 1`, id, string(journal.KindSummary))
-		if err != nil {
-			return nil, err
-		}
-		if len(first) > 0 {
-			b.FirstPrompt = first[0]
-		}
-		if len(sum) > 0 {
-			b.Summary = sum[0]
-		}
-		err = s.pool.QueryRow(ctx, `SELECT draft_memory_id FROM capture_sessions WHERE session_id = $1`, id).Scan(&b.DraftMemoryID)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return nil, fmt.Errorf("recent session %s: %w", id, err)
 		}
 		out = append(out, b)
 	}
 	return out, nil
 }
 
-// EntryCoverage tells, for each entry of ids, the fraction of text's content
-// words it contains, by the rules its search uses.
+func (s *DB) sessionBrief(ctx context.Context, sessionID string) (journal.SessionBrief, error) {
+	b := journal.SessionBrief{SessionID: sessionID}
+	var last *time.Time
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE kind = 'prompt'), count(*) FILTER (WHERE kind = 'observation'),
+		max(created_at) FROM journal WHERE session_id = $1`, sessionID).Scan(&b.Prompts, &b.ToolCalls, &last)
+	if err != nil {
+		return b, fmt.Errorf("recent session %s: %w", sessionID, err)
+	}
+	if last != nil {
+		b.LastAt = last.UTC()
+	}
+	first, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j WHERE j.session_id = $1 AND j.kind = 'prompt' ORDER BY j.id LIMIT 1`, sessionID)
+	if err != nil {
+		return b, err
+	}
+	sum, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j WHERE j.session_id = $1 AND j.kind = 'summary' ORDER BY j.id DESC LIMIT 1`, sessionID)
+	if err != nil {
+		return b, err
+	}
+	if len(first) > 0 {
+		b.FirstPrompt = first[0]
+	}
+	if len(sum) > 0 {
+		b.Summary = sum[0]
+	}
+	err = s.pool.QueryRow(ctx, `SELECT draft_memory_id FROM capture_sessions WHERE session_id = $1`, sessionID).Scan(&b.DraftMemoryID)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return b, fmt.Errorf("recent session %s: %w", sessionID, err)
+	}
+	return b, nil
+}
+
+// EntryCoverage tells, for each of the journal entries ids that exist, the
+// fraction of text's content words it contains.
 func (s *DB) EntryCoverage(ctx context.Context, text string, ids []int64) (map[int64]float64, error) {
 	out := make(map[int64]float64, len(ids))
 	terms := keywords.Terms(text)
@@ -445,19 +453,18 @@ func (s *DB) EntryCoverage(ctx context.Context, text string, ids []int64) (map[i
 	p := params{ids}
 	var sum []string
 	for _, t := range terms {
-		q := tsQuery([]keywords.Term{t}, "||", stemmed, &p)
-		sum = append(sum, "(j.search_words @@ ("+q+"))::int")
+		sum = append(sum, "(j.search_words @@ ("+tsQuery([]keywords.Term{t}, "||", stemmed, &p)+"))::int")
 	}
 	rows, err := s.pool.Query(ctx, `SELECT j.id, `+joinPlus(sum)+` FROM journal j WHERE j.id = ANY($1)`, p...)
 	if err != nil {
-		return nil, fmt.Errorf("keyword coverage: %w", err)
+		return nil, fmt.Errorf("entry coverage: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id int64
 		var n int
 		if err := rows.Scan(&id, &n); err != nil {
-			return nil, fmt.Errorf("keyword coverage: %w", err)
+			return nil, fmt.Errorf("entry coverage: %w", err)
 		}
 		if n > 0 {
 			out[id] = float64(n) / float64(len(terms))

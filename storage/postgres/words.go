@@ -9,8 +9,8 @@ import (
 	"github.com/recall-mcp/recall/keywords"
 )
 
-// stemmed is the text search configuration (migrations/0001_init.sql) of
-// memories and the journal, stemmed as on SQLite (journal_keywords.sql there).
+// stemmed is the text search configuration of memories and the journal
+// (migrations/0001_init.sql): Snowball English over the store's own words.
 const stemmed = "recall_stemmed"
 
 // words cuts text into the words SQLite's unicode61 tokenizer sees (letters,
@@ -45,8 +45,8 @@ func memoryWords(content string) string {
 	return words(content + " " + keywords.SearchWords(content))
 }
 
-// journalWords is what a journal entry's tsvector is made from: its words and
-// the other spellings of its code words, as a memory's.
+// journalWords is what a journal entry's tsvector is made from: its title
+// and body, then the other spellings of their code words.
 func journalWords(title, body string) string { return memoryWords(title + " " + body) }
 
 // tsQuery turns terms into a tsquery expression over config: each term any of
