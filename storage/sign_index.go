@@ -37,6 +37,10 @@ type signIndex struct {
 	// searched is set after this process's first vector search (see
 	// signCandidates).
 	searched bool
+	// snapshot is the version of the file's snapshot as this process last
+	// read or wrote it; snapshotTried is set once a search looked for one.
+	snapshot      int64
+	snapshotTried bool
 }
 
 func newSignIndex() *signIndex {
@@ -76,9 +80,11 @@ func putSigns(ctx context.Context, tx *sql.Tx, seq int64, vec []float32) error {
 
 // dropAllSigns marks every vector gone, for ResetEmbeddings.
 func dropAllSigns(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, `UPDATE vector_signs SET signs = NULL,
-		version = (SELECT coalesce(max(version), 0) + 1 FROM vector_signs)`)
-	return err
+	if _, err := tx.ExecContext(ctx, `UPDATE vector_signs SET signs = NULL,
+		version = (SELECT coalesce(max(version), 0) + 1 FROM vector_signs)`); err != nil {
+		return err
+	}
+	return dropSnapshot(ctx, tx)
 }
 
 // backfillSigns computes the signs of vectors stored before vector_signs existed.
