@@ -193,6 +193,26 @@ func (x *signIndex) load(ctx context.Context, db *sql.DB, size int) error {
 	return rows.Err()
 }
 
+// slotOf finds the slot of seq. A copy read from the snapshot has its seqs in
+// ascending order and no map (building one for 100k vectors costs a fresh
+// process tens of milliseconds): it is searched by halves, and the map is built
+// the first time a seq comes that would break the order.
+func (x *signIndex) slotOf(seq int64) (int, bool) {
+	if x.slot != nil {
+		i, ok := x.slot[seq]
+		return i, ok
+	}
+	i, ok := slices.BinarySearch(x.seqs, seq)
+	if ok || i == len(x.seqs) {
+		return i, ok // absent and larger than all: appending keeps the order
+	}
+	x.slot = make(map[int64]int, len(x.seqs))
+	for j, s := range x.seqs {
+		x.slot[s] = j
+	}
+	return 0, false
+}
+
 // intern returns one shared string per distinct namespace or type, so that the
 // copy holds a handful of strings instead of one per vector.
 func (x *signIndex) intern(b []byte) string {
@@ -212,13 +232,15 @@ func (x *signIndex) set(seq int64, blob []byte, ns, typ string, imp float64, liv
 		x.seqs, x.signs, x.live = nil, nil, nil
 		x.namespaces, x.types, x.importance = nil, nil, nil
 	}
-	i, ok := x.slot[seq]
+	i, ok := x.slotOf(seq)
 	if !ok {
 		if !live {
 			return
 		}
 		i = len(x.seqs)
-		x.slot[seq] = i
+		if x.slot != nil {
+			x.slot[seq] = i
+		}
 		x.seqs = append(x.seqs, seq)
 		x.signs = append(x.signs, make([]uint64, x.words)...)
 		x.live = append(x.live, false)

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -8,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // The snapshot (table vector_sign_snapshot) is the sign copy of one process
@@ -40,16 +42,19 @@ func snapshotVersion(ctx context.Context, q querier) (int64, error) {
 // readSnapshot fills an empty copy from the snapshot and reports whether there
 // was one. The copy is then at the snapshot's version: sync reads the rest.
 func (x *signIndex) readSnapshot(ctx context.Context, q querier) (bool, error) {
+	rows, err := q.QueryContext(ctx, `SELECT version, words, dictionary, data FROM vector_sign_snapshot WHERE id = 1`)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return false, rows.Err()
+	}
 	var version int64
 	var words int
 	var dictText string
-	var data []byte
-	err := q.QueryRowContext(ctx, `SELECT version, words, dictionary, data FROM vector_sign_snapshot WHERE id = 1`).
-		Scan(&version, &words, &dictText, &data)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	if err != nil {
+	var data sql.RawBytes // read in place: no copy of 15 MB
+	if err := rows.Scan(&version, &words, &dictText, &data); err != nil {
 		return false, err
 	}
 	var dict snapshotDictionary
@@ -62,7 +67,7 @@ func (x *signIndex) readSnapshot(ctx context.Context, q querier) (bool, error) {
 	}
 	n := len(data) / size
 	x.words = words
-	x.slot = make(map[int64]int, n)
+	x.slot = nil // seqs are in ascending order: see slotOf
 	x.seqs = make([]int64, n)
 	x.signs = make([]uint64, n*words)
 	x.live = make([]bool, n)
@@ -82,7 +87,9 @@ func (x *signIndex) readSnapshot(ctx context.Context, q querier) (bool, error) {
 		if ns >= len(dict.Namespaces) || typ >= len(dict.Types) {
 			return false, fmt.Errorf("vector sign snapshot: record %d points outside the dictionary", i)
 		}
-		x.slot[seq] = i
+		if i > 0 && seq <= x.seqs[i-1] {
+			return false, fmt.Errorf("vector sign snapshot: seqs out of order at record %d", i)
+		}
 		x.seqs[i], x.live[i] = seq, true
 		x.namespaces[i], x.types[i] = dict.Namespaces[ns], dict.Types[typ]
 		x.importance[i] = math.Float64frombits(binary.LittleEndian.Uint64(rec[12:]))
@@ -111,10 +118,15 @@ func (x *signIndex) encodeSnapshot() (dict string, data []byte, err error) {
 	size := 20 + 8*x.words
 	data = make([]byte, 0, len(x.seqs)*size)
 	rec := make([]byte, size)
-	for i, seq := range x.seqs {
-		if !x.live[i] {
-			continue
+	order := make([]int, 0, len(x.seqs))
+	for i := range x.seqs {
+		if x.live[i] {
+			order = append(order, i)
 		}
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(x.seqs[a], x.seqs[b]) })
+	for _, i := range order {
+		seq := x.seqs[i]
 		ns, typ := code(nsIndex, &d.Namespaces, x.namespaces[i]), code(typeIndex, &d.Types, x.types[i])
 		if ns > math.MaxUint16 || typ > math.MaxUint16 {
 			return "", nil, fmt.Errorf("more than %d namespaces: no snapshot", math.MaxUint16)
