@@ -31,6 +31,16 @@ func (p *parser) bad(name, raw string) {
 
 func (p *parser) text(name, raw string) string { return p.value(name, raw) }
 
+// databaseURL accepts "" (the SQLite file) or a postgres:// URL.
+func (p *parser) databaseURL(name, raw string) string {
+	v := p.value(name, raw)
+	if v != "" && !strings.HasPrefix(v, "postgres://") && !strings.HasPrefix(v, "postgresql://") {
+		p.bad(name, raw)
+		return ""
+	}
+	return v
+}
+
 func (p *parser) path(name, raw string) string {
 	v, err := ExpandHome(p.value(name, raw))
 	if err != nil {

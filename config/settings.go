@@ -14,6 +14,8 @@ import (
 // never falls back to an unprefixed variable of the same name.
 type env struct {
 	SQLitePath             string `envconfig:"RECALL_SQLITE_PATH" default:"~/.recall/recall.db" accepts:"a file path (~ is your home directory)" desc:"SQLite database file holding every memory"`
+	Ollama                 string `envconfig:"RECALL_OLLAMA" default:"on" accepts:"on or off" desc:"use Ollama for embeddings and judgments; off: search by keywords only, without trying Ollama or warning that it is down (memories wait for their vectors until it is on again)"`
+	DatabaseURL            string `envconfig:"RECALL_DATABASE_URL" default:"" accepts:"empty, or a URL like postgres://user:password@host:5432/recall" desc:"PostgreSQL database (with pgvector) that every part of Recall uses instead of the SQLite file, for a team or several servers (empty: the SQLite file)"`
 	OllamaHost             string `envconfig:"RECALL_OLLAMA_HOST" default:"http://localhost:11434" accepts:"a URL like http://localhost:11434, or host:port" desc:"Ollama server; when unset, OLLAMA_HOST is used if set"`
 	OllamaModel            string `envconfig:"RECALL_OLLAMA_MODEL" default:"mxbai-embed-large" accepts:"an Ollama model name" desc:"embedding model"`
 	OllamaChatModel        string `envconfig:"RECALL_OLLAMA_CHAT_MODEL" default:"llama3.2" accepts:"an Ollama model name" desc:"chat model for relationship and contradiction judgments"`

@@ -109,6 +109,16 @@ func ReadInput(r io.Reader) (*Input, error) {
 	return &in, nil
 }
 
+// readRawInput reads the one JSON object on a hook's stdin, as it is, without
+// waiting for the end of stdin.
+func readRawInput(r io.Reader) (json.RawMessage, error) {
+	var raw json.RawMessage
+	if err := json.NewDecoder(io.LimitReader(r, maxInputBytes)).Decode(&raw); err != nil {
+		return nil, fmt.Errorf("read hook input: want one JSON object on stdin: %w", err)
+	}
+	return raw, nil
+}
+
 // Output is the answer Claude Code reads from a hook's stdout. Context for the
 // model goes in additionalContext (a systemMessage is shown to the user only).
 type Output struct {

@@ -1,14 +1,34 @@
 package hook
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"runtime/debug"
 	"time"
+
+	"github.com/recall-mcp/recall/spool"
 )
+
+// Socket is where a running server may answer the hook.
+type Socket struct {
+	Path string // "": never ask a server
+	// ConnectWait bounds the connection; AnswerWait the whole exchange.
+	ConnectWait, AnswerWait time.Duration
+}
+
+// newWriteID names a hook's writes (see Request.ID).
+func newWriteID() string {
+	b := make([]byte, 12)
+	rand.Read(b)
+	return "hook-" + hex.EncodeToString(b)
+}
 
 // Open builds a Handler (opening the database, connecting the embedder) and
 // returns a function that releases what it opened.
@@ -21,7 +41,12 @@ type Open func(ctx context.Context) (*Handler, func(), error)
 // must finish within deadline; past it Run returns without answering and without
 // waiting for the stuck work (the caller exits, which rolls back any open
 // transaction).
-func Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer, deadline time.Duration, logger *slog.Logger, open Open) {
+//
+// With a server (sock.Path set and a recall serve listening) the event is
+// handed to it and its answer printed; without one, or when it does not
+// answer in time, the hook does the work itself, under the same write id, so
+// that writes the server made before it stopped answering are not made twice.
+func Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer, deadline time.Duration, logger *slog.Logger, open Open, sock Socket) {
 	log := logger.With("hook", event)
 	ev, err := ParseEvent(event)
 	if err != nil {
@@ -45,12 +70,32 @@ func Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer, d
 				done <- answer{err: fmt.Errorf("internal error: %v\n%s", p, debug.Stack())}
 			}
 		}()
-		in, err := ReadInput(stdin) // within the deadline: stdin may never end
+		raw, err := readRawInput(stdin) // within the deadline: stdin may never end
 		if err != nil {
 			done <- answer{err: err}
 			return
 		}
-		out, release, err := handle(ctx, ev, in, open, log)
+		id := newWriteID()
+		if sock.Path != "" {
+			a, err := Ask(ctx, sock.Path, Request{ID: id, Event: ev, Input: raw}, sock.ConnectWait, sock.AnswerWait)
+			switch {
+			case err == nil && a.Error != "":
+				done <- answer{err: fmt.Errorf("recall serve: %s", a.Error)}
+				return
+			case err == nil:
+				log.Debug("answered by recall serve", "socket", sock.Path)
+				done <- answer{out: a.Output}
+				return
+			case !errors.Is(err, ErrNoServer):
+				log.Warn("recall serve did not answer; the hook does the work itself", "err", err)
+			}
+		}
+		in, err := ReadInput(bytes.NewReader(raw))
+		if err != nil {
+			done <- answer{err: err}
+			return
+		}
+		out, release, err := handle(spool.WithWriteID(ctx, id), ev, in, open, log)
 		done <- answer{out, release, err}
 	}()
 

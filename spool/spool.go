@@ -33,7 +33,11 @@ type Write struct {
 	// the file's name without ".json". Applying the same ID twice must have no
 	// more effect than applying it once: a drainer may stop between applying
 	// a write and removing its file.
-	ID   string          `json:"id"`
+	ID string `json:"id"`
+	// Once, when set, is the id the write is applied once under instead of
+	// ID: the write id of the hook that spooled it (WithWriteID), which a
+	// server may have applied already.
+	Once string          `json:"once,omitempty"`
 	Kind string          `json:"kind"` // what Data is; the applier's vocabulary
 	At   time.Time       `json:"at"`   // when it was spooled
 	Data json.RawMessage `json:"data"`
@@ -90,12 +94,18 @@ func (s *Spool) Dir() string { return s.dir }
 // reads half a write, and it is synced before Add returns: a spooled write
 // survives a crash as a committed one does.
 func (s *Spool) Add(kind string, data any) (Write, error) {
+	return s.AddOnce(kind, "", data)
+}
+
+// AddOnce is Add for a write to be applied once under the id once (see
+// Write.Once).
+func (s *Spool) AddOnce(kind, once string, data any) (Write, error) {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return Write{}, fmt.Errorf("spool %s: %w", kind, err)
 	}
 	now := time.Now().UTC()
-	w := Write{ID: s.nextID(now), Kind: kind, At: now, Data: raw}
+	w := Write{ID: s.nextID(now), Once: once, Kind: kind, At: now, Data: raw}
 	body, err := json.Marshal(w)
 	if err != nil {
 		return Write{}, fmt.Errorf("spool %s: %w", kind, err)
@@ -303,4 +313,20 @@ func (s *Spool) removeStaleTemps() {
 			s.log.Info("removed a spool file left half-written", "file", e.Name())
 		}
 	}
+}
+
+// writeIDKey carries a write id in a context.
+type writeIDKey struct{}
+
+// WithWriteID names the writes made under ctx: a store applies a write under
+// one id once, so that a hook that does again the work a server began (and
+// never answered for) does not write it twice.
+func WithWriteID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, writeIDKey{}, id)
+}
+
+// WriteID is the id WithWriteID put in ctx, or "".
+func WriteID(ctx context.Context) string {
+	id, _ := ctx.Value(writeIDKey{}).(string)
+	return id
 }

@@ -7,6 +7,15 @@ import (
 	"time"
 )
 
+// Watcher tells the viewer what changed in the store, cheaply: Changed says
+// whether anything was written since the last call, ChangedSince what. Each
+// store watches its own way (SQLite's data_version, PostgreSQL's NOTIFY).
+type Watcher interface {
+	Changed(ctx context.Context) (bool, error)
+	ChangedSince(ctx context.Context, since time.Time, limit int) (*Changes, error)
+	Close() error
+}
+
 // Watch notices commits to the database from any connection: this process's
 // pool, another Recall process, a hook or the sqlite3 shell. It holds one
 // connection of its own, on which PRAGMA data_version changes whenever another
@@ -18,7 +27,7 @@ type Watch struct {
 }
 
 // Watch opens a watch; Close gives its connection back.
-func (s *DB) Watch(ctx context.Context) (*Watch, error) {
+func (s *DB) Watch(ctx context.Context) (Watcher, error) {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("watch: %w", err)

@@ -48,6 +48,11 @@ const spoolAppliedKept = 7 * 24 * time.Hour
 // the lock the next ones are spooled without waiting again (see
 // writeBestEffort).
 func (s *DB) hookWrite(ctx context.Context, kind string, data any, fn func(tx *sql.Tx) error) error {
+	once := ""
+	if id := spool.WriteID(ctx); id != "" {
+		once = id + "/" + kind
+		fn = appliedOnce(ctx, once, hookWriteIDs, fn)
+	}
 	if !s.spoolWhenBusy {
 		return s.write(ctx, fn)
 	}
@@ -60,7 +65,7 @@ func (s *DB) hookWrite(ctx context.Context, kind string, data any, fn func(tx *s
 			return err
 		}
 	}
-	w, err := s.spool.Add(kind, data)
+	w, err := s.spool.AddOnce(kind, once, data)
 	if err != nil {
 		return fmt.Errorf("database busy and the write could not be spooled: %w", err)
 	}
@@ -109,21 +114,11 @@ func (s *DB) applySpooled(ctx context.Context, w spool.Write) error {
 	if err != nil {
 		return fmt.Errorf("spooled %s: %w", w.Kind, err)
 	}
-	now := time.Now()
-	err = s.writeBestEffort(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO spool_applied (id, applied_at) VALUES (?, ?)
-			ON CONFLICT (id) DO NOTHING`, w.ID, formatTime(now))
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return err // applied before
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM spool_applied WHERE applied_at < ?`, formatTime(now.Add(-spoolAppliedKept))); err != nil {
-			return err
-		}
-		return fn(tx)
-	})
+	id := w.ID
+	if w.Once != "" {
+		id = w.Once
+	}
+	err = s.writeBestEffort(ctx, appliedOnce(ctx, id, spoolWriteIDs, fn))
 	if err != nil && passing(ctx, err) {
 		return spool.Later(err)
 	}
@@ -131,6 +126,44 @@ func (s *DB) applySpooled(ctx context.Context, w spool.Write) error {
 		return fmt.Errorf("spooled %s: %w", w.Kind, err)
 	}
 	return nil
+}
+
+// appliedIDs is a family of ids in spool_applied and how long they are kept.
+type appliedIDs struct {
+	prune string // deletes the family's rows applied before ?
+	kept  time.Duration
+}
+
+var (
+	// spoolWriteIDs are the spool's files: kept a week (a file is removed
+	// right after its commit, so only a drainer that read it before could
+	// apply it again).
+	spoolWriteIDs = appliedIDs{`DELETE FROM spool_applied WHERE applied_at < ?`, spoolAppliedKept}
+	// hookWriteIDs name the writes of one hook event (spool.WithWriteID,
+	// "hook-..."): they only matter while a hook may redo what a server did
+	// not answer for, seconds, and are pruned by their key range, so that a
+	// hook's write never scans the table.
+	hookWriteIDs = appliedIDs{`DELETE FROM spool_applied WHERE id >= 'hook-' AND id < 'hook.' AND applied_at < ?`, time.Hour}
+)
+
+// appliedOnce wraps fn so that it runs once under id: the id goes into
+// spool_applied in the same transaction, and an id found there is skipped.
+func appliedOnce(ctx context.Context, id string, family appliedIDs, fn func(tx *sql.Tx) error) func(tx *sql.Tx) error {
+	return func(tx *sql.Tx) error {
+		now := time.Now()
+		res, err := tx.ExecContext(ctx, `INSERT INTO spool_applied (id, applied_at) VALUES (?, ?)
+			ON CONFLICT (id) DO NOTHING`, id, formatTime(now))
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err // applied before
+		}
+		if _, err := tx.ExecContext(ctx, family.prune, formatTime(now.Add(-family.kept))); err != nil {
+			return err
+		}
+		return fn(tx)
+	}
 }
 
 // passing reports a failure that says nothing about the write itself (the

@@ -306,3 +306,46 @@ func TestRecordToolCallWritesEntryAndTouchTogether(t *testing.T) {
 		t.Fatalf("journal after drain: %+v, %v", es, err)
 	}
 }
+
+// A hook that does again the work a server began and never answered for
+// writes under the same id: the tool call is recorded once, directly or
+// through the spool.
+func TestHookWritesUnderOneWriteIDApplyOnce(t *testing.T) {
+	ctx := spool.WithWriteID(context.Background(), "hook-0123")
+	server := openTest(t)
+	hook := openHookDB(t, server.Path())
+	call := func() (*capture.Entry, *memory.FileActivity) {
+		return &capture.Entry{Kind: capture.KindObservation, Namespace: "project:shop", SessionID: "s1", ToolName: "Edit", Title: "Edit: orders.go"},
+			&memory.FileActivity{FilePath: "/src/shop/orders.go", Action: memory.ActionEdit, SessionID: "s1"}
+	}
+	e, a := call()
+	if err := server.RecordToolCall(ctx, e, a); err != nil { // the server, before it stopped answering
+		t.Fatal(err)
+	}
+	e, a = call()
+	if err := hook.RecordToolCall(ctx, e, a); err != nil { // the hook, doing it again
+		t.Fatal(err)
+	}
+	release := lockWrites(t, server)
+	e, a = call()
+	if err := hook.RecordToolCall(ctx, e, a); err != nil { // and once more behind a writer
+		t.Fatal(err)
+	}
+	release()
+	if _, err := server.DrainSpool(context.Background(), spool.Budget{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := rows(t, server); got["journal"] != 1 || got["file_activity"] != 1 {
+		t.Fatalf("one tool call under one write id gave %v, want one of each", got)
+	}
+	e, a = call()
+	if err := hook.RecordToolCall(spool.WithWriteID(context.Background(), "hook-4567"), e, a); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := server.DrainSpool(context.Background(), spool.Budget{}); err != nil { // the hook met the lock once: it spools
+		t.Fatal(err)
+	}
+	if got := rows(t, server); got["journal"] != 2 {
+		t.Fatalf("another write id is another tool call: %v", got)
+	}
+}

@@ -23,9 +23,10 @@ var staticFiles embed.FS
 type Deps struct {
 	Memory     *memory.Service
 	Validation *validation.Service
-	// DB is the database file the services use; the live updates watch it
-	// for commits from any process. Without it /api/events is off.
-	DB     *storage.DB
+	// DB is the store the services use (the SQLite file or PostgreSQL); the
+	// live updates watch it for commits from any process. Without it
+	// /api/events is off.
+	DB     Store
 	Logger *slog.Logger
 	// Access is who may use the viewer; the zero value is this machine
 	// alone, changes allowed.
@@ -38,12 +39,18 @@ type Deps struct {
 	Doctor func(ctx context.Context) []doctor.Finding
 }
 
+// Store is what the viewer needs of the store beside the services: a watch
+// on its commits, for the live updates. Everything else goes through the
+// services, as the MCP tools do.
+type Store interface {
+	Watch(ctx context.Context) (storage.Watcher, error)
+}
+
 // handler serves the API and the page.
 type handler struct {
 	mem  *memory.Service
 	val  *validation.Service
-	db   *storage.DB // nil in tests that need no database listing
-	hub  *hub        // nil without Deps.DB
+	hub  *hub // nil without Deps.DB
 	acc  Access
 	done <-chan struct{}
 	log  *slog.Logger
@@ -60,7 +67,7 @@ func New(d Deps) http.Handler {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	h := &handler{mem: d.Memory, val: d.Validation, db: d.DB, acc: d.Access, log: d.Logger, done: d.Done, doctor: d.Doctor}
+	h := &handler{mem: d.Memory, val: d.Validation, acc: d.Access, log: d.Logger, done: d.Done, doctor: d.Doctor}
 	if d.DB != nil {
 		h.hub = newHub(d.DB, d.Logger)
 	}

@@ -29,6 +29,7 @@ type app struct {
 	log    *slog.Logger
 	db     *storage.DB
 	ollama *embedding.Client
+	judge  memory.Judge // the chat model; nil with RECALL_OLLAMA=off
 	mem    *memory.Service
 	cur    *validation.Service
 	jobs   *jobs.Runner // curation and summary jobs (started by recall serve)
@@ -113,23 +114,18 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 		return nil, err
 	}
 	var embedder memory.Embedder = ollama
-	if mode == modeHook {
+	var judge memory.Judge = ollama
+	switch {
+	case !cfg.Ollama:
+		// RECALL_OLLAMA=off: keywords only, nothing waits on Ollama.
+		embedder, judge = nil, nil
+	case mode == modeHook:
 		embedder = hookGuard(cfg, log).Embedder(ollama)
 	}
-	mem := memory.NewService(db, embedder, memory.Options{
-		DefaultNamespace:   cfg.DefaultNamespace,
-		DefaultImportance:  cfg.DefaultImportance,
-		DefaultConfidence:  cfg.DefaultConfidence,
-		DefaultTokenBudget: cfg.DefaultTokenBudget,
-		QueryEmbedTimeout:  min(cfg.OllamaTimeout, maxQueryEmbedWait),
-		StoreEmbedTimeout:  min(cfg.OllamaTimeout, cfg.StoreEmbedTimeout),
-		MatchMinSimilarity: cfg.MatchMinSimilarity,
-		Logger:             log,
-		Scrub:              privacy.Clean,
-	})
+	mem := memory.NewService(db, embedder, memoryOptions(cfg, log))
 	// One runner works every job kind: curation's and the session summaries.
 	runner := jobs.New(db, jobs.Options{Workers: cfg.CurationWorkers, Logger: log})
-	cur := validation.New(db, mem, embedder, ollama, validation.Options{
+	cur := validation.New(db, mem, embedder, judge, validation.Options{
 		Jobs:                   runner,
 		ContradictionThreshold: cfg.ContradictionThreshold,
 		StaleDays:              cfg.StaleDays,
@@ -140,7 +136,7 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 	})
 	mem.SetCurator(cur)
 	projects := project.NewResolver(db, cfg.Project, log)
-	return &app{cfg: cfg, log: log, db: db, ollama: ollama, mem: mem, cur: cur, jobs: runner, projects: projects}, nil
+	return &app{cfg: cfg, log: log, db: db, ollama: ollama, judge: judge, mem: mem, cur: cur, jobs: runner, projects: projects}, nil
 }
 
 // openHistory adds the conversation history to the app; searches start a
@@ -175,4 +171,19 @@ func (a *app) mcpServer(callerDir string) *mcp.Server {
 		Memory: a.mem, Curation: a.cur, History: a.hist, Projects: a.projects, CallerDir: callerDir,
 		Capture: &capture.Reader{Store: a.db, Memories: a.mem, TranscriptRoot: a.cfg.HistoryDir}, Version: version(), Logger: a.log,
 	})
+}
+
+// memoryOptions are the memory service's settings from the configuration.
+func memoryOptions(cfg *config.Config, log *slog.Logger) memory.Options {
+	return memory.Options{
+		DefaultNamespace:   cfg.DefaultNamespace,
+		DefaultImportance:  cfg.DefaultImportance,
+		DefaultConfidence:  cfg.DefaultConfidence,
+		DefaultTokenBudget: cfg.DefaultTokenBudget,
+		QueryEmbedTimeout:  min(cfg.OllamaTimeout, maxQueryEmbedWait),
+		StoreEmbedTimeout:  min(cfg.OllamaTimeout, cfg.StoreEmbedTimeout),
+		MatchMinSimilarity: cfg.MatchMinSimilarity,
+		Logger:             log,
+		Scrub:              privacy.Clean,
+	}
 }

@@ -3,14 +3,16 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/config"
@@ -26,30 +28,49 @@ import (
 const hookSlack = 2 * time.Second
 
 var hookCommand = &command{
-	name: "hook",
-	args: "<" + strings.Join(hook.Events, "|") + ">",
-	summary: "Answer a Claude Code hook (JSON on stdin, answer on stdout).\n" +
-		"session-start injects the project's context, user-prompt-submit the memories\n" +
-		"relevant to the prompt and records the prompt; post-tool-use records the tool\n" +
-		"call and touched files; stop, pre-compact and session-end queue a summary of\n" +
-		"the session (session-end also records the end); session-start and pre-compact\n" +
-		"also start the conversation history indexer in the background. Whatever goes\n" +
-		"wrong, a hook exits 0 and logs to stderr.",
-	run: runHook,
+	group:   "server",
+	name:    "hook",
+	args:    hookArgs,
+	summary: hookSummary,
+	setup: func(fs *pflag.FlagSet) runFunc {
+		hookFlags(fs)
+		// main runs hooks before the command tree is built (runHook); this
+		// entry gives the tree its help and completion.
+		return func(ctx context.Context, e *env, args []string) error { return runHook(ctx, e, args) }
+	},
 }
 
-func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
-	probe := fs.Bool("probe-ollama", false, "check whether Ollama embeds within RECALL_HOOK_TIMEOUT again and tell the hooks (a hook starts it in the background)")
-	rest, err := parseFlags(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return err
+var hookArgs = "<" + strings.Join(hook.Events, "|") + ">"
+
+const hookSummary = "Answer a Claude Code hook (JSON on stdin, answer on stdout).\n" +
+	"session-start injects the project's context, user-prompt-submit the memories\n" +
+	"relevant to the prompt and records the prompt; post-tool-use records the tool\n" +
+	"call and touched files; stop, pre-compact and session-end queue a summary of\n" +
+	"the session (session-end also records the end); session-start and pre-compact\n" +
+	"also start the conversation history indexer in the background. Whatever goes\n" +
+	"wrong, a hook exits 0 and logs to stderr."
+
+func hookFlags(fs *pflag.FlagSet) *bool {
+	return fs.Bool("probe-ollama", false, "check whether Ollama embeds within RECALL_HOOK_TIMEOUT again and tell the hooks (a hook starts it in the background)")
+}
+
+// runHook is `recall hook ...`, run before the command tree is built (a hook
+// is a fresh process per event). Whatever is wrong, it exits 0: exit 2 would
+// block Claude Code's session.
+func runHook(ctx context.Context, e *env, args []string) error {
+	fs := pflag.NewFlagSet("recall hook", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	probe := hookFlags(fs)
+	err := fs.Parse(args)
+	rest := fs.Args()
+	if errors.Is(err, pflag.ErrHelp) {
+		fmt.Fprintf(e.stdout, "Usage: recall hook %s\n\n%s\n\nFlags:\n%s", hookArgs, hookSummary, fs.FlagUsages())
+		return nil
 	}
 	if *probe && err == nil && len(rest) == 0 {
 		return probeOllama(ctx, e)
 	}
 	if err != nil || len(rest) != 1 {
-		// Exit 2 would block Claude Code's session: say what is wrong on
-		// stderr and exit 0, as for every other hook failure.
 		fmt.Fprintf(e.stderr, "recall hook: want exactly one hook event (%s), got %q; nothing done\n", strings.Join(hook.Events, ", "), args)
 		return nil
 	}
@@ -72,35 +93,77 @@ func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 		if err != nil {
 			return nil, nil, err
 		}
-		h := &hook.Handler{
-			Memory:      a.mem,
-			Projects:    a.projects,
-			TokenBudget: cfg.DefaultTokenBudget,
-			Summaries:   cfg.Summaries,
-			Floor:       memory.Floor{MinCoverage: cfg.PromptMinCoverage, MinSimilarity: cfg.MatchMinSimilarity},
-			Logger:      log,
-			ToolCalls:   a.db,
-			Context: func(ctx context.Context, query, project string, budget int) (string, error) {
-				res, err := a.cur.Context(ctx, validation.ContextRequest{Query: query, Project: project, TokenBudget: budget})
-				if err != nil {
-					return "", err
-				}
-				if len(res.MemoryIDs) == 0 {
-					return "", nil // a preamble without memories is not worth its tokens
-				}
-				return res.Context, nil
-			},
-		}
-		if cfg.Capture {
-			h.Capture = &capture.Recorder{Store: a.db}
-		}
 		// The database is left open: the process ends right after answering,
 		// every write is already committed to the WAL, and closing the last
 		// connection would checkpoint the WAL while Claude Code waits.
-		return h, func() {}, nil
+		return a.hookHandler(a.mem), func() {}, nil
 	}
-	hook.Run(ctx, rest[0], e.stdin, e.stdout, cfg.HookTimeout+hookSlack, log, open)
+	sock := hook.Socket{Path: hook.SocketPath(cfg.SQLitePath), ConnectWait: socketConnectWait, AnswerWait: cfg.HookTimeout + socketAnswerSlack}
+	hook.Run(ctx, rest[0], e.stdin, e.stdout, cfg.HookTimeout+hookSlack, log, open, sock)
 	return nil
+}
+
+// A running recall serve answers a hook when it takes the connection within
+// socketConnectWait and answers within the vector budget plus
+// socketAnswerSlack; past either the hook does the work itself.
+const (
+	socketConnectWait = 5 * time.Millisecond
+	socketAnswerSlack = 400 * time.Millisecond
+)
+
+// hookHandler answers hook events over a's services, with mem for the prompt
+// hook's search.
+func (a *app) hookHandler(mem *memory.Service) *hook.Handler {
+	h := &hook.Handler{
+		Memory:      mem,
+		Projects:    a.projects,
+		TokenBudget: a.cfg.DefaultTokenBudget,
+		Summaries:   a.cfg.Summaries,
+		Floor:       memory.Floor{MinCoverage: a.cfg.PromptMinCoverage, MinSimilarity: a.cfg.MatchMinSimilarity},
+		Logger:      a.log,
+		ToolCalls:   a.db,
+		Context: func(ctx context.Context, query, project string, budget int) (string, error) {
+			res, err := a.cur.Context(ctx, validation.ContextRequest{Query: query, Project: project, TokenBudget: budget})
+			if err != nil {
+				return "", err
+			}
+			if len(res.MemoryIDs) == 0 {
+				return "", nil // a preamble without memories is not worth its tokens
+			}
+			return res.Context, nil
+		},
+	}
+	if a.cfg.Capture {
+		h.Capture = &capture.Recorder{Store: a.db}
+	}
+	return h
+}
+
+// serveHooks answers hooks on the socket beside the database until ctx ends:
+// from the server's warm indexes, with the hooks' own vector budget and
+// knowledge of Ollama. Another server already answering is left to it.
+func (a *app) serveHooks(ctx context.Context) {
+	path := hook.SocketPath(a.cfg.SQLitePath)
+	ln, err := hook.Listen(path)
+	if err != nil {
+		a.log.Info("hooks not served on a socket; they open the database themselves", "socket", path, "err", err)
+		return
+	}
+	a.log.Debug("answering hooks", "socket", path)
+	s := &hook.Server{
+		Deadline: a.cfg.HookTimeout + hookSlack,
+		UID:      os.Getuid(),
+		Logger:   a.log,
+		Handle: func(ctx context.Context, event string, in *hook.Input) (*hook.Output, error) {
+			// A guard per event: what it learns of Ollama goes to the
+			// state file, which every hook reads, not into this process.
+			mem := memory.NewService(a.db, hookGuard(a.cfg, a.log).Embedder(a.ollama), memoryOptions(a.cfg, a.log))
+			return a.hookHandler(mem).Handle(ctx, event, in)
+		},
+	}
+	if err := s.Serve(ctx, ln); err != nil {
+		a.log.Warn("hook socket closed", "err", err)
+	}
 }
 
 // hookGuard is how hooks treat Ollama: RECALL_HOOK_TIMEOUT is the vector

@@ -1,0 +1,183 @@
+package hook
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/recall-mcp/recall/spool"
+)
+
+// While a `recall serve` runs for a database it answers hooks on a local socket
+// beside it: the hook sends one request and prints the answer, and the server
+// answers from its warm indexes and does the writes. Without a server, or when
+// it does not answer in time, the hook does the work itself.
+
+// Request is one hook event handed to a server.
+type Request struct {
+	// ID names the hook's writes: a server that wrote them but never
+	// answered and the hook that then does the work itself apply them once.
+	ID    string          `json:"id"`
+	Event string          `json:"event"`
+	Input json.RawMessage `json:"input"` // the hook's stdin as Claude Code wrote it
+}
+
+// Answer is the server's reply: what the hook prints (nil: nothing), or why
+// the event was not answered.
+type Answer struct {
+	Output *Output `json:"output,omitempty"`
+	Error  string  `json:"error,omitempty"`
+}
+
+// SocketPath is the socket of the database at dbPath.
+func SocketPath(dbPath string) string { return dbPath + ".sock" }
+
+// ErrNoServer is Ask's error when no server listens: the hook does the work.
+var ErrNoServer = errors.New("no recall serve answers hooks for this database")
+
+// Ask sends req to the server at path and returns its answer. It gives up with
+// an error when nobody listens, when the connection is not taken within
+// connectWait, or when no answer comes within answerWait: the caller then does
+// the work itself.
+func Ask(ctx context.Context, path string, req Request, connectWait, answerWait time.Duration) (*Answer, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, ErrNoServer
+	}
+	d := net.Dialer{Timeout: connectWait}
+	conn, err := d.DialContext(ctx, "unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoServer, err)
+	}
+	defer conn.Close()
+	deadline := time.Now().Add(answerWait)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	conn.SetDeadline(deadline)
+	if err := json.NewEncoder(conn).Encode(req); err != nil {
+		return nil, fmt.Errorf("send to recall serve: %w", err)
+	}
+	var a Answer
+	if err := json.NewDecoder(bufio.NewReader(conn)).Decode(&a); err != nil {
+		return nil, fmt.Errorf("no answer from recall serve: %w", err)
+	}
+	return &a, nil
+}
+
+// HandleFunc answers one event for a server; spool.WriteID(ctx) names its
+// writes.
+type HandleFunc func(ctx context.Context, event string, in *Input) (*Output, error)
+
+// Listen makes the socket at path, readable and writable by its owner only. A
+// socket left by a server that died is replaced; one a live server answers on
+// is not (ErrServing).
+func Listen(path string) (net.Listener, error) {
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		if conn, derr := net.DialTimeout("unix", path, 100*time.Millisecond); derr == nil {
+			conn.Close()
+			return nil, ErrServing
+		}
+		if rerr := os.Remove(path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+			return nil, err
+		}
+		if ln, err = net.Listen("unix", path); err != nil {
+			return nil, err
+		}
+	}
+	// The peer check below is the guard; the mode keeps other users from
+	// connecting at all.
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(true)
+	return ln, nil
+}
+
+// ErrServing is Listen's error when another server already answers on the
+// socket (another window's recall serve for the same database).
+var ErrServing = errors.New("another recall serve answers hooks for this database")
+
+// Server answers hooks on a socket.
+type Server struct {
+	Handle HandleFunc
+	// Deadline bounds one request (reading it, the work, the answer).
+	Deadline time.Duration
+	// UID is the only user whose hooks are answered; os.Getuid() in practice.
+	UID    int
+	Logger *slog.Logger
+}
+
+// Serve answers connections on ln until ctx ends, one request each, and waits
+// for those in flight.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	defer stop()
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		wg.Go(func() { s.serveConn(ctx, conn) })
+	}
+}
+
+func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
+	defer conn.Close()
+	log := s.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if uid, err := peerUID(conn); err != nil || uid != s.UID {
+		log.Warn("hook socket: connection refused", "peer_uid", uid, "want_uid", s.UID, "err", err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.Deadline)
+	defer cancel()
+	conn.SetDeadline(time.Now().Add(s.Deadline))
+	var req Request
+	if err := json.NewDecoder(io.LimitReader(conn, maxInputBytes+4096)).Decode(&req); err != nil {
+		log.Warn("hook socket: bad request", "err", err)
+		return
+	}
+	a := s.answer(ctx, &req)
+	if err := json.NewEncoder(conn).Encode(a); err != nil {
+		log.Warn("hook socket: answer not sent", "event", req.Event, "err", err)
+	}
+}
+
+func (s *Server) answer(ctx context.Context, req *Request) (a *Answer) {
+	defer func() {
+		if p := recover(); p != nil {
+			a = &Answer{Error: fmt.Sprintf("internal error: %v", p)}
+		}
+	}()
+	ev, err := ParseEvent(req.Event)
+	if err != nil {
+		return &Answer{Error: err.Error()}
+	}
+	in, err := ReadInput(bytes.NewReader(req.Input))
+	if err != nil {
+		return &Answer{Error: err.Error()}
+	}
+	out, err := s.Handle(spool.WithWriteID(ctx, req.ID), ev, in)
+	if err != nil {
+		return &Answer{Error: err.Error()}
+	}
+	return &Answer{Output: out}
+}

@@ -1,0 +1,124 @@
+package tests
+
+import (
+	"bufio"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A running recall serve answers the hooks on the socket beside the database:
+// the hook prints its answer and the server makes the writes.
+func TestHooksAreAnsweredByARunningServer(t *testing.T) {
+	c := newCLIEnv(t)
+	root, cwd := newProject(t, c, "shop-api")
+	redis := c.store("Orders MUST be cached in Redis with a five minute TTL", "--type", "decision", "--namespace", "project:shop-api")
+	const session = "4f1c2d9e-session" // hookInput's
+	orders := filepath.Join(root, "internal", "api", "orders.go")
+	sock := c.dbPath + ".sock"
+
+	c.serveUntil("answering hooks", func() bool {
+		if _, err := os.Stat(sock); err != nil {
+			return false
+		}
+		info, err := os.Stat(sock)
+		if err != nil || info.Mode().Perm() != 0o600 {
+			t.Fatalf("the socket must be its owner's alone: %v, %v", info.Mode(), err)
+		}
+		a, r := c.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "how are orders cached in redis?"}))
+		if a == nil || !strings.Contains(a.HookSpecificOutput.AdditionalContext, redis) {
+			t.Fatalf("the server's answer should list %s; stdout %q stderr %s", redis, r.stdout, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "answered by recall serve") {
+			t.Fatalf("the hook did the work itself while a server ran:\n%s", r.stderr)
+		}
+		_, r = c.hook("post-tool-use", hookInput(t, "PostToolUse", cwd, map[string]any{"tool_name": "Edit",
+			"tool_input":    map[string]any{"file_path": orders, "old_string": "ttl := 0", "new_string": "ttl := 5 * time.Minute"},
+			"tool_response": map[string]any{"filePath": orders, "success": true}}))
+		if !strings.Contains(r.stderr, "answered by recall serve") {
+			t.Fatalf("post-tool-use did the work itself while a server ran:\n%s", r.stderr)
+		}
+		return true
+	})
+	titles := c.journalTitles(session)
+	if len(titles) != 2 || !strings.HasPrefix(titles[0], "prompt: how are orders cached") || !strings.HasPrefix(titles[1], "observation: Edit: "+orders) {
+		t.Fatalf("journal after the server answered: %q", titles)
+	}
+	if n := c.fileTouches(orders); n != 1 {
+		t.Errorf("orders.go has %d touches, want 1", n)
+	}
+	if _, err := os.Stat(sock); !os.IsNotExist(err) {
+		t.Errorf("the server left its socket behind: %v", err)
+	}
+}
+
+// stuckServer takes a hook's connection on the database's socket, reads its
+// request and never answers, as a server stuck mid-request does.
+func stuckServer(t *testing.T, path string) (requests chan string) {
+	t.Helper()
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	requests = make(chan string, 10)
+	var held []net.Conn
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, conn)
+			line, _ := bufio.NewReader(conn).ReadString('\n')
+			requests <- line
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	return requests
+}
+
+func TestHookFallsBackWhenTheServerStopsAnswering(t *testing.T) {
+	c := newCLIEnv(t)
+	root, cwd := newProject(t, c, "shop-api")
+	redis := c.store("Orders MUST be cached in Redis with a five minute TTL", "--type", "decision", "--namespace", "project:shop-api")
+	const session = "4f1c2d9e-session"
+	orders := filepath.Join(root, "internal", "api", "orders.go")
+	requests := stuckServer(t, c.dbPath+".sock")
+	c.vars["RECALL_HOOK_TIMEOUT"] = "100ms"
+
+	start := time.Now()
+	a, r := c.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "how are orders cached in redis?"}))
+	if a == nil || !strings.Contains(a.HookSpecificOutput.AdditionalContext, redis) {
+		t.Fatalf("the hook should do the work itself when the server does not answer; stdout %q stderr %s", r.stdout, r.stderr)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("the hook took %s with a stuck server", took)
+	}
+	if !strings.Contains(r.stderr, "did not answer") {
+		t.Errorf("the hook should say the server did not answer:\n%s", r.stderr)
+	}
+	c.hook("post-tool-use", hookInput(t, "PostToolUse", cwd, map[string]any{"tool_name": "Edit",
+		"tool_input":    map[string]any{"file_path": orders, "old_string": "a", "new_string": "b"},
+		"tool_response": map[string]any{"success": true}}))
+	if len(requests) != 2 {
+		t.Errorf("the stuck server got %d requests, want both hooks'", len(requests))
+	}
+	if req := <-requests; !strings.Contains(req, `"event":"user-prompt-submit"`) || !strings.Contains(req, "orders cached in redis") {
+		t.Errorf("the request carries the event and the hook's input: %s", req)
+	}
+	// Nothing lost: the prompt, the tool call and the touch are recorded.
+	if titles := c.journalTitles(session); len(titles) != 2 {
+		t.Fatalf("journal after the fallback: %q", titles)
+	}
+	if n := c.fileTouches(orders); n != 1 {
+		t.Errorf("orders.go has %d touches, want 1", n)
+	}
+}
