@@ -12,7 +12,6 @@ import (
 
 	"github.com/recall-mcp/recall/doctor"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
 	"github.com/recall-mcp/recall/validation"
 )
 
@@ -46,7 +45,7 @@ type Deps struct {
 // on its commits, for the live updates. Everything else goes through the
 // services, as the MCP tools do.
 type Store interface {
-	Watch(ctx context.Context) (storage.Watcher, error)
+	Watch(ctx context.Context) (memory.Watcher, error)
 }
 
 // handler serves the API and the page.
