@@ -18,7 +18,6 @@ import (
 	"github.com/recall-mcp/recall/privacy"
 	"github.com/recall-mcp/recall/project"
 	"github.com/recall-mcp/recall/server"
-	"github.com/recall-mcp/recall/storage"
 	"github.com/recall-mcp/recall/validation"
 )
 
@@ -27,7 +26,7 @@ import (
 type app struct {
 	cfg    *config.Config
 	log    *slog.Logger
-	db     *storage.DB
+	db     store // the SQLite file, or PostgreSQL with RECALL_DATABASE_URL
 	ollama *embedding.Client
 	judge  memory.Judge // the chat model; nil with RECALL_OLLAMA=off
 	mem    *memory.Service
@@ -109,7 +108,7 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 	}
 	// A hook must answer in time and lose nothing: behind another writer its
 	// writes go to the spool, which the next hook or recall serve applies.
-	db, err := storage.OpenWith(ctx, cfg.SQLitePath, storage.Options{SyncNormal: !cfg.SyncFull, SpoolWhenBusy: mode == modeHook, ShortLived: mode == modeHook, Logger: log})
+	db, err := openStore(ctx, cfg, log, mode)
 	if err != nil {
 		return nil, err
 	}
