@@ -228,7 +228,7 @@ func (a *app) drainSpool(ctx context.Context) {
 	tick := time.NewTicker(spoolDrainEvery)
 	defer tick.Stop()
 	for {
-		res, err := a.db.DrainSpool(ctx, spool.Budget{})
+		res, err := a.drainSpoolOnce(ctx)
 		if res.Applied > 0 || res.Failed > 0 {
 			a.log.Info("applied the hooks' spooled writes", "applied", res.Applied, "failed", res.Failed, "left", res.Left)
 		}
