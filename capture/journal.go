@@ -23,6 +23,8 @@ type (
 	Entry    = journal.Entry
 	EntryHit = journal.EntryHit
 	Progress = journal.Progress
+	// SessionBrief is one recent session of a project.
+	SessionBrief = journal.SessionBrief
 )
 
 const (
@@ -44,14 +46,23 @@ type EntryWriter interface {
 }
 
 // RecorderStore is what the Recorder needs on the hooks' side: add entries,
-// queue a session's summary and list the last summaries.
+// queue a session's summary, list the last sessions and find entries that
+// match a prompt.
 type RecorderStore interface {
 	EntryWriter
 	// QueueSummary records that a session wants a summary (a job of kind
 	// summary); a session already waiting keeps one job.
 	QueueSummary(ctx context.Context, sessionID, reason, turnID string) error
-	// RecentSummaries returns the newest summaries of a namespace, newest first.
-	RecentSummaries(ctx context.Context, namespace string, limit int) ([]*Entry, error)
+	// RecentSessions lists the namespace's sessions with the newest prompts,
+	// newest first, but exclude, each with its first prompt, counts and latest
+	// summary.
+	RecentSessions(ctx context.Context, namespace, exclude string, limit int) ([]SessionBrief, error)
+	// SearchEntries ranks entries of the namespaces (all when empty) by BM25
+	// over title and body for user text (never FTS5 syntax). Best first.
+	SearchEntries(ctx context.Context, text string, namespaces []string, limit int) ([]EntryHit, error)
+	// EntryCoverage tells, for each entry of ids, the fraction of text's
+	// content words it contains (the keyword rules of memories).
+	EntryCoverage(ctx context.Context, text string, ids []int64) (map[int64]float64, error)
 }
 
 // EntryReader is what the Reader needs: the journal's entries by id, by words

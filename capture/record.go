@@ -44,12 +44,6 @@ func (r *Recorder) QueueSummary(ctx context.Context, sessionID, reason, turnID s
 	return r.Store.QueueSummary(ctx, sessionID, reason, turnID)
 }
 
-// RecentSummaries returns the newest session summaries of a namespace, newest
-// first.
-func (r *Recorder) RecentSummaries(ctx context.Context, namespace string, limit int) ([]*Entry, error) {
-	return r.Store.RecentSummaries(ctx, namespace, limit)
-}
-
 // Anchor places an entry in a session.
 type Anchor struct {
 	Namespace      string

@@ -18,6 +18,8 @@ import (
 // Config is Recall's configuration, every value parsed and checked.
 type Config struct {
 	SQLitePath             string        // absolute or relative path, ~ expanded
+	Ollama                 bool          // Ollama in use; off: keywords only, no attempts, no warnings
+	DatabaseURL            string        // PostgreSQL URL; "" means the SQLite file
 	OllamaHost             string        // base URL with scheme and port, e.g. http://localhost:11434
 	OllamaModel            string        // embedding model
 	OllamaChatModel        string        // chat model for judgments
@@ -50,7 +52,13 @@ type Config struct {
 	PromptMinCoverage      float64       // share of a prompt's content words an injected memory contains
 	ActivityRetentionDays  int           // file activity older than this is summarised
 	UIPort                 int           // port of recall ui; 0: derived from the user id
+	ServerURL              string        // the team server this machine is a client of; "" when none
+	Token                  string        // the bearer token for ServerURL
+	ServerCA               string        // PEM file of extra authorities for ServerURL's certificate
 }
+
+// ClientMode reports whether this machine is a client of a team server.
+func (c *Config) ClientMode() bool { return c.ServerURL != "" }
 
 // HistoryIndexPath is the history index's file: history.db beside the memory
 // database, so that rebuilding it never touches memories.
@@ -89,6 +97,8 @@ func Load() (*Config, error) {
 	}
 	c := &Config{
 		SQLitePath:             p.path("RECALL_SQLITE_PATH", raw.SQLitePath),
+		Ollama:                 p.onOff("RECALL_OLLAMA", raw.Ollama),
+		DatabaseURL:            p.databaseURL("RECALL_DATABASE_URL", raw.DatabaseURL),
 		OllamaHost:             p.host(hostVar, raw.OllamaHost),
 		OllamaModel:            p.text("RECALL_OLLAMA_MODEL", raw.OllamaModel),
 		OllamaChatModel:        p.text("RECALL_OLLAMA_CHAT_MODEL", raw.OllamaChatModel),
@@ -121,7 +131,11 @@ func Load() (*Config, error) {
 		PromptMinCoverage:      p.fraction("RECALL_PROMPT_MIN_COVERAGE", raw.PromptMinCoverage),
 		ActivityRetentionDays:  p.integer("RECALL_ACTIVITY_RETENTION_DAYS", raw.ActivityRetentionDays, 1, 0),
 		UIPort:                 p.optionalPort("RECALL_UI_PORT", raw.UIPort),
+		ServerURL:              p.serverURL("RECALL_SERVER_URL", raw.ServerURL),
+		Token:                  strings.TrimSpace(raw.Token),
+		ServerCA:               p.path("RECALL_SERVER_CA", raw.ServerCA),
 	}
+
 	if err := errors.Join(p.errs...); err != nil {
 		return nil, err
 	}

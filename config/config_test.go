@@ -40,6 +40,7 @@ func TestDefaults(t *testing.T) {
 	got := load(t)
 	want := config.Config{
 		SQLitePath:             filepath.Join(home, ".recall", "recall.db"),
+		Ollama:                 true,
 		OllamaHost:             "http://localhost:11434",
 		OllamaModel:            "mxbai-embed-large",
 		OllamaChatModel:        "llama3.2",
@@ -84,6 +85,8 @@ var overrides = []struct {
 	check       func(c *config.Config) bool
 }{
 	{"RECALL_SQLITE_PATH", "/var/lib/recall/r.db", func(c *config.Config) bool { return c.SQLitePath == "/var/lib/recall/r.db" }},
+	{"RECALL_OLLAMA", "off", func(c *config.Config) bool { return !c.Ollama }},
+	{"RECALL_DATABASE_URL", "postgres://recall@db:5432/recall", func(c *config.Config) bool { return c.DatabaseURL == "postgres://recall@db:5432/recall" }},
 	{"RECALL_OLLAMA_HOST", "http://gpu-box:11434", func(c *config.Config) bool { return c.OllamaHost == "http://gpu-box:11434" }},
 	{"RECALL_OLLAMA_MODEL", "nomic-embed-text", func(c *config.Config) bool { return c.OllamaModel == "nomic-embed-text" }},
 	{"RECALL_OLLAMA_CHAT_MODEL", "qwen2.5:7b", func(c *config.Config) bool { return c.OllamaChatModel == "qwen2.5:7b" }},
@@ -118,6 +121,11 @@ var overrides = []struct {
 	}},
 	{"RECALL_HISTORY_DAYS", "90", func(c *config.Config) bool { return c.HistoryDays == 90 }},
 	{"RECALL_HISTORY_EMBED", "off", func(c *config.Config) bool { return !c.HistoryEmbed }},
+	{"RECALL_SERVER_URL", "https://recall.example.com/", func(c *config.Config) bool {
+		return c.ServerURL == "https://recall.example.com" && c.ClientMode()
+	}},
+	{"RECALL_TOKEN", " tok ", func(c *config.Config) bool { return c.Token == "tok" }},
+	{"RECALL_SERVER_CA", "/etc/team-ca.pem", func(c *config.Config) bool { return c.ServerCA == "/etc/team-ca.pem" }},
 }
 
 func TestEveryOverride(t *testing.T) {
@@ -273,9 +281,12 @@ func TestBadValuesNameTheVariableTheValueAndWhatIsAccepted(t *testing.T) {
 		{"RECALL_CURATION_WORKERS", "17", "RECALL_CURATION_WORKERS=17: must be a whole number from 1 to 16"},
 		{"RECALL_CURATION_WORKERS", "2.5", "RECALL_CURATION_WORKERS=2.5: must be a whole number from 1 to 16"},
 		{"RECALL_SYNC", "off", "RECALL_SYNC=off: must be full or normal"},
+		{"RECALL_DATABASE_URL", "mysql://db/recall", "RECALL_DATABASE_URL=mysql://db/recall: must be empty, or a URL like postgres://user:password@host:5432/recall"},
 		{"RECALL_HTTP_MAX_SESSIONS", "0", "RECALL_HTTP_MAX_SESSIONS=0: must be a whole number from 1 to 100000"},
 		{"RECALL_STALE_DAYS", "0", "RECALL_STALE_DAYS=0: must be a whole number of at least 1"},
 		{"RECALL_OLLAMA_HOST", "ftp://host", "RECALL_OLLAMA_HOST=ftp://host: must be a URL like http://localhost:11434, or host:port"},
+		{"RECALL_SERVER_URL", "http://recall.example.com", "RECALL_SERVER_URL=http://recall.example.com: must be an https:// URL (http:// only to 127.0.0.1, [::1] or localhost)"},
+		{"RECALL_SERVER_URL", "recall.example.com", "RECALL_SERVER_URL=recall.example.com: must be an https:// URL (http:// only to 127.0.0.1, [::1] or localhost)"},
 		{"RECALL_OLLAMA_HOST", "localhost:99999", "RECALL_OLLAMA_HOST=localhost:99999: must be a URL like http://localhost:11434, or host:port"},
 	} {
 		cleanEnv(t)

@@ -156,6 +156,10 @@ func checkPythonImport(ctx context.Context, r *report, db *storage.DB) {
 
 // checkOllama checks that Ollama answers and has both models.
 func checkOllama(ctx context.Context, r *report, cfg *config.Config) *embedding.Status {
+	if !cfg.Ollama {
+		r.check(OK, "Ollama: off (RECALL_OLLAMA=off): search by keywords only; memories wait for their vectors until it is on")
+		return nil
+	}
 	client, err := embedding.New(embedding.Options{Host: cfg.OllamaHost, EmbedModel: cfg.OllamaModel, ChatModel: cfg.OllamaChatModel, Timeout: cfg.OllamaTimeout})
 	if err != nil {
 		r.check(Warn, "Ollama: "+err.Error(), "set RECALL_OLLAMA_HOST to a URL such as http://localhost:11434")
@@ -234,8 +238,8 @@ func checkEmbeddings(ctx context.Context, r *report, cfg *config.Config, db *sto
 		r.check(OK, fmt.Sprintf("embedding space: %s, dimension %d", space.Model, space.Dimension))
 	}
 	checkQueue(r, st)
-	if st.PendingEmbeddings == 0 {
-		return
+	if st.PendingEmbeddings == 0 || !cfg.Ollama {
+		return // with Ollama off, waiting is what was asked for
 	}
 	fix := "recall serve fills them at start-up; or run: recall reindex"
 	if status == nil || !status.EmbedCapable() {

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/recall-mcp/recall/capture"
+	"github.com/recall-mcp/recall/internal/describe"
+	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/project"
 )
 
@@ -34,33 +36,38 @@ func (h *Handler) queueSummary(ctx context.Context, event string, in *Input) err
 
 // Settings of the recent-sessions part of the session-start context.
 const (
-	recentSessionCount  = 3
+	recentSessionCount  = 5
 	recentSessionShare  = 5   // of the token budget, at most 1/recentSessionShare
-	recentSessionTokens = 400 // and at most this many tokens
+	recentSessionTokens = 500 // and at most this many tokens
 	minContextBudget    = 100 // the least budget memory_context_tool accepts
+	recentTitleRunes    = 90
 )
 
-// recentSessions lists the project's last session summaries, newest first, as
-// index lines the model can expand with recall_details, within a share of the
-// token budget. Nothing when capture is off or there are none.
-func (h *Handler) recentSessions(ctx context.Context, namespace string) string {
+// recentSessions is a compact index of the project's last sessions, newest
+// first, within a share of the token budget: for each, when it was, what was
+// asked first, how much happened, and its summary when one was made, with ids
+// the model can expand (recall_details, recall_timeline). It reads the journal
+// itself, so it shows the last sessions whether or not a summary was made yet.
+// The session starting (current) is left out. Nothing when capture is off or
+// the project has no past session.
+func (h *Handler) recentSessions(ctx context.Context, namespace, current string) string {
 	if h.Capture == nil {
 		return ""
 	}
-	sums, err := h.Capture.RecentSummaries(ctx, namespace, recentSessionCount)
+	sessions, err := h.Capture.RecentSessions(ctx, namespace, current, recentSessionCount)
 	if err != nil {
 		h.log().Warn("recent sessions not listed", "namespace", namespace, "err", err)
 		return ""
 	}
-	if len(sums) == 0 {
+	if len(sessions) == 0 {
 		return ""
 	}
 	limit := min(h.TokenBudget/recentSessionShare, recentSessionTokens)
 	var b strings.Builder
-	b.WriteString("## Recent sessions (recall)\n")
+	b.WriteString("## Recent sessions in this project (recall, newest first)\n")
 	header := b.Len()
-	for _, s := range sums {
-		line := fmt.Sprintf("- [%s] %s · %s\n", capture.EntryID(s.ID), s.CreatedAt.Format("2006-01-02"), s.Title)
+	for _, s := range sessions {
+		line := sessionLine(s)
 		if estimateTokens(b.Len()+len(line)) > limit {
 			break
 		}
@@ -69,6 +76,39 @@ func (h *Handler) recentSessions(ctx context.Context, namespace string) string {
 	if b.Len() == header {
 		return ""
 	}
-	b.WriteString("What was done in them: recall_details with ids, recall_timeline for what came around.\n")
+	b.WriteString("To drill down: recall_details with an id (a summary, or the session's first prompt); " +
+		"recall_timeline with an id for what came around it; recall_search for words.\n")
 	return b.String()
+}
+
+// sessionLine is one session of the index: "- 2025-03-04 14:05 · [j12] first
+// prompt (+2 prompts, 31 tool calls) · summary [mem_…]: title".
+func sessionLine(s capture.SessionBrief) string {
+	var b strings.Builder
+	b.WriteString("- " + s.LastAt.Local().Format("2006-01-02 15:04"))
+	if p := s.FirstPrompt; p != nil {
+		fmt.Fprintf(&b, " · [%s] %s", capture.EntryID(p.ID), memory.Preview(p.Title, recentTitleRunes))
+	}
+	var counts []string
+	if s.Prompts > 1 {
+		counts = append(counts, "+"+describe.Count(s.Prompts-1, "prompt", "prompts"))
+	}
+	if s.ToolCalls > 0 {
+		counts = append(counts, describe.Count(s.ToolCalls, "tool call", "tool calls"))
+	}
+	if len(counts) > 0 {
+		b.WriteString(" (" + strings.Join(counts, ", ") + ")")
+	}
+	if sum := s.Summary; sum != nil {
+		id := capture.EntryID(sum.ID)
+		if sum.MemoryID != "" {
+			id = sum.MemoryID
+		}
+		fmt.Fprintf(&b, " · summary [%s]: %s", id, memory.Preview(sum.Title, recentTitleRunes))
+	}
+	if s.DraftMemoryID != "" {
+		// Made without a model; the chat model's replaces it when it answers.
+		fmt.Fprintf(&b, " · extractive summary [%s]", s.DraftMemoryID)
+	}
+	return b.String() + "\n"
 }

@@ -49,7 +49,19 @@ const (
 	promptResults    = 5   // memories listed at most
 	promptTokenLimit = 600 // the index stays under this many tokens, as estimateTokens counts them
 	previewChars     = 200 // of each memory's content
+	promptEntries    = 3   // entries of past sessions listed at most
 )
+
+// entryKind names a journal entry's kind as the prompt index shows it.
+func entryKind(e *capture.Entry) string {
+	switch e.Kind {
+	case capture.KindPrompt:
+		return "prompt"
+	case capture.KindSummary:
+		return "session summary"
+	}
+	return "tool call"
+}
 
 // Handle answers one event. A nil Output means "say nothing".
 func (h *Handler) Handle(ctx context.Context, event string, in *Input) (*Output, error) {
@@ -91,7 +103,7 @@ func (h *Handler) sessionStart(ctx context.Context, in *Input) (*Output, error) 
 		return nil, err
 	}
 	// The last sessions take their share of the budget first; memories the rest.
-	recent := h.recentSessions(ctx, p.Namespace)
+	recent := h.recentSessions(ctx, p.Namespace, in.SessionID)
 	budget := max(h.TokenBudget-estimateTokens(len(recent)), minContextBudget)
 	text, err := h.Context(ctx, "", p.Namespace, budget)
 	if err != nil {
@@ -128,7 +140,7 @@ func projectOrigin(p project.Project) string {
 // when it cannot be recorded: the context matters more than the record. Behind
 // another process's write lock the store spools it instead of waiting.
 func (h *Handler) recordSessionStart(ctx context.Context, s *memory.Session) {
-	if err := h.Memory.Store().UpsertSession(ctx, s); err != nil {
+	if err := h.Memory.RecordSession(ctx, s); err != nil {
 		h.log().Warn("session start not recorded", "session_id", s.ID, "err", err)
 	}
 }
@@ -176,7 +188,8 @@ func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, err
 	if err != nil {
 		return nil, err
 	}
-	text, shown := formatIndex(found)
+	past := h.pastEntries(ctx, prompt, p.Namespace, in.SessionID, found)
+	text, shown := formatIndex(found, past)
 	if captured != nil {
 		// The access counts are a write too: after the record's, so that
 		// neither meets the other's lock (and spools or is dropped).
@@ -207,10 +220,31 @@ func (h *Handler) relevant(ctx context.Context, prompt, project string) ([]memor
 	return found, nil
 }
 
-// formatIndex renders memories as a compact list of ids, types and previews,
-// stopping before the token limit, and returns the ids it listed.
-func formatIndex(ms []memory.ScoredMemory) (string, []string) {
-	if len(ms) == 0 {
+// pastEntries are the journal entries of the project's past sessions that
+// clear the same keyword floor as memories for the prompt (nothing for an
+// unrelated prompt), leaving out the current session and the summaries whose
+// session memory is listed already. Best effort: a failure lists none.
+func (h *Handler) pastEntries(ctx context.Context, prompt, project, current string, found []memory.ScoredMemory) []*capture.Entry {
+	if h.Capture == nil {
+		return nil
+	}
+	listed := make(map[string]bool, len(found))
+	for _, m := range found {
+		listed[m.ID] = true
+	}
+	es, err := h.Capture.Matching(ctx, prompt, []string{project}, current, promptEntries, h.Floor.MinCoverage, listed)
+	if err != nil {
+		h.log().Warn("past sessions not searched for the prompt", "err", err)
+		return nil
+	}
+	return es
+}
+
+// formatIndex renders memories, then entries of past sessions, as a compact
+// list of ids, kinds and previews, stopping before the token limit, and returns
+// the ids of the memories it listed.
+func formatIndex(ms []memory.ScoredMemory, past []*capture.Entry) (string, []string) {
+	if len(ms) == 0 && len(past) == 0 {
 		return "", nil
 	}
 	var shown []string
@@ -227,6 +261,17 @@ func formatIndex(ms []memory.ScoredMemory) (string, []string) {
 		}
 		b.WriteString(line)
 		shown = append(shown, m.ID)
+	}
+	for i, e := range past {
+		line := fmt.Sprintf("- [%s] %s %s · %s\n", capture.EntryID(e.ID), e.CreatedAt.Local().Format("2006-01-02"),
+			entryKind(e), memory.Preview(e.Title, previewChars))
+		if i == 0 {
+			line = "From past sessions:\n" + line
+		}
+		if estimateTokens(b.Len()+len(line)) > promptTokenLimit {
+			break
+		}
+		b.WriteString(line)
 	}
 	if b.Len() == header {
 		return "", nil
@@ -305,7 +350,7 @@ func (h *Handler) recordSeparately(ctx context.Context, e *capture.Entry, a *mem
 		}
 	}
 	if a != nil {
-		if _, err := h.Memory.Store().AddFileActivity(ctx, a); err != nil {
+		if _, err := h.Memory.SaveFileActivity(ctx, a); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -358,7 +403,7 @@ func (h *Handler) sessionEnd(ctx context.Context, in *Input) error {
 		EndedAt:   &ended,
 		EndReason: in.Reason,
 	}
-	if err := h.Memory.Store().UpsertSession(ctx, s); err != nil {
+	if err := h.Memory.RecordSession(ctx, s); err != nil {
 		return fmt.Errorf("record session end: %w", err)
 	}
 	return nil

@@ -49,7 +49,7 @@ func TestFormatIndexListsIDsTypesAndPreviews(t *testing.T) {
 		{Memory: &memory.Memory{ID: "mem_1_aa", Type: memory.TypeDecision, Content: "Use Postgres\nfor orders"}},
 		{Memory: &memory.Memory{ID: "mem_2_bb", Type: memory.TypePreference, Content: long}},
 	}
-	got, shown := formatIndex(ms)
+	got, shown := formatIndex(ms, nil)
 	if len(shown) != 2 || shown[0] != "mem_1_aa" || shown[1] != "mem_2_bb" {
 		t.Fatalf("listed ids = %v, want both", shown)
 	}
@@ -62,7 +62,7 @@ func TestFormatIndexListsIDsTypesAndPreviews(t *testing.T) {
 	if !strings.Contains(got, "- [mem_2_bb] preference · ") || strings.Count(got, "word") != previewChars/5 {
 		t.Fatalf("second entry should be cut to %d characters:\n%s", previewChars, got)
 	}
-	if text, ids := formatIndex(nil); text != "" || ids != nil {
+	if text, ids := formatIndex(nil, nil); text != "" || ids != nil {
 		t.Fatal("no memories should give no index")
 	}
 }
@@ -72,7 +72,7 @@ func TestFormatIndexStaysUnderTokenLimit(t *testing.T) {
 	for i := 0; i < 50; i++ {
 		ms = append(ms, memory.ScoredMemory{Memory: &memory.Memory{ID: "mem_1_" + strings.Repeat("a", i%5+1), Type: memory.TypePattern, Content: strings.Repeat("x", 400)}})
 	}
-	got, _ := formatIndex(ms)
+	got, _ := formatIndex(ms, nil)
 	if estimateTokens(len(got)) > promptTokenLimit+40 || strings.Count(got, "\n- [") > promptResults {
 		t.Fatalf("index of %d bytes and %d entries exceeds its limits", len(got), strings.Count(got, "- ["))
 	}

@@ -35,7 +35,7 @@ func TestMigrationMovesMetadataEditsToTheChangeLog(t *testing.T) {
 	plain.Metadata = map[string]any{memory.MetaEdits: 3} // an agent's own key
 	mustInsert(t, db, plain, nil)
 	// Back to version 11: no change log yet.
-	for _, q := range append(undoJobsTable(true), `DROP TABLE change_log`, `DROP INDEX memories_updated`,
+	for _, q := range append(append(undoJournalKeywords(), undoJobsTable(true)...), `DROP TABLE change_log`, `DROP INDEX memories_updated`,
 		`ALTER TABLE trash DROP COLUMN archived`, // and what later migrations added
 		`UPDATE meta SET value = '11' WHERE key = 'schema_version'`) {
 		if _, err := db.SQL().ExecContext(ctx, q); err != nil {

@@ -5,6 +5,16 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// The watch's types are the domain's (memory), so that the viewer watches
+// either store without importing one; these names stay for storage's users.
+type (
+	Watcher     = memory.Watcher
+	MemoryStamp = memory.MemoryStamp
+	Changes     = memory.Changes
 )
 
 // Watch notices commits to the database from any connection: this process's
@@ -18,7 +28,7 @@ type Watch struct {
 }
 
 // Watch opens a watch; Close gives its connection back.
-func (s *DB) Watch(ctx context.Context) (*Watch, error) {
+func (s *DB) Watch(ctx context.Context) (Watcher, error) {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
@@ -45,24 +55,6 @@ func (w *Watch) Changed(ctx context.Context) (bool, error) {
 
 // Close releases the watch's connection.
 func (w *Watch) Close() error { return w.conn.Close() }
-
-// MemoryStamp is when a memory was created and last changed.
-type MemoryStamp struct {
-	ID        string
-	CreatedAt time.Time
-	UpdatedAt time.Time
-}
-
-// Changes is what ChangedSince found.
-type Changes struct {
-	// Memories were updated at or after the time asked, oldest change first.
-	Memories []MemoryStamp
-	// Total counts all memories: a drop is how deletes show.
-	Total int
-	// Edges is the edge count and the highest edge id: it differs whenever an
-	// edge was added or removed.
-	Edges [2]int64
-}
 
 // changedSinceQuery reads the memories updated since a time by the
 // memories_updated index: the whole table is never scanned.

@@ -126,3 +126,23 @@ func (s *DB) GetSession(ctx context.Context, id string) (*memory.Session, error)
 	}
 	return &sess, nil
 }
+
+// undoJournalKeywords takes the journal's keyword index back to before
+// journal_keywords.sql (unstemmed, no search_words), for tests that take a
+// database back to an older version.
+func undoJournalKeywords() []string {
+	return []string{
+		`DROP TRIGGER journal_fts_insert`,
+		`DROP TRIGGER journal_fts_delete`,
+		`DROP TRIGGER journal_fts_update`,
+		`DROP TABLE journal_fts`,
+		`ALTER TABLE journal DROP COLUMN search_words`,
+		`CREATE VIRTUAL TABLE journal_fts USING fts5 (title, body, content = 'journal', content_rowid = 'id',
+			tokenize = 'unicode61 remove_diacritics 2')`,
+		`CREATE TRIGGER journal_fts_insert AFTER INSERT ON journal BEGIN
+			INSERT INTO journal_fts (rowid, title, body) VALUES (new.id, new.title, new.body); END`,
+		`CREATE TRIGGER journal_fts_delete AFTER DELETE ON journal BEGIN
+			INSERT INTO journal_fts (journal_fts, rowid, title, body) VALUES ('delete', old.id, old.title, old.body); END`,
+		`INSERT INTO journal_fts (journal_fts) VALUES ('rebuild')`,
+	}
+}

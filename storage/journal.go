@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/capture/journal"
+	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -50,15 +51,22 @@ func insertEntry(ctx context.Context, tx *sql.Tx, e *journal.Entry) (int64, erro
 	}
 	var id int64
 	err = tx.QueryRowContext(ctx, `INSERT INTO journal (kind, namespace, session_id, turn_id, transcript_path,
-			tool_name, title, body, files, memory_id, trimmed_bytes, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			tool_name, title, body, files, memory_id, trimmed_bytes, created_at, search_words)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		string(e.Kind), e.Namespace, e.SessionID, e.TurnID, e.TranscriptPath, e.ToolName,
-		e.Title, e.Body, string(files), e.MemoryID, e.TrimmedBytes, formatTime(orNow(e.CreatedAt, time.Now()))).Scan(&id)
+		e.Title, e.Body, string(files), e.MemoryID, e.TrimmedBytes, formatTime(orNow(e.CreatedAt, time.Now())),
+		entrySearchWords(e.Title, e.Body)).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("add journal entry: %w", err)
 	}
 	e.ID = id
 	return id, nil
+}
+
+// entrySearchWords are the other spellings of an entry's code words, indexed
+// beside it as a memory's are (keywords.SearchWords).
+func entrySearchWords(title, body string) string {
+	return keywords.SearchWords(title + "\n" + body)
 }
 
 func orEmpty(ss []string) []string {
@@ -183,6 +191,85 @@ func reversed(es []*journal.Entry) []*journal.Entry {
 		es[i], es[j] = es[j], es[i]
 	}
 	return es
+}
+
+// recentPromptWindow bounds the prompts read to find a project's recent
+// sessions: the newest ones, through the (namespace, kind, created_at) index.
+const recentPromptWindow = 500
+
+// RecentSessions lists the namespace's sessions with the newest prompts, newest
+// first, except the session exclude (the one starting): each with its first
+// prompt, its counts and its latest summary. Sessions without a prompt are left
+// out. It reads a bounded window of prompts and each session's own entries
+// through the session index, so its cost does not grow with the journal.
+func (s *DB) RecentSessions(ctx context.Context, namespace, exclude string, limit int) ([]journal.SessionBrief, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT session_id FROM (
+			SELECT session_id, created_at FROM journal WHERE namespace = ? AND kind = 'prompt'
+			ORDER BY created_at DESC LIMIT ?)
+		WHERE session_id != '' AND session_id != ?
+		GROUP BY session_id ORDER BY max(created_at) DESC LIMIT ?`, namespace, recentPromptWindow, exclude, limit)
+	if err != nil {
+		return nil, fmt.Errorf("recent sessions: %w", err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("recent sessions: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("recent sessions: %w", err)
+	}
+	out := make([]journal.SessionBrief, 0, len(ids))
+	for _, id := range ids {
+		b, err := s.sessionBrief(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+func (s *DB) sessionBrief(ctx context.Context, sessionID string) (journal.SessionBrief, error) {
+	b := journal.SessionBrief{SessionID: sessionID}
+	var last string
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE kind = 'prompt'), count(*) FILTER (WHERE kind = 'observation'),
+		coalesce(max(created_at), '') FROM journal WHERE session_id = ?`, sessionID).Scan(&b.Prompts, &b.ToolCalls, &last)
+	if err != nil {
+		return b, fmt.Errorf("recent session %s: %w", sessionID, err)
+	}
+	if last != "" {
+		if b.LastAt, err = parseTime(last); err != nil {
+			return b, err
+		}
+	}
+	first, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal WHERE session_id = ? AND kind = 'prompt' ORDER BY id LIMIT 1`, sessionID)
+	if err != nil {
+		return b, err
+	}
+	sum, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal WHERE session_id = ? AND kind = 'summary' ORDER BY id DESC LIMIT 1`, sessionID)
+	if err != nil {
+		return b, err
+	}
+	if len(first) > 0 {
+		b.FirstPrompt = first[0]
+	}
+	if len(sum) > 0 {
+		b.Summary = sum[0]
+	}
+	err = s.db.QueryRowContext(ctx, `SELECT draft_memory_id FROM capture_sessions WHERE session_id = ?`, sessionID).Scan(&b.DraftMemoryID)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return b, fmt.Errorf("recent session %s: %w", sessionID, err)
+	}
+	return b, nil
 }
 
 // RecentSummaries returns the newest summaries of a namespace.

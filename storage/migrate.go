@@ -131,6 +131,8 @@ var afterMigration = map[string]func(context.Context, *sql.Tx) error{
 	"vector_chunks.sql": rechunkVectors,
 	// Edits kept in metadata.edits move to the change log.
 	"change_log.sql": moveEditsToLog,
+	// Journal entries written before the journal's search_words need theirs.
+	"journal_keywords.sql": backfillJournalWords,
 	// Who made each change.
 	"people.sql": addAuthorColumns,
 }
@@ -204,6 +206,45 @@ func backfillSearchWords(ctx context.Context, tx *sql.Tx) error {
 		}
 	}
 	return nil
+}
+
+// backfillJournalWords fills search_words for the journal entries written
+// before it existed, a batch of rows at a time; the update trigger re-indexes
+// each one changed.
+func backfillJournalWords(ctx context.Context, tx *sql.Tx) error {
+	const batch = 1000
+	for after := int64(0); ; {
+		rows, err := tx.QueryContext(ctx, `SELECT id, title, body FROM journal WHERE id > ? ORDER BY id LIMIT ?`, after, batch)
+		if err != nil {
+			return err
+		}
+		words := map[int64]string{}
+		n := 0
+		for rows.Next() {
+			var id int64
+			var title, body string
+			if err := rows.Scan(&id, &title, &body); err != nil {
+				rows.Close()
+				return err
+			}
+			n, after = n+1, id
+			if w := entrySearchWords(title, body); w != "" {
+				words[id] = w
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for id, w := range words {
+			if _, err := tx.ExecContext(ctx, `UPDATE journal SET search_words = ? WHERE id = ?`, w, id); err != nil {
+				return err
+			}
+		}
+		if n < batch {
+			return nil
+		}
+	}
 }
 
 // Keys of the meta table.

@@ -14,7 +14,7 @@ func TestProjectRootsMigrationKeepsEveryMemory(t *testing.T) {
 	db := openTest(t)
 	mine := mustInsert(t, db, newMemory("api note", "project:api", memory.TypeDecision), nil)
 	other := mustInsert(t, db, newMemory("web note", "project:web", memory.TypeDecision), nil)
-	for _, q := range append(undoJobsTable(false), // and what later migrations added
+	for _, q := range append(append(undoJournalKeywords(), undoJobsTable(false)...), // and what later migrations added
 		`DROP TABLE project_roots`,
 		`DROP TABLE model_health`,
 		`DROP TABLE reindex_vectors`,

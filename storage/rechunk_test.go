@@ -34,7 +34,7 @@ func TestOpenRechunksAnOldVectorTable(t *testing.T) {
 			`INSERT INTO memory_vectors (rowid, embedding, namespace, memory_type, importance) SELECT * FROM temp.old`,
 			`DROP TABLE temp.old`,
 			`DROP TABLE trash`, // and what later migrations made
-		}, undoJobsTable(true)...) {
+		}, append(undoJournalKeywords(), undoJobsTable(true)...)...) {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err
 			}

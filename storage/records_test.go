@@ -422,7 +422,7 @@ func TestJobsOfEarlierQueuesSurviveTheUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := mustInsert(t, db, newMemory("queued before the upgrade", "global", memory.TypeDecision), nil)
-	stmts := append(undoJobsTable(true),
+	stmts := append(append(undoJournalKeywords(), undoJobsTable(true)...),
 		`INSERT INTO curation_jobs (memory_id, kind, attempts, last_error, created_at) VALUES ('`+a.ID+`', 'relate', 7, 'Ollama is not running', '2025-01-01T00:00:00.000000000Z')`,
 		`INSERT INTO summary_jobs (session_id, reason, attempts, created_at) VALUES ('s-old', 'stop', 3, '2025-01-02T00:00:00.000000000Z')`,
 		`UPDATE meta SET value = '`+strconv.Itoa(versionOf("jobs.sql")-1)+`' WHERE key = 'schema_version'`)

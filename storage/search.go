@@ -229,12 +229,46 @@ func (s *DB) KeywordCoverage(ctx context.Context, text string, ids []string) (ma
 	if err != nil || len(idOf) == 0 {
 		return out, err
 	}
-	args := make([]any, 1, len(idOf)+1)
+	seqs := make([]int64, 0, len(idOf))
 	for seq := range idOf {
-		args = append(args, seq)
+		seqs = append(seqs, seq)
 	}
-	query := `SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? AND rowid IN (` + placeholders(len(idOf)) + `)`
-	counts := make(map[string]int, len(idOf))
+	counts, err := s.termCounts(ctx, "memories_fts", terms, seqs)
+	if err != nil {
+		return nil, err
+	}
+	for seq, c := range counts {
+		out[idOf[seq]] = float64(c) / float64(len(terms)) // exactly 1 when every word is there
+	}
+	return out, nil
+}
+
+// EntryCoverage is KeywordCoverage for journal entries, by entry id.
+func (s *DB) EntryCoverage(ctx context.Context, text string, ids []int64) (map[int64]float64, error) {
+	out := make(map[int64]float64, len(ids))
+	terms := keywords.Terms(text)
+	if len(ids) == 0 || len(terms) == 0 {
+		return out, nil
+	}
+	counts, err := s.termCounts(ctx, "journal_fts", terms, ids)
+	if err != nil {
+		return nil, err
+	}
+	for id, c := range counts {
+		out[id] = float64(c) / float64(len(terms))
+	}
+	return out, nil
+}
+
+// termCounts counts, for each of rowids of the FTS5 table, how many of terms
+// it contains.
+func (s *DB) termCounts(ctx context.Context, table string, terms []keywords.Term, rowids []int64) (map[int64]int, error) {
+	args := make([]any, 1, len(rowids)+1)
+	for _, id := range rowids {
+		args = append(args, id)
+	}
+	query := `SELECT rowid FROM ` + table + ` WHERE ` + table + ` MATCH ? AND rowid IN (` + placeholders(len(rowids)) + `)`
+	counts := make(map[int64]int, len(rowids))
 	for _, t := range terms {
 		args[0] = t.Match()
 		rows, err := s.db.QueryContext(ctx, query, args...)
@@ -242,22 +276,19 @@ func (s *DB) KeywordCoverage(ctx context.Context, text string, ids []string) (ma
 			return nil, fmt.Errorf("keyword coverage: %w", err)
 		}
 		for rows.Next() {
-			var seq int64
-			if err := rows.Scan(&seq); err != nil {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("keyword coverage: %w", err)
 			}
-			counts[idOf[seq]]++
+			counts[id]++
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return nil, fmt.Errorf("keyword coverage: %w", err)
 		}
 	}
-	for id, c := range counts {
-		out[id] = float64(c) / float64(len(terms)) // exactly 1 when every word is there
-	}
-	return out, nil
+	return counts, nil
 }
 
 // seqsOf maps the rowids of the memories among ids that exist (and that the

@@ -12,25 +12,15 @@ import (
 	"github.com/recall-mcp/recall/memory"
 )
 
+// The trash's types are the domain's (memory); these names stay for the
+// packages that use them through storage.
+type (
+	TrashRecord = memory.TrashRecord
+	TrashItem   = memory.TrashItem
+)
+
 // TrashKeep is how long a deleted memory can be restored.
-const TrashKeep = 30 * 24 * time.Hour
-
-// TrashRecord is what the trash keeps of one deleted memory.
-type TrashRecord struct {
-	Memory *memory.Memory           `json:"memory"`
-	Edges  []memory.Edge            `json:"edges"`
-	Events []memory.ValidationEvent `json:"validation_events"`
-	// Changes is the memory's change log, the delete last.
-	Changes []memory.Change `json:"changes,omitempty"`
-}
-
-// TrashItem is one memory in the trash. An archived one is kept until it is
-// restored; the others are purged after TrashKeep.
-type TrashItem struct {
-	TrashRecord
-	DeletedAt time.Time `json:"deleted_at"`
-	Archived  bool      `json:"archived"`
-}
+const TrashKeep = memory.TrashKeep
 
 // trashNow is the clock of the trash (tests move it).
 var trashNow = func() time.Time { return time.Now().UTC() }
@@ -163,6 +153,12 @@ func scanTrashItem(rows *sql.Rows) (TrashItem, error) {
 // its change log (with the restore added), in one transaction. Its vector is
 // made again (it comes back pending).
 func (s *DB) RestoreMemory(ctx context.Context, id string) (*ImportResult, error) {
+	return s.RestoreMemoryAs(ctx, id, memory.SourceViewer)
+}
+
+// RestoreMemoryAs is RestoreMemory with the change log naming source (the
+// viewer, the CLI) as where the restore came from.
+func (s *DB) RestoreMemoryAs(ctx context.Context, id, source string) (*ImportResult, error) {
 	var res *ImportResult
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var body string
@@ -188,7 +184,7 @@ func (s *DB) RestoreMemory(ctx context.Context, id string) (*ImportResult, error
 		// copy (its edges, events and log go to it), as an import would.
 		res.Restored = id
 		change := &memory.Change{MemoryID: id, Namespace: rec.Memory.Namespace, At: trashNow(),
-			Action: memory.ChangeRestore, Source: memory.SourceViewer}
+			Action: memory.ChangeRestore, Source: source}
 		if res.Existing > 0 {
 			if err := tx.QueryRowContext(ctx, `SELECT id FROM memories WHERE id = ? OR (content_hash = ? AND namespace = ?) ORDER BY id = ? DESC LIMIT 1`,
 				id, rec.Memory.ContentHash, rec.Memory.Namespace, id).Scan(&res.Restored); err != nil {

@@ -210,7 +210,7 @@ func TestCapturedSessionFoundByTheReadingTools(t *testing.T) {
 	c := newCLIEnv(t)
 	runCapturedSession(t, c)
 
-	index := c.call("recall_search", `{"query": "go test orders cache", "project": "project:shop-api"}`)
+	index := c.call("recall_search", `{"query": "go test ./orders/... -run Cache", "project": "project:shop-api"}`)
 	results, _ := index["results"].([]any)
 	if len(results) == 0 {
 		t.Fatalf("search found nothing: %v", index)
@@ -388,7 +388,7 @@ func TestCapturedSessionSummarisedByServeAndInjectedNextSession(t *testing.T) {
 		t.Fatalf("session-start said nothing; stderr:\n%s", r.stderr)
 	}
 	ctxText := a.HookSpecificOutput.AdditionalContext
-	if !strings.Contains(ctxText, "## Recent sessions") || !strings.Contains(ctxText, "["+capture.EntryID(s.ID)+"]") ||
+	if !strings.Contains(ctxText, "## Recent sessions") || !strings.Contains(ctxText, "summary ["+s.MemoryID+"]") ||
 		!strings.Contains(ctxText, "Cached orders in Redis, started on billing export") {
 		t.Errorf("session-start context lacks the last session:\n%s", ctxText)
 	}

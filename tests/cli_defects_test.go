@@ -64,7 +64,7 @@ func TestStoreInAGitProjectGoesToTheProject(t *testing.T) {
 	if !strings.Contains(out, ", global)") {
 		t.Errorf("store outside git printed %q, want global", out)
 	}
-	if got := c.ok("list", "--namespace", "shop-api"); strings.Count(got, "[") != 2 {
+	if got := c.ok("list", "--namespace", "shop-api"); strings.Count(got, "\nmem_") != 2 {
 		t.Errorf("list --namespace shop-api:\n%s\nwant the two memories of the project", got)
 	}
 }
@@ -125,5 +125,30 @@ func TestReindexErrorsSayTheCommandOnce(t *testing.T) {
 	r := c.run("", "reindex")
 	if r.code != 1 || strings.Contains(r.stderr, "reindex: reindex:") || !strings.Contains(r.stderr, "recall reindex: ") {
 		t.Errorf("reindex without Ollama: code %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
+
+// TestOllamaOffIsQuiet says once that there is no Ollama: store, search and
+// doctor stop warning about it.
+func TestOllamaOffIsQuiet(t *testing.T) {
+	c := newCLIEnv(t)
+	c.ollama.Close()
+	loud := c.run("", "store", "Releases are tagged from main")
+	if !strings.Contains(loud.stdout+loud.stderr, "Ollama") {
+		t.Fatalf("with Ollama down and not switched off, store should say so:\n%s%s", loud.stdout, loud.stderr)
+	}
+	c.vars["RECALL_OLLAMA"] = "off"
+	delete(c.vars, "RECALL_LOG_LEVEL")
+	for _, args := range [][]string{{"store", "Hotfixes branch from the last tag"}, {"search", "hotfix tag"}, {"list"}} {
+		r := c.run("", args...)
+		if r.code != 0 || strings.Contains(r.stdout+r.stderr, "Ollama") || strings.Contains(r.stdout+r.stderr, "pending") || strings.Contains(r.stdout, "keyword search only") {
+			t.Errorf("recall %v with RECALL_OLLAMA=off: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	if out := c.ok("search", "hotfix tag"); !strings.Contains(out, "Hotfixes branch from the") {
+		t.Errorf("keyword search with Ollama off:\n%s", out)
+	}
+	if doc := c.run("", "doctor"); !strings.Contains(doc.stdout, "Ollama: off (RECALL_OLLAMA=off)") || strings.Contains(doc.stdout, "ollama serve") {
+		t.Errorf("doctor with Ollama off:\n%s", doc.stdout)
 	}
 }

@@ -19,11 +19,11 @@ func TestStoreDashReadsTheContentFromStdin(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "stored mem_") {
 		t.Fatalf("store -: code %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	out := c.ok("search", "deploys pipeline")
-	if !strings.Contains(out, "Deploys MUST go through the pipeline.") || !strings.Contains(out, "Never by hand.") {
+	out := c.ok("search", "--json", "deploys pipeline")
+	if !strings.Contains(out, `"content": "Deploys MUST go through the pipeline.\nNever by hand."`) {
 		t.Errorf("the stored memory is not the stdin content:\n%s", out)
 	}
-	if strings.Contains(out, "\n   -\n") {
+	if strings.Contains(out, `"content": "-"`) {
 		t.Errorf("a memory \"-\" was stored:\n%s", out)
 	}
 }

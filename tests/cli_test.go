@@ -121,7 +121,7 @@ func TestCLIStoreSearchListForget(t *testing.T) {
 	}
 
 	out := c.ok("search", "redis", "cache", "for", "orders")
-	if !strings.Contains(out, "1. ["+redis+"] decision · project:shop") || !strings.Contains(out, "Orders MUST be cached in Redis") {
+	if lines := strings.Split(out, "\n"); len(lines) < 2 || !strings.Contains(lines[1], "100%   "+redis+"  decision    project:shop") || !strings.Contains(out, "Orders MUST be cache") {
 		t.Fatalf("search should rank the Redis decision first:\n%s", out)
 	}
 	if strings.Contains(out, "keyword search only") {
@@ -174,7 +174,7 @@ func TestCLIStoreRefusesBadInput(t *testing.T) {
 		t.Fatalf("an unknown type should fail naming the field and the accepted types; code %d, stderr %q", r.code, r.stderr)
 	}
 	r = c.run("", "store")
-	if r.code != 2 || !strings.Contains(r.stderr, "missing the content") || !strings.Contains(r.stderr, "Usage: recall store") {
+	if r.code != 2 || !strings.Contains(r.stderr, "missing the content") || !strings.Contains(r.stderr, "recall store --help") {
 		t.Fatalf("store without content should be a usage error; code %d, stderr %q", r.code, r.stderr)
 	}
 	r = c.run("", "frobnicate")
@@ -205,13 +205,19 @@ func TestCLIVersionAndHelp(t *testing.T) {
 		t.Fatalf("version printed %q", out)
 	}
 	help := c.ok("--help")
-	for _, want := range []string{"serve", "call", "hook", "doctor", "reindex", "RECALL_SQLITE_PATH", "RECALL_OLLAMA_MODEL", "RECALL_HOOK_TIMEOUT"} {
+	for _, want := range []string{"serve", "call", "hook", "doctor", "reindex", "recall help config"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("--help lacks %q", want)
 		}
 	}
+	config := c.ok("help", "config")
+	for _, want := range []string{"RECALL_SQLITE_PATH", "RECALL_OLLAMA_MODEL", "RECALL_HOOK_TIMEOUT", "RECALL_OLLAMA "} {
+		if !strings.Contains(config, want) {
+			t.Errorf("help config lacks %q", want)
+		}
+	}
 	out := c.ok("search", "--help")
-	if !strings.Contains(out, "Usage: recall search") || !strings.Contains(out, "-namespace") {
+	if !strings.Contains(out, "recall search") || !strings.Contains(out, "--namespace") {
 		t.Fatalf("search --help should explain the command and its flags:\n%s", out)
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
 )
 
 // Live updates: GET /api/events is a Server-Sent Events stream of what changed
@@ -54,7 +53,7 @@ type changedMemory struct {
 // or of the poller) tells a page that reconnects that it may have missed
 // changes, and it reloads what it shows.
 type hub struct {
-	db  *storage.DB
+	db  Store
 	log *slog.Logger
 
 	mu      sync.Mutex
@@ -66,7 +65,7 @@ type hub struct {
 	running bool
 }
 
-func newHub(db *storage.DB, log *slog.Logger) *hub {
+func newHub(db Store, log *slog.Logger) *hub {
 	return &hub{db: db, log: log, wake: make(chan struct{})}
 }
 
@@ -104,7 +103,7 @@ type baseline struct {
 }
 
 // readBaseline takes whatever exists now as the starting point, not news.
-func readBaseline(w *storage.Watch) baseline {
+func readBaseline(w memory.Watcher) baseline {
 	b := baseline{seen: map[string]time.Time{}, total: -1}
 	if c, err := w.ChangedSince(context.Background(), time.Now().Add(-lookBehind), maxPerEvent); err == nil {
 		b.total, b.edges = c.Total, c.Edges
@@ -125,7 +124,7 @@ func (h *hub) unsubscribe() {
 }
 
 // poll runs until no page has listened for idleStop.
-func (h *hub) poll(w *storage.Watch, epoch string, base baseline) {
+func (h *hub) poll(w memory.Watcher, epoch string, base baseline) {
 	defer w.Close()
 	ctx := context.Background()
 	seen, mark, total, edges := base.seen, base.mark, base.total, base.edges
@@ -335,7 +334,7 @@ func (h *handler) visibleEvent(ctx context.Context, ev changeEvent) changeEvent 
 	for i, c := range ev.Changed {
 		ids[i] = c.ID
 	}
-	seen, err := h.db.GetMemories(ctx, ids)
+	seen, err := h.mem.GetMany(ctx, ids)
 	if err != nil {
 		seen = nil
 	}
@@ -345,7 +344,7 @@ func (h *handler) visibleEvent(ctx context.Context, ev changeEvent) changeEvent 
 			out.Changed = append(out.Changed, c)
 		}
 	}
-	if n, err := h.db.CountMemories(ctx, memory.Filter{IncludeSuperseded: true}); err == nil {
+	if n, err := h.mem.Count(ctx, memory.CountRequest{}); err == nil {
 		out.Total = n
 	}
 	return out

@@ -12,7 +12,6 @@ import (
 
 	"github.com/recall-mcp/recall/doctor"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
 	"github.com/recall-mcp/recall/validation"
 )
 
@@ -23,9 +22,10 @@ var staticFiles embed.FS
 type Deps struct {
 	Memory     *memory.Service
 	Validation *validation.Service
-	// DB is the database file the services use; the live updates watch it
-	// for commits from any process. Without it /api/events is off.
-	DB     *storage.DB
+	// DB is the store the services use (the SQLite file or PostgreSQL); the
+	// live updates watch it for commits from any process. Without it
+	// /api/events is off.
+	DB     Store
 	Logger *slog.Logger
 	// Access is who may use the viewer; the zero value is this machine
 	// alone, changes allowed.
@@ -33,20 +33,30 @@ type Deps struct {
 	// Done, when closed, ends the event streams (a server shutting down
 	// would otherwise wait for them).
 	Done <-chan struct{}
+	// Journal is the session journal the Journal page reads; without it
+	// the DB's when it has one, else /api/journal is off.
+	Journal JournalReader
 	// Doctor runs recall doctor's checks for the Health page; without it
 	// /api/doctor is off.
 	Doctor func(ctx context.Context) []doctor.Finding
 }
 
+// Store is what the viewer needs of the store beside the services: a watch
+// on its commits, for the live updates. Everything else goes through the
+// services, as the MCP tools do.
+type Store interface {
+	Watch(ctx context.Context) (memory.Watcher, error)
+}
+
 // handler serves the API and the page.
 type handler struct {
-	mem  *memory.Service
-	val  *validation.Service
-	db   *storage.DB // nil in tests that need no database listing
-	hub  *hub        // nil without Deps.DB
-	acc  Access
-	done <-chan struct{}
-	log  *slog.Logger
+	mem     *memory.Service
+	val     *validation.Service
+	hub     *hub // nil without Deps.DB
+	acc     Access
+	done    <-chan struct{}
+	log     *slog.Logger
+	journal JournalReader // nil: no journal page
 	// doctor runs recall doctor's checks (nil: not offered).
 	doctor func(ctx context.Context) []doctor.Finding
 }
@@ -60,7 +70,10 @@ func New(d Deps) http.Handler {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	h := &handler{mem: d.Memory, val: d.Validation, db: d.DB, acc: d.Access, log: d.Logger, done: d.Done, doctor: d.Doctor}
+	h := &handler{mem: d.Memory, val: d.Validation, acc: d.Access, log: d.Logger, done: d.Done, doctor: d.Doctor, journal: d.Journal}
+	if jr, ok := d.DB.(JournalReader); ok && h.journal == nil {
+		h.journal = jr // the store's own journal (capture's EntryReader has it)
+	}
 	if d.DB != nil {
 		h.hub = newHub(d.DB, d.Logger)
 	}
@@ -89,6 +102,7 @@ func New(d Deps) http.Handler {
 	mux.HandleFunc("GET /api/projects", h.projects)
 	mux.HandleFunc("GET /api/files", h.recentFiles)
 	mux.HandleFunc("GET /api/export", h.export)
+	mux.HandleFunc("GET /api/journal", h.journalFeed)
 	mux.HandleFunc("GET /api/review/contradictions", h.listContradictions)
 	mux.HandleFunc("POST /api/review/contradictions/{edge}", h.resolveContradiction)
 	mux.HandleFunc("GET /api/review/stale", h.listStale)

@@ -74,3 +74,16 @@ type Progress struct {
 	// the entries after Through, until the model's summary replaces it.
 	DraftMemoryID string
 }
+
+// SessionBrief is one recent session of a project, as session start lists it.
+type SessionBrief struct {
+	SessionID   string
+	FirstPrompt *Entry // the session's first prompt
+	Prompts     int
+	ToolCalls   int
+	Summary     *Entry // the session's latest summary; nil when none yet
+	// DraftMemoryID is the session memory holding the extractive summary of
+	// what came after Summary, until the model's replaces it ("" when none).
+	DraftMemoryID string
+	LastAt        time.Time
+}

@@ -18,7 +18,6 @@ import (
 	"github.com/recall-mcp/recall/privacy"
 	"github.com/recall-mcp/recall/project"
 	"github.com/recall-mcp/recall/server"
-	"github.com/recall-mcp/recall/storage"
 	"github.com/recall-mcp/recall/validation"
 )
 
@@ -27,8 +26,9 @@ import (
 type app struct {
 	cfg    *config.Config
 	log    *slog.Logger
-	db     *storage.DB
+	db     store // the SQLite file, or PostgreSQL with RECALL_DATABASE_URL
 	ollama *embedding.Client
+	judge  memory.Judge // the chat model; nil with RECALL_OLLAMA=off
 	mem    *memory.Service
 	cur    *validation.Service
 	jobs   *jobs.Runner // curation and summary jobs (started by recall serve)
@@ -108,18 +108,23 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 	}
 	// A hook must answer in time and lose nothing: behind another writer its
 	// writes go to the spool, which the next hook or recall serve applies.
-	db, err := storage.OpenWith(ctx, cfg.SQLitePath, storage.Options{SyncNormal: !cfg.SyncFull, SpoolWhenBusy: mode == modeHook, ShortLived: mode == modeHook, Logger: log})
+	db, err := openStore(ctx, cfg, log, mode)
 	if err != nil {
 		return nil, err
 	}
 	var embedder memory.Embedder = ollama
-	if mode == modeHook {
+	var judge memory.Judge = ollama
+	switch {
+	case !cfg.Ollama:
+		// RECALL_OLLAMA=off: keywords only, nothing waits on Ollama.
+		embedder, judge = nil, nil
+	case mode == modeHook:
 		embedder = hookGuard(cfg, log).Embedder(ollama)
 	}
 	mem := memory.NewService(db, embedder, memoryOptions(cfg, log))
 	// One runner works every job kind: curation's and the session summaries.
 	runner := jobs.New(db, jobs.Options{Workers: cfg.CurationWorkers, Logger: log})
-	cur := validation.New(db, mem, embedder, ollama, validation.Options{
+	cur := validation.New(db, mem, embedder, judge, validation.Options{
 		Jobs:                   runner,
 		ContradictionThreshold: cfg.ContradictionThreshold,
 		StaleDays:              cfg.StaleDays,
@@ -130,7 +135,7 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 	})
 	mem.SetCurator(cur)
 	projects := project.NewResolver(db, cfg.Project, log)
-	return &app{cfg: cfg, log: log, db: db, ollama: ollama, mem: mem, cur: cur, jobs: runner, projects: projects}, nil
+	return &app{cfg: cfg, log: log, db: db, ollama: ollama, judge: judge, mem: mem, cur: cur, jobs: runner, projects: projects}, nil
 }
 
 // openHistory adds the conversation history to the app; searches start a

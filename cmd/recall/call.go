@@ -4,16 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/recall-mcp/recall/server"
+
+	"github.com/spf13/pflag"
 )
 
 var callCommand = &command{
+	group: "server",
 	quiet: true,
 	name:  "call",
 	args:  "<tool> ['<json arguments>' | -]",
@@ -22,55 +24,53 @@ var callCommand = &command{
 		"  recall call memory_recall_tool '{\"query\": \"caching\", \"n_results\": 3}'\n" +
 		"Arguments default to {}; - reads them from stdin. A tool error is printed to\n" +
 		"stderr and exits 1.",
-	run: runCall,
+	setup: runCall,
 }
 
-func runCall(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(rest) < 1 || len(rest) > 2 {
-		return usagef("want a tool name and at most one JSON argument, got %d arguments", len(rest))
-	}
-	tool, argsJSON := rest[0], "{}"
-	if len(rest) == 2 {
-		argsJSON = rest[1]
-	}
-	if argsJSON == "-" {
-		b, err := io.ReadAll(e.stdin)
-		if err != nil {
-			return fmt.Errorf("read arguments from stdin: %w", err)
+func runCall(fs *pflag.FlagSet) runFunc {
+	return func(ctx context.Context, e *env, rest []string) error {
+		if len(rest) < 1 || len(rest) > 2 {
+			return usagef("want a tool name and at most one JSON argument, got %d arguments", len(rest))
 		}
-		argsJSON = string(b)
-	}
-	if strings.TrimSpace(argsJSON) == "" {
-		argsJSON = "{}"
-	}
-	if !json.Valid([]byte(argsJSON)) {
-		return usagef("arguments of %s are not valid JSON: want an object such as '{\"query\": \"caching\"}'", tool)
-	}
+		tool, argsJSON := rest[0], "{}"
+		if len(rest) == 2 {
+			argsJSON = rest[1]
+		}
+		if argsJSON == "-" {
+			b, err := io.ReadAll(e.stdin)
+			if err != nil {
+				return fmt.Errorf("read arguments from stdin: %w", err)
+			}
+			argsJSON = string(b)
+		}
+		if strings.TrimSpace(argsJSON) == "" {
+			argsJSON = "{}"
+		}
+		if !json.Valid([]byte(argsJSON)) {
+			return usagef("arguments of %s are not valid JSON: want an object such as '{\"query\": \"caching\"}'", tool)
+		}
 
-	a, err := openApp(ctx, e, modeFull)
-	if err != nil {
+		a, err := openApp(ctx, e, modeFull)
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		cwd, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("working directory: %w", err)
+		}
+		a.openHistory(ctx)
+		out, err := server.Call(ctx, a.mcpServer(cwd), tool, json.RawMessage(argsJSON))
+		if err != nil {
+			return err
+		}
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, out, "", "  "); err != nil {
+			buf.Reset()
+			buf.Write(out)
+		}
+		buf.WriteByte('\n')
+		_, err = e.stdout.Write(buf.Bytes())
 		return err
 	}
-	defer a.Close()
-	cwd, err := os.Getwd()
-	if err != nil {
-		return fmt.Errorf("working directory: %w", err)
-	}
-	a.openHistory(ctx)
-	out, err := server.Call(ctx, a.mcpServer(cwd), tool, json.RawMessage(argsJSON))
-	if err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, out, "", "  "); err != nil {
-		buf.Reset()
-		buf.Write(out)
-	}
-	buf.WriteByte('\n')
-	_, err = e.stdout.Write(buf.Bytes())
-	return err
 }

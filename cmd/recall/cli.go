@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -20,221 +18,14 @@ import (
 	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/project"
-	"github.com/recall-mcp/recall/spool"
+
+	"github.com/spf13/pflag"
 )
 
 // The human commands: the same services as the MCP tools, printed for people.
 
-var storeCommand = &command{
-	quiet: true,
-	name:  "store",
-	args:  "[--type T] [--namespace NS] [--importance X] <content | ->",
-	summary: "Store a memory (the same content in the same namespace is stored once).\n" +
-		"With - as the content, the content is read from stdin.",
-	run: runStore,
-}
-
-func runStore(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
-	typ := fs.String("type", string(memory.TypeSession), "memory type: "+typeNames())
-	ns := fs.String("namespace", "", `"global", "project:<name>" or a project's name (default: the git project of the working directory, else RECALL_DEFAULT_NAMESPACE)`)
-	importance := fs.Float64("importance", -1, "importance from 0 to 1 (default RECALL_DEFAULT_IMPORTANCE)")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	content := strings.Join(rest, " ")
-	if content == "-" {
-		b, err := io.ReadAll(io.LimitReader(e.stdin, maxStdinContent+1))
-		if err != nil {
-			return fmt.Errorf("read the content from stdin: %w", err)
-		}
-		if len(b) > maxStdinContent {
-			return fmt.Errorf("content on stdin is over %d bytes", maxStdinContent)
-		}
-		content = string(b)
-	}
-	if strings.TrimSpace(content) == "" {
-		return usagef("missing the content to store (give it as arguments, or - to read stdin)")
-	}
-	req := memory.StoreRequest{Content: content, Type: memory.Type(*typ), Namespace: cliNamespace(*ns)}
-	if *importance >= 0 {
-		req.Importance = importance
-	}
-	a, err := openApp(ctx, e, modeFull)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	if req.Namespace == "" {
-		if req.Namespace, err = defaultNamespace(ctx, a); err != nil {
-			return err
-		}
-	}
-	res, err := a.mem.Remember(ctx, req)
-	if err != nil {
-		return err
-	}
-	verb := "stored"
-	if res.Duplicate {
-		verb = "already stored"
-	}
-	fmt.Fprintf(e.stdout, "%s %s (%s, %s)\n", verb, res.ID, res.MemoryType, res.Namespace)
-	if res.EmbeddingPending && res.Warning == "" {
-		fmt.Fprintln(e.stdout, "embedding pending: searchable by keywords now, by meaning once Ollama answers (recall serve fills it)")
-	}
-	for _, r := range res.AutoRelationships {
-		fmt.Fprintf(e.stdout, "related: %s %s %s\n", r.SourceID, r.Relation, r.TargetID)
-	}
-	if res.Warning != "" {
-		fmt.Fprintln(e.stdout, "warning:", res.Warning)
-	}
-	return nil
-}
-
-// defaultNamespace is where a memory stored without --namespace goes: the
-// pinned project (RECALL_PROJECT), else RECALL_DEFAULT_NAMESPACE when set,
-// else the project of the working directory's git repository as the hooks
-// name it, else the configured default ("global"). A directory outside git
-// is not made a project by a store: hooks bind it when a session runs there.
-func defaultNamespace(ctx context.Context, a *app) (string, error) {
-	if p, ok := a.projects.Pinned(); ok {
-		return p.Namespace, nil
-	}
-	if _, set := os.LookupEnv("RECALL_DEFAULT_NAMESPACE"); set || !project.InRepository("") {
-		return a.cfg.DefaultNamespace, nil
-	}
-	p, err := a.projects.ForDir(ctx, "")
-	if err != nil {
-		return "", err
-	}
-	return p.Namespace, nil
-}
-
-var searchCommand = &command{
-	quiet:   true,
-	name:    "search",
-	args:    "[-n N] [--namespace NS] [--type T] <query>",
-	summary: "Search memories by meaning and keywords, best first.",
-	run:     runSearch,
-}
-
-func runSearch(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
-	n := fs.Int("n", 5, "number of results")
-	ns := fs.String("namespace", "", "only this namespace")
-	typ := fs.String("type", "", "only this memory type: "+typeNames())
-	related := fs.Bool("related", false, "also list memories linked to the results")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	query := strings.Join(rest, " ")
-	if strings.TrimSpace(query) == "" {
-		return usagef("missing the query")
-	}
-	a, err := openApp(ctx, e, modeFull)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	res, err := a.mem.Recall(ctx, memory.RecallRequest{
-		Query: query, NResults: *n, Namespace: cliNamespace(*ns), Type: memory.Type(*typ), IncludeRelated: *related,
-	})
-	if err != nil {
-		return err
-	}
-	if res.Degraded {
-		note := res.Reason
-		if !strings.Contains(note, "keyword") {
-			note = "keyword search only: " + note
-		}
-		fmt.Fprintln(e.stdout, "note:", note)
-	}
-	if len(res.Memories) == 0 {
-		fmt.Fprintln(e.stdout, "no memories found")
-		return nil
-	}
-	for i, m := range res.Memories {
-		fmt.Fprintf(e.stdout, "%d. ", i+1)
-		printMemory(e.stdout, m.Memory, fmt.Sprintf("score %.3f", m.Score))
-	}
-	for _, m := range res.Expanded {
-		fmt.Fprintf(e.stdout, "   via %s of %s: ", m.ViaEdge, m.ViaID)
-		printMemory(e.stdout, m.Memory, fmt.Sprintf("score %.3f", m.Score))
-	}
-	return nil
-}
-
-var listCommand = &command{
-	quiet:   true,
-	name:    "list",
-	args:    "[--namespace NS] [--type T] [--limit N] [--offset N] [--order-by K] [--asc]",
-	summary: "List memories, newest first.",
-	run:     runList,
-}
-
-func runList(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
-	ns := fs.String("namespace", "", "only this namespace")
-	typ := fs.String("type", "", "only this memory type: "+typeNames())
-	limit := fs.Int("limit", 20, "at most this many (up to 1000)")
-	offset := fs.Int("offset", 0, "skip this many")
-	order := fs.String("order-by", string(memory.OrderCreatedAt), "created_at, accessed_at, importance or confidence")
-	asc := fs.Bool("asc", false, "ascending order")
-	all := fs.Bool("all", false, "also list superseded memories (hidden by default, as in search)")
-	if err := parseFlagsOnly(fs, args); err != nil {
-		return err
-	}
-	a, err := openApp(ctx, e, modeFull)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	desc := !*asc
-	req := memory.ListRequest{
-		Namespace: cliNamespace(*ns), Type: memory.Type(*typ), Limit: *limit, Offset: *offset, OrderBy: *order, Descending: &desc,
-		IncludeSuperseded: *all,
-	}
-	res, err := a.mem.List(ctx, req)
-	if err != nil {
-		return err
-	}
-	hidden := 0
-	if !*all {
-		if hidden, err = supersededHidden(ctx, a, req, res.Total); err != nil {
-			return err
-		}
-	}
-	note := ""
-	if hidden > 0 {
-		note = fmt.Sprintf(" (%s hidden: --all lists them)", describe.Count(hidden, "superseded memory", "superseded memories"))
-	}
-	if res.Total == 0 {
-		fmt.Fprintf(e.stdout, "no memories%s\n", note)
-		return nil
-	}
-	if res.Count == 0 {
-		fmt.Fprintf(e.stdout, "nothing at offset %d: there are %s (offsets 0 to %d)%s\n", res.Offset, describe.Count(res.Total, "memory", "memories"), res.Total-1, note)
-		return nil
-	}
-	for _, m := range res.Memories {
-		printMemory(e.stdout, m, "")
-	}
-	fmt.Fprintf(e.stdout, "showing %d-%d of %d%s\n", res.Offset+1, res.Offset+res.Count, res.Total, note)
-	return nil
-}
-
-// supersededHidden counts the memories req would list with superseded ones
-// included, beyond the total it listed without them.
-func supersededHidden(ctx context.Context, a *app, req memory.ListRequest, total int) (int, error) {
-	req.IncludeSuperseded, req.Limit, req.Offset = true, 1, 0
-	all, err := a.mem.List(ctx, req)
-	if err != nil {
-		return 0, err
-	}
-	return all.Total - total, nil
-}
-
 var forgetCommand = &command{
+	short: "Delete memories for good, by id or query; or captured sessions",
 	quiet: true,
 	name:  "forget",
 	args:  "<id | query> [--yes] [--force] [--namespace NS] [-n N] | --session ID | --before DATE [--yes]",
@@ -243,62 +34,60 @@ var forgetCommand = &command{
 		"need --force. --session and --before remove captured material instead: the\n" +
 		"journal of a session, or everything captured before a date (2026-03-01 or\n" +
 		"RFC 3339), with its file activity and the session memories summaries became.",
-	run: runForget,
+	setup: runForget,
 }
 
-func runForget(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+func runForget(fs *pflag.FlagSet) runFunc {
 	yes := fs.Bool("yes", false, "delete what a query matches (without it: only show)")
 	force := fs.Bool("force", false, "also delete golden rules")
 	ns := fs.String("namespace", "", "only memories of this namespace (query mode)")
-	n := fs.Int("n", 5, "at most this many memories (query mode)")
+	n := fs.IntP("limit", "n", 5, "at most this many memories (query mode)")
 	session := fs.String("session", "", "remove what was captured of this Claude Code session")
 	before := fs.String("before", "", "remove what was captured before this date (2026-03-01 or RFC 3339)")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	input := strings.TrimSpace(strings.Join(rest, " "))
-	if *session != "" || *before != "" {
-		if input != "" {
-			return usagef("give either an id or query, or --session/--before, not both")
+	return func(ctx context.Context, e *env, rest []string) error {
+		input := strings.TrimSpace(strings.Join(rest, " "))
+		if *session != "" || *before != "" {
+			if input != "" {
+				return usagef("give either an id or query, or --session/--before, not both")
+			}
+			return forgetCaptured(ctx, e, *session, *before, *yes)
 		}
-		return forgetCaptured(ctx, e, *session, *before, *yes)
+		if input == "" {
+			return usagef("missing the id or query of what to forget")
+		}
+		byID := memory.LooksLikeID(input)
+		a, err := openApp(ctx, e, modeFull)
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		res, err := a.mem.Forget(ctx, memory.ForgetRequest{
+			Input: input, Namespace: cliNamespace(*ns), NResults: *n, Force: *force, Confirm: byID || *yes,
+		})
+		if errors.Is(err, memory.ErrProtected) {
+			return fmt.Errorf("%s is a golden rule: add --force to delete it", input)
+		}
+		if err != nil {
+			return err
+		}
+		verb := "deleted"
+		if res.DryRun {
+			verb = "would delete"
+		}
+		for _, d := range res.Deleted {
+			fmt.Fprintf(e.stdout, "%s %s  %s\n", verb, d.ID, d.Preview)
+		}
+		for _, id := range res.Protected {
+			fmt.Fprintf(e.stdout, "kept %s: a golden rule (add --force to delete it)\n", id)
+		}
+		switch {
+		case res.DeletedCount == 0 && len(res.Protected) == 0:
+			fmt.Fprintln(e.stdout, res.Message)
+		case res.DryRun && res.DeletedCount > 0:
+			fmt.Fprintln(e.stdout, "nothing deleted yet: run again with --yes to delete these")
+		}
+		return nil
 	}
-	if input == "" {
-		return usagef("missing the id or query of what to forget")
-	}
-	byID := memory.LooksLikeID(input)
-	a, err := openApp(ctx, e, modeFull)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	res, err := a.mem.Forget(ctx, memory.ForgetRequest{
-		Input: input, Namespace: cliNamespace(*ns), NResults: *n, Force: *force, Confirm: byID || *yes,
-	})
-	if errors.Is(err, memory.ErrProtected) {
-		return fmt.Errorf("%s is a golden rule: add --force to delete it", input)
-	}
-	if err != nil {
-		return err
-	}
-	verb := "deleted"
-	if res.DryRun {
-		verb = "would delete"
-	}
-	for _, d := range res.Deleted {
-		fmt.Fprintf(e.stdout, "%s %s  %s\n", verb, d.ID, d.Preview)
-	}
-	for _, id := range res.Protected {
-		fmt.Fprintf(e.stdout, "kept %s: a golden rule (add --force to delete it)\n", id)
-	}
-	switch {
-	case res.DeletedCount == 0 && len(res.Protected) == 0:
-		fmt.Fprintln(e.stdout, res.Message)
-	case res.DryRun && res.DeletedCount > 0:
-		fmt.Fprintln(e.stdout, "nothing deleted yet: run again with --yes to delete these")
-	}
-	return nil
 }
 
 // forgetCaptured removes captured material of a session and/or before a date;
@@ -318,7 +107,7 @@ func forgetCaptured(ctx context.Context, e *env, session, beforeArg string, yes 
 	defer a.Close()
 	// Hook writes still in the spool may belong to what is forgotten: applied
 	// later, they would bring it back. Apply them first.
-	if res, err := a.db.DrainSpool(ctx, spool.Budget{}); err != nil || res.Left > 0 {
+	if res, err := a.drainSpoolOnce(ctx); err != nil || res.Left > 0 {
 		return fmt.Errorf("%d hook writes still wait in the spool beside the database (%v): run again once no other process holds the database", res.Left, err)
 	}
 	if !yes {
@@ -359,54 +148,58 @@ var statsCommand = &command{
 	name:    "stats",
 	args:    "[--json]",
 	summary: "Show what the database holds.",
-	run:     runStats,
+	setup:   runStats,
 }
 
-func runStats(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+func runStats(fs *pflag.FlagSet) runFunc {
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := parseFlagsOnly(fs, args); err != nil {
-		return err
+	return func(ctx context.Context, e *env, rest []string) error {
+		if err := noArgs(rest); err != nil {
+			return err
+		}
+		a, err := openApp(ctx, e, modeFull)
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		st, err := a.db.Stats(ctx)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(e.stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(st)
+		}
+		w := e.stdout
+		fmt.Fprintf(w, "database:           %s (%s, schema %d)\n", a.storeName(), describe.Bytes(st.FileBytes), st.SchemaVersion)
+		fmt.Fprintf(w, "memories:           %d\n", st.Memories)
+		printCounts(w, "by namespace", st.ByNamespace)
+		printCounts(w, "by type", st.ByType)
+		fmt.Fprintf(w, "edges:              %d\n", st.Edges)
+		fmt.Fprintf(w, "validation events:  %d\n", st.ValidationEvents)
+		fmt.Fprintf(w, "file activity:      %d\n", st.FileActivity)
+		model := st.EmbeddingModel
+		if model == "" {
+			model = "none yet"
+		}
+		fmt.Fprintf(w, "embeddings:         %s (dimension %d), %d pending\n", model, st.EmbeddingDim, st.PendingEmbeddings)
+		fmt.Fprintf(w, "jobs:               %s\n", describe.JobBacklog(st, time.Now()))
+		if st.LastJobError != "" {
+			fmt.Fprintf(w, "  last job failure: %s\n", st.LastJobError)
+		}
+		if st.FailedJobs > 0 {
+			fmt.Fprintf(w, "  failed for good:  %d (the last: %s)\n", st.FailedJobs, st.LastJobFailure)
+		}
+		for _, h := range st.ModelHealth {
+			fmt.Fprintf(w, "%-20s%s\n", h.Role+" model:", describe.ModelFailing(h, time.Now()))
+		}
+		fmt.Fprintf(w, "session journal:    %d entries (%d trimmed), %d summaries pending\n", st.JournalEntries, st.TrimmedEntries, st.PendingSummaries)
+		if db := a.sqlite(); db != nil {
+			fmt.Fprintf(w, "spooled writes:     %s\n", spoolBacklog(st, db.SpoolDir()))
+		}
+		return nil
 	}
-	a, err := openApp(ctx, e, modeFull)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	st, err := a.db.Stats(ctx)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(st)
-	}
-	w := e.stdout
-	fmt.Fprintf(w, "database:           %s (%s, schema %d)\n", a.cfg.SQLitePath, describe.Bytes(st.FileBytes), st.SchemaVersion)
-	fmt.Fprintf(w, "memories:           %d\n", st.Memories)
-	printCounts(w, "by namespace", st.ByNamespace)
-	printCounts(w, "by type", st.ByType)
-	fmt.Fprintf(w, "edges:              %d\n", st.Edges)
-	fmt.Fprintf(w, "validation events:  %d\n", st.ValidationEvents)
-	fmt.Fprintf(w, "file activity:      %d\n", st.FileActivity)
-	model := st.EmbeddingModel
-	if model == "" {
-		model = "none yet"
-	}
-	fmt.Fprintf(w, "embeddings:         %s (dimension %d), %d pending\n", model, st.EmbeddingDim, st.PendingEmbeddings)
-	fmt.Fprintf(w, "jobs:               %s\n", describe.JobBacklog(st, time.Now()))
-	if st.LastJobError != "" {
-		fmt.Fprintf(w, "  last job failure: %s\n", st.LastJobError)
-	}
-	if st.FailedJobs > 0 {
-		fmt.Fprintf(w, "  failed for good:  %d (the last: %s)\n", st.FailedJobs, st.LastJobFailure)
-	}
-	for _, h := range st.ModelHealth {
-		fmt.Fprintf(w, "%-20s%s\n", h.Role+" model:", describe.ModelFailing(h, time.Now()))
-	}
-	fmt.Fprintf(w, "session journal:    %d entries (%d trimmed), %d summaries pending\n", st.JournalEntries, st.TrimmedEntries, st.PendingSummaries)
-	fmt.Fprintf(w, "spooled writes:     %s\n", spoolBacklog(st, a.db.SpoolDir()))
-	return nil
 }
 
 // spoolBacklog describes the hooks' writes that met another process's write
@@ -431,51 +224,59 @@ var reindexCommand = &command{
 		"embedding space. The old vectors stay in use until every memory has a new one;\n" +
 		"Ctrl-C (or a kill) keeps what is done, and running it again continues there.\n" +
 		"Progress (count, rate, time left) goes to stderr.",
-	run: runReindex,
+	setup: runReindex,
 }
 
-func runReindex(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
-	if err := parseFlagsOnly(fs, args); err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	a, err := openApp(ctx, e, modeFull)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	fmt.Fprintf(e.stderr, "re-embedding with %s at %s ...\n", a.ollama.Model(), a.ollama.Host())
-	pr := newProgressPrinter(e.stderr)
-	p, err := a.mem.Reindex(ctx, pr.print)
-	pr.end()
-	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("reindex interrupted after %d of %d memories; the old vectors stay in use; run recall reindex again to continue", p.Done, p.Total)
+func runReindex(fs *pflag.FlagSet) runFunc {
+	return func(ctx context.Context, e *env, rest []string) error {
+		if err := noArgs(rest); err != nil {
+			return err
 		}
-		return err
+		ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+		defer stop()
+		a, err := openApp(ctx, e, modeFull)
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		if !a.cfg.Ollama {
+			return errors.New("RECALL_OLLAMA=off: there is no embedding model to reindex with; unset it (or set it to on) first")
+		}
+		fmt.Fprintf(e.stderr, "re-embedding with %s at %s ...\n", a.ollama.Model(), a.ollama.Host())
+		pr := newProgressPrinter(e.stderr)
+		p, err := a.mem.Reindex(ctx, pr.print)
+		pr.end()
+		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("reindex interrupted after %d of %d memories; the old vectors stay in use; run recall reindex again to continue", p.Done, p.Total)
+			}
+			return err
+		}
+		fmt.Fprintf(e.stderr, "done: %s embedded in %s", describe.Count(p.Done, "memory", "memories"), p.Elapsed.Round(time.Millisecond))
+		if p.Resumed > 0 {
+			fmt.Fprintf(e.stderr, " (%d by an earlier run)", p.Resumed)
+		}
+		if p.Skipped > 0 {
+			fmt.Fprintf(e.stderr, "; %d timed out and stay pending (raise RECALL_OLLAMA_TIMEOUT, then run it again)", p.Skipped)
+		}
+		fmt.Fprintln(e.stderr)
+		return nil
 	}
-	fmt.Fprintf(e.stderr, "done: %s embedded in %s", describe.Count(p.Done, "memory", "memories"), p.Elapsed.Round(time.Millisecond))
-	if p.Resumed > 0 {
-		fmt.Fprintf(e.stderr, " (%d by an earlier run)", p.Resumed)
-	}
-	if p.Skipped > 0 {
-		fmt.Fprintf(e.stderr, "; %d timed out and stay pending (raise RECALL_OLLAMA_TIMEOUT, then run it again)", p.Skipped)
-	}
-	fmt.Fprintln(e.stderr)
-	return nil
 }
 
 var versionCommand = &command{
+	short:   "Print the version and what it was built from",
 	name:    "version",
 	args:    "",
 	summary: "Print the version, the module version and VCS revision it was built from, and Go's.",
-	run: func(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
-		if _, err := parseFlags(fs, args); err != nil {
-			return err
+	setup: func(fs *pflag.FlagSet) runFunc {
+		return func(ctx context.Context, e *env, args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "recall %s (%s, %s/%s)\n", version(), buildDetail(), runtime.GOOS, runtime.GOARCH)
+			return nil
 		}
-		fmt.Fprintf(e.stdout, "recall %s (%s, %s/%s)\n", version(), buildDetail(), runtime.GOOS, runtime.GOARCH)
-		return nil
 	},
 }
 

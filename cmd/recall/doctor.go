@@ -2,21 +2,23 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
 	"github.com/recall-mcp/recall/doctor"
+
+	"github.com/spf13/pflag"
 )
 
 var doctorCommand = &command{
-	name: "doctor",
-	args: "",
+	group: "server",
+	name:  "doctor",
+	args:  "",
 	summary: "Check the database, Ollama, the models and the Claude Code wiring.\n" +
 		"Each problem comes with exactly what to run to fix it. Exits 1 only when\n" +
 		"something essential is broken (the configuration or the database); Ollama is\n" +
 		"optional (search falls back to keywords), so its problems are warnings.",
-	run: runDoctor,
+	setup: runDoctor,
 }
 
 var levelMarks = map[doctor.Level]string{doctor.OK: "ok  ", doctor.Warn: "warn", doctor.Fail: "FAIL"}
@@ -36,29 +38,31 @@ func (r *report) print(f doctor.Finding) {
 	r.worst = max(r.worst, f.Level)
 }
 
-func runDoctor(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
-	if err := parseFlagsOnly(fs, args); err != nil {
-		return err
-	}
-	r := &report{w: e.stdout}
-	cfg, _, err := loadConfig(io.Discard)
-	if err != nil {
-		r.print(doctor.Finding{Level: doctor.Fail, What: "configuration: " + err.Error(),
-			Fix: []string{"correct the RECALL_* variable named above (recall --help lists them)"}})
-		return exitError{1}
-	}
-	doctor.Run(ctx, cfg, r.print)
+func runDoctor(fs *pflag.FlagSet) runFunc {
+	return func(ctx context.Context, e *env, rest []string) error {
+		if err := noArgs(rest); err != nil {
+			return err
+		}
+		r := &report{w: e.stdout}
+		cfg, _, err := loadConfig(io.Discard)
+		if err != nil {
+			r.print(doctor.Finding{Level: doctor.Fail, What: "configuration: " + err.Error(),
+				Fix: []string{"correct the RECALL_* variable named above (recall --help lists them)"}})
+			return exitError{1}
+		}
+		doctor.Run(ctx, cfg, r.print)
 
-	switch r.worst {
-	case doctor.Fail:
-		fmt.Fprintln(e.stdout, "\nSomething essential is broken (marked FAIL): run the fixes above.")
-		return exitError{1}
-	case doctor.Warn:
-		fmt.Fprintln(e.stdout, "\nRecall works; the warnings above say how to get all of it.")
-	default:
-		fmt.Fprintln(e.stdout, "\nAll good.")
+		switch r.worst {
+		case doctor.Fail:
+			fmt.Fprintln(e.stdout, "\nSomething essential is broken (marked FAIL): run the fixes above.")
+			return exitError{1}
+		case doctor.Warn:
+			fmt.Fprintln(e.stdout, "\nRecall works; the warnings above say how to get all of it.")
+		default:
+			fmt.Fprintln(e.stdout, "\nAll good.")
+		}
+		return nil
 	}
-	return nil
 }
 
 // checkup is recall doctor's findings for the viewer's Health page.

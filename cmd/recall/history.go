@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,38 +14,30 @@ import (
 	"github.com/recall-mcp/recall/history"
 	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/project"
+
+	"github.com/spf13/pflag"
 )
 
 var historyCommand = &command{
-	name: "history",
-	args: "search <query> [--global] [--after D] [--before D] [--json] | show <session> [--around <uuid>] | index | stats",
+	short: "Search and read Claude Code's past conversations",
+	group: "server",
+	name:  "history",
+	args:  "COMMAND",
 	summary: "Search Claude Code's past conversations (~/.claude/projects), read them, index them.\n" +
 		"search: this project's conversations (--global: all), by meaning and keywords.\n" +
 		"show: a conversation, or --window messages around --around <uuid>.\n" +
 		"index: bring the index up to date now (appended lines only), then embed.\n" +
 		"stats: what the index holds.",
-	run: runHistory,
-}
-
-func runHistory(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			return flag.ErrHelp
-		}
-		return usagef("want a subcommand: search, show, index or stats")
-	}
-	sub, args := args[0], args[1:]
-	switch sub {
-	case "search":
-		return runHistorySearch(ctx, e, fs, args)
-	case "show":
-		return runHistoryShow(ctx, e, fs, args)
-	case "index":
-		return runHistoryIndex(ctx, e, fs, args)
-	case "stats":
-		return runHistoryStats(ctx, e, fs, args)
-	}
-	return usagef("unknown history subcommand %q: want search, show, index or stats", sub)
+	subs: []*command{
+		{name: "search", args: "<query> [--global] [--after D] [--before D] [--json]", quiet: true,
+			summary: "Search this project's conversations (--global: all), by meaning and keywords.", setup: runHistorySearch},
+		{name: "show", args: "<session> [--around <uuid>] [--window N] [--json]", quiet: true,
+			summary: "Show a conversation, or --window messages around --around <uuid>.", setup: runHistoryShow},
+		{name: "index", args: "[--no-embed]", quiet: true,
+			summary: "Bring the index up to date now (appended lines only), then embed.", setup: runHistoryIndex},
+		{name: "stats", args: "[--json]", quiet: true,
+			summary: "Show what the index holds.", setup: runHistoryStats},
+	},
 }
 
 // openHistory opens the history index and the service over it.
@@ -80,54 +70,46 @@ func historyLimits(cfg *config.Config) history.Limits {
 	return history.Limits{Projects: cfg.HistoryProjects, MaxAge: time.Duration(cfg.HistoryDays) * 24 * time.Hour}
 }
 
-func runHistorySearch(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+func runHistorySearch(fs *pflag.FlagSet) runFunc {
 	global := fs.Bool("global", false, "search every project's conversations")
 	fs.Bool("project", true, "search this project's conversations (the default)")
 	after := fs.String("after", "", "only messages on or after this ISO 8601 date or time")
 	before := fs.String("before", "", "only messages before this ISO 8601 date or time")
-	n := fs.Int("n", 10, "number of results")
+	n := fs.IntP("limit", "n", 10, "number of results")
 	offset := fs.Int("offset", 0, "results to skip")
 	window := fs.Int("context", 3, "messages shown before and after each match")
 	threshold := fs.Float64("threshold", 0.2, "least similarity of a match by meaning, 0 to 1")
 	noSub := fs.Bool("no-subagents", false, "leave out subagent conversations")
 	asJSON := fs.Bool("json", false, "print the JSON answer of search_project_history")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
+	return func(ctx context.Context, e *env, rest []string) error {
+		query := strings.Join(rest, " ")
+		if strings.TrimSpace(query) == "" {
+			return usagef("missing the query")
+		}
+		cfg, log, err := loadConfig(e.stderr)
+		if err != nil {
+			return err
+		}
+		hs, err := openHistory(ctx, cfg, log)
+		if err != nil {
+			return err
+		}
+		defer hs.Index.Close()
+		req := history.SearchRequest{Query: query, After: *after, Before: *before, Context: *window, Threshold: *threshold,
+			MaxResults: *n, Offset: *offset, IncludeSubagents: !*noSub}
+		if !*global {
+			req.Projects = []string{hs.Project}
+		}
+		resp, err := hs.Search(ctx, req)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(e.stdout, resp)
+		}
+		printHistoryResults(e.stdout, resp)
+		return nil
 	}
-	query := strings.Join(rest, " ")
-	if strings.TrimSpace(query) == "" {
-		return usagef("missing the query")
-	}
-	cfg, log, err := loadConfig(e.stderr)
-	if err != nil {
-		return err
-	}
-	hs, err := openHistory(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer hs.Index.Close()
-	req := history.SearchRequest{Query: query, After: *after, Before: *before, Context: *window, Threshold: *threshold,
-		MaxResults: *n, Offset: *offset, IncludeSubagents: !*noSub}
-	if !*global {
-		req.Projects = []string{hs.Project}
-	}
-	resp, err := hs.Search(ctx, req)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return writeJSON(e.stdout, resp)
-	}
-	printHistoryResults(e.stdout, resp)
-	return nil
-}
-
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 func printHistoryResults(w io.Writer, r *history.Response) {
@@ -164,76 +146,76 @@ func oneLine(text string, n int) string {
 	return string(s)
 }
 
-func runHistoryShow(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+func runHistoryShow(fs *pflag.FlagSet) runFunc {
 	around := fs.String("around", "", "show the messages around this message uuid")
 	window := fs.Int("window", 5, "messages before and after --around")
 	asJSON := fs.Bool("json", false, "print JSON")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(rest) != 1 {
-		return usagef("want one session id")
-	}
-	cfg, log, err := loadConfig(e.stderr)
-	if err != nil {
-		return err
-	}
-	hs, err := openHistory(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer hs.Index.Close()
-	w, err := hs.Show(ctx, rest[0], *around, *window)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return writeJSON(e.stdout, w)
-	}
-	fmt.Fprintf(e.stdout, "session %s  %s\n%s\n", w.SessionID, w.Project, w.Path)
-	for _, m := range w.Messages {
-		mark := ""
-		if m.IsMatch != nil && *m.IsMatch {
-			mark = ">>> "
+	return func(ctx context.Context, e *env, rest []string) error {
+		if len(rest) != 1 {
+			return usagef("want one session id")
 		}
-		fmt.Fprintf(e.stdout, "\n%s[%s] %s %s\n%s\n", mark, m.Timestamp, m.Role, m.UUID, m.Content)
+		cfg, log, err := loadConfig(e.stderr)
+		if err != nil {
+			return err
+		}
+		hs, err := openHistory(ctx, cfg, log)
+		if err != nil {
+			return err
+		}
+		defer hs.Index.Close()
+		w, err := hs.Show(ctx, rest[0], *around, *window)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(e.stdout, w)
+		}
+		fmt.Fprintf(e.stdout, "session %s  %s\n%s\n", w.SessionID, w.Project, w.Path)
+		for _, m := range w.Messages {
+			mark := ""
+			if m.IsMatch != nil && *m.IsMatch {
+				mark = ">>> "
+			}
+			fmt.Fprintf(e.stdout, "\n%s[%s] %s %s\n%s\n", mark, m.Timestamp, m.Role, m.UUID, m.Content)
+		}
+		if w.Truncated {
+			fmt.Fprintln(e.stdout, "\n(truncated: use --around <uuid> to read further)")
+		}
+		return nil
 	}
-	if w.Truncated {
-		fmt.Fprintln(e.stdout, "\n(truncated: use --around <uuid> to read further)")
-	}
-	return nil
 }
 
-func runHistoryStats(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+func runHistoryStats(fs *pflag.FlagSet) runFunc {
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := parseFlagsOnly(fs, args); err != nil {
-		return err
+	return func(ctx context.Context, e *env, rest []string) error {
+		if err := noArgs(rest); err != nil {
+			return err
+		}
+		cfg, log, err := loadConfig(e.stderr)
+		if err != nil {
+			return err
+		}
+		hs, err := openHistory(ctx, cfg, log)
+		if err != nil {
+			return err
+		}
+		defer hs.Index.Close()
+		st, err := hs.Index.Stats(ctx)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return writeJSON(e.stdout, st)
+		}
+		fmt.Fprintf(e.stdout, "index %s (%.1f MB), transcripts from %s\n", st.Path, float64(st.Bytes)/1e6, cfg.HistoryDir)
+		fmt.Fprintf(e.stdout, "%s in %s of %s (%s, %s skipped)\n",
+			describe.Count(st.Messages, "message", "messages"), describe.Count(st.Sessions, "session", "sessions"),
+			describe.Count(st.Projects, "project", "projects"), describe.Count(st.Transcripts, "transcript", "transcripts"),
+			describe.Count(st.Malformed, "malformed line", "malformed lines"))
+		fmt.Fprintf(e.stdout, "%d embedded (%s), %s left out by RECALL_HISTORY_* limits, updated %s\n",
+			st.Embedded, orNone(st.EmbedModel), describe.Count(st.ExcludedSessions, "session", "sessions"), orNone(st.UpdatedAt))
+		return nil
 	}
-	cfg, log, err := loadConfig(e.stderr)
-	if err != nil {
-		return err
-	}
-	hs, err := openHistory(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer hs.Index.Close()
-	st, err := hs.Index.Stats(ctx)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return writeJSON(e.stdout, st)
-	}
-	fmt.Fprintf(e.stdout, "index %s (%.1f MB), transcripts from %s\n", st.Path, float64(st.Bytes)/1e6, cfg.HistoryDir)
-	fmt.Fprintf(e.stdout, "%s in %s of %s (%s, %s skipped)\n",
-		describe.Count(st.Messages, "message", "messages"), describe.Count(st.Sessions, "session", "sessions"),
-		describe.Count(st.Projects, "project", "projects"), describe.Count(st.Transcripts, "transcript", "transcripts"),
-		describe.Count(st.Malformed, "malformed line", "malformed lines"))
-	fmt.Fprintf(e.stdout, "%d embedded (%s), %s left out by RECALL_HISTORY_* limits, updated %s\n",
-		st.Embedded, orNone(st.EmbedModel), describe.Count(st.ExcludedSessions, "session", "sessions"), orNone(st.UpdatedAt))
-	return nil
 }
 
 func orNone(s string) string {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,6 +17,8 @@ import (
 	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/history"
 	"github.com/recall-mcp/recall/internal/describe"
+
+	"github.com/spf13/pflag"
 )
 
 // backgroundMaxTime bounds a background indexer: whatever happens (a huge
@@ -28,36 +29,38 @@ const backgroundMaxTime = 30 * time.Minute
 // embedBatch is how many messages go to Ollama in one request.
 const embedBatch = 32
 
-func runHistoryIndex(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+func runHistoryIndex(fs *pflag.FlagSet) runFunc {
 	background := fs.Bool("background", false, "run as the hooks' background indexer: quit at once if another is running, stop after "+backgroundMaxTime.String())
 	noEmbed := fs.Bool("no-embed", false, "index keywords only; leave embedding to a later run")
-	if err := parseFlagsOnly(fs, args); err != nil {
-		return err
-	}
-	cfg, log, err := loadConfig(e.stderr)
-	if err != nil {
-		return err
-	}
-	if !cfg.History {
-		return errors.New("conversation history is off (RECALL_HISTORY=off)")
-	}
-	var lock *history.Lock
-	if *background {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, backgroundMaxTime)
-		defer cancel()
-		if lock, err = history.TryLock(cfg.HistoryIndexPath()); errors.Is(err, history.ErrBusy) {
-			log.Debug("history index: another indexer is running")
-			return nil
+	return func(ctx context.Context, e *env, rest []string) error {
+		if err := noArgs(rest); err != nil {
+			return err
 		}
-	} else {
-		lock, err = history.WaitLock(ctx, cfg.HistoryIndexPath())
+		cfg, log, err := loadConfig(e.stderr)
+		if err != nil {
+			return err
+		}
+		if !cfg.History {
+			return errors.New("conversation history is off (RECALL_HISTORY=off)")
+		}
+		var lock *history.Lock
+		if *background {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, backgroundMaxTime)
+			defer cancel()
+			if lock, err = history.TryLock(cfg.HistoryIndexPath()); errors.Is(err, history.ErrBusy) {
+				log.Debug("history index: another indexer is running")
+				return nil
+			}
+		} else {
+			lock, err = history.WaitLock(ctx, cfg.HistoryIndexPath())
+		}
+		if err != nil {
+			return err
+		}
+		defer lock.Unlock()
+		return indexHistory(ctx, e, cfg, log, !*noEmbed && cfg.HistoryEmbed, !*background)
 	}
-	if err != nil {
-		return err
-	}
-	defer lock.Unlock()
-	return indexHistory(ctx, e, cfg, log, !*noEmbed && cfg.HistoryEmbed, !*background)
 }
 
 // indexHistory updates the index, then embeds what has no vector yet.
@@ -100,15 +103,6 @@ func indexHistory(ctx context.Context, e *env, cfg *config.Config, log *slog.Log
 		fmt.Fprintf(e.stdout, "embedded %s, %d pending\n", describe.Count(es.Messages, "message", "messages"), es.Pending)
 	}
 	return nil
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
 
 // progressBar draws the bytes read of those to read on one terminal line.

@@ -3,14 +3,16 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/config"
@@ -26,30 +28,49 @@ import (
 const hookSlack = 2 * time.Second
 
 var hookCommand = &command{
-	name: "hook",
-	args: "<" + strings.Join(hook.Events, "|") + ">",
-	summary: "Answer a Claude Code hook (JSON on stdin, answer on stdout).\n" +
-		"session-start injects the project's context, user-prompt-submit the memories\n" +
-		"relevant to the prompt and records the prompt; post-tool-use records the tool\n" +
-		"call and touched files; stop, pre-compact and session-end queue a summary of\n" +
-		"the session (session-end also records the end); session-start and pre-compact\n" +
-		"also start the conversation history indexer in the background. Whatever goes\n" +
-		"wrong, a hook exits 0 and logs to stderr.",
-	run: runHook,
+	group:   "server",
+	name:    "hook",
+	args:    hookArgs,
+	summary: hookSummary,
+	setup: func(fs *pflag.FlagSet) runFunc {
+		hookFlags(fs)
+		// main runs hooks before the command tree is built (runHook); this
+		// entry gives the tree its help and completion.
+		return func(ctx context.Context, e *env, args []string) error { return runHook(ctx, e, args) }
+	},
 }
 
-func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
-	probe := fs.Bool("probe-ollama", false, "check whether Ollama embeds within RECALL_HOOK_TIMEOUT again and tell the hooks (a hook starts it in the background)")
-	rest, err := parseFlags(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return err
+var hookArgs = "<" + strings.Join(hook.Events, "|") + ">"
+
+const hookSummary = "Answer a Claude Code hook (JSON on stdin, answer on stdout).\n" +
+	"session-start injects the project's context, user-prompt-submit the memories\n" +
+	"relevant to the prompt and records the prompt; post-tool-use records the tool\n" +
+	"call and touched files; stop, pre-compact and session-end queue a summary of\n" +
+	"the session (session-end also records the end); session-start and pre-compact\n" +
+	"also start the conversation history indexer in the background. Whatever goes\n" +
+	"wrong, a hook exits 0 and logs to stderr."
+
+func hookFlags(fs *pflag.FlagSet) *bool {
+	return fs.Bool("probe-ollama", false, "check whether Ollama embeds within RECALL_HOOK_TIMEOUT again and tell the hooks (a hook starts it in the background)")
+}
+
+// runHook is `recall hook ...`, run before the command tree is built (a hook
+// is a fresh process per event). Whatever is wrong, it exits 0: exit 2 would
+// block Claude Code's session.
+func runHook(ctx context.Context, e *env, args []string) error {
+	fs := pflag.NewFlagSet("recall hook", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	probe := hookFlags(fs)
+	err := fs.Parse(args)
+	rest := fs.Args()
+	if errors.Is(err, pflag.ErrHelp) {
+		fmt.Fprintf(e.stdout, "Usage: recall hook %s\n\n%s\n\nFlags:\n%s", hookArgs, hookSummary, fs.FlagUsages())
+		return nil
 	}
 	if *probe && err == nil && len(rest) == 0 {
 		return probeOllama(ctx, e)
 	}
 	if err != nil || len(rest) != 1 {
-		// Exit 2 would block Claude Code's session: say what is wrong on
-		// stderr and exit 0, as for every other hook failure.
 		fmt.Fprintf(e.stderr, "recall hook: want exactly one hook event (%s), got %q; nothing done\n", strings.Join(hook.Events, ", "), args)
 		return nil
 	}
@@ -57,6 +78,10 @@ func runHook(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error
 	if err != nil {
 		// A broken configuration must not break the user's session either.
 		log.Error("hook not answered", "hook", rest[0], "err", err)
+		return nil
+	}
+	if cfg.ClientMode() {
+		runHookAsClient(ctx, e, cfg, log, rest[0])
 		return nil
 	}
 	if ev, err := hook.ParseEvent(rest[0]); err == nil && (ev == hook.SessionStart || ev == hook.PreCompact) {
@@ -118,6 +143,15 @@ func (a *app) hookHandler(mem *memory.Service) *hook.Handler {
 	return h
 }
 
+// answerHook answers one hook event in a running server (this machine's
+// hooks on the socket, client machines' over HTTP).
+func (a *app) answerHook(ctx context.Context, event string, in *hook.Input) (*hook.Output, error) {
+	// A guard per event: what it learns of Ollama goes to the state file,
+	// which every hook reads, not into this process.
+	mem := memory.NewService(a.db, hookGuard(a.cfg, a.log).Embedder(a.ollama), memoryOptions(a.cfg, a.log))
+	return a.hookHandler(mem).Handle(ctx, event, in)
+}
+
 // serveHooks answers hooks on the socket beside the database until ctx ends:
 // from the server's warm indexes, with the hooks' own vector budget and
 // knowledge of Ollama. Another server already answering is left to it.
@@ -133,12 +167,7 @@ func (a *app) serveHooks(ctx context.Context) {
 		Deadline: a.cfg.HookTimeout + hookSlack,
 		UID:      os.Getuid(),
 		Logger:   a.log,
-		Handle: func(ctx context.Context, event string, in *hook.Input) (*hook.Output, error) {
-			// A guard per event: what it learns of Ollama goes to the
-			// state file, which every hook reads, not into this process.
-			mem := memory.NewService(a.db, hookGuard(a.cfg, a.log).Embedder(a.ollama), memoryOptions(a.cfg, a.log))
-			return a.hookHandler(mem).Handle(ctx, event, in)
-		},
+		Handle:   a.answerHook,
 	}
 	if err := s.Serve(ctx, ln); err != nil {
 		a.log.Warn("hook socket closed", "err", err)

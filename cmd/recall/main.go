@@ -1,27 +1,41 @@
 // Command recall is Recall's one binary: an MCP server (the default), the
-// handler of Claude Code's hooks, and a small CLI over the same memory store.
+// handler of Claude Code's hooks, and a CLI over the same memory store.
 package main
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
+
+// runFunc runs a command with its positional arguments; its flags are
+// already parsed into the variables its setup declared.
+type runFunc func(ctx context.Context, e *env, args []string) error
 
 // command is one subcommand of recall.
 type command struct {
 	name    string
 	args    string // synopsis of the arguments after the name
-	summary string
+	summary string // the help; its first line is the one-line summary unless short is set
+	short   string
 	// quiet commands are for people and scripts: no log below ERROR unless -v.
 	quiet bool
-	// run executes the command with its own flag set (already named and
-	// described) and the arguments after the command name.
-	run func(ctx context.Context, env *env, fs *flag.FlagSet, args []string) error
+	// setup declares the command's flags on fs and returns what runs it.
+	setup func(fs *pflag.FlagSet) runFunc
+	// subs are subcommands (recall history search ...); a command with subs
+	// has no setup of its own.
+	subs []*command
+	// complete offers values for the positional arguments (memory ids, say).
+	complete func(e *env, args []string, typed string) []string
+	aliases  []string
+	// group is the heading the command is listed under in recall --help.
+	group string
 }
 
 // env is what commands read from and write to; tests of the binary see it as
@@ -34,7 +48,7 @@ type env struct {
 	verbose bool
 }
 
-// usageError is a mistake on the command line: usage is shown, exit code 2.
+// usageError is a mistake on the command line: exit code 2.
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
@@ -46,13 +60,21 @@ type exitError struct{ code int }
 
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
+// noArgs refuses positional arguments to a command that takes none.
+func noArgs(args []string) error {
+	if len(args) > 0 {
+		return usagef("unexpected arguments %q", args)
+	}
+	return nil
+}
+
 var commands []*command
 
 func init() {
 	commands = []*command{
 		serveCommand, callCommand, hookCommand,
-		storeCommand, searchCommand, listCommand, forgetCommand, statsCommand,
-		projectsCommand, reindexCommand, historyCommand, exportCommand, importCommand, doctorCommand, uiCommand, usersCommand, versionCommand,
+		addCommand, storeCommand, searchCommand, listCommand, showCommand, editCommand, rmCommand, restoreCommand, forgetCommand,
+		statsCommand, projectsCommand, reindexCommand, historyCommand, exportCommand, importCommand, doctorCommand, uiCommand, usersCommand, versionCommand,
 	}
 }
 
@@ -61,135 +83,111 @@ func main() {
 	os.Exit(run(context.Background(), e, os.Args[1:]))
 }
 
-// run dispatches to a command and turns its error into an exit code.
+// run dispatches to a command and turns its error into an exit code: 0, 1
+// for a failure, 2 for a mistake on the command line.
 func run(ctx context.Context, e *env, args []string) int {
-	name := "serve" // what an MCP client starting `recall` gets
-	if len(args) > 0 {
-		switch args[0] {
-		case "-h", "-help", "--help", "help":
-			if len(args) > 1 && lookup(args[1]) != nil {
-				return run(ctx, e, []string{args[1], "--help"})
-			}
-			printUsage(e.stdout)
-			return 0
-		case "-v", "--version":
-			name, args = "version", args[1:]
-		default:
-			if !strings.HasPrefix(args[0], "-") {
-				name, args = args[0], args[1:]
-			}
-		}
+	// A hook is a fresh process on every event of Claude Code's session: it
+	// is dispatched before the command tree is built.
+	if len(args) > 0 && args[0] == hookCommand.name {
+		return exitCode(e, hookCommand.name, runHook(ctx, e, args[1:]))
 	}
-	cmd := lookup(name)
-	if cmd == nil {
-		fmt.Fprintf(e.stderr, "recall: unknown command %q\n\n", name)
-		printUsage(e.stderr)
+	switch {
+	case len(args) == 0:
+		args = []string{"serve"} // what an MCP client starting `recall` gets
+	case args[0] == "-v" || args[0] == "--version":
+		args = []string{"version"}
+	case strings.HasPrefix(args[0], "-") && args[0] != "-h" && args[0] != "--help":
+		args = append([]string{"serve"}, args...) // recall --http ADDR
+	}
+	root := newRoot(e)
+	if name := args[0]; !strings.HasPrefix(name, "-") && !isCommand(root, name) {
+		msg := fmt.Sprintf("recall: unknown command %q", name)
+		if s := nearestCommand(root, name); s != "" {
+			msg += fmt.Sprintf("; did you mean %q?", s)
+		}
+		fmt.Fprintln(e.stderr, msg+" (recall help lists the commands)")
 		return 2
 	}
-	fs := flag.NewFlagSet("recall "+cmd.name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // parse errors are reported once, below, with the usage
-	fs.Usage = func() {}
-	if cmd.quiet {
-		fs.BoolVar(&e.verbose, "v", false, "log what recall does to stderr (INFO; RECALL_LOG_LEVEL also sets it)")
-	}
-	err := cmd.run(ctx, e, fs, args)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteContextC(ctx)
+	name := strings.TrimPrefix(cmd.CommandPath(), "recall ")
+	return exitCode(e, name, err)
+}
+
+// exitCode prints err as recall NAME: message and returns the exit code.
+func exitCode(e *env, name string, err error) int {
 	var ue usageError
 	var xe exitError
 	switch {
 	case err == nil:
 		return 0
-	case errors.Is(err, flag.ErrHelp):
-		printCommandUsage(e.stdout, cmd, fs)
-		return 0
 	case errors.As(err, &xe):
 		return xe.code
 	case errors.As(err, &ue):
-		fmt.Fprintf(e.stderr, "recall %s: %s\n", cmd.name, ue.msg)
-		printCommandUsage(e.stderr, cmd, fs)
+		fmt.Fprintf(e.stderr, "recall %s: %s\n(recall %s --help explains it)\n", name, ue.msg, name)
 		return 2
 	default:
-		fmt.Fprintf(e.stderr, "recall %s: %v\n", cmd.name, err)
+		fmt.Fprintf(e.stderr, "recall %s: %v\n", name, err)
 		return 1
 	}
 }
 
-// parseFlagsOnly parses a command that takes flags and no arguments.
-func parseFlagsOnly(fs *flag.FlagSet, args []string) error {
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(rest) > 0 {
-		return usagef("unexpected arguments %q", rest)
-	}
-	return nil
-}
-
-// parseFlags parses args with fs, letting flags and arguments come in any order
-// (`recall search -n 3 caching` and `recall search caching -n 3`). Everything
-// after "--" is an argument (`recall store -- -1 is not a valid id`).
-func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
-	var rest, tail []string
-	for i, a := range args {
-		if a == "--" {
-			args, tail = args[:i], args[i+1:]
-			break
+// isCommand reports whether name is a command, alias or help topic of root,
+// or one cobra adds itself (help, completion and its hidden __complete).
+func isCommand(root *cobra.Command, name string) bool {
+	for _, c := range root.Commands() {
+		if c.Name() == name || c.HasAlias(name) {
+			return true
 		}
 	}
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
+	return name == "help" || name == "completion" || strings.HasPrefix(name, "__complete")
+}
+
+// nearestCommand is the command whose name is fewest edits away from typed
+// (a transposition counting one: serach, lsit), at most two; or one typed
+// names the start of. "" when none is near.
+func nearestCommand(root *cobra.Command, typed string) string {
+	best, bestDist := "", 3
+	for _, c := range root.Commands() {
+		if c.Hidden || !c.IsAvailableCommand() && !c.IsAdditionalHelpTopicCommand() {
+			continue
+		}
+		for _, name := range append([]string{c.Name()}, c.Aliases...) {
+			d := editDistance(typed, name)
+			if len(typed) >= 2 && strings.HasPrefix(name, typed) {
+				d = min(d, 1)
 			}
-			return nil, usagef("%v", err)
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return append(rest, tail...), nil
-		}
-		rest = append(rest, args[0])
-		args = args[1:]
-	}
-}
-
-func lookup(name string) *command {
-	for _, c := range commands {
-		if c.name == name {
-			return c
+			if d < bestDist {
+				best, bestDist = name, d
+			}
 		}
 	}
-	return nil
+	return best
 }
 
-func printUsage(w io.Writer) {
-	fmt.Fprint(w, `Recall is long-term memory for AI coding agents: an MCP server, Claude Code
-hooks and a small CLI over one SQLite file, with Ollama for embeddings.
-
-Usage:
-  recall [command] [flags] [arguments]
-
-Commands:
-`)
-	for _, c := range commands {
-		first, _, _ := strings.Cut(c.summary, "\n")
-		fmt.Fprintf(w, "  %-9s %s\n", c.name, first)
+// editDistance counts the insertions, deletions, substitutions and swaps of
+// neighbours that turn a into b (optimal string alignment).
+func editDistance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	d := make([][]int, len(x)+1)
+	for i := range d {
+		d[i] = make([]int, len(y)+1)
+		d[i][0] = i
 	}
-	fmt.Fprint(w, `
-Without a command recall serves MCP on stdio. "recall <command> --help" explains
-a command.
-
-`)
-	printConfigHelp(w)
-}
-
-func printCommandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "Usage: recall %s %s\n\n%s\n", c.name, c.args, c.summary)
-	hasFlags := false
-	fs.VisitAll(func(*flag.Flag) { hasFlags = true })
-	if hasFlags {
-		fmt.Fprint(w, "\nFlags:\n")
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
+	for j := range d[0] {
+		d[0][j] = j
 	}
+	for i := 1; i <= len(x); i++ {
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(x)][len(y)]
 }

@@ -1,38 +1,54 @@
 package main
 
 import (
-	"flag"
-	"io"
-	"slices"
+	"bytes"
+	"context"
+	"strings"
 	"testing"
 )
 
-func TestParseFlagsInAnyOrder(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		n    int
-		rest []string
-	}{
-		{[]string{"-n", "3", "redis", "cache"}, 3, []string{"redis", "cache"}},
-		{[]string{"redis", "-n", "3", "cache"}, 3, []string{"redis", "cache"}},
-		{[]string{"redis", "--", "-n", "3"}, 5, []string{"redis", "-n", "3"}},
-	} {
-		fs := flag.NewFlagSet("t", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		n := fs.Int("n", 5, "")
-		rest, err := parseFlags(fs, tc.args)
-		if err != nil || *n != tc.n || !slices.Equal(rest, tc.rest) {
-			t.Errorf("parseFlags(%q) = %q, n=%d, %v; want %q, n=%d", tc.args, rest, *n, err, tc.rest, tc.n)
+// runCLI runs recall in process and returns its exit code and output.
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut}
+	code = run(context.Background(), e, args)
+	return code, out.String(), errOut.String()
+}
+
+func TestUnknownCommandNamesTheNearestInOneLine(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "serach", "caching")
+	if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, `did you mean "search"?`) {
+		t.Errorf("recall serach: exit %d, stdout %q, stderr %q; want exit 2 and one line naming search", code, stdout, stderr)
+	}
+}
+
+func TestNearestCommand(t *testing.T) {
+	root := newRoot(&env{})
+	for typed, want := range map[string]string{"lsit": "list", "serach": "search", "shwo": "show", "rmv": "rm", "imp": "import", "zzzzzz": ""} {
+		if got := nearestCommand(root, typed); got != want {
+			t.Errorf("nearest to %q = %q, want %q", typed, got, want)
 		}
 	}
 }
 
-func TestParseFlagsRefusesUnknownFlag(t *testing.T) {
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	_, err := parseFlags(fs, []string{"--colour", "red"})
-	if _, ok := err.(usageError); !ok {
-		t.Fatalf("unknown flag gave %v, want a usage error", err)
+func TestFlagsInAnyOrderAndUnknownFlagsAreUsageErrors(t *testing.T) {
+	t.Setenv("RECALL_SQLITE_PATH", t.TempDir()+"/recall.db")
+	t.Setenv("RECALL_OLLAMA", "off")
+	if code, _, stderr := runCLI(t, "list", "--colour", "red"); code != 2 || !strings.Contains(stderr, "unknown flag: --colour") {
+		t.Errorf("unknown flag: exit %d, %q", code, stderr)
+	}
+	if code, out, stderr := runCLI(t, "add", "Deploys go through staging", "-t", "decision", "--namespace", "global"); code != 0 || !strings.Contains(out, "(decision, global)") {
+		t.Errorf("flags after the text: exit %d, %q %q", code, out, stderr)
+	}
+}
+
+func TestHelpTopics(t *testing.T) {
+	for topic, want := range map[string]string{"config": "RECALL_SQLITE_PATH", "namespaces": "project:<name>", "json": "memory_recall_tool", "search": "--min-confidence"} {
+		code, out, _ := runCLI(t, "help", topic)
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("recall help %s: exit %d, want %q in:\n%s", topic, code, want, out)
+		}
 	}
 }
 

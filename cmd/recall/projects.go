@@ -3,15 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"strings"
 
 	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/memory"
+
+	"github.com/spf13/pflag"
 )
 
 var projectsCommand = &command{
+	short: "List projects; rename or merge them",
 	quiet: true,
 	name:  "projects",
 	args:  "[--json] | rename <namespace> <new-namespace> | merge <from-namespace> <into-namespace>",
@@ -24,69 +26,67 @@ var projectsCommand = &command{
 		"               already holds is folded into B's copy (its edges and validation\n" +
 		"               events move there) and deleted\n" +
 		"Namespaces are written \"project:<name>\" or just the name.",
-	run: runProjects,
+	setup: runProjects,
 }
 
-func runProjects(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+func runProjects(fs *pflag.FlagSet) runFunc {
 	asJSON := fs.Bool("json", false, "print JSON")
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	verb := "list"
-	if len(rest) > 0 {
-		verb, rest = rest[0], rest[1:]
-	}
-	switch verb {
-	case "list":
+	return func(ctx context.Context, e *env, rest []string) error {
+		verb := "list"
 		if len(rest) > 0 {
-			return usagef("list takes no arguments, got %q", rest)
+			verb, rest = rest[0], rest[1:]
 		}
-	case "rename", "merge":
-		if len(rest) != 2 {
-			return usagef("%s wants two namespaces, got %d arguments", verb, len(rest))
+		switch verb {
+		case "list":
+			if len(rest) > 0 {
+				return usagef("list takes no arguments, got %q", rest)
+			}
+		case "rename", "merge":
+			if len(rest) != 2 {
+				return usagef("%s wants two namespaces, got %d arguments", verb, len(rest))
+			}
+		default:
+			return usagef("unknown projects command %q: want list, rename or merge", verb)
 		}
-	default:
-		return usagef("unknown projects command %q: want list, rename or merge", verb)
-	}
-	a, err := openApp(ctx, e, modeFull)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	printJSON := func(v any) error {
-		enc := json.NewEncoder(e.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	}
-	switch verb {
-	case "rename":
-		from, to := asProject(rest[0]), asProject(rest[1])
-		n, err := a.db.RenameProject(ctx, from, to)
+		a, err := openApp(ctx, e, modeFull)
 		if err != nil {
 			return err
 		}
-		if *asJSON {
-			return printJSON(map[string]any{"from": from, "to": to, "moved": n})
+		defer a.Close()
+		printJSON := func(v any) error {
+			enc := json.NewEncoder(e.stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(v)
 		}
-		fmt.Fprintf(e.stdout, "renamed %s to %s: %s moved\n", from, to, describe.Count(n, "memory", "memories"))
-		return nil
-	case "merge":
-		rep, err := a.db.MergeProjects(ctx, asProject(rest[0]), asProject(rest[1]))
-		if err != nil {
-			return err
+		switch verb {
+		case "rename":
+			from, to := asProject(rest[0]), asProject(rest[1])
+			n, err := a.db.RenameProject(ctx, from, to)
+			if err != nil {
+				return err
+			}
+			if *asJSON {
+				return printJSON(map[string]any{"from": from, "to": to, "moved": n})
+			}
+			fmt.Fprintf(e.stdout, "renamed %s to %s: %s moved\n", from, to, describe.Count(n, "memory", "memories"))
+			return nil
+		case "merge":
+			rep, err := a.db.MergeProjects(ctx, asProject(rest[0]), asProject(rest[1]))
+			if err != nil {
+				return err
+			}
+			if *asJSON {
+				return printJSON(rep)
+			}
+			fmt.Fprintf(e.stdout, "merged %s into %s: %s moved, %s moved\n", rep.From, rep.Into,
+				describe.Count(rep.Moved, "memory", "memories"), describe.Count(rep.Roots, "root", "roots"))
+			for _, d := range rep.Duplicates {
+				fmt.Fprintf(e.stdout, "duplicate %s folded into %s (same content)\n", d.Deleted, d.KeptID)
+			}
+			return nil
 		}
-		if *asJSON {
-			return printJSON(rep)
-		}
-		fmt.Fprintf(e.stdout, "merged %s into %s: %s moved, %s moved\n", rep.From, rep.Into,
-			describe.Count(rep.Moved, "memory", "memories"), describe.Count(rep.Roots, "root", "roots"))
-		for _, d := range rep.Duplicates {
-			fmt.Fprintf(e.stdout, "duplicate %s folded into %s (same content)\n", d.Deleted, d.KeptID)
-		}
-		return nil
+		return listProjects(ctx, e, a, *asJSON, printJSON)
 	}
-	return listProjects(ctx, e, a, *asJSON, printJSON)
 }
 
 func listProjects(ctx context.Context, e *env, a *app, asJSON bool, printJSON func(any) error) error {

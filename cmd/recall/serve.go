@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net"
 	"os/signal"
@@ -19,14 +18,17 @@ import (
 	"github.com/recall-mcp/recall/spool"
 	"github.com/recall-mcp/recall/team"
 	"github.com/recall-mcp/recall/viewer"
+
+	"github.com/spf13/pflag"
 )
 
 // shutdownGrace bounds how long the job queue may take to drain at exit.
 const shutdownGrace = 10 * time.Second
 
 var serveCommand = &command{
-	name: "serve",
-	args: "[--http 127.0.0.1:8765 [--allow-remote [--writable] [--hostname NAME,...]]]",
+	group: "server",
+	name:  "serve",
+	args:  "[--http 127.0.0.1:8765 [--allow-remote [--writable] [--hostname NAME,...]]]",
 	summary: "Serve MCP on stdio (the default), or Streamable HTTP with --http.\n" +
 		"Fills missing embeddings and runs curation in the background; on SIGINT or\n" +
 		"SIGTERM it finishes calls in flight and the job queue (curation, summaries), closes the database\n" +
@@ -36,108 +38,119 @@ var serveCommand = &command{
 		"--http also serves the web viewer (recall ui) under /ui/; with --allow-remote it\n" +
 		"needs the token too (open /ui/?token=<token> once) and is read-only unless\n" +
 		"--writable; --hostname lists the names people use for this machine.",
-	run: runServe,
+	setup: runServe,
 }
 
-func runServe(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+func runServe(fs *pflag.FlagSet) runFunc {
 	addr := fs.String("http", "", "serve Streamable HTTP on this address instead of stdio")
 	allowRemote := fs.Bool("allow-remote", false, "allow --http on an address other than loopback")
 	writable := fs.Bool("writable", false, "with --allow-remote: the viewer under /ui/ allows changes")
 	hostnames := fs.String("hostname", "", "with --allow-remote: comma-separated names of this machine the viewer may be opened at")
-	if err := parseFlagsOnly(fs, args); err != nil {
-		return err
-	}
-	if !*allowRemote && (*writable || *hostnames != "") {
-		return usagef("--writable and --hostname are for --allow-remote; on loopback the viewer is writable and answers loopback names")
-	}
-	if *addr != "" && !*allowRemote {
-		if err := checkLoopback(*addr); err != nil {
+	return func(ctx context.Context, e *env, rest []string) error {
+		if err := noArgs(rest); err != nil {
 			return err
 		}
-	}
+		if !*allowRemote && (*writable || *hostnames != "") {
+			return usagef("--writable and --hostname are for --allow-remote; on loopback the viewer is writable and answers loopback names")
+		}
+		if *addr != "" && !*allowRemote {
+			if err := checkLoopback(*addr); err != nil {
+				return err
+			}
+		}
 
-	cfg, log, err := loadConfig(e.stderr)
-	if err != nil {
-		return err
-	}
-	if *addr != "" && *allowRemote && cfg.HTTPToken == "" {
-		return errors.New("--allow-remote needs RECALL_HTTP_TOKEN: without a token anyone who can reach the port could read and delete every memory; " +
-			"set RECALL_HTTP_TOKEN to a long random value (make one with `" + config.TokenCommand + "`)")
-	}
-	if *addr != "" {
-		if err := config.CheckHTTPToken(cfg.HTTPToken); err != nil {
+		cfg, log, err := loadConfig(e.stderr)
+		if err != nil {
 			return err
 		}
-	}
-
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	a, err := openAppWith(ctx, cfg, log, modeFull)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	a.openHistory(ctx)
-	if a.hist != nil {
-		a.hist.Refresh() // the index catches up while the client starts
-	}
-
-	// Background work runs on its own context: a signal stops new requests, but
-	// what was accepted (a queued curation job, an embedding batch) finishes.
-	work := context.WithoutCancel(ctx)
-	var wg sync.WaitGroup
-	// Pending vectors are filled while the server runs (they can wait for the
-	// next start once a signal came).
-	wg.Go(func() { a.mem.FillInBackground(ctx) })
-	wg.Go(func() { a.warnAboutModels(ctx) })
-	wg.Go(func() { a.keepFileActivityBounded(ctx) })
-	wg.Go(func() { a.drainSpool(ctx) })
-	wg.Go(func() { a.serveHooks(ctx) })
-	a.handleSummaries()
-	a.jobs.Start(work)
-
-	srv := a.mcpServer("") // clients' projects come from their roots
-	if *addr != "" {
-		a.log.Info("serving MCP over Streamable HTTP", "addr", *addr, "database", a.cfg.SQLitePath)
-		// The administrator's token and the people's (recall users): each
-		// request acts as whoever its token names.
-		auth := team.Authenticator{AdminToken: a.cfg.HTTPToken, Dir: a.db}
-		opts := server.HTTPOptions{
-			Auth:        auth,
-			SessionIdle: a.cfg.HTTPSessionIdle,
-			MaxSessions: a.cfg.HTTPMaxSessions,
+		if cfg.ClientMode() {
+			if *addr != "" {
+				return errors.New("RECALL_SERVER_URL makes this machine a client of a team server; a server of its own (--http) needs it unset")
+			}
+			return serveAsClient(ctx, cfg, log)
 		}
-		// On loopback the viewer answers loopback Hosts, without a token
-		// unless the team has people; served to other machines it needs a
-		// token and is read-only unless --writable.
-		loopbackAuth := auth
-		loopbackAuth.OpenUntilPeople = true
-		acc := viewer.Access{Auth: loopbackAuth}
-		if *allowRemote {
-			acc = viewer.Access{Token: a.cfg.HTTPToken, Auth: auth, Hosts: splitNames(*hostnames), ReadOnly: !*writable}
+		if *addr != "" && *allowRemote && cfg.HTTPToken == "" {
+			return errors.New("--allow-remote needs RECALL_HTTP_TOKEN: without a token anyone who can reach the port could read and delete every memory; " +
+				"set RECALL_HTTP_TOKEN to a long random value (make one with `" + config.TokenCommand + "`)")
 		}
-		opts.UI = a.viewer(acc, ctx.Done())
-		a.log.Info("serving the viewer", "url", "http://"+*addr+server.UIPrefix, "read_only", acc.ReadOnly)
-		err = server.ServeHTTP(ctx, srv, *addr, opts)
-	} else {
-		a.log.Debug("serving MCP on stdio", "database", a.cfg.SQLitePath)
-		err = server.ServeStdio(ctx, srv)
-	}
-	// Read before stop(), which cancels ctx too: only a signal makes a serving
-	// error (an address in use, a broken session) part of a clean exit.
-	signalled := ctx.Err() != nil
-	stop()
+		if *addr != "" {
+			if err := config.CheckHTTPToken(cfg.HTTPToken); err != nil {
+				return err
+			}
+		}
 
-	closeCtx, cancel := context.WithTimeout(work, shutdownGrace)
-	defer cancel()
-	if cerr := a.jobs.Close(closeCtx); cerr != nil {
-		a.log.Warn("job queue not drained; the rest resumes at the next start", "err", cerr)
+		ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+		defer stop()
+		a, err := openAppWith(ctx, cfg, log, modeFull)
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		a.openHistory(ctx)
+		if a.hist != nil {
+			a.hist.Refresh() // the index catches up while the client starts
+		}
+
+		// Background work runs on its own context: a signal stops new requests, but
+		// what was accepted (a queued curation job, an embedding batch) finishes.
+		work := context.WithoutCancel(ctx)
+		var wg sync.WaitGroup
+		// Pending vectors are filled while the server runs (they can wait for the
+		// next start once a signal came).
+		wg.Go(func() { a.mem.FillInBackground(ctx) })
+		wg.Go(func() { a.warnAboutModels(ctx) })
+		wg.Go(func() { a.keepFileActivityBounded(ctx) })
+		wg.Go(func() { a.drainSpool(ctx) })
+		wg.Go(func() { a.serveHooks(ctx) })
+		a.handleSummaries()
+		a.jobs.Start(work)
+
+		srv := a.mcpServer("") // clients' projects come from their roots
+		if *addr != "" {
+			a.log.Info("serving MCP over Streamable HTTP", "addr", *addr, "database", a.cfg.SQLitePath)
+			// The administrator's token and the people's (recall users): each
+			// request acts as whoever its token names.
+			auth := team.Authenticator{AdminToken: a.cfg.HTTPToken, Dir: a.db}
+			// Client machines' hooks (RECALL_SERVER_URL) are answered by
+			// this server's hook handler, as the person asking.
+			opts := server.HTTPOptions{
+				Auth:        auth,
+				SessionIdle: a.cfg.HTTPSessionIdle,
+				MaxSessions: a.cfg.HTTPMaxSessions,
+				Hooks:       &server.Hooks{Handle: a.answerHook, Deadline: a.cfg.HookTimeout + hookSlack, Logger: a.log},
+			}
+			// On loopback the viewer answers loopback Hosts, without a token
+			// unless the team has people; served to other machines it needs a
+			// token and is read-only unless --writable.
+			loopbackAuth := auth
+			loopbackAuth.OpenUntilPeople = true
+			acc := viewer.Access{Auth: loopbackAuth}
+			if *allowRemote {
+				acc = viewer.Access{Token: a.cfg.HTTPToken, Auth: auth, Hosts: splitNames(*hostnames), ReadOnly: !*writable}
+			}
+			opts.UI = a.viewer(acc, ctx.Done())
+			a.log.Info("serving the viewer", "url", "http://"+*addr+server.UIPrefix, "read_only", acc.ReadOnly)
+			err = server.ServeHTTP(ctx, srv, *addr, opts)
+		} else {
+			a.log.Debug("serving MCP on stdio", "database", a.cfg.SQLitePath)
+			err = server.ServeStdio(ctx, srv)
+		}
+		// Read before stop(), which cancels ctx too: only a signal makes a serving
+		// error (an address in use, a broken session) part of a clean exit.
+		signalled := ctx.Err() != nil
+		stop()
+
+		closeCtx, cancel := context.WithTimeout(work, shutdownGrace)
+		defer cancel()
+		if cerr := a.jobs.Close(closeCtx); cerr != nil {
+			a.log.Warn("job queue not drained; the rest resumes at the next start", "err", cerr)
+		}
+		wg.Wait()
+		if err != nil && !signalled {
+			return err
+		}
+		return nil
 	}
-	wg.Wait()
-	if err != nil && !signalled {
-		return err
-	}
-	return nil
 }
 
 // handleSummaries makes the job runner summarise sessions (an extractive
@@ -147,7 +160,7 @@ func (a *app) handleSummaries() {
 	if !a.cfg.Capture || !a.cfg.Summaries {
 		return
 	}
-	s := &capture.Summarizer{Store: a.db, Judge: a.ollama, Memories: a.mem, MaxCalls: a.cfg.SummaryCalls, Logger: a.log}
+	s := &capture.Summarizer{Store: a.db, Judge: a.judge, Memories: a.mem, MaxCalls: a.cfg.SummaryCalls, Logger: a.log}
 	a.jobs.Handle(capture.SummaryJobKind, s.Run)
 }
 
@@ -156,6 +169,9 @@ func (a *app) handleSummaries() {
 // before every judgment fails. Ollama not running is left to the calls that
 // need it: they say so themselves.
 func (a *app) warnAboutModels(ctx context.Context) {
+	if !a.cfg.Ollama {
+		return // RECALL_OLLAMA=off: told once, by the person
+	}
 	st, err := a.ollama.Check(ctx)
 	if err != nil {
 		return
@@ -212,7 +228,7 @@ func (a *app) drainSpool(ctx context.Context) {
 	tick := time.NewTicker(spoolDrainEvery)
 	defer tick.Stop()
 	for {
-		res, err := a.db.DrainSpool(ctx, spool.Budget{})
+		res, err := a.drainSpoolOnce(ctx)
 		if res.Applied > 0 || res.Failed > 0 {
 			a.log.Info("applied the hooks' spooled writes", "applied", res.Applied, "failed", res.Failed, "left", res.Left)
 		}

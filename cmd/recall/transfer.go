@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,9 +12,12 @@ import (
 
 	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/transfer"
+
+	"github.com/spf13/pflag"
 )
 
 var exportCommand = &command{
+	short: "Write everything out (jsonl, memory.jsonl or Markdown)",
 	quiet: true,
 	name:  "export",
 	args:  "[-o FILE] [--format jsonl|memory-jsonl] [--markdown DIR]",
@@ -25,48 +27,50 @@ var exportCommand = &command{
 		"`recall import` reads back. memory-jsonl is the MCP memory server's memory.jsonl.\n" +
 		"--markdown DIR writes a readable record instead: a file per namespace, memories\n" +
 		"grouped by type, with ids, confidence, dates and links to related memories.",
-	run: runExport,
+	setup: runExport,
 }
 
-func runExport(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
-	out := fs.String("o", "-", "file to write (- is stdout)")
+func runExport(fs *pflag.FlagSet) runFunc {
+	out := fs.StringP("output", "o", "-", "file to write (- is stdout)")
 	format := fs.String("format", "jsonl", "jsonl or memory-jsonl")
 	mdDir := fs.String("markdown", "", "write a markdown record into this directory instead")
-	if err := parseFlagsOnly(fs, args); err != nil {
-		return err
-	}
-	if *format != "jsonl" && *format != "memory-jsonl" {
-		return usagef("--format %q: want jsonl or memory-jsonl", *format)
-	}
-	a, err := openApp(ctx, e, modeFull)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	if *mdDir != "" {
-		files, err := transfer.ExportMarkdown(ctx, a.db, *mdDir)
+	return func(ctx context.Context, e *env, rest []string) error {
+		if err := noArgs(rest); err != nil {
+			return err
+		}
+		if *format != "jsonl" && *format != "memory-jsonl" {
+			return usagef("--format %q: want jsonl or memory-jsonl", *format)
+		}
+		a, err := openApp(ctx, e, modeFull)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stderr, "wrote %d markdown files to %s\n", len(files), *mdDir)
-		return nil
-	}
-	return writeTo(*out, e.stdout, func(w io.Writer) error {
-		if *format == "memory-jsonl" {
-			return transfer.ExportMemoryServer(ctx, a.db, w)
-		}
-		n, err := transfer.ExportJSONL(ctx, a.db, w, time.Now())
-		if err == nil {
-			fmt.Fprintf(e.stderr, "exported %s, %s, %s, %s, %s, %s\n",
-				describe.Count(n.Memories, "memory", "memories"), describe.Count(n.Edges, "edge", "edges"),
-				describe.Count(n.Events, "validation event", "validation events"), describe.Count(n.Changes, "change log entry", "change log entries"),
-				describe.Count(n.Files, "file activity row", "file activity rows"), describe.Count(n.Projects, "project binding", "project bindings"))
-			if n.Archived > 0 {
-				fmt.Fprintf(e.stderr, "exported %s\n", describe.Count(n.Archived, "archived memory", "archived memories"))
+		defer a.Close()
+		if *mdDir != "" {
+			files, err := transfer.ExportMarkdown(ctx, a.db, *mdDir)
+			if err != nil {
+				return err
 			}
+			fmt.Fprintf(e.stderr, "wrote %d markdown files to %s\n", len(files), *mdDir)
+			return nil
 		}
-		return err
-	})
+		return writeTo(*out, e.stdout, func(w io.Writer) error {
+			if *format == "memory-jsonl" {
+				return transfer.ExportMemoryServer(ctx, a.db, w)
+			}
+			n, err := transfer.ExportJSONL(ctx, a.db, w, time.Now())
+			if err == nil {
+				fmt.Fprintf(e.stderr, "exported %s, %s, %s, %s, %s, %s\n",
+					describe.Count(n.Memories, "memory", "memories"), describe.Count(n.Edges, "edge", "edges"),
+					describe.Count(n.Events, "validation event", "validation events"), describe.Count(n.Changes, "change log entry", "change log entries"),
+					describe.Count(n.Files, "file activity row", "file activity rows"), describe.Count(n.Projects, "project binding", "project bindings"))
+				if n.Archived > 0 {
+					fmt.Fprintf(e.stderr, "exported %s\n", describe.Count(n.Archived, "archived memory", "archived memories"))
+				}
+			}
+			return err
+		})
+	}
 }
 
 // writeTo runs write on stdout or on a file that appears only when complete
@@ -92,6 +96,7 @@ func writeTo(path string, stdout io.Writer, write func(io.Writer) error) error {
 }
 
 var importCommand = &command{
+	short: "Read memories in from an export or a memory.jsonl",
 	quiet: true,
 	name:  "import",
 	args:  "[--namespace NS] <file | ->",
@@ -100,42 +105,40 @@ var importCommand = &command{
 		"number and left out, the good ones are written in one transaction (all or none).\n" +
 		"Memories keep their ids and times; vectors are made later (`recall serve` fills\n" +
 		"them in batches). Exits 1 when a line was left out.",
-	run: runImport,
+	setup: runImport,
 }
 
-func runImport(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+func runImport(fs *pflag.FlagSet) runFunc {
 	ns := fs.String("namespace", "", `namespace of a memory server file's memories (default "global")`)
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(rest) != 1 {
-		return usagef("give one file to import (- reads stdin)")
-	}
-	in := e.stdin
-	if rest[0] != "-" {
-		f, err := os.Open(rest[0])
+	return func(ctx context.Context, e *env, rest []string) error {
+		if len(rest) != 1 {
+			return usagef("give one file to import (- reads stdin)")
+		}
+		in := e.stdin
+		if rest[0] != "-" {
+			f, err := os.Open(rest[0])
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			in = f
+		}
+		a, err := openApp(ctx, e, modeFull)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		in = f
+		defer a.Close()
+		bar := importProgress(e.stderr)
+		rep, err := transfer.Import(ctx, a.db, in, transfer.ImportOptions{Namespace: cliNamespace(*ns), Progress: bar})
+		if err != nil {
+			return err
+		}
+		printImport(e.stdout, e.stderr, rep)
+		if len(rep.BadLines) > 0 {
+			return exitError{1}
+		}
+		return nil
 	}
-	a, err := openApp(ctx, e, modeFull)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	bar := importProgress(e.stderr)
-	rep, err := transfer.Import(ctx, a.db, in, transfer.ImportOptions{Namespace: cliNamespace(*ns), Progress: bar})
-	if err != nil {
-		return err
-	}
-	printImport(e.stdout, e.stderr, rep)
-	if len(rep.BadLines) > 0 {
-		return exitError{1}
-	}
-	return nil
 }
 
 func printImport(stdout, stderr io.Writer, rep *transfer.ImportReport) {

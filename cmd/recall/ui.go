@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"net"
 	"net/http"
@@ -13,11 +12,14 @@ import (
 	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/team"
 	"github.com/recall-mcp/recall/viewer"
+
+	"github.com/spf13/pflag"
 )
 
 var uiCommand = &command{
-	name: "ui",
-	args: "[--port N | --addr HOST:PORT [--writable] [--hostname NAME,...]]",
+	group: "server",
+	name:  "ui",
+	args:  "[--port N | --addr HOST:PORT [--writable] [--hostname NAME,...]]",
 	summary: "Serve the web viewer on 127.0.0.1 and print its URL.\n" +
 		"The port is --port, else RECALL_UI_PORT, else 20000 + your user id mod 10000.\n" +
 		"Only this machine can reach it; SIGINT or SIGTERM stops it.\n" +
@@ -25,68 +27,70 @@ var uiCommand = &command{
 		"(open the page once as http://HOST:PORT/?token=<token>) and is read-only unless\n" +
 		"--writable. --hostname lists the names people use for this machine (IP\n" +
 		"addresses are always accepted).",
-	run: runUI,
+	setup: runUI,
 }
 
-func runUI(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
+func runUI(fs *pflag.FlagSet) runFunc {
 	port := fs.Int("port", 0, "port on 127.0.0.1 (default: RECALL_UI_PORT, else derived from the user id)")
 	addr := fs.String("addr", "", "serve on this host:port instead of 127.0.0.1 (another than loopback needs RECALL_HTTP_TOKEN)")
 	writable := fs.Bool("writable", false, "allow changes when serving another address than loopback")
 	hostnames := fs.String("hostname", "", "comma-separated names of this machine the page may be opened at (with --addr)")
-	if err := parseFlagsOnly(fs, args); err != nil {
-		return err
-	}
-	if *port < 0 || *port > 65535 {
-		return usagef("invalid --port %d: accepted 1 to 65535", *port)
-	}
-	if *addr != "" && *port != 0 {
-		return usagef("--port and --addr both given: use one (--addr takes host:port)")
-	}
-	remote := false
-	if *addr != "" {
-		var err error
-		if remote, err = remoteAddr(*addr); err != nil {
+	return func(ctx context.Context, e *env, rest []string) error {
+		if err := noArgs(rest); err != nil {
 			return err
 		}
-	}
-	if !remote && (*writable || *hostnames != "") {
-		return usagef("--writable and --hostname are for --addr on an address other than loopback; on loopback the viewer is writable and answers loopback names")
-	}
+		if *port < 0 || *port > 65535 {
+			return usagef("invalid --port %d: accepted 1 to 65535", *port)
+		}
+		if *addr != "" && *port != 0 {
+			return usagef("--port and --addr both given: use one (--addr takes host:port)")
+		}
+		remote := false
+		if *addr != "" {
+			var err error
+			if remote, err = remoteAddr(*addr); err != nil {
+				return err
+			}
+		}
+		if !remote && (*writable || *hostnames != "") {
+			return usagef("--writable and --hostname are for --addr on an address other than loopback; on loopback the viewer is writable and answers loopback names")
+		}
 
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	a, err := openApp(ctx, e, modeFull)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	if remote && a.cfg.HTTPToken == "" {
-		return fmt.Errorf("refusing to serve the viewer on %q without a token: other machines could read every memory; "+
-			"set RECALL_HTTP_TOKEN to a long random value (make one with `%s`), then open the page once as http://%s/?token=<token>", *addr, config.TokenCommand, *addr)
-	}
-	if remote {
-		if err := config.CheckHTTPToken(a.cfg.HTTPToken); err != nil {
+		ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+		defer stop()
+		a, err := openApp(ctx, e, modeFull)
+		if err != nil {
 			return err
 		}
-	}
-	if *addr != "" {
-		return serveUIOn(ctx, e, a, *addr, remote, *writable, splitNames(*hostnames))
-	}
+		defer a.Close()
+		if remote && a.cfg.HTTPToken == "" {
+			return fmt.Errorf("refusing to serve the viewer on %q without a token: other machines could read every memory; "+
+				"set RECALL_HTTP_TOKEN to a long random value (make one with `%s`), then open the page once as http://%s/?token=<token>", *addr, config.TokenCommand, *addr)
+		}
+		if remote {
+			if err := config.CheckHTTPToken(a.cfg.HTTPToken); err != nil {
+				return err
+			}
+		}
+		if *addr != "" {
+			return serveUIOn(ctx, e, a, *addr, remote, *writable, splitNames(*hostnames))
+		}
 
-	p := *port
-	if p == 0 {
-		p = a.cfg.UIPort
+		p := *port
+		if p == 0 {
+			p = a.cfg.UIPort
+		}
+		if p == 0 {
+			p = viewer.DefaultPort()
+		}
+		ln, err := viewer.Listen(p)
+		if err != nil {
+			return fmt.Errorf("%w (choose another with --port or RECALL_UI_PORT)", err)
+		}
+		fmt.Fprintf(e.stdout, "Recall viewer: http://%s/\n", ln.Addr())
+		a.log.Info("serving the viewer", "addr", ln.Addr().String(), "database", a.cfg.SQLitePath)
+		return viewer.Serve(ctx, ln, a.viewer(viewer.Access{}, nil))
 	}
-	if p == 0 {
-		p = viewer.DefaultPort()
-	}
-	ln, err := viewer.Listen(p)
-	if err != nil {
-		return fmt.Errorf("%w (choose another with --port or RECALL_UI_PORT)", err)
-	}
-	fmt.Fprintf(e.stdout, "Recall viewer: http://%s/\n", ln.Addr())
-	a.log.Info("serving the viewer", "addr", ln.Addr().String(), "database", a.cfg.SQLitePath)
-	return viewer.Serve(ctx, ln, a.viewer(viewer.Access{}, nil))
 }
 
 // serveUIOn serves the viewer on addr; remote (not loopback) with the token,

@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"text/tabwriter"
 	"time"
 
 	"github.com/recall-mcp/recall/team"
+
+	"github.com/spf13/pflag"
 )
 
 var usersCommand = &command{
@@ -22,78 +23,76 @@ var usersCommand = &command{
 		"Names: lowercase letters, digits, '-' and '_'. A person's token opens\n" +
 		"the shared namespaces and their own user:NAME (alias private);\n" +
 		"RECALL_HTTP_TOKEN stays the administrator's, which sees everything.",
-	run: runUsers,
+	setup: runUsers,
 }
 
-func runUsers(ctx context.Context, e *env, fs *flag.FlagSet, args []string) error {
-	rest, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(rest) == 0 {
-		return usagef("missing what to do: add NAME, list, remove NAME or token NAME")
-	}
-	verb, names := rest[0], rest[1:]
-	want := 1
-	if verb == "list" {
-		want = 0
-	}
-	switch verb {
-	case "add", "list", "remove", "token":
-	default:
-		return usagef("unknown users action %q: use add NAME, list, remove NAME or token NAME", verb)
-	}
-	if len(names) != want {
-		if want == 0 {
-			return usagef("users list takes no name")
+func runUsers(fs *pflag.FlagSet) runFunc {
+	return func(ctx context.Context, e *env, rest []string) error {
+		if len(rest) == 0 {
+			return usagef("missing what to do: add NAME, list, remove NAME or token NAME")
 		}
-		return usagef("users %s takes one NAME", verb)
-	}
-	a, err := openApp(ctx, e, modeFull)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	people := team.People{Dir: a.db}
-	switch verb {
-	case "add":
-		tok, err := people.Add(ctx, names[0])
-		if err != nil {
-			return err
+		verb, names := rest[0], rest[1:]
+		want := 1
+		if verb == "list" {
+			want = 0
 		}
-		fmt.Fprintf(e.stderr, "added %s; their token (shown once, keep it secret):\n", names[0])
-		fmt.Fprintln(e.stdout, tok)
-	case "token":
-		tok, err := people.NewToken(ctx, names[0])
-		if err != nil {
-			return err
+		switch verb {
+		case "add", "list", "remove", "token":
+		default:
+			return usagef("unknown users action %q: use add NAME, list, remove NAME or token NAME", verb)
 		}
-		fmt.Fprintf(e.stderr, "new token for %s (the old one no longer works):\n", names[0])
-		fmt.Fprintln(e.stdout, tok)
-	case "remove":
-		if err := people.Remove(ctx, names[0]); err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stdout, "removed %s; their tokens no longer work (their memories in user:%s stay)\n", names[0], names[0])
-	case "list":
-		ps, err := people.List(ctx)
-		if err != nil {
-			return err
-		}
-		if len(ps) == 0 {
-			fmt.Fprintln(e.stdout, "no people yet: recall users add NAME")
-			return nil
-		}
-		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "NAME\tADDED\tLAST SEEN")
-		for _, p := range ps {
-			seen := "never"
-			if !p.LastSeenAt.IsZero() {
-				seen = p.LastSeenAt.Local().Format(time.DateTime)
+		if len(names) != want {
+			if want == 0 {
+				return usagef("users list takes no name")
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, p.CreatedAt.Local().Format(time.DateTime), seen)
+			return usagef("users %s takes one NAME", verb)
 		}
-		return tw.Flush()
+		a, err := openApp(ctx, e, modeFull)
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		people := team.People{Dir: a.db}
+		switch verb {
+		case "add":
+			tok, err := people.Add(ctx, names[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "added %s; their token (shown once, keep it secret):\n", names[0])
+			fmt.Fprintln(e.stdout, tok)
+		case "token":
+			tok, err := people.NewToken(ctx, names[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "new token for %s (the old one no longer works):\n", names[0])
+			fmt.Fprintln(e.stdout, tok)
+		case "remove":
+			if err := people.Remove(ctx, names[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stdout, "removed %s; their tokens no longer work (their memories in user:%s stay)\n", names[0], names[0])
+		case "list":
+			ps, err := people.List(ctx)
+			if err != nil {
+				return err
+			}
+			if len(ps) == 0 {
+				fmt.Fprintln(e.stdout, "no people yet: recall users add NAME")
+				return nil
+			}
+			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tADDED\tLAST SEEN")
+			for _, p := range ps {
+				seen := "never"
+				if !p.LastSeenAt.IsZero() {
+					seen = p.LastSeenAt.Local().Format(time.DateTime)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", p.Name, p.CreatedAt.Local().Format(time.DateTime), seen)
+			}
+			return tw.Flush()
+		}
+		return nil
 	}
-	return nil
 }

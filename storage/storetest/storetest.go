@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/capture"
+	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/jobs"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
@@ -28,6 +29,8 @@ type Store interface {
 	jobs.Queue
 	Trash(ctx context.Context) ([]storage.TrashItem, error)
 	RestoreMemory(ctx context.Context, id string) (*storage.ImportResult, error)
+	// RecordToolCall writes a hook's journal entry and file touch together.
+	RecordToolCall(ctx context.Context, e *journal.Entry, a *memory.FileActivity) error
 }
 
 // Open makes a fresh, empty store for one test and closes it when the test ends.
@@ -69,6 +72,7 @@ func Run(t *testing.T, open Open) {
 		{"Reindex", testReindex},
 		{"EdgesUniquePerTriple", testEdgesUnique},
 		{"EdgesQueriesAndDelete", testEdgesQueries},
+		{"ResolveContradiction", testResolveContradiction},
 		{"EventsAndLastEventTimes", testEvents},
 		{"ChangeLog", testChangeLog},
 		{"FileActivity", testFileActivity},
@@ -79,6 +83,8 @@ func Run(t *testing.T, open Open) {
 		{"JournalSearch", testJournalSearch},
 		{"JournalForget", testJournalForget},
 		{"SummaryJobs", testSummaryJobs},
+		{"ToolCallInOneTransaction", testToolCall},
+		{"PrivateNamespacesPerPerson", testVisibility},
 		{"Stats", testStats},
 	}
 	for _, c := range cases {
@@ -882,6 +888,51 @@ func testEdgesUnique(t *testing.T, s Store) {
 	}
 }
 
+func testResolveContradiction(t *testing.T, s Store) {
+	a, b := add(t, s, "resolve a"), add(t, s, "resolve b")
+	c, err := s.InsertEdge(ctx, &memory.Edge{SourceID: a.ID, TargetID: b.ID, Relation: memory.RelationContradicts, Weight: 0.8})
+	must(t, err)
+	logOf := func(id string, action memory.ChangeAction) memory.Change {
+		return memory.Change{MemoryID: id, Namespace: memory.GlobalNamespace, At: time.Now(), Action: action, Source: memory.SourceViewer, RelatedID: a.ID}
+	}
+	// Both hold: relates_to added, the contradiction removed, both logs written.
+	must(t, s.ResolveContradiction(ctx, memory.Resolution{EdgeID: c, Remove: true,
+		Add:     &memory.Edge{SourceID: a.ID, TargetID: b.ID, Relation: memory.RelationRelatesTo, Weight: 1},
+		Changes: []memory.Change{logOf(a.ID, memory.ChangeBothHold), logOf(b.ID, memory.ChangeBothHold)}}))
+	es, err := s.Edges(ctx, memory.EdgeQuery{MemoryIDs: []string{a.ID}})
+	must(t, err)
+	if len(es) != 1 || es[0].Relation != memory.RelationRelatesTo || es[0].ID == c {
+		t.Fatalf("edges after both_hold: %+v (the new edge must not take the old id %d)", es, c)
+	}
+	for _, id := range []string{a.ID, b.ID} {
+		if log, err := s.Changes(ctx, memory.ChangeQuery{MemoryID: id}); err != nil || len(log) != 1 || log[0].Action != memory.ChangeBothHold {
+			t.Fatalf("change log of %s: %+v, %v", id, log, err)
+		}
+	}
+	// Gone: not found. Not a contradiction: invalid.
+	if err := s.ResolveContradiction(ctx, memory.Resolution{EdgeID: c, Remove: true, Changes: []memory.Change{logOf(a.ID, memory.ChangeNotContradiction)}}); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("resolving a removed edge: %v, want ErrNotFound", err)
+	}
+	if err := s.ResolveContradiction(ctx, memory.Resolution{EdgeID: es[0].ID, Remove: true}); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("resolving a relates_to edge: %v, want ErrInvalid", err)
+	}
+	// A resolution that fails halfway writes nothing.
+	c2, err := s.InsertEdge(ctx, &memory.Edge{SourceID: b.ID, TargetID: a.ID, Relation: memory.RelationContradicts, Weight: 0.8})
+	must(t, err)
+	err = s.ResolveContradiction(ctx, memory.Resolution{EdgeID: c2, Remove: true,
+		Add:     &memory.Edge{SourceID: b.ID, TargetID: "mem_1_deadbeef", Relation: memory.RelationSupersedes, Weight: 1},
+		Changes: []memory.Change{logOf(b.ID, memory.ChangeSupersede)}})
+	if !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("a resolution adding an edge to a missing memory: %v, want ErrNotFound", err)
+	}
+	if es, _ := s.Edges(ctx, memory.EdgeQuery{EdgeIDs: []int64{c2}}); len(es) != 1 {
+		t.Fatalf("a failed resolution removed the contradiction")
+	}
+	if log, _ := s.Changes(ctx, memory.ChangeQuery{MemoryID: b.ID}); len(log) != 1 {
+		t.Fatalf("a failed resolution wrote its log: %+v", log)
+	}
+}
+
 func testEdgesQueries(t *testing.T, s Store) {
 	a, b, c := add(t, s, "node a"), add(t, s, "node b"), add(t, s, "node c")
 	ab, _ := s.InsertEdge(ctx, &memory.Edge{SourceID: a.ID, TargetID: b.ID, Relation: memory.RelationRelatesTo, Weight: 1, Metadata: map[string]any{"why": "test"}})
@@ -1215,9 +1266,23 @@ func testJournal(t *testing.T, s Store) {
 	sum1, err := s.RecordSummary(ctx, entry(capture.KindSummary, "project:j", "s1", "first summary"), got[2], true)
 	must(t, err)
 	sum2, _ := s.RecordSummary(ctx, entry(capture.KindSummary, "project:j", "s1", "second summary"), got[4], true)
-	sums, _ := s.RecentSummaries(ctx, "project:j", 5)
-	if len(sums) != 2 || sums[0].ID != sum2 || sums[1].ID != sum1 {
-		t.Fatalf("recent summaries = %+v", sums)
+	_ = sum1
+	// The project's recent sessions, newest prompt first, with their first
+	// prompt, counts and latest summary; the one starting left out.
+	ask, _ := s.AddEntry(ctx, entry(capture.KindPrompt, "project:j", "s1", "the ask of s1"))
+	recent, err := s.RecentSessions(ctx, "project:j", "", 5)
+	must(t, err)
+	if len(recent) != 2 || recent[0].SessionID != "s1" || recent[1].SessionID != "s2" ||
+		recent[0].FirstPrompt == nil || recent[0].FirstPrompt.ID != ask || recent[0].Prompts != 1 || recent[0].ToolCalls != 5 ||
+		recent[0].Summary == nil || recent[0].Summary.ID != sum2 || recent[0].LastAt.IsZero() ||
+		recent[1].FirstPrompt == nil || recent[1].FirstPrompt.ID != other || recent[1].Summary != nil {
+		t.Fatalf("recent sessions = %+v", recent)
+	}
+	if recent, _ := s.RecentSessions(ctx, "project:j", "s1", 5); len(recent) != 1 || recent[0].SessionID != "s2" {
+		t.Fatalf("recent sessions but s1 = %+v", recent)
+	}
+	if recent, _ := s.RecentSessions(ctx, "project:j", "", 1); len(recent) != 1 || recent[0].SessionID != "s1" {
+		t.Fatalf("the most recent session = %+v", recent)
 	}
 	must(t, s.CountModelCall(ctx, "s1"))
 	p, err := s.SummaryProgress(ctx, "s1")
@@ -1248,6 +1313,21 @@ func testJournalSearch(t *testing.T, s Store) {
 	}
 	if hits, _ := s.SearchEntries(ctx, "the of", nil, 10); len(hits) != 0 {
 		t.Fatalf("stop words found %+v", hits)
+	}
+	cov, err := s.EntryCoverage(ctx, "cached UserService tables", []int64{a, b})
+	must(t, err)
+	if cov[a] < 0.66 || cov[a] > 0.67 || cov[b] < 0.33 || cov[b] > 0.34 {
+		t.Fatalf("coverage = %v, want 2/3 for a and 1/3 for b", cov)
+	}
+	// The keyword rules of memories: stemmed words, every spelling of a code word.
+	c, _ := s.AddEntry(ctx, &capture.Entry{Kind: capture.KindPrompt, Namespace: "project:c", SessionID: "u", Title: "why is the order_item table slow", CreatedAt: tick()})
+	hits, _ = s.SearchEntries(ctx, "caching", []string{"project:a", "project:b"}, 10)
+	if len(hits) != 2 {
+		t.Fatalf("a stemmed word finds %+v", hits)
+	}
+	hits, _ = s.SearchEntries(ctx, "OrderItem", nil, 10)
+	if len(hits) != 1 || hits[0].Entry.ID != c {
+		t.Fatalf("another spelling of a code word finds %+v", hits)
 	}
 }
 
@@ -1315,5 +1395,82 @@ func testStats(t *testing.T, s Store) {
 		st.ValidationEvents != 1 || st.PendingEmbeddings != 1 || st.JournalEntries != 1 || st.TrimmedEntries != 1 ||
 		st.EmbeddingDim != 4 || st.SchemaVersion == 0 {
 		t.Fatalf("stats = %+v", st)
+	}
+}
+
+func testToolCall(t *testing.T, s Store) {
+	e := entry(capture.KindObservation, "project:t", "s1", "Edit main.go")
+	a := &memory.FileActivity{FilePath: "/r/main.go", Action: memory.ActionEdit, ProjectRoot: "/r", SessionID: "s1"}
+	must(t, s.RecordToolCall(ctx, e, a))
+	if e.ID == 0 || a.ID == 0 {
+		t.Fatalf("ids not set: entry %d, activity %d", e.ID, a.ID)
+	}
+	// A bad touch refuses the entry with it: nothing half-written.
+	bad := entry(capture.KindObservation, "project:t", "s1", "Delete x")
+	if err := s.RecordToolCall(ctx, bad, &memory.FileActivity{FilePath: "/r/x", Action: "delete"}); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("a tool call with a bad action: %v", err)
+	}
+	must(t, s.RecordToolCall(ctx, nil, nil))
+	st, _ := s.Stats(ctx)
+	if st.JournalEntries != 1 || st.FileActivity != 1 {
+		t.Fatalf("after two tool calls, one refused: %d entries, %d touches", st.JournalEntries, st.FileActivity)
+	}
+	files, _ := s.RecentFiles(ctx, "/r", time.Time{}, 5)
+	if len(files) != 1 || files[0].FilePath != "/r/main.go" {
+		t.Fatalf("recent files = %+v", files)
+	}
+}
+
+// testVisibility: a person sees the shared namespaces and their own
+// user:<name>, never another person's, whichever method asks; the
+// machine's own processes (no principal) see everything.
+func testVisibility(t *testing.T, s Store) {
+	ann := memory.WithPrincipal(ctx, memory.Principal{Person: "ann"})
+	bob := memory.WithPrincipal(ctx, memory.Principal{Person: "bob"})
+	shared := add(t, s, "deploy notes shared by the team")
+	m := newMemory("deploy notes private to ann", "user:ann", memory.TypeDecision)
+	private, _, err := s.InsertMemory(ann, m, vec(0, 0))
+	must(t, err)
+	if private.Author != "ann" {
+		t.Errorf("author = %q, want ann", private.Author)
+	}
+	_, err = s.InsertEdge(ann, &memory.Edge{SourceID: private.ID, TargetID: shared.ID, Relation: memory.RelationRelatesTo, Weight: 1})
+	must(t, err)
+
+	if _, err := s.GetMemory(bob, private.ID); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("bob reads ann's memory: %v", err)
+	}
+	if got, _ := s.GetMemories(bob, []string{private.ID, shared.ID}); len(got) != 1 || got[shared.ID] == nil {
+		t.Errorf("bob's GetMemories = %v", got)
+	}
+	if n, _ := s.CountMemories(bob, memory.Filter{}); n != 1 {
+		t.Errorf("bob counts %d memories, want 1", n)
+	}
+	if hits, _ := s.SearchKeyword(bob, "deploy notes", memory.Filter{}, 10); !slices.Equal(ids(hits), []string{shared.ID}) {
+		t.Errorf("bob's keyword search = %v", ids(hits))
+	}
+	if hits, _ := s.SearchVector(bob, vec(0, 0), memory.Filter{}, 10); len(hits) != 0 {
+		t.Errorf("bob's vector search = %v", ids(hits))
+	}
+	if es, _ := s.Edges(bob, memory.EdgeQuery{MemoryIDs: []string{shared.ID}}); len(es) != 0 {
+		t.Errorf("bob sees an edge to ann's memory: %+v", es)
+	}
+	if _, err := s.UpdateMemory(bob, private.ID, func(m *memory.Memory) error { m.Importance = 0; return nil }); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("bob updates ann's memory: %v", err)
+	}
+	if err := s.DeleteMemory(bob, private.ID, false); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("bob deletes ann's memory: %v", err)
+	}
+	if _, _, err := s.InsertMemory(bob, newMemory("into ann's", "user:ann", memory.TypeDecision), nil); !errors.Is(err, memory.ErrInvalid) {
+		t.Errorf("bob writes into user:ann: %v", err)
+	}
+	if _, err := s.UpdateMemory(bob, shared.ID, func(m *memory.Memory) error { m.Namespace = "user:ann"; return nil }); !errors.Is(err, memory.ErrInvalid) {
+		t.Errorf("bob moves a memory into user:ann: %v", err)
+	}
+	if _, err := s.GetMemory(ann, private.ID); err != nil {
+		t.Errorf("ann reads her own memory: %v", err)
+	}
+	if n, _ := s.CountMemories(ctx, memory.Filter{}); n != 2 {
+		t.Errorf("the machine's own count = %d, want 2", n)
 	}
 }

@@ -1,0 +1,62 @@
+package capture
+
+import (
+	"context"
+	"fmt"
+)
+
+// What the hooks read back from the journal: the project's recent sessions at
+// session start, and the entries of past sessions that match a prompt.
+
+// RecentSessions lists the namespace's last sessions, newest first, leaving out
+// the session current (the one starting).
+func (r *Recorder) RecentSessions(ctx context.Context, namespace, current string, limit int) ([]SessionBrief, error) {
+	return r.Store.RecentSessions(ctx, namespace, current, limit)
+}
+
+// entryPool is how many keyword hits are judged against the floor for each
+// entry asked for.
+const entryPool = 4
+
+// Matching returns, best first, at most n entries of past sessions in
+// namespaces that contain at least minCoverage of the prompt's content words
+// (the floor memories clear on a prompt; a prompt without content words
+// matches nothing). Entries of the session current are left out (they are in
+// its conversation), and so are summaries whose session memory is in skip
+// (already listed).
+func (r *Recorder) Matching(ctx context.Context, prompt string, namespaces []string, current string, n int, minCoverage float64, skip map[string]bool) ([]*Entry, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	hits, err := r.Store.SearchEntries(ctx, prompt, namespaces, n*entryPool)
+	if err != nil {
+		return nil, fmt.Errorf("journal search: %w", err)
+	}
+	var cands []*Entry
+	var ids []int64
+	for _, h := range hits {
+		e := h.Entry
+		if (current != "" && e.SessionID == current) || (e.MemoryID != "" && skip[e.MemoryID]) {
+			continue
+		}
+		cands = append(cands, e)
+		ids = append(ids, e.ID)
+	}
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	coverage, err := r.Store.EntryCoverage(ctx, prompt, ids)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Entry
+	for _, e := range cands {
+		if c := coverage[e.ID]; c > 0 && c >= minCoverage {
+			out = append(out, e)
+			if len(out) == n {
+				break
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,160 @@
+// Package postgres keeps Recall's memories in PostgreSQL with pgvector, so
+// that a team's servers, hooks and CLIs on many machines share one store. It
+// implements the same ports as the SQLite store (package storage) and passes
+// the same contract suite (storage/storetest): the same data gives the same
+// results on either.
+//
+// Keywords: the store cuts text into words itself, with the rules of package
+// keywords (code words, diacritics), and PostgreSQL stems them (Snowball
+// English) into a tsvector with a GIN index. Vectors: a pgvector column with
+// an HNSW index (cosine), searched by queries shaped for the index, with an
+// iterative scan so that filters never return fewer than asked.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	pgxvec "github.com/pgvector/pgvector-go/pgx"
+)
+
+// DB is a PostgreSQL store: a pool of connections shared by the goroutines
+// of one process. Many processes and servers may open the same database.
+type DB struct {
+	pool *pgxpool.Pool
+	log  *slog.Logger
+	url  string
+	// hasIterative: the server's pgvector scans HNSW iteratively (0.8+).
+	hasIterative bool
+}
+
+// Options tune Open.
+type Options struct {
+	Logger *slog.Logger
+	// MaxConns bounds the pool (0: pgx's default, the larger of 4 and the
+	// number of CPUs).
+	MaxConns int32
+}
+
+// IsURL reports whether s names a PostgreSQL database
+// (postgres:// or postgresql://).
+func IsURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// Open connects to the database at url, migrates its schema (once, under an
+// advisory lock, however many servers start at once) and returns the store.
+// An older binary refuses a newer schema.
+func Open(ctx context.Context, url string) (*DB, error) {
+	return OpenWith(ctx, url, Options{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, dbURL string, opts Options) (*DB, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	cfg, err := pgxpool.ParseConfig(dbURL)
+	if err != nil {
+		return nil, fmt.Errorf("RECALL_DATABASE_URL does not parse (%v): want postgres://user:password@host:5432/database", redactErr(err))
+	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = opts.MaxConns
+	}
+	// A dead server is found in seconds, not at the OS's TCP timeout, and a
+	// restarted one is used again without restarting Recall.
+	if cfg.ConnConfig.ConnectTimeout == 0 || cfg.ConnConfig.ConnectTimeout > 10*time.Second {
+		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
+	}
+	cfg.HealthCheckPeriod = 5 * time.Second
+	if err := migrateAt(ctx, cfg.ConnConfig); err != nil {
+		return nil, err
+	}
+	cfg.AfterConnect = pgxvec.RegisterTypes
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, connectError(cfg.ConnConfig, err)
+	}
+	installed, _, err := VectorVersions(ctx, pool)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &DB{pool: pool, log: log, url: dbURL, hasIterative: !VersionLess(installed, "0.8.0")}, nil
+}
+
+// Close releases the pool.
+func (s *DB) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+// Pool is the connection pool, for tests and for the checks of doctor.
+func (s *DB) Pool() *pgxpool.Pool { return s.pool }
+
+// write runs fn in one transaction, committed when fn returns nil. PostgreSQL
+// runs writers at once; rows a read-modify-write depends on are locked by the
+// statements themselves (SELECT ... FOR UPDATE, INSERT ... ON CONFLICT).
+func (s *DB) write(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	return pgx.BeginFunc(ctx, s.pool, fn)
+}
+
+// querier is what both the pool and a transaction offer.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// isUniqueViolation reports a unique index refusing a row; constraint names
+// which one when set.
+func isUniqueViolation(err error, constraint string) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505" && (constraint == "" || pe.ConstraintName == constraint)
+}
+
+// connectError says in one sentence why the server could not be used and
+// what to do.
+func connectError(cc *pgx.ConnConfig, err error) error {
+	where := fmt.Sprintf("%s:%d/%s as %s", cc.Host, cc.Port, cc.Database, cc.User)
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "3D000":
+			return fmt.Errorf("PostgreSQL at %s: database %q does not exist: create it (createdb %s) or fix RECALL_DATABASE_URL", where, cc.Database, cc.Database)
+		case "28P01", "28000":
+			return fmt.Errorf("PostgreSQL at %s refused the login (%s): check the user and password in RECALL_DATABASE_URL", where, pe.Message)
+		case "42501":
+			return fmt.Errorf("PostgreSQL at %s: user %s lacks a right Recall needs (%s): grant it CREATE and USAGE on the database's schema, or run Recall's first start as the database owner", where, cc.User, pe.Message)
+		}
+		return fmt.Errorf("PostgreSQL at %s: %s (%s)", where, pe.Message, pe.Code)
+	}
+	return fmt.Errorf("cannot reach PostgreSQL at %s (%v): check that the server runs and RECALL_DATABASE_URL names it", where, redactErr(err))
+}
+
+// redactErr keeps a password out of an error that quotes the URL.
+func redactErr(err error) string {
+	msg := err.Error()
+	if u, perr := url.Parse(msg); perr == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return msg
+}
+
+// Redact returns a database URL without its password, for messages and logs.
+func Redact(dbURL string) string {
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		return "(a PostgreSQL URL that does not parse)"
+	}
+	return u.Redacted()
+}

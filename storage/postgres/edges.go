@@ -1,0 +1,225 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// InsertEdge adds an edge, or updates the weight of the same (source, target,
+// relation) and returns its id; the unique index makes it one edge whoever
+// writes it. A missing end is an error wrapping ErrNotFound that names it.
+func (s *DB) InsertEdge(ctx context.Context, e *memory.Edge) (int64, error) {
+	if e == nil {
+		return 0, memory.Invalidf("edge", "nil", "an edge")
+	}
+	if _, err := memory.ParseRelation(string(e.Relation)); err != nil {
+		return 0, err
+	}
+	meta, err := encodeMetadata(e.Metadata)
+	if err != nil {
+		return 0, err
+	}
+	var id int64
+	err = s.write(ctx, func(tx pgx.Tx) error {
+		id, err = insertEdge(ctx, tx, e, meta)
+		return err
+	})
+	return id, err
+}
+
+// insertEdge writes e (its metadata encoded) inside tx; the same triple again
+// updates the weight of the existing edge.
+func insertEdge(ctx context.Context, tx pgx.Tx, e *memory.Edge, meta string) (int64, error) {
+	// The ends are locked against a concurrent delete until the edge is in;
+	// an end the asker may not see is not found.
+	p := params{e.SourceID, e.TargetID}
+	rows, err := tx.Query(ctx, `SELECT m.id FROM memories m WHERE m.id IN ($1, $2) AND `+visibleCond(ctx, "m", &p)+` FOR SHARE`, p...)
+	if err != nil {
+		return 0, fmt.Errorf("insert edge: %w", err)
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return 0, fmt.Errorf("insert edge: %w", err)
+	}
+	for _, end := range []struct{ field, id string }{{"source", e.SourceID}, {"target", e.TargetID}} {
+		if !slices.Contains(found, end.id) {
+			return 0, memory.NotFound(end.field+" memory", end.id)
+		}
+	}
+	var id int64
+	err = tx.QueryRow(ctx, `INSERT INTO edges (source_id, target_id, relation, weight, metadata, created_at, author)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (source_id, target_id, relation) DO UPDATE SET weight = excluded.weight
+		RETURNING id`,
+		e.SourceID, e.TargetID, string(e.Relation), e.Weight, meta, orNow(e.CreatedAt, time.Now()), author(ctx, e.Author)).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("insert edge: %w", err)
+	}
+	return id, nil
+}
+
+// ResolveContradiction writes a verdict on the contradicts edge r.EdgeID in
+// one transaction: r.Add added (or its triple's weight updated), the edge
+// removed when r.Remove, r.Changes written. The edge row is locked first, so
+// two people resolving the same contradiction at once resolve it once.
+func (s *DB) ResolveContradiction(ctx context.Context, r memory.Resolution) error {
+	var meta string
+	if r.Add != nil {
+		if _, err := memory.ParseRelation(string(r.Add.Relation)); err != nil {
+			return err
+		}
+		var err error
+		if meta, err = encodeMetadata(r.Add.Metadata); err != nil {
+			return err
+		}
+	}
+	return s.write(ctx, func(tx pgx.Tx) error {
+		var rel string
+		p := params{r.EdgeID}
+		err := tx.QueryRow(ctx, `SELECT relation FROM edges WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM memories m
+			WHERE m.id IN (edges.source_id, edges.target_id) AND NOT `+visibleCond(ctx, "m", &p)+`) FOR UPDATE`, p...).Scan(&rel)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return memory.NotFound("edge", strconv.FormatInt(r.EdgeID, 10))
+		}
+		if err != nil {
+			return fmt.Errorf("resolve contradiction: %w", err)
+		}
+		if memory.Relation(rel) != memory.RelationContradicts {
+			return fmt.Errorf("edge %d is %s, not contradicts: only a contradiction is resolved here: %w", r.EdgeID, rel, memory.ErrInvalid)
+		}
+		if r.Add != nil {
+			if _, err := insertEdge(ctx, tx, r.Add, meta); err != nil {
+				return err
+			}
+		}
+		if r.Remove {
+			if _, err := tx.Exec(ctx, `DELETE FROM edges WHERE id = $1`, r.EdgeID); err != nil {
+				return fmt.Errorf("resolve contradiction: %w", err)
+			}
+		}
+		for i := range r.Changes {
+			if _, err := writeChange(ctx, tx, &r.Changes[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// edgeWhere turns an edge query into SQL conditions on edges. At least one
+// selector must be set.
+func edgeWhere(ctx context.Context, q memory.EdgeQuery, p *params) (string, error) {
+	var conds []string
+	if len(q.EdgeIDs) > 0 {
+		conds = append(conds, "id = ANY("+p.add(q.EdgeIDs)+")")
+	}
+	dir := q.Direction
+	if dir == "" {
+		dir = memory.DirectionBoth
+	}
+	if _, err := memory.ParseDirection(string(dir)); err != nil {
+		return "", err
+	}
+	if len(q.MemoryIDs) > 0 {
+		ids := p.add(q.MemoryIDs)
+		switch dir {
+		case memory.DirectionOutgoing:
+			conds = append(conds, "source_id = ANY("+ids+")")
+		case memory.DirectionIncoming:
+			conds = append(conds, "target_id = ANY("+ids+")")
+		default:
+			conds = append(conds, "(source_id = ANY("+ids+") OR target_id = ANY("+ids+"))")
+		}
+	}
+	switch {
+	case q.SourceID != "" && q.TargetID != "" && dir == memory.DirectionBoth:
+		a, b := p.add(q.SourceID), p.add(q.TargetID)
+		conds = append(conds, "((source_id = "+a+" AND target_id = "+b+") OR (source_id = "+b+" AND target_id = "+a+"))")
+	case q.SourceID != "" || q.TargetID != "":
+		if q.SourceID != "" {
+			conds = append(conds, "source_id = "+p.add(q.SourceID))
+		}
+		if q.TargetID != "" {
+			conds = append(conds, "target_id = "+p.add(q.TargetID))
+		}
+	}
+	if len(conds) == 0 {
+		return "", memory.Invalidf("edge query", "empty", "edge ids, memory ids, or a source and/or target id")
+	}
+	if len(q.Relations) > 0 {
+		rels := make([]string, len(q.Relations))
+		for i, r := range q.Relations {
+			rels[i] = string(r)
+		}
+		conds = append(conds, "relation = ANY("+p.add(rels)+")")
+	}
+	if memory.PrincipalFrom(ctx).Restricted() {
+		// An edge touching a memory the asker may not see is not theirs either.
+		conds = append(conds, "NOT EXISTS (SELECT 1 FROM memories m WHERE m.id IN (edges.source_id, edges.target_id) AND NOT "+visibleCond(ctx, "m", p)+")")
+	}
+	return strings.Join(conds, " AND "), nil
+}
+
+const edgeColumns = `id, source_id, target_id, relation, weight, metadata, created_at, author`
+
+func scanEdge(row pgx.CollectableRow) (memory.Edge, error) {
+	var e memory.Edge
+	var rel string
+	var meta []byte
+	if err := row.Scan(&e.ID, &e.SourceID, &e.TargetID, &rel, &e.Weight, &meta, &e.CreatedAt, &e.Author); err != nil {
+		return e, err
+	}
+	e.Relation = memory.Relation(rel)
+	e.CreatedAt = e.CreatedAt.UTC()
+	var err error
+	if e.Metadata, err = decodeOptionalMetadata(meta); err != nil {
+		return e, fmt.Errorf("edge %d: %w", e.ID, err)
+	}
+	return e, nil
+}
+
+// Edges lists the edges matching q, oldest first.
+func (s *DB) Edges(ctx context.Context, q memory.EdgeQuery) ([]memory.Edge, error) {
+	var p params
+	where, err := edgeWhere(ctx, q, &p)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+edgeColumns+` FROM edges WHERE `+where+` ORDER BY id`, p...)
+	if err != nil {
+		return nil, fmt.Errorf("list edges: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, scanEdge)
+	if err != nil {
+		return nil, fmt.Errorf("list edges: %w", err)
+	}
+	return out, nil
+}
+
+// DeleteEdges removes the edges matching q and returns their ids in order.
+func (s *DB) DeleteEdges(ctx context.Context, q memory.EdgeQuery) ([]int64, error) {
+	var p params
+	where, err := edgeWhere(ctx, q, &p)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, `DELETE FROM edges WHERE `+where+` RETURNING id`, p...)
+	if err != nil {
+		return nil, fmt.Errorf("delete edges: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("delete edges: %w", err)
+	}
+	slices.Sort(ids)
+	return ids, nil
+}

@@ -1,0 +1,474 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/recall-mcp/recall/capture/journal"
+	"github.com/recall-mcp/recall/keywords"
+	"github.com/recall-mcp/recall/memory"
+)
+
+const journalColumns = `j.id, j.kind, j.namespace, j.session_id, j.turn_id, j.transcript_path, j.tool_name,
+	j.title, j.body, j.files, j.memory_id, j.trimmed_bytes, j.created_at`
+
+// AddEntry records a journal entry and returns its id.
+func (s *DB) AddEntry(ctx context.Context, e *journal.Entry) (int64, error) {
+	return insertEntry(ctx, s.pool, e)
+}
+
+func insertEntry(ctx context.Context, q querier, e *journal.Entry) (int64, error) {
+	if e == nil || e.Title == "" {
+		return 0, memory.Invalidf("title", `""`, "a one-line title")
+	}
+	files := e.Files
+	if files == nil {
+		files = []string{}
+	}
+	body, err := json.Marshal(files)
+	if err != nil {
+		return 0, fmt.Errorf("encode files: %w", err)
+	}
+	e.CreatedAt = orNow(e.CreatedAt, time.Now())
+	err = q.QueryRow(ctx, `INSERT INTO journal (kind, namespace, session_id, turn_id, transcript_path,
+			tool_name, title, body, files, memory_id, trimmed_bytes, created_at, search_words)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, to_tsvector('`+stemmed+`', $13)) RETURNING id`,
+		string(e.Kind), e.Namespace, e.SessionID, e.TurnID, e.TranscriptPath, e.ToolName,
+		e.Title, e.Body, string(body), e.MemoryID, e.TrimmedBytes, e.CreatedAt, journalWords(e.Title, e.Body)).Scan(&e.ID)
+	if err != nil {
+		return 0, fmt.Errorf("add journal entry: %w", err)
+	}
+	return e.ID, nil
+}
+
+func scanEntry(row pgx.CollectableRow) (*journal.Entry, error) {
+	var e journal.Entry
+	var kind string
+	var files []byte
+	if err := row.Scan(&e.ID, &kind, &e.Namespace, &e.SessionID, &e.TurnID, &e.TranscriptPath, &e.ToolName,
+		&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &e.CreatedAt); err != nil {
+		return nil, fmt.Errorf("read journal: %w", err)
+	}
+	e.Kind, e.CreatedAt = journal.Kind(kind), e.CreatedAt.UTC()
+	if err := json.Unmarshal(files, &e.Files); err != nil {
+		return nil, fmt.Errorf("read journal entry %d files: %w", e.ID, err)
+	}
+	return &e, nil
+}
+
+func (s *DB) queryEntries(ctx context.Context, query string, args ...any) ([]*journal.Entry, error) {
+	rows, err := s.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read journal: %w", err)
+	}
+	return pgx.CollectRows(rows, scanEntry)
+}
+
+// Entries returns the entries among ids that exist, in the order of ids.
+func (s *DB) Entries(ctx context.Context, ids []int64) ([]*journal.Entry, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	found, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j WHERE j.id = ANY($1)`, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[int64]*journal.Entry, len(found))
+	for _, e := range found {
+		byID[e.ID] = e
+	}
+	out := make([]*journal.Entry, 0, len(found))
+	for _, id := range ids {
+		if e, ok := byID[id]; ok {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// SearchEntries ranks entries of the namespaces (all when empty) over title
+// and body for user text, best first.
+func (s *DB) SearchEntries(ctx context.Context, text string, namespaces []string, limit int) ([]journal.EntryHit, error) {
+	var p params
+	q := tsQuery(keywords.Terms(text), "||", stemmed, &p)
+	if q == "" {
+		return nil, nil
+	}
+	if limit <= 0 {
+		limit = defaultSearchLimit
+	}
+	where := "true"
+	if len(namespaces) > 0 {
+		where = "j.namespace = ANY(" + p.add(namespaces) + ")"
+	}
+	rows, err := s.pool.Query(ctx, `SELECT `+journalColumns+`, ts_rank(j.search_words, `+q+`, `+rankNormalization+`) AS rank
+		FROM journal j WHERE j.search_words @@ (`+q+`) AND `+where+`
+		ORDER BY rank DESC, j.id DESC LIMIT `+p.add(limit), p...)
+	if err != nil {
+		return nil, fmt.Errorf("journal search: %w", err)
+	}
+	hits, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (journal.EntryHit, error) {
+		var rank float32
+		var e journal.Entry
+		var kind string
+		var files []byte
+		if err := r.Scan(&e.ID, &kind, &e.Namespace, &e.SessionID, &e.TurnID, &e.TranscriptPath, &e.ToolName,
+			&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &e.CreatedAt, &rank); err != nil {
+			return journal.EntryHit{}, err
+		}
+		e.Kind, e.CreatedAt = journal.Kind(kind), e.CreatedAt.UTC()
+		if err := json.Unmarshal(files, &e.Files); err != nil {
+			return journal.EntryHit{}, err
+		}
+		return journal.EntryHit{Entry: &e, Score: float64(rank)}, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("journal search: %w", err)
+	}
+	return hits, nil
+}
+
+// SessionEntries returns a session's entries with id > afterID, oldest first.
+func (s *DB) SessionEntries(ctx context.Context, sessionID string, afterID int64, limit int) ([]*journal.Entry, error) {
+	return s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j
+		WHERE j.session_id = $1 AND j.id > $2 ORDER BY j.id LIMIT $3`, sessionID, afterID, limit)
+}
+
+// Around returns up to before entries older and after entries newer than the
+// entry id in the same session, and the entry itself, oldest first.
+func (s *DB) Around(ctx context.Context, id int64, before, after int) ([]*journal.Entry, error) {
+	var session string
+	err := s.pool.QueryRow(ctx, `SELECT session_id FROM journal WHERE id = $1`, id).Scan(&session)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, memory.NotFound("journal entry", journal.EntryID(id))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read journal entry: %w", err)
+	}
+	older, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j
+		WHERE j.session_id = $1 AND j.id < $2 ORDER BY j.id DESC LIMIT $3`, session, id, before)
+	if err != nil {
+		return nil, err
+	}
+	rest, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j
+		WHERE j.session_id = $1 AND j.id >= $2 ORDER BY j.id LIMIT $3`, session, id, after+1)
+	if err != nil {
+		return nil, err
+	}
+	return append(reversed(older), rest...), nil
+}
+
+// NamespaceAround is Around for a moment of a namespace; an empty namespace
+// is every namespace (a global memory's moment).
+func (s *DB) NamespaceAround(ctx context.Context, namespace string, at time.Time, before, after int) ([]*journal.Entry, error) {
+	older, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j
+		WHERE ($1 = '' OR j.namespace = $1) AND j.created_at <= $2 ORDER BY j.created_at DESC, j.id DESC LIMIT $3`, namespace, at, before)
+	if err != nil {
+		return nil, err
+	}
+	newer, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j
+		WHERE ($1 = '' OR j.namespace = $1) AND j.created_at > $2 ORDER BY j.created_at, j.id LIMIT $3`, namespace, at, after)
+	if err != nil {
+		return nil, err
+	}
+	return append(reversed(older), newer...), nil
+}
+
+func reversed(es []*journal.Entry) []*journal.Entry {
+	for i, j := 0, len(es)-1; i < j; i, j = i+1, j-1 {
+		es[i], es[j] = es[j], es[i]
+	}
+	return es
+}
+
+// RecentSummaries returns the newest summaries of a namespace, newest first.
+func (s *DB) RecentSummaries(ctx context.Context, namespace string, limit int) ([]*journal.Entry, error) {
+	return s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j
+		WHERE j.namespace = $1 AND j.kind = $2 ORDER BY j.created_at DESC, j.id DESC LIMIT $3`,
+		namespace, string(journal.KindSummary), limit)
+}
+
+// entryWhere selects the entries of a session (when set) and/or created
+// before a time (when not zero).
+func entryWhere(sessionID string, before time.Time, p *params) string {
+	where := "true"
+	if sessionID != "" {
+		where += " AND session_id = " + p.add(sessionID)
+	}
+	if !before.IsZero() {
+		where += " AND created_at < " + p.add(before)
+	}
+	return where
+}
+
+// ForgetEntries deletes the entries of a session and/or created before a
+// time, with their file activity and pending summaries; it returns how many
+// entries went and the ids of the session memories they became.
+func (s *DB) ForgetEntries(ctx context.Context, sessionID string, before time.Time) (int, []string, error) {
+	if sessionID == "" && before.IsZero() {
+		return 0, nil, memory.Invalidf("session or before", `""`, "a session id or a date")
+	}
+	var p params
+	where := entryWhere(sessionID, before, &p)
+	var n int
+	var memIDs []string
+	err := s.write(ctx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `DELETE FROM journal WHERE `+where+` RETURNING memory_id`, p...)
+		if err != nil {
+			return fmt.Errorf("forget journal: %w", err)
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return fmt.Errorf("forget journal: %w", err)
+		}
+		n = len(ids)
+		for _, id := range ids {
+			if id != "" {
+				memIDs = append(memIDs, id)
+			}
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM file_activity WHERE `+where, p...); err != nil {
+			return fmt.Errorf("forget file activity: %w", err)
+		}
+		if sessionID != "" {
+			var draft string
+			err := tx.QueryRow(ctx, `SELECT draft_memory_id FROM capture_sessions WHERE session_id = $1`, sessionID).Scan(&draft)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return fmt.Errorf("forget journal: %w", err)
+			}
+			if draft != "" {
+				memIDs = append(memIDs, draft)
+			}
+			for _, q := range []string{`DELETE FROM jobs WHERE kind = '` + journal.SummaryJobKind + `' AND subject = $1 AND failed_at IS NULL`,
+				`DELETE FROM capture_sessions WHERE session_id = $1`, `DELETE FROM sessions WHERE id = $1`} {
+				if _, err := tx.Exec(ctx, q, sessionID); err != nil {
+					return fmt.Errorf("forget journal: %w", err)
+				}
+			}
+		}
+		if !before.IsZero() {
+			if _, err := tx.Exec(ctx, `DELETE FROM jobs WHERE kind = '`+journal.SummaryJobKind+`' AND failed_at IS NULL AND created_at < $1`, before); err != nil {
+				return fmt.Errorf("forget journal: %w", err)
+			}
+		}
+		return nil
+	})
+	return n, memIDs, err
+}
+
+// CountEntries counts what ForgetEntries would delete.
+func (s *DB) CountEntries(ctx context.Context, sessionID string, before time.Time) (int, error) {
+	var p params
+	where := entryWhere(sessionID, before, &p)
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM journal WHERE `+where, p...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count journal: %w", err)
+	}
+	return n, nil
+}
+
+// QueueSummary records that a session wants a summary: a job of kind
+// summary; a session already waiting keeps one job.
+func (s *DB) QueueSummary(ctx context.Context, sessionID, reason, turnID string) error {
+	if sessionID == "" {
+		return fmt.Errorf("queue summary: session_id is empty: want the session id Claude Code sent")
+	}
+	if _, err := enqueueJob(ctx, s.pool, sessionID, journal.SummaryJobKind, time.Now()); err != nil {
+		return fmt.Errorf("queue summary of %s: %w", sessionID, err)
+	}
+	return nil
+}
+
+// SummaryProgress reports how far a session's summaries have come.
+func (s *DB) SummaryProgress(ctx context.Context, sessionID string) (journal.Progress, error) {
+	var p journal.Progress
+	err := s.pool.QueryRow(ctx, `SELECT summarized_through, model_calls, draft_memory_id FROM capture_sessions
+		WHERE session_id = $1`, sessionID).Scan(&p.Through, &p.ModelCalls, &p.DraftMemoryID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return journal.Progress{}, nil
+	}
+	if err != nil {
+		return journal.Progress{}, fmt.Errorf("read summary progress of %s: %w", sessionID, err)
+	}
+	return p, nil
+}
+
+// SetDraftSummary records the memory holding a session's extractive summary.
+func (s *DB) SetDraftSummary(ctx context.Context, sessionID, memoryID string) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO capture_sessions (session_id, draft_memory_id) VALUES ($1, $2)
+		ON CONFLICT (session_id) DO UPDATE SET draft_memory_id = excluded.draft_memory_id`, sessionID, memoryID)
+	if err != nil {
+		return fmt.Errorf("record draft summary of %s: %w", sessionID, err)
+	}
+	return nil
+}
+
+// RecordSummary stores a summary entry and advances the session's progress
+// to through (its draft done with), counting a chat call when byModel, in one
+// transaction.
+func (s *DB) RecordSummary(ctx context.Context, e *journal.Entry, through int64, byModel bool) (int64, error) {
+	var id int64
+	err := s.write(ctx, func(tx pgx.Tx) error {
+		var err error
+		if id, err = insertEntry(ctx, tx, e); err != nil {
+			return err
+		}
+		calls := 0
+		if byModel {
+			calls = 1
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO capture_sessions AS c (session_id, summarized_through, model_calls)
+			VALUES ($1, $2, $3)
+			ON CONFLICT (session_id) DO UPDATE SET model_calls = c.model_calls + excluded.model_calls,
+				summarized_through = greatest(c.summarized_through, excluded.summarized_through), draft_memory_id = ''`,
+			e.SessionID, through, calls)
+		if err != nil {
+			return fmt.Errorf("record summary of %s: %w", e.SessionID, err)
+		}
+		return nil
+	})
+	return id, err
+}
+
+// CountModelCall counts a chat call that produced no summary.
+func (s *DB) CountModelCall(ctx context.Context, sessionID string) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO capture_sessions AS c (session_id, model_calls) VALUES ($1, 1)
+		ON CONFLICT (session_id) DO UPDATE SET model_calls = c.model_calls + 1`, sessionID)
+	if err != nil {
+		return fmt.Errorf("count summary call of %s: %w", sessionID, err)
+	}
+	return nil
+}
+
+// RecordToolCall writes a hook's tool call, its journal entry and its file
+// touch (either may be nil), in one transaction.
+func (s *DB) RecordToolCall(ctx context.Context, e *journal.Entry, a *memory.FileActivity) error {
+	if e == nil && a == nil {
+		return nil
+	}
+	if a != nil {
+		if err := checkFileActivity(a); err != nil {
+			return err
+		}
+	}
+	if e != nil && e.Title == "" {
+		return memory.Invalidf("title", `""`, "a one-line title")
+	}
+	return s.write(ctx, func(tx pgx.Tx) error {
+		if e != nil {
+			if _, err := insertEntry(ctx, tx, e); err != nil {
+				return err
+			}
+		}
+		if a != nil {
+			id, err := insertFileActivity(ctx, tx, a)
+			if err != nil {
+				return err
+			}
+			a.ID = id
+		}
+		return nil
+	})
+}
+
+// recentPromptWindow bounds the prompts RecentSessions reads to find the
+// newest sessions of a namespace.
+const recentPromptWindow = 500
+
+// RecentSessions returns the newest sessions of a namespace (by their latest
+// prompt), except exclude, each with its first prompt, counts, latest
+// summary and draft.
+func (s *DB) RecentSessions(ctx context.Context, namespace, exclude string, limit int) ([]journal.SessionBrief, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT session_id FROM (
+			SELECT session_id, created_at FROM journal WHERE namespace = $1 AND kind = 'prompt'
+			ORDER BY created_at DESC LIMIT $2) recent
+		WHERE session_id <> '' AND session_id <> $3
+		GROUP BY session_id ORDER BY max(created_at) DESC LIMIT $4`, namespace, recentPromptWindow, exclude, limit)
+	if err != nil {
+		return nil, fmt.Errorf("recent sessions: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("recent sessions: %w", err)
+	}
+	out := make([]journal.SessionBrief, 0, len(ids))
+	for _, id := range ids {
+		b, err := s.sessionBrief(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+func (s *DB) sessionBrief(ctx context.Context, sessionID string) (journal.SessionBrief, error) {
+	b := journal.SessionBrief{SessionID: sessionID}
+	var last *time.Time
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE kind = 'prompt'), count(*) FILTER (WHERE kind = 'observation'),
+		max(created_at) FROM journal WHERE session_id = $1`, sessionID).Scan(&b.Prompts, &b.ToolCalls, &last)
+	if err != nil {
+		return b, fmt.Errorf("recent session %s: %w", sessionID, err)
+	}
+	if last != nil {
+		b.LastAt = last.UTC()
+	}
+	first, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j WHERE j.session_id = $1 AND j.kind = 'prompt' ORDER BY j.id LIMIT 1`, sessionID)
+	if err != nil {
+		return b, err
+	}
+	sum, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j WHERE j.session_id = $1 AND j.kind = 'summary' ORDER BY j.id DESC LIMIT 1`, sessionID)
+	if err != nil {
+		return b, err
+	}
+	if len(first) > 0 {
+		b.FirstPrompt = first[0]
+	}
+	if len(sum) > 0 {
+		b.Summary = sum[0]
+	}
+	err = s.pool.QueryRow(ctx, `SELECT draft_memory_id FROM capture_sessions WHERE session_id = $1`, sessionID).Scan(&b.DraftMemoryID)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return b, fmt.Errorf("recent session %s: %w", sessionID, err)
+	}
+	return b, nil
+}
+
+// EntryCoverage tells, for each of the journal entries ids that exist, the
+// fraction of text's content words it contains.
+func (s *DB) EntryCoverage(ctx context.Context, text string, ids []int64) (map[int64]float64, error) {
+	out := make(map[int64]float64, len(ids))
+	terms := keywords.Terms(text)
+	if len(ids) == 0 || len(terms) == 0 {
+		return out, nil
+	}
+	p := params{ids}
+	var sum []string
+	for _, t := range terms {
+		sum = append(sum, "(j.search_words @@ ("+tsQuery([]keywords.Term{t}, "||", stemmed, &p)+"))::int")
+	}
+	rows, err := s.pool.Query(ctx, `SELECT j.id, `+joinPlus(sum)+` FROM journal j WHERE j.id = ANY($1)`, p...)
+	if err != nil {
+		return nil, fmt.Errorf("entry coverage: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, fmt.Errorf("entry coverage: %w", err)
+		}
+		if n > 0 {
+			out[id] = float64(n) / float64(len(terms))
+		}
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,505 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// params collects the arguments of a statement and names them $1, $2, ...
+type params []any
+
+func (p *params) add(v any) string {
+	*p = append(*p, v)
+	return "$" + strconv.Itoa(len(*p))
+}
+
+const memoryColumns = `m.seq, m.id, m.content, m.content_hash, m.memory_type, m.namespace,
+	m.importance, m.confidence, m.metadata, m.created_at, m.updated_at, m.accessed_at,
+	m.access_count, m.embedding_pending, m.author`
+
+// scanMemory reads a row selected with memoryColumns; it returns the row's seq too.
+func scanMemory(row pgx.Row) (*memory.Memory, int64, error) {
+	var (
+		m    memory.Memory
+		seq  int64
+		typ  string
+		meta []byte
+	)
+	if err := row.Scan(&seq, &m.ID, &m.Content, &m.ContentHash, &typ, &m.Namespace,
+		&m.Importance, &m.Confidence, &meta, &m.CreatedAt, &m.UpdatedAt, &m.AccessedAt,
+		&m.AccessCount, &m.EmbeddingPending, &m.Author); err != nil {
+		return nil, 0, err
+	}
+	m.Type = memory.Type(typ)
+	m.CreatedAt, m.UpdatedAt, m.AccessedAt = m.CreatedAt.UTC(), m.UpdatedAt.UTC(), m.AccessedAt.UTC()
+	var err error
+	if m.Metadata, err = decodeMetadata(meta); err != nil {
+		return nil, 0, fmt.Errorf("memory %s: %w", m.ID, err)
+	}
+	return &m, seq, nil
+}
+
+func queryMemories(ctx context.Context, q querier, query string, args ...any) ([]*memory.Memory, error) {
+	rows, err := q.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*memory.Memory
+	for rows.Next() {
+		m, _, err := scanMemory(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// getMemory reads one memory and its seq, or an error wrapping ErrNotFound.
+// forUpdate locks the row until the transaction ends.
+func getMemory(ctx context.Context, q querier, id string, forUpdate bool) (*memory.Memory, int64, error) {
+	lock := ""
+	if forUpdate {
+		lock = " FOR UPDATE"
+	}
+	m, seq, err := scanMemory(q.QueryRow(ctx, `SELECT `+memoryColumns+` FROM memories m WHERE m.id = $1`+lock, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, 0, memory.NotFound("memory", id)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("read memory %s: %w", id, err)
+	}
+	if err := checkVisible(ctx, m); err != nil {
+		return nil, 0, err
+	}
+	return m, seq, nil
+}
+
+// encodeMetadata stores nil as {}.
+func encodeMetadata(m map[string]any) (string, error) {
+	if len(m) == 0 {
+		return "{}", nil
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return "", fmt.Errorf("metadata: %w", err)
+	}
+	return string(b), nil
+}
+
+// decodeMetadata returns a non-nil map.
+func decodeMetadata(b []byte) (map[string]any, error) {
+	m := map[string]any{}
+	if len(b) == 0 {
+		return m, nil
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("stored metadata: %w", err)
+	}
+	return m, nil
+}
+
+// decodeOptionalMetadata returns nil for an empty object.
+func decodeOptionalMetadata(b []byte) (map[string]any, error) {
+	m, err := decodeMetadata(b)
+	if err != nil || len(m) == 0 {
+		return nil, err
+	}
+	return m, nil
+}
+
+func orNow(t, now time.Time) time.Time {
+	if t.IsZero() {
+		return now
+	}
+	return t
+}
+
+// InsertMemory stores m with its vector (or as pending when vec is nil). The
+// same content hash in the same namespace returns the stored memory and
+// created false: the unique index decides, so two servers storing the same
+// text at once store it once.
+func (s *DB) InsertMemory(ctx context.Context, m *memory.Memory, vec []float32) (*memory.Memory, bool, error) {
+	if m == nil || m.ID == "" {
+		return nil, false, memory.Invalidf("memory id", `""`, "a memory id")
+	}
+	if m.ContentHash == "" {
+		m.ContentHash = memory.ContentHash(m.Content)
+	}
+	if err := checkWritable(ctx, m.Namespace); err != nil {
+		return nil, false, err
+	}
+	meta, err := encodeMetadata(m.Metadata)
+	if err != nil {
+		return nil, false, err
+	}
+	if vec != nil {
+		if err := checkVector(vec); err != nil {
+			return nil, false, err
+		}
+	}
+	now := time.Now()
+	var stored *memory.Memory
+	var isNew bool
+	err = s.write(ctx, func(tx pgx.Tx) error {
+		var seq int64
+		err := tx.QueryRow(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
+			namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
+			access_count, embedding_pending, search_words, author)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, true, to_tsvector('`+stemmed+`', $13), $14)
+			ON CONFLICT (namespace, content_hash) DO NOTHING RETURNING seq`,
+			m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence,
+			meta, orNow(m.CreatedAt, now), orNow(m.UpdatedAt, now), orNow(m.AccessedAt, now), m.AccessCount,
+			memoryWords(m.Content), author(ctx, m.Author)).Scan(&seq)
+		if isUniqueViolation(err, "") {
+			return fmt.Errorf("memory id %q is already taken: %w", m.ID, memory.ErrInvalid)
+		}
+		if errors.Is(err, pgx.ErrNoRows) {
+			stored, _, err = scanMemory(tx.QueryRow(ctx, `SELECT `+memoryColumns+
+				` FROM memories m WHERE m.namespace = $1 AND m.content_hash = $2`, m.Namespace, m.ContentHash))
+			return err
+		}
+		if err != nil {
+			return fmt.Errorf("insert memory: %w", err)
+		}
+		isNew = true
+		if vec != nil {
+			if err := putVector(ctx, tx, seq, vec); err != nil {
+				return fmt.Errorf("memory %s: %w", m.ID, err)
+			}
+		}
+		stored, _, err = getMemory(ctx, tx, m.ID, false)
+		return err
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return stored, isNew, nil
+}
+
+// GetMemory returns one memory or an error wrapping ErrNotFound.
+func (s *DB) GetMemory(ctx context.Context, id string) (*memory.Memory, error) {
+	m, _, err := getMemory(ctx, s.pool, id, false)
+	return m, err
+}
+
+// GetMemories returns the memories that exist among ids, keyed by id.
+func (s *DB) GetMemories(ctx context.Context, ids []string) (map[string]*memory.Memory, error) {
+	out := make(map[string]*memory.Memory, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	p := params{ids}
+	ms, err := queryMemories(ctx, s.pool, `SELECT `+memoryColumns+` FROM memories m WHERE m.id = ANY($1) AND `+visibleCond(ctx, "m", &p), p...)
+	if err != nil {
+		return nil, fmt.Errorf("read memories: %w", err)
+	}
+	for _, m := range ms {
+		out[m.ID] = m
+	}
+	return out, nil
+}
+
+// UpdateMemory reads the memory with its row locked, lets fn change it and
+// writes back the changes in the same transaction: two servers updating one
+// memory at once apply one after the other, never losing a change.
+func (s *DB) UpdateMemory(ctx context.Context, id string, fn func(m *memory.Memory) error) (*memory.Memory, error) {
+	var out *memory.Memory
+	err := s.write(ctx, func(tx pgx.Tx) error {
+		var err error
+		out, err = updateMemory(ctx, tx, id, fn)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// UpdateMemoryLogged is UpdateMemory whose fn also returns the change log
+// entry describing what it did; both are written in one transaction.
+func (s *DB) UpdateMemoryLogged(ctx context.Context, id string, fn func(m *memory.Memory) (*memory.Change, error)) (*memory.Memory, error) {
+	var out *memory.Memory
+	err := s.write(ctx, func(tx pgx.Tx) error {
+		var c *memory.Change
+		var err error
+		out, err = updateMemory(ctx, tx, id, func(m *memory.Memory) error {
+			c, err = fn(m)
+			return err
+		})
+		if err != nil || c == nil {
+			return err
+		}
+		return insertChange(ctx, tx, out, c)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// UpdateMemoryWithEvent is UpdateMemory whose fn also returns the validation
+// event recording the change and, optionally, a change log entry (a
+// promotion); all are written in one transaction.
+func (s *DB) UpdateMemoryWithEvent(ctx context.Context, id string, fn func(m *memory.Memory) (*memory.ValidationEvent, *memory.Change, error)) (*memory.Memory, int64, error) {
+	var out *memory.Memory
+	var eventID int64
+	err := s.write(ctx, func(tx pgx.Tx) error {
+		var ev *memory.ValidationEvent
+		var change *memory.Change
+		var err error
+		out, err = updateMemory(ctx, tx, id, func(m *memory.Memory) error {
+			ev, change, err = fn(m)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if ev == nil {
+			return memory.Invalidf("event", "nil", "a validation event")
+		}
+		ev.MemoryID = id
+		if eventID, err = insertEvent(ctx, tx, ev); err != nil || change == nil {
+			return err
+		}
+		return insertChange(ctx, tx, out, change)
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, eventID, nil
+}
+
+// updateMemory is the read-modify-write of UpdateMemory inside tx.
+func updateMemory(ctx context.Context, tx pgx.Tx, id string, fn func(m *memory.Memory) error) (*memory.Memory, error) {
+	before, _, err := getMemory(ctx, tx, id, true)
+	if err != nil {
+		return nil, err
+	}
+	m := *before
+	m.Metadata = maps.Clone(before.Metadata)
+	if err := fn(&m); err != nil {
+		return nil, err
+	}
+	if m.ID != id {
+		return nil, memory.Invalidf("id", m.ID, "the id of the memory being updated ("+id+")")
+	}
+	if err := checkWritable(ctx, m.Namespace); err != nil {
+		return nil, err
+	}
+	if m.Content != before.Content && m.ContentHash == before.ContentHash {
+		m.ContentHash = memory.ContentHash(m.Content)
+	}
+	meta, err := encodeMetadata(m.Metadata)
+	if err != nil {
+		return nil, err
+	}
+	beforeMeta, _ := encodeMetadata(before.Metadata)
+	changed := m.Content != before.Content || m.Type != before.Type || m.Namespace != before.Namespace ||
+		m.Importance != before.Importance || m.Confidence != before.Confidence || meta != beforeMeta ||
+		!m.AccessedAt.Equal(before.AccessedAt) || m.AccessCount != before.AccessCount
+	if !changed && m.UpdatedAt.Equal(before.UpdatedAt) {
+		return before, nil
+	}
+	if changed && m.UpdatedAt.Equal(before.UpdatedAt) {
+		m.UpdatedAt = time.Now()
+	}
+	contentChanged := m.Content != before.Content
+	_, err = tx.Exec(ctx, `UPDATE memories SET content = $1, content_hash = $2, memory_type = $3,
+		namespace = $4, importance = $5, confidence = $6, metadata = $7, updated_at = $8, accessed_at = $9,
+		access_count = $10, search_words = to_tsvector('`+stemmed+`', $11),
+		embedding_pending = embedding_pending OR $12 WHERE id = $13`,
+		m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence, meta,
+		m.UpdatedAt, m.AccessedAt, m.AccessCount, memoryWords(m.Content), contentChanged, id)
+	if isUniqueViolation(err, "memories_namespace_hash") {
+		return nil, fmt.Errorf("memory %s: namespace %s already holds the same content: %w", id, m.Namespace, memory.ErrInvalid)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("update memory %s: %w", id, err)
+	}
+	if contentChanged {
+		// The vectors were made from the old text: the memory waits for the
+		// background fill to embed it again; the old vector stays searchable
+		// until then, as during a reindex.
+		if _, err := tx.Exec(ctx, `DELETE FROM memory_chunks WHERE seq = (SELECT seq FROM memories WHERE id = $1)`, id); err != nil {
+			return nil, fmt.Errorf("update memory %s: %w", id, err)
+		}
+	}
+	out, _, err := getMemory(ctx, tx, id, false)
+	return out, err
+}
+
+// DeleteMemory removes a memory for good; foreign keys take its edges,
+// events, jobs and vectors. With keepGolden a golden rule is refused
+// (ErrProtected), judged by the row as it is at the delete.
+func (s *DB) DeleteMemory(ctx context.Context, id string, keepGolden bool) error {
+	return s.deleteMemory(ctx, id, keepGolden, deleteForGood)
+}
+
+// TrashMemory is DeleteMemory that keeps the memory's full record in the
+// trash, in the same transaction, for RestoreMemory.
+func (s *DB) TrashMemory(ctx context.Context, id string, keepGolden bool) error {
+	return s.deleteMemory(ctx, id, keepGolden, deleteToTrash)
+}
+
+// ArchiveMemory is TrashMemory for a memory set aside: kept until restored.
+func (s *DB) ArchiveMemory(ctx context.Context, id string, keepGolden bool) error {
+	return s.deleteMemory(ctx, id, keepGolden, deleteToArchive)
+}
+
+type deleteKind int
+
+const (
+	deleteForGood deleteKind = iota
+	deleteToTrash
+	deleteToArchive
+)
+
+func (s *DB) deleteMemory(ctx context.Context, id string, keepGolden bool, kind deleteKind) error {
+	return s.write(ctx, func(tx pgx.Tx) error {
+		m, _, err := getMemory(ctx, tx, id, true)
+		if err != nil {
+			return err // not found, or not the asker's to see
+		}
+		if kind != deleteForGood {
+			// A refused delete rolls the trash row back with it.
+			if err := toTrash(ctx, tx, id, kind == deleteToArchive); err != nil {
+				return err
+			}
+		}
+		tag, err := tx.Exec(ctx, `DELETE FROM memories WHERE id = $1 AND NOT ($2 AND memory_type = $3)`,
+			id, keepGolden, string(memory.TypeGoldenRule))
+		if err != nil {
+			return fmt.Errorf("delete memory %s: %w", id, err)
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("memory %s is a golden rule: %w; use force=true to delete it", id, memory.ErrProtected)
+		}
+		if kind != deleteForGood {
+			return nil // the trash keeps the record and its change log
+		}
+		// Gone for good with its change log: who forgot it stays on record.
+		if _, err := tx.Exec(ctx, `INSERT INTO forgotten (memory_id, namespace, content_hash, at, author)
+			VALUES ($1, $2, $3, now(), $4)`, id, m.Namespace, m.ContentHash, author(ctx, "")); err != nil {
+			return fmt.Errorf("delete memory %s: %w", id, err)
+		}
+		return nil
+	})
+}
+
+// whereFilter turns a filter into SQL conditions on memories aliased m,
+// joined with AND, binding its values in p. An empty filter yields "true".
+func whereFilter(ctx context.Context, f memory.Filter, p *params) string {
+	var conds []string
+	if memory.PrincipalFrom(ctx).Restricted() {
+		conds = append(conds, visibleCond(ctx, "m", p))
+	}
+	if len(f.Namespaces) > 0 {
+		conds = append(conds, "m.namespace = ANY("+p.add(f.Namespaces)+")")
+	}
+	if len(f.Types) > 0 {
+		types := make([]string, len(f.Types))
+		for i, t := range f.Types {
+			types[i] = string(t)
+		}
+		conds = append(conds, "m.memory_type = ANY("+p.add(types)+")")
+	}
+	if f.MinImportance > 0 {
+		conds = append(conds, "m.importance >= "+p.add(f.MinImportance))
+	}
+	if f.MinConfidence != nil {
+		conds = append(conds, "m.confidence >= "+p.add(*f.MinConfidence))
+	}
+	if f.MaxConfidence != nil {
+		conds = append(conds, "m.confidence <= "+p.add(*f.MaxConfidence))
+	}
+	if !f.CreatedAfter.IsZero() {
+		conds = append(conds, "m.created_at >= "+p.add(f.CreatedAfter))
+	}
+	if !f.CreatedBefore.IsZero() {
+		conds = append(conds, "m.created_at < "+p.add(f.CreatedBefore))
+	}
+	if len(f.IDs) > 0 {
+		conds = append(conds, "m.id = ANY("+p.add(f.IDs)+")")
+	}
+	if !f.IncludeSuperseded {
+		conds = append(conds, notSuperseded)
+	}
+	if len(conds) == 0 {
+		return "true"
+	}
+	return strings.Join(conds, " AND ")
+}
+
+// notSuperseded holds for a memory that no supersedes edge points at.
+const notSuperseded = `NOT EXISTS (SELECT 1 FROM edges s WHERE s.target_id = m.id AND s.relation = 'supersedes')`
+
+// ListMemories lists memories by filter, order and page; ties are broken by
+// insertion order so pages never overlap.
+func (s *DB) ListMemories(ctx context.Context, q memory.ListQuery) ([]*memory.Memory, error) {
+	order := q.OrderBy
+	if order == "" {
+		order = memory.OrderCreatedAt
+	}
+	if _, err := memory.ParseOrderBy(string(order)); err != nil {
+		return nil, err
+	}
+	dir := "ASC"
+	if q.Descending {
+		dir = "DESC"
+	}
+	var p params
+	where := whereFilter(ctx, q.Filter, &p)
+	limit := "ALL"
+	if q.Limit > 0 {
+		limit = p.add(q.Limit)
+	}
+	query := `SELECT ` + memoryColumns + ` FROM memories m WHERE ` + where +
+		` ORDER BY m.` + string(order) + ` ` + dir + `, m.seq ` + dir + ` LIMIT ` + limit + ` OFFSET ` + p.add(max(q.Offset, 0))
+	ms, err := queryMemories(ctx, s.pool, query, p...)
+	if err != nil {
+		return nil, fmt.Errorf("list memories: %w", err)
+	}
+	return ms, nil
+}
+
+// CountMemories counts memories by filter.
+func (s *DB) CountMemories(ctx context.Context, f memory.Filter) (int, error) {
+	var p params
+	where := whereFilter(ctx, f, &p)
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM memories m WHERE `+where, p...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count memories: %w", err)
+	}
+	return n, nil
+}
+
+// TouchMemories sets the access time and increments the access count of the
+// memories among ids that exist. Best effort: it waits at most a moment for
+// rows another transaction holds.
+func (s *DB) TouchMemories(ctx context.Context, ids []string, at time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return s.write(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '250ms'`); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE memories SET accessed_at = $1, access_count = access_count + 1
+			WHERE id = ANY($2)`, at, ids); err != nil {
+			return fmt.Errorf("touch memories: %w", err)
+		}
+		return nil
+	})
+}

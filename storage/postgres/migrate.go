@@ -1,0 +1,205 @@
+package postgres
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations lists the embedded migrations in order; their numbers run from 1
+// without a gap.
+func migrations() ([]migration, error) {
+	entries, err := fs.ReadDir(migrationFiles, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var out []migration
+	for _, e := range entries {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with a version number", e.Name())
+		}
+		body, err := migrationFiles.ReadFile("migrations/" + e.Name())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, migration{version: v, name: e.Name(), sql: string(body)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	for i, m := range out {
+		if m.version != i+1 {
+			return nil, fmt.Errorf("migration %s: expected version %d", m.name, i+1)
+		}
+	}
+	return out, nil
+}
+
+// SchemaVersion is the schema version this binary writes.
+func SchemaVersion() int {
+	ms, err := migrations()
+	if err != nil {
+		panic(err) // the embedded files are part of the build
+	}
+	return len(ms)
+}
+
+// migrationLock is the advisory lock key the migrations run under ("recall"
+// in ASCII): of several servers starting at once, one migrates and the others
+// wait, then find the schema current.
+const migrationLock = 0x726563616c6c
+
+// MinVectorVersion is the oldest pgvector Recall runs on (HNSW with the
+// operators it uses); from 0.8 filtered searches use its iterative scan.
+const MinVectorVersion = "0.7.0"
+
+// migrateAt brings the schema of the database cc names up to date on a
+// connection of its own.
+func migrateAt(ctx context.Context, cc *pgx.ConnConfig) error {
+	conn, err := pgx.ConnectConfig(ctx, cc)
+	if err != nil {
+		return connectError(cc, err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
+		return connectError(cc, err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLock)
+	current, err := schemaVersion(ctx, conn)
+	if err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	if current > len(ms) {
+		return fmt.Errorf("database schema version %d is newer than this recall supports (%d): upgrade recall", current, len(ms))
+	}
+	if err := ensureVector(ctx, conn, cc); err != nil {
+		return err
+	}
+	for _, m := range ms[current:] {
+		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, m.sql); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('schema_version', $1)
+				ON CONFLICT (key) DO UPDATE SET value = excluded.value`, strconv.Itoa(m.version))
+			return err
+		})
+		if err != nil {
+			var pe *pgconn.PgError
+			if errors.As(err, &pe) && pe.Code == "42501" {
+				return connectError(cc, err)
+			}
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+	}
+	return nil
+}
+
+// schemaVersion reads the recorded version; 0 for a database Recall never
+// used.
+func schemaVersion(ctx context.Context, q querier) (int, error) {
+	var exists bool
+	if err := q.QueryRow(ctx, `SELECT to_regclass('meta') IS NOT NULL`).Scan(&exists); err != nil {
+		return 0, err
+	}
+	if !exists {
+		return 0, nil
+	}
+	var v string
+	err := q.QueryRow(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(v)
+}
+
+// ensureVector makes sure the vector extension is there and new enough,
+// creating it when the user may; otherwise it says what to run.
+func ensureVector(ctx context.Context, conn *pgx.Conn, cc *pgx.ConnConfig) error {
+	installed, available, err := VectorVersions(ctx, conn)
+	if err != nil {
+		return err
+	}
+	if installed == "" {
+		if available == "" {
+			return fmt.Errorf("PostgreSQL at %s:%d has no pgvector extension: install it on the server (Debian: apt install postgresql-%s-pgvector; managed services: enable the \"vector\" extension), then start Recall again",
+				cc.Host, cc.Port, serverMajor(conn))
+		}
+		if _, err := conn.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS vector`); err != nil {
+			return fmt.Errorf("the vector extension is not created in database %q and user %s may not create it (%v): run once as a superuser: psql -d %s -c 'CREATE EXTENSION vector'",
+				cc.Database, cc.User, err, cc.Database)
+		}
+		installed, _, err = VectorVersions(ctx, conn)
+		if err != nil {
+			return err
+		}
+	}
+	if VersionLess(installed, MinVectorVersion) {
+		return fmt.Errorf("pgvector %s is too old: Recall needs %s or newer: run ALTER EXTENSION vector UPDATE (after installing a newer pgvector on the server)", installed, MinVectorVersion)
+	}
+	return nil
+}
+
+// VectorVersions reports the vector extension's version in the database (""
+// when not created) and the newest the server offers ("" when none).
+func VectorVersions(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}) (installed, available string, err error) {
+	err = q.QueryRow(ctx, `SELECT coalesce((SELECT extversion FROM pg_extension WHERE extname = 'vector'), ''),
+		coalesce((SELECT default_version FROM pg_available_extensions WHERE name = 'vector'), '')`).Scan(&installed, &available)
+	if err != nil {
+		return "", "", fmt.Errorf("read the vector extension's version: %w", err)
+	}
+	return installed, available, nil
+}
+
+func serverMajor(conn *pgx.Conn) string {
+	v := conn.PgConn().ParameterStatus("server_version")
+	major, _, _ := strings.Cut(v, ".")
+	if major == "" {
+		return "<major>"
+	}
+	return major
+}
+
+// VersionLess compares dotted version numbers ("0.7.4" < "0.8.0").
+func VersionLess(a, b string) bool {
+	as, bs := strings.Split(a, "."), strings.Split(b, ".")
+	for i := 0; i < max(len(as), len(bs)); i++ {
+		var x, y int
+		if i < len(as) {
+			x, _ = strconv.Atoi(as[i])
+		}
+		if i < len(bs) {
+			y, _ = strconv.Atoi(bs[i])
+		}
+		if x != y {
+			return x < y
+		}
+	}
+	return false
+}

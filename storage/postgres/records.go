@@ -1,0 +1,420 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
+)
+
+// Import writes records in one transaction: all of them or, on error, none.
+// It follows the SQLite store's rules (storage.DB.Import), so an export moves
+// between the two either way.
+func (s *DB) Import(ctx context.Context, r storage.Records) (*storage.ImportResult, error) {
+	var res *storage.ImportResult
+	err := s.write(ctx, func(tx pgx.Tx) error {
+		var err error
+		if res, err = writeRecords(ctx, tx, r); err != nil {
+			return err
+		}
+		// Rows that kept their ids leave the id sequences behind them.
+		for _, table := range []string{"edges", "validation_events", "change_log", "file_activity", "journal"} {
+			if _, err := tx.Exec(ctx, `SELECT setval(pg_get_serial_sequence('`+table+`', 'id'),
+				greatest((SELECT max(id) FROM `+table+`), 1))`); err != nil {
+				return fmt.Errorf("import: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// progress counts written rows for Records.Progress.
+type progress struct {
+	fn          func(done, total int)
+	done, total int
+}
+
+func (p *progress) step() {
+	p.done++
+	if p.fn != nil && (p.done%500 == 0 || p.done == p.total) {
+		p.fn(p.done, p.total)
+	}
+}
+
+// writeRecords writes records inside tx. Memories go first; ids map each
+// incoming memory id to the id it is stored under (itself, or the existing
+// memory with the same content).
+func writeRecords(ctx context.Context, tx pgx.Tx, r storage.Records) (*storage.ImportResult, error) {
+	res := &storage.ImportResult{}
+	p := &progress{fn: r.Progress, total: len(r.Memories) + len(r.Edges) + len(r.Events) + len(r.Changes) + len(r.Files) + len(r.Archived)}
+	ids, err := writeMemories(ctx, tx, r.Memories, res, p)
+	if err != nil {
+		return nil, err
+	}
+	steps := []func() error{
+		func() error { return writeEdges(ctx, tx, r.Edges, ids, res, p) },
+		func() error { return writeEvents(ctx, tx, r.Events, ids, res, p) },
+		func() error { return writeChanges(ctx, tx, r.Changes, ids, res, p) },
+		func() error { return writeFiles(ctx, tx, r.Files, res, p) },
+		func() error { return writeProjects(ctx, tx, r.Projects, res) },
+		func() error { return writeArchived(ctx, tx, r.Archived, res, p) },
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func orZero(t, fallback time.Time) time.Time {
+	if t.IsZero() {
+		return fallback
+	}
+	return t
+}
+
+func writeMemories(ctx context.Context, tx pgx.Tx, ms []*memory.Memory, res *storage.ImportResult, p *progress) (map[string]string, error) {
+	ids := make(map[string]string, len(ms))
+	for _, m := range ms {
+		p.step()
+		if m.ContentHash == "" {
+			m.ContentHash = memory.ContentHash(m.Content)
+		}
+		if err := checkWritable(ctx, m.Namespace); err != nil {
+			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
+		}
+		meta, err := encodeMetadata(m.Metadata)
+		if err != nil {
+			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
+			namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
+			access_count, embedding_pending, search_words, author)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, true, to_tsvector('`+stemmed+`', $13), $14)
+			ON CONFLICT DO NOTHING`,
+			m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence, meta,
+			m.CreatedAt, orZero(m.UpdatedAt, m.CreatedAt), orZero(m.AccessedAt, m.CreatedAt), m.AccessCount,
+			memoryWords(m.Content), m.Author)
+		if err != nil {
+			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
+		}
+		if tag.RowsAffected() == 1 {
+			ids[m.ID] = m.ID
+			res.Memories++
+			continue
+		}
+		var id string
+		if err := tx.QueryRow(ctx, `SELECT id FROM memories WHERE id = $1 OR (namespace = $2 AND content_hash = $3)
+			ORDER BY id = $1 DESC LIMIT 1`, m.ID, m.Namespace, m.ContentHash).Scan(&id); err != nil {
+			return nil, fmt.Errorf("memory %s: finding the stored copy: %w", m.ID, err)
+		}
+		ids[m.ID] = id
+		res.Existing++
+	}
+	return ids, nil
+}
+
+// resolveEnds maps memory ids through ids, falling back to memories already
+// stored; "" for one that is nowhere.
+func resolveEnds(ctx context.Context, tx pgx.Tx, ids map[string]string, ends ...string) ([]string, error) {
+	out := make([]string, len(ends))
+	for i, id := range ends {
+		if mapped, ok := ids[id]; ok {
+			out[i] = mapped
+			continue
+		}
+		var found string
+		err := tx.QueryRow(ctx, `SELECT id FROM memories WHERE id = $1`, id).Scan(&found)
+		if err != nil && err != pgx.ErrNoRows {
+			return nil, err
+		}
+		ids[id] = found
+		out[i] = found
+	}
+	return out, nil
+}
+
+// keepID is the SQL of an id column that keeps an incoming id when it is set
+// and free, so an export read back into an empty database is the same
+// database.
+func keepID(table string) string {
+	return `CASE WHEN $1 > 0 AND NOT EXISTS (SELECT 1 FROM ` + table + ` WHERE id = $1) THEN $1
+		ELSE nextval(pg_get_serial_sequence('` + table + `', 'id')) END`
+}
+
+func writeEdges(ctx context.Context, tx pgx.Tx, es []memory.Edge, ids map[string]string, res *storage.ImportResult, p *progress) error {
+	for _, e := range es {
+		p.step()
+		ends, err := resolveEnds(ctx, tx, ids, e.SourceID, e.TargetID)
+		if err != nil {
+			return err
+		}
+		src, tgt := ends[0], ends[1]
+		if src == "" || tgt == "" || src == tgt {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("edge %d %s -> %s: a memory at either end is missing", e.ID, e.SourceID, e.TargetID))
+			continue
+		}
+		meta, err := encodeMetadata(e.Metadata)
+		if err != nil {
+			return fmt.Errorf("edge %d: %w", e.ID, err)
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO edges (id, source_id, target_id, relation, weight, metadata, created_at, author)
+			VALUES (`+keepID("edges")+`, $2, $3, $4, $5, $6, $7, $8)
+			ON CONFLICT (source_id, target_id, relation) DO NOTHING`,
+			e.ID, src, tgt, string(e.Relation), e.Weight, meta, e.CreatedAt, e.Author)
+		if err != nil {
+			return fmt.Errorf("edge %d: %w", e.ID, err)
+		}
+		if tag.RowsAffected() == 1 {
+			res.Edges++
+		}
+	}
+	return nil
+}
+
+func writeEvents(ctx context.Context, tx pgx.Tx, evs []memory.ValidationEvent, ids map[string]string, res *storage.ImportResult, p *progress) error {
+	for _, ev := range evs {
+		p.step()
+		ends, err := resolveEnds(ctx, tx, ids, ev.MemoryID)
+		if err != nil {
+			return err
+		}
+		if ends[0] == "" {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("validation event %d: memory %s is missing", ev.ID, ev.MemoryID))
+			continue
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO validation_events (id, memory_id, event_type, context,
+			error_msg, session_id, confidence_before, confidence_after, created_at, author)
+			VALUES (`+keepID("validation_events")+`, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			ev.ID, ends[0], string(ev.EventType), ev.Context, ev.ErrorMsg, ev.SessionID,
+			ev.ConfidenceBefore, ev.ConfidenceAfter, ev.CreatedAt, ev.Author); err != nil {
+			return fmt.Errorf("validation event %d: %w", ev.ID, err)
+		}
+		res.Events++
+	}
+	return nil
+}
+
+func writeChanges(ctx context.Context, tx pgx.Tx, cs []memory.Change, ids map[string]string, res *storage.ImportResult, p *progress) error {
+	for _, c := range cs {
+		p.step()
+		ends, err := resolveEnds(ctx, tx, ids, c.MemoryID, c.RelatedID)
+		if err != nil {
+			return err
+		}
+		if ends[0] == "" {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("change %d: memory %s is missing", c.ID, c.MemoryID))
+			continue
+		}
+		c.MemoryID = ends[0]
+		if ends[1] != "" {
+			c.RelatedID = ends[1]
+		}
+		// The same export read twice adds nothing the second time.
+		var dup bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM change_log WHERE memory_id = $1 AND at = $2 AND action = $3)`,
+			c.MemoryID, c.At, string(c.Action)).Scan(&dup); err != nil {
+			return err
+		}
+		if dup {
+			continue
+		}
+		if _, err := writeChange(ctx, tx, &c); err != nil {
+			return err
+		}
+		res.Changes++
+	}
+	return nil
+}
+
+func writeFiles(ctx context.Context, tx pgx.Tx, fs []storage.FileRow, res *storage.ImportResult, p *progress) error {
+	for _, a := range fs {
+		p.step()
+		meta, err := encodeMetadata(a.Metadata)
+		if err != nil {
+			return fmt.Errorf("file activity %d: %w", a.ID, err)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO file_activity (id, file_path, action, session_id,
+			project_root, file_type, metadata, created_at, touches, summary)
+			VALUES (`+keepID("file_activity")+`, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			a.ID, a.FilePath, string(a.Action), a.SessionID, a.ProjectRoot, a.FileType,
+			meta, a.CreatedAt, max(a.Touches, 1), a.Summary); err != nil {
+			return fmt.Errorf("file activity %d: %w", a.ID, err)
+		}
+		res.Files++
+	}
+	return nil
+}
+
+// writeProjects adds project bindings (root, namespace, created_at); a root
+// already bound keeps its binding.
+func writeProjects(ctx context.Context, tx pgx.Tx, rows []map[string]any, res *storage.ImportResult) error {
+	for _, row := range rows {
+		root, _ := row["root"].(string)
+		ns, _ := row["namespace"].(string)
+		if root == "" || ns == "" {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("project binding %v: want a root and a namespace", row))
+			continue
+		}
+		created := time.Now().UTC()
+		if s, ok := row["created_at"].(string); ok {
+			if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+				created = t
+			}
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO project_roots (root, namespace, created_at) VALUES ($1, $2, $3)
+			ON CONFLICT DO NOTHING`, root, ns, created)
+		if err != nil {
+			return fmt.Errorf("project binding %v: %w", row, err)
+		}
+		if tag.RowsAffected() == 1 {
+			res.Projects++
+		}
+	}
+	return nil
+}
+
+// writeArchived puts archived memories' records into the trash, archived,
+// unless their id is a live memory or already in the trash.
+func writeArchived(ctx context.Context, tx pgx.Tx, items []storage.TrashItem, res *storage.ImportResult, p *progress) error {
+	for _, it := range items {
+		p.step()
+		id := it.Memory.ID
+		body, err := json.Marshal(it.TrashRecord)
+		if err != nil {
+			return fmt.Errorf("archived memory %s: %w", id, err)
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO trash (memory_id, deleted_at, record, archived)
+			SELECT $1, $2, $3, true WHERE NOT EXISTS (SELECT 1 FROM memories WHERE id = $1)
+			ON CONFLICT (memory_id) DO NOTHING`, id, it.DeletedAt, string(body))
+		if err != nil {
+			return fmt.Errorf("archived memory %s: %w", id, err)
+		}
+		if tag.RowsAffected() == 1 {
+			res.Archived++
+		} else {
+			res.ArchivedExisting++
+		}
+	}
+	return nil
+}
+
+// Export reads every record inside one repeatable-read transaction (a
+// consistent snapshot while other processes write) and hands each to v, in
+// the SQLite store's order.
+func (s *DB) Export(ctx context.Context, v storage.RecordVisitor) error {
+	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		steps := []func() error{
+			func() error {
+				return each(ctx, tx, v.Memory != nil, `SELECT `+memoryColumns+` FROM memories m WHERE `+visibleSQL(ctx, "m")+` ORDER BY m.created_at, m.seq`, func(r pgx.Rows) error {
+					m, _, err := scanMemory(r)
+					if err != nil {
+						return err
+					}
+					return v.Memory(m)
+				})
+			},
+			func() error {
+				return each(ctx, tx, v.Edge != nil, `SELECT `+edgeColumns+` FROM edges WHERE NOT EXISTS (SELECT 1 FROM memories m
+					WHERE m.id IN (edges.source_id, edges.target_id) AND NOT `+visibleSQL(ctx, "m")+`) ORDER BY id`, func(r pgx.Rows) error {
+					e, err := scanEdge(r)
+					if err != nil {
+						return err
+					}
+					return v.Edge(&e)
+				})
+			},
+			func() error {
+				return each(ctx, tx, v.Event != nil, `SELECT `+eventColumns+` FROM validation_events
+					WHERE EXISTS (SELECT 1 FROM memories m WHERE m.id = memory_id AND `+visibleSQL(ctx, "m")+`) ORDER BY id`, func(r pgx.Rows) error {
+					ev, err := scanEvent(r)
+					if err != nil {
+						return err
+					}
+					return v.Event(&ev)
+				})
+			},
+			func() error {
+				return each(ctx, tx, v.Change != nil, `SELECT `+changeColumns+` FROM change_log WHERE `+visibleSQL(ctx, "change_log")+` ORDER BY id`, func(r pgx.Rows) error {
+					c, err := scanChange(r)
+					if err != nil {
+						return err
+					}
+					return v.Change(&c)
+				})
+			},
+			func() error {
+				return each(ctx, tx, v.File != nil, `SELECT id, file_path, action, session_id, project_root, file_type, metadata,
+					created_at, touches, summary FROM file_activity ORDER BY id`, func(r pgx.Rows) error {
+					var f storage.FileRow
+					var action string
+					var meta []byte
+					if err := r.Scan(&f.ID, &f.FilePath, &action, &f.SessionID, &f.ProjectRoot, &f.FileType, &meta,
+						&f.CreatedAt, &f.Touches, &f.Summary); err != nil {
+						return err
+					}
+					f.Action, f.CreatedAt = memory.FileAction(action), f.CreatedAt.UTC()
+					var err error
+					if f.Metadata, err = decodeOptionalMetadata(meta); err != nil {
+						return err
+					}
+					return v.File(&f)
+				})
+			},
+			func() error {
+				return each(ctx, tx, v.Project != nil, `SELECT root, namespace, created_at FROM project_roots ORDER BY root`, func(r pgx.Rows) error {
+					var root, ns string
+					var at time.Time
+					if err := r.Scan(&root, &ns, &at); err != nil {
+						return err
+					}
+					return v.Project(map[string]any{"root": root, "namespace": ns, "created_at": at.UTC().Format(time.RFC3339Nano)})
+				})
+			},
+			func() error {
+				return each(ctx, tx, v.Archived != nil, `SELECT deleted_at, record, archived FROM trash WHERE archived
+					ORDER BY deleted_at, memory_id`, func(r pgx.Rows) error {
+					it, err := scanTrash(r)
+					if err != nil || it.Memory == nil || !memory.PrincipalFrom(ctx).Sees(it.Memory.Namespace) {
+						return err
+					}
+					return v.Archived(&it)
+				})
+			},
+		}
+		for _, step := range steps {
+			if err := step(); err != nil {
+				return fmt.Errorf("export: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// each runs query when want and calls fn for every row.
+func each(ctx context.Context, tx pgx.Tx, want bool, query string, fn func(pgx.Rows) error) error {
+	if !want {
+		return nil
+	}
+	rows, err := tx.Query(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

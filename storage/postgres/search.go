@@ -1,0 +1,265 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/recall-mcp/recall/keywords"
+	"github.com/recall-mcp/recall/memory"
+)
+
+// defaultSearchLimit applies when a search asks for no limit.
+const defaultSearchLimit = 10
+
+// rankNormalization is ts_rank's option 1: the rank is divided by 1 + the
+// logarithm of the text's length, so a long memory that names a word once
+// ranks below a short one about it (as BM25 does on SQLite).
+const rankNormalization = "1"
+
+// SearchKeyword ranks memories containing any content word of text, best
+// first; Hit.Score is ts_rank (higher is better). Filters apply before the
+// limit, so they never starve the result.
+func (s *DB) SearchKeyword(ctx context.Context, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
+	return s.rankKeywords(ctx, keywords.Terms(text), "||", f, limit)
+}
+
+// MatchAllKeywords ranks, like SearchKeyword, the memories that contain every
+// content word of text.
+func (s *DB) MatchAllKeywords(ctx context.Context, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
+	return s.rankKeywords(ctx, keywords.Terms(text), "&&", f, limit)
+}
+
+// rankKeywords runs the keyword query: the GIN index finds the matches, the
+// filter narrows them, ts_rank orders them.
+func (s *DB) rankKeywords(ctx context.Context, terms []keywords.Term, op string, f memory.Filter, limit int) ([]memory.Hit, error) {
+	if limit <= 0 {
+		limit = defaultSearchLimit
+	}
+	query, p := keywordSQL(ctx, terms, op, f, limit)
+	if query == "" {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, query, p...)
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	hits, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.Hit, error) {
+		var h memory.Hit
+		var rank float32
+		err := row.Scan(&h.ID, &rank)
+		h.Score = float64(rank)
+		return h, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	return hits, nil
+}
+
+// keywordSQL is the keyword query: the GIN index finds the matches, the
+// filter narrows them, ts_rank orders them. "" when terms is empty.
+func keywordSQL(ctx context.Context, terms []keywords.Term, op string, f memory.Filter, limit int) (string, params) {
+	var p params
+	q := tsQuery(terms, op, stemmed, &p)
+	if q == "" {
+		return "", nil
+	}
+	where := whereFilter(ctx, f, &p)
+	return `SELECT m.id, ts_rank(m.search_words, ` + q + `, ` + rankNormalization + `) AS rank
+		FROM memories m WHERE m.search_words @@ (` + q + `) AND ` + where + `
+		ORDER BY rank DESC, m.seq LIMIT ` + p.add(limit), p
+}
+
+// KeywordCoverage tells, for each of the memories ids that exist, the fraction
+// of text's content words it contains.
+func (s *DB) KeywordCoverage(ctx context.Context, text string, ids []string) (map[string]float64, error) {
+	out := make(map[string]float64, len(ids))
+	terms := keywords.Terms(text)
+	if len(ids) == 0 || len(terms) == 0 {
+		return out, nil
+	}
+	// One row per memory: how many of the terms' queries it matches.
+	p := params{ids}
+	var sum []string
+	for _, t := range terms {
+		q := tsQuery([]keywords.Term{t}, "||", stemmed, &p)
+		sum = append(sum, "(m.search_words @@ ("+q+"))::int")
+	}
+	visible := visibleCond(ctx, "m", &p)
+	rows, err := s.pool.Query(ctx, `SELECT m.id, `+joinPlus(sum)+` FROM memories m WHERE m.id = ANY($1) AND `+visible, p...)
+	if err != nil {
+		return nil, fmt.Errorf("keyword coverage: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, fmt.Errorf("keyword coverage: %w", err)
+		}
+		if n > 0 {
+			out[id] = float64(n) / float64(len(terms))
+		}
+	}
+	return out, rows.Err()
+}
+
+func joinPlus(xs []string) string {
+	out := ""
+	for i, x := range xs {
+		if i > 0 {
+			out += " + "
+		}
+		out += x
+	}
+	return out
+}
+
+// maxKNN bounds the number of hits one search returns.
+const maxKNN = 4096
+
+// SearchVector ranks memories by cosine distance to vec, best first, with
+// Hit.Score = 1 - distance. Before any vector is stored it returns no hits; a
+// vector of another dimension than the stored ones wraps ErrEmbeddingMismatch.
+//
+// The query is shaped for the HNSW index (ORDER BY the distance operator on
+// the column, a LIMIT), which the planner otherwise passes over for a
+// sequential scan at 10k rows. A filter is checked as the index walks, and
+// the iterative scan (pgvector 0.8) keeps walking until k memories pass it;
+// when a selective filter still leaves fewer, the few that pass are ranked
+// exactly.
+func (s *DB) SearchVector(ctx context.Context, vec []float32, f memory.Filter, limit int) ([]memory.Hit, error) {
+	sp, err := embeddingSpace(ctx, s.pool)
+	if err != nil {
+		return nil, fmt.Errorf("vector search: %w", err)
+	}
+	if sp.Dimension == 0 {
+		return nil, nil
+	}
+	if len(vec) != sp.Dimension {
+		return nil, fmt.Errorf("query vector of dimension %d, the database holds %q vectors of dimension %d: %w",
+			len(vec), sp.Model, sp.Dimension, memory.ErrEmbeddingMismatch)
+	}
+	if err := checkVector(vec); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		limit = defaultSearchLimit
+	}
+	limit = min(limit, maxKNN)
+	if len(f.IDs) > 0 {
+		return s.vectorQuery(ctx, vec, f, limit, true)
+	}
+	hits, err := s.vectorQuery(ctx, vec, f, limit, false)
+	if err != nil || len(hits) == limit || !narrowed(f) {
+		return hits, err
+	}
+	return s.vectorQuery(ctx, vec, f, limit, true)
+}
+
+// narrowed tells whether f leaves out some memories with vectors.
+func narrowed(f memory.Filter) bool {
+	return len(f.Namespaces) > 0 || len(f.Types) > 0 || f.MinImportance > 0 || !f.IncludeSuperseded || f.Bounds.Set() || len(f.IDs) > 0
+}
+
+// vectorQuery runs one nearest-neighbour query: by the HNSW index, or exact
+// (every memory that passes the filter scored) when exact is set.
+func (s *DB) vectorQuery(ctx context.Context, vec []float32, f memory.Filter, limit int, exact bool) ([]memory.Hit, error) {
+	query, p := vectorSQL(ctx, vec, f, limit, exact)
+	var hits []memory.Hit
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if !exact {
+			if err := s.tuneIndexScan(ctx, tx, limit); err != nil {
+				return err
+			}
+		}
+		rows, err := tx.Query(ctx, query, p...)
+		if err != nil {
+			return err
+		}
+		hits, err = collectDistances(rows)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("vector search: %w", err)
+	}
+	return hits, nil
+}
+
+// vectorSQL is the nearest-neighbour query, shaped for the HNSW index (ORDER
+// BY the distance operator on the column, a LIMIT) unless exact.
+func vectorSQL(ctx context.Context, vec []float32, f memory.Filter, limit int, exact bool) (string, params) {
+	p := params{vector(vec)}
+	where := whereFilter(ctx, f, &p)
+	order := "m.embedding <=> $1"
+	if exact {
+		// Not the index's shape: the planner scores the rows that pass.
+		order = "(m.embedding <=> $1) + 0"
+	}
+	return `SELECT m.id, m.embedding <=> $1 AS distance FROM memories m
+		WHERE m.embedding IS NOT NULL AND ` + where + `
+		ORDER BY ` + order + ` LIMIT ` + p.add(limit), p
+}
+
+// tuneIndexScan sets, for the transaction's index scans, how many candidates
+// HNSW keeps (at least the limit) and, on pgvector 0.8 and later, that it
+// goes on scanning until the filter has passed enough.
+func (s *DB) tuneIndexScan(ctx context.Context, tx pgx.Tx, limit int) error {
+	if _, err := tx.Exec(ctx, `SELECT set_config('hnsw.ef_search', $1, true)`, fmt.Sprint(min(max(limit*2, 40), 1000))); err != nil {
+		return err
+	}
+	if ok, err := s.iterativeScan(ctx); err != nil || !ok {
+		return err
+	}
+	_, err := tx.Exec(ctx, `SET LOCAL hnsw.iterative_scan = strict_order`)
+	return err
+}
+
+// collectDistances reads (id, distance) rows into hits, best first.
+func collectDistances(rows pgx.Rows) ([]memory.Hit, error) {
+	hits, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.Hit, error) {
+		var h memory.Hit
+		var d float64
+		err := row.Scan(&h.ID, &d)
+		h.Score = 1 - d
+		return h, err
+	})
+	slices.SortStableFunc(hits, func(a, b memory.Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return 0
+	})
+	return hits, err
+}
+
+// SearchChunks ranks memories by the cosine similarity of their best later
+// part to vec, best first. Few memories have parts: they are scored exactly.
+func (s *DB) SearchChunks(ctx context.Context, vec []float32, f memory.Filter, limit int) ([]memory.Hit, error) {
+	sp, err := embeddingSpace(ctx, s.pool)
+	if err != nil || sp.Dimension == 0 || len(vec) != sp.Dimension {
+		return nil, err
+	}
+	if limit <= 0 {
+		limit = defaultSearchLimit
+	}
+	p := params{vector(vec)}
+	where := whereFilter(ctx, f, &p)
+	rows, err := s.pool.Query(ctx, `SELECT m.id, min(c.embedding <=> $1) AS distance
+		FROM memory_chunks c JOIN memories m ON m.seq = c.seq
+		WHERE `+where+` GROUP BY m.id ORDER BY distance LIMIT `+p.add(limit), p...)
+	if err != nil {
+		return nil, fmt.Errorf("chunk search: %w", err)
+	}
+	hits, err := collectDistances(rows)
+	if err != nil {
+		return nil, fmt.Errorf("chunk search: %w", err)
+	}
+	return hits, nil
+}

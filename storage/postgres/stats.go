@@ -1,0 +1,132 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/recall-mcp/recall/capture/journal"
+	"github.com/recall-mcp/recall/memory"
+)
+
+// Stats counts what the database holds, in one round trip for the counts.
+func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
+	st := &memory.Stats{ByNamespace: map[string]int{}, ByType: map[string]int{}}
+	var oldest *time.Time
+	var version string
+	err := s.pool.QueryRow(ctx, `SELECT
+		(SELECT count(*) FROM memories),
+		(SELECT count(*) FROM edges),
+		(SELECT count(*) FROM validation_events),
+		(SELECT count(*) FROM file_activity),
+		(SELECT count(*) FROM memories WHERE embedding_pending),
+		(SELECT count(*) FROM jobs WHERE failed_at IS NULL),
+		(SELECT count(*) FROM jobs WHERE failed_at IS NULL AND last_error <> ''),
+		(SELECT min(created_at) FROM jobs WHERE failed_at IS NULL),
+		coalesce((SELECT last_error FROM jobs WHERE last_error <> '' AND failed_at IS NULL ORDER BY run_after DESC LIMIT 1), ''),
+		(SELECT count(*) FROM jobs WHERE failed_at IS NOT NULL),
+		coalesce((SELECT kind || ' job for ' || subject || ' failed for good at ' ||
+			to_char(failed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || ': ' || last_error
+			FROM jobs WHERE failed_at IS NOT NULL ORDER BY failed_at DESC, id DESC LIMIT 1), ''),
+		(SELECT count(*) FROM journal),
+		(SELECT count(*) FROM journal WHERE trimmed_bytes > 0),
+		(SELECT count(*) FROM jobs WHERE kind = '`+journal.SummaryJobKind+`' AND failed_at IS NULL),
+		coalesce((SELECT value FROM meta WHERE key = 'schema_version'), '0'),
+		pg_database_size(current_database())`).Scan(
+		&st.Memories, &st.Edges, &st.ValidationEvents, &st.FileActivity, &st.PendingEmbeddings,
+		&st.PendingJobs, &st.RetryingJobs, &oldest, &st.LastJobError, &st.FailedJobs, &st.LastJobFailure, &st.JournalEntries, &st.TrimmedEntries,
+		&st.PendingSummaries, &version, &st.FileBytes)
+	if err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
+	if oldest != nil {
+		st.OldestJobAt = oldest.UTC()
+	}
+	st.SchemaVersion, _ = strconv.Atoi(version)
+	for col, m := range map[string]map[string]int{"namespace": st.ByNamespace, "memory_type": st.ByType} {
+		rows, err := s.pool.Query(ctx, `SELECT `+col+`, count(*) FROM memories m WHERE `+visibleSQL(ctx, "m")+` GROUP BY `+col)
+		if err != nil {
+			return nil, fmt.Errorf("stats: %w", err)
+		}
+		for rows.Next() {
+			var k string
+			var n int
+			if err := rows.Scan(&k, &n); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("stats: %w", err)
+			}
+			m[k] = n
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("stats: %w", err)
+		}
+	}
+	rows, err := s.pool.Query(ctx, `SELECT role, failures, last_error, failing_since, updated_at
+		FROM model_health WHERE failures > 0 ORDER BY role`)
+	if err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
+	st.ModelHealth, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (memory.ModelHealth, error) {
+		var h memory.ModelHealth
+		var since *time.Time
+		err := r.Scan(&h.Role, &h.Failures, &h.LastError, &since, &h.UpdatedAt)
+		if since != nil {
+			h.FailingSince = since.UTC()
+		}
+		h.UpdatedAt = h.UpdatedAt.UTC()
+		return h, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
+	sp, err := embeddingSpace(ctx, s.pool)
+	if err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
+	st.EmbeddingModel, st.EmbeddingDim = sp.Model, sp.Dimension
+	return st, nil
+}
+
+// UpsertSession records a Claude Code session's start or end: fields given
+// replace the stored ones, the earliest start is kept.
+func (s *DB) UpsertSession(ctx context.Context, sess *memory.Session) error {
+	if sess == nil || sess.ID == "" {
+		return memory.Invalidf("session_id", `""`, "a session id")
+	}
+	_, err := s.pool.Exec(ctx, `INSERT INTO sessions AS s (id, namespace, cwd, started_at, ended_at, end_reason)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (id) DO UPDATE SET
+			namespace  = CASE WHEN excluded.namespace <> '' THEN excluded.namespace ELSE s.namespace END,
+			cwd        = CASE WHEN excluded.cwd <> '' THEN excluded.cwd ELSE s.cwd END,
+			started_at = least(s.started_at, excluded.started_at),
+			ended_at   = coalesce(excluded.ended_at, s.ended_at),
+			end_reason = CASE WHEN excluded.end_reason <> '' THEN excluded.end_reason ELSE s.end_reason END`,
+		sess.ID, sess.Namespace, sess.Cwd, orNow(sess.StartedAt, time.Now()), sess.EndedAt, sess.EndReason)
+	if err != nil {
+		return fmt.Errorf("upsert session %s: %w", sess.ID, err)
+	}
+	return nil
+}
+
+// GetSession returns a recorded session or an error wrapping ErrNotFound.
+func (s *DB) GetSession(ctx context.Context, id string) (*memory.Session, error) {
+	var sess memory.Session
+	err := s.pool.QueryRow(ctx, `SELECT id, namespace, cwd, started_at, ended_at, end_reason FROM sessions WHERE id = $1`, id).
+		Scan(&sess.ID, &sess.Namespace, &sess.Cwd, &sess.StartedAt, &sess.EndedAt, &sess.EndReason)
+	if err == pgx.ErrNoRows {
+		return nil, memory.NotFound("session", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read session %s: %w", id, err)
+	}
+	sess.StartedAt = sess.StartedAt.UTC()
+	if sess.EndedAt != nil {
+		t := sess.EndedAt.UTC()
+		sess.EndedAt = &t
+	}
+	return &sess, nil
+}

@@ -1,0 +1,438 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// MaxDimension bounds the embedding dimension a space may declare.
+const MaxDimension = 8192
+
+// maxIndexedDimension is the largest dimension pgvector's HNSW index takes
+// for the vector type; larger vectors are searched exactly.
+const maxIndexedDimension = 2000
+
+func vector(v []float32) pgvector.Vector { return pgvector.NewVector(v) }
+
+// iterativeScan reports whether the server's pgvector has hnsw.iterative_scan
+// (0.8 and later).
+func (s *DB) iterativeScan(context.Context) (bool, error) { return s.hasIterative, nil }
+
+func getMeta(ctx context.Context, q querier, key string) (string, error) {
+	var v string
+	err := q.QueryRow(ctx, `SELECT value FROM meta WHERE key = $1`, key).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	return v, err
+}
+
+func setMeta(ctx context.Context, q querier, key, value string) error {
+	_, err := q.Exec(ctx, `INSERT INTO meta (key, value) VALUES ($1, $2)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
+	return err
+}
+
+const (
+	metaEmbedModel = "embedding_model"
+	metaEmbedDim   = "embedding_dimension"
+)
+
+func embeddingSpace(ctx context.Context, q querier) (memory.EmbeddingSpace, error) {
+	rows, err := q.Query(ctx, `SELECT key, value FROM meta WHERE key IN ($1, $2)`, metaEmbedModel, metaEmbedDim)
+	if err != nil {
+		return memory.EmbeddingSpace{}, err
+	}
+	defer rows.Close()
+	var sp memory.EmbeddingSpace
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return sp, err
+		}
+		if k == metaEmbedModel {
+			sp.Model = v
+		} else if v != "" {
+			if sp.Dimension, err = strconv.Atoi(v); err != nil {
+				return sp, fmt.Errorf("stored embedding dimension %q: %w", v, err)
+			}
+		}
+	}
+	return sp, rows.Err()
+}
+
+// EmbeddingSpace reports the model and dimension of the stored vectors.
+func (s *DB) EmbeddingSpace(ctx context.Context) (memory.EmbeddingSpace, error) {
+	sp, err := embeddingSpace(ctx, s.pool)
+	if err != nil {
+		return sp, fmt.Errorf("read embedding space: %w", err)
+	}
+	return sp, nil
+}
+
+// lockSpace reads the embedding space with its rows locked until the
+// transaction ends: of two processes setting the space at once, the second
+// sees what the first set.
+func lockSpace(ctx context.Context, tx pgx.Tx) (memory.EmbeddingSpace, error) {
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM meta WHERE key IN ($1, $2) FOR UPDATE`, metaEmbedModel, metaEmbedDim); err != nil {
+		return memory.EmbeddingSpace{}, err
+	}
+	return embeddingSpace(ctx, tx)
+}
+
+// setDimension gives the vector column its dimension and its HNSW index,
+// dropping every vector (they belong to the space being replaced).
+func setDimension(ctx context.Context, tx pgx.Tx, dim int) error {
+	d := strconv.Itoa(dim)
+	stmts := []string{
+		`DROP INDEX IF EXISTS memories_embedding`,
+		`UPDATE memories SET embedding = NULL, embedding_pending = true WHERE embedding IS NOT NULL`,
+		`ALTER TABLE memories ALTER COLUMN embedding TYPE vector(` + d + `)`,
+		`DELETE FROM memory_chunks`,
+	}
+	if dim <= maxIndexedDimension {
+		stmts = append(stmts, `CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops)`)
+	}
+	for _, q := range stmts {
+		if _, err := tx.Exec(ctx, q); err != nil {
+			return fmt.Errorf("set vector dimension %d: %w", dim, err)
+		}
+	}
+	return setMeta(ctx, tx, metaEmbedDim, d)
+}
+
+// ClaimEmbeddingSpace records space when none is recorded yet and returns the
+// space in force.
+func (s *DB) ClaimEmbeddingSpace(ctx context.Context, space memory.EmbeddingSpace) (memory.EmbeddingSpace, error) {
+	if space.Dimension <= 0 || space.Dimension > MaxDimension {
+		return space, memory.Invalidf("embedding dimension", space.Dimension, fmt.Sprintf("1 to %d", MaxDimension))
+	}
+	var out memory.EmbeddingSpace
+	err := s.write(ctx, func(tx pgx.Tx) error {
+		cur, err := lockSpace(ctx, tx)
+		if err != nil {
+			return err
+		}
+		switch {
+		case cur.Model != "":
+			out = cur
+			return nil
+		case cur.Dimension == 0:
+			if err := setDimension(ctx, tx, space.Dimension); err != nil {
+				return err
+			}
+		case cur.Dimension != space.Dimension:
+			out = cur // vectors of an unnamed model are here already
+			return nil
+		}
+		out = space
+		return setMeta(ctx, tx, metaEmbedModel, space.Model)
+	})
+	return out, err
+}
+
+// ResetEmbeddings drops every vector, records the new space and marks every
+// memory pending.
+func (s *DB) ResetEmbeddings(ctx context.Context, space memory.EmbeddingSpace) error {
+	if space.Dimension <= 0 || space.Dimension > MaxDimension {
+		return memory.Invalidf("embedding dimension", space.Dimension, fmt.Sprintf("1 to %d", MaxDimension))
+	}
+	return s.write(ctx, func(tx pgx.Tx) error {
+		if _, err := lockSpace(ctx, tx); err != nil {
+			return err
+		}
+		if err := setDimension(ctx, tx, space.Dimension); err != nil {
+			return err
+		}
+		if err := setMeta(ctx, tx, metaEmbedModel, space.Model); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `UPDATE memories SET embedding_pending = true`)
+		return err
+	})
+}
+
+// checkVector refuses vectors cosine distance is undefined for.
+func checkVector(vec []float32) error {
+	var norm float64
+	for _, f := range vec {
+		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+			return memory.Invalidf("vector", "with NaN or infinity", "finite numbers")
+		}
+		norm += float64(f) * float64(f)
+	}
+	if norm == 0 {
+		return memory.Invalidf("vector", "of zeros", "a vector with a non-zero length")
+	}
+	return nil
+}
+
+// putVector stores the vector of the memory at seq and clears its pending
+// flag. Without a recorded space the first vector fixes the dimension.
+func putVector(ctx context.Context, tx pgx.Tx, seq int64, vec []float32) error {
+	if err := checkVector(vec); err != nil {
+		return err
+	}
+	sp, err := embeddingSpace(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if sp.Dimension == 0 {
+		if len(vec) > MaxDimension {
+			return memory.Invalidf("vector length", len(vec), fmt.Sprintf("1 to %d", MaxDimension))
+		}
+		if sp, err = lockSpace(ctx, tx); err != nil {
+			return err
+		}
+		if sp.Dimension == 0 {
+			if err := setDimension(ctx, tx, len(vec)); err != nil {
+				return err
+			}
+			sp.Dimension = len(vec)
+		}
+	}
+	if len(vec) != sp.Dimension {
+		return fmt.Errorf("vector of dimension %d, the database holds %q vectors of dimension %d: %w",
+			len(vec), sp.Model, sp.Dimension, memory.ErrEmbeddingMismatch)
+	}
+	_, err = tx.Exec(ctx, `UPDATE memories SET embedding = $1, embedding_pending = false WHERE seq = $2`, vector(vec), seq)
+	if err != nil {
+		return fmt.Errorf("store vector: %w", err)
+	}
+	return nil
+}
+
+// SetEmbedding stores the vector of a memory and clears EmbeddingPending.
+func (s *DB) SetEmbedding(ctx context.Context, id string, vec []float32) error {
+	return s.write(ctx, func(tx pgx.Tx) error {
+		var seq int64
+		err := tx.QueryRow(ctx, `SELECT seq FROM memories WHERE id = $1`, id).Scan(&seq)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return memory.NotFound("memory", id)
+		}
+		if err != nil {
+			return err
+		}
+		if err := putVector(ctx, tx, seq, vec); err != nil {
+			return fmt.Errorf("memory %s: %w", id, err)
+		}
+		return nil
+	})
+}
+
+// PendingEmbeddings returns up to limit memories that still lack a vector,
+// oldest first.
+func (s *DB) PendingEmbeddings(ctx context.Context, limit int) ([]*memory.Memory, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	ms, err := queryMemories(ctx, s.pool, `SELECT `+memoryColumns+` FROM memories m
+		WHERE m.embedding_pending ORDER BY m.seq LIMIT $1`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("pending embeddings: %w", err)
+	}
+	return ms, nil
+}
+
+// CountPendingEmbeddings counts the memories that still lack a vector.
+func (s *DB) CountPendingEmbeddings(ctx context.Context) (int, error) {
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM memories WHERE embedding_pending`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count pending embeddings: %w", err)
+	}
+	return n, nil
+}
+
+// Embedding returns the stored vector of a memory, or nil when it has none.
+func (s *DB) Embedding(ctx context.Context, id string) ([]float32, error) {
+	var v *pgvector.Vector
+	var pending bool
+	p := params{id}
+	err := s.pool.QueryRow(ctx, `SELECT m.embedding, m.embedding_pending FROM memories m WHERE m.id = $1 AND `+
+		visibleCond(ctx, "m", &p), p...).Scan(&v, &pending)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && (v == nil || pending)) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read vector of %s: %w", id, err)
+	}
+	return v.Slice(), nil
+}
+
+// UnchunkedLongMemories returns up to limit memories with a vector whose
+// content is longer than minBytes and whose later parts have no vectors yet,
+// skipping those in skip.
+func (s *DB) UnchunkedLongMemories(ctx context.Context, minBytes, limit int, skip []string) ([]*memory.Memory, error) {
+	if skip == nil {
+		skip = []string{}
+	}
+	ms, err := queryMemories(ctx, s.pool, `SELECT `+memoryColumns+` FROM memories m
+		WHERE NOT m.embedding_pending AND octet_length(m.content) > $1
+			AND NOT EXISTS (SELECT 1 FROM memory_chunks c WHERE c.seq = m.seq)
+			AND NOT (m.id = ANY($2))
+		ORDER BY m.seq LIMIT $3`, minBytes, skip, limit)
+	if err != nil {
+		return nil, fmt.Errorf("long memories: %w", err)
+	}
+	return ms, nil
+}
+
+// SetChunkEmbeddings replaces the vectors of a memory's later parts.
+func (s *DB) SetChunkEmbeddings(ctx context.Context, id string, vecs [][]float32) error {
+	return s.write(ctx, func(tx pgx.Tx) error {
+		_, seq, err := getMemory(ctx, tx, id, false)
+		if err != nil {
+			return err
+		}
+		sp, err := embeddingSpace(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM memory_chunks WHERE seq = $1`, seq); err != nil {
+			return err
+		}
+		for i, vec := range vecs {
+			if err := checkVector(vec); err != nil {
+				return err
+			}
+			if len(vec) != sp.Dimension {
+				return fmt.Errorf("part vector of dimension %d, the database holds vectors of dimension %d: %w", len(vec), sp.Dimension, memory.ErrEmbeddingMismatch)
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO memory_chunks (seq, part, embedding) VALUES ($1, $2, $3)`,
+				seq, i+1, vector(vec)); err != nil {
+				return fmt.Errorf("store part vector: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+const (
+	metaReindexModel = "reindex_model"
+	metaReindexDim   = "reindex_dimension"
+)
+
+// BeginReindex records the target space and returns how many memories an
+// earlier, interrupted run already staged for it.
+func (s *DB) BeginReindex(ctx context.Context, space memory.EmbeddingSpace) (int, error) {
+	if space.Dimension <= 0 || space.Dimension > MaxDimension {
+		return 0, memory.Invalidf("embedding dimension", space.Dimension, fmt.Sprintf("1 to %d", MaxDimension))
+	}
+	var staged int
+	err := s.write(ctx, func(tx pgx.Tx) error {
+		model, err := getMeta(ctx, tx, metaReindexModel)
+		if err != nil {
+			return err
+		}
+		dim, err := getMeta(ctx, tx, metaReindexDim)
+		if err != nil {
+			return err
+		}
+		if model != space.Model || dim != strconv.Itoa(space.Dimension) {
+			if _, err := tx.Exec(ctx, `DELETE FROM reindex_vectors`); err != nil {
+				return err
+			}
+			if err := setMeta(ctx, tx, metaReindexModel, space.Model); err != nil {
+				return err
+			}
+			if err := setMeta(ctx, tx, metaReindexDim, strconv.Itoa(space.Dimension)); err != nil {
+				return err
+			}
+		}
+		return tx.QueryRow(ctx, `SELECT count(*) FROM reindex_vectors r JOIN memories m ON m.seq = r.seq
+			WHERE r.content_hash = m.content_hash`).Scan(&staged)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("begin reindex: %w", err)
+	}
+	return staged, nil
+}
+
+// ReindexPending lists memories still without a staged vector, except skip.
+func (s *DB) ReindexPending(ctx context.Context, limit int, skip []string) ([]*memory.Memory, error) {
+	if skip == nil {
+		skip = []string{}
+	}
+	ms, err := queryMemories(ctx, s.pool, `SELECT `+memoryColumns+` FROM memories m
+		LEFT JOIN reindex_vectors r ON r.seq = m.seq AND r.content_hash = m.content_hash
+		WHERE r.seq IS NULL AND NOT (m.id = ANY($1))
+		ORDER BY m.seq LIMIT $2`, skip, limit)
+	if err != nil {
+		return nil, fmt.Errorf("reindex pending: %w", err)
+	}
+	return ms, nil
+}
+
+// StageVectors keeps vectors by memory id for FinishReindex.
+func (s *DB) StageVectors(ctx context.Context, vecs map[string][]float32) error {
+	return s.write(ctx, func(tx pgx.Tx) error {
+		for id, vec := range vecs {
+			if err := checkVector(vec); err != nil {
+				return fmt.Errorf("memory %s: %w", id, err)
+			}
+			_, err := tx.Exec(ctx, `INSERT INTO reindex_vectors (seq, content_hash, embedding)
+				SELECT seq, content_hash, $1 FROM memories WHERE id = $2
+				ON CONFLICT (seq) DO UPDATE SET content_hash = excluded.content_hash, embedding = excluded.embedding`,
+				vector(vec), id)
+			if err != nil {
+				return fmt.Errorf("stage vector of %s: %w", id, err)
+			}
+		}
+		return nil
+	})
+}
+
+// FinishReindex swaps the staged vectors in, marks the rest pending and
+// returns how many got a vector.
+func (s *DB) FinishReindex(ctx context.Context) (int, error) {
+	var moved int
+	err := s.write(ctx, func(tx pgx.Tx) error {
+		model, err := getMeta(ctx, tx, metaReindexModel)
+		if err != nil {
+			return err
+		}
+		dimText, err := getMeta(ctx, tx, metaReindexDim)
+		if err != nil {
+			return err
+		}
+		dim, err := strconv.Atoi(dimText)
+		if model == "" || err != nil {
+			return fmt.Errorf("no reindex in progress")
+		}
+		if _, err := lockSpace(ctx, tx); err != nil {
+			return err
+		}
+		if err := setDimension(ctx, tx, dim); err != nil {
+			return err
+		}
+		if err := setMeta(ctx, tx, metaEmbedModel, model); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE memories SET embedding_pending = true`); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `UPDATE memories m SET embedding = r.embedding::vector(`+dimText+`), embedding_pending = false
+			FROM reindex_vectors r WHERE r.seq = m.seq AND r.content_hash = m.content_hash`)
+		if err != nil {
+			return err
+		}
+		moved = int(tag.RowsAffected())
+		if _, err := tx.Exec(ctx, `DELETE FROM reindex_vectors`); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `DELETE FROM meta WHERE key IN ($1, $2)`, metaReindexModel, metaReindexDim)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("finish reindex: %w", err)
+	}
+	return moved, nil
+}
