@@ -349,3 +349,53 @@ func TestHookWritesUnderOneWriteIDApplyOnce(t *testing.T) {
 		t.Fatalf("another write id is another tool call: %v", got)
 	}
 }
+
+// A spooled file that could not be removed (a directory made read-only, say)
+// is read again by every later drain, however late: the record that it was
+// applied never expires, even after later writes were applied.
+func TestASpooledWriteIsAppliedOnceHoweverLateItIsReadAgain(t *testing.T) {
+	ctx := context.Background()
+	server := openTest(t)
+	hook := openHookDB(t, server.Path())
+	release := lockWrites(t, server)
+	hookWrites(t, hook, time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))
+	release()
+	copies := map[string][]byte{}
+	files, _ := filepath.Glob(filepath.Join(server.SpoolDir(), "*.json"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		copies[f] = b
+	}
+	if res, err := server.DrainSpool(ctx, spool.Budget{}); err != nil || res.Applied != 4 {
+		t.Fatalf("DrainSpool = %+v, %v", res, err)
+	}
+	// A month passes; another write is spooled and applied meanwhile.
+	if _, err := server.SQL().Exec(`UPDATE spool_applied SET applied_at = '2000-01-01T00:00:00.000000000Z'`); err != nil {
+		t.Fatal(err)
+	}
+	release = lockWrites(t, server)
+	if _, err := hook.AddEntry(ctx, &capture.Entry{Kind: capture.KindPrompt, Namespace: "global", SessionID: "s2", Title: "later"}); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if res, err := server.DrainSpool(ctx, spool.Budget{}); err != nil || res.Applied != 1 {
+		t.Fatalf("DrainSpool of the later write = %+v, %v", res, err)
+	}
+	// The files that could not be removed are read again.
+	for f, b := range copies {
+		if err := os.WriteFile(f, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := server.DrainSpool(ctx, spool.Budget{}); err != nil {
+		t.Fatal(err)
+	}
+	for table, n := range rows(t, server) {
+		if n != 1 {
+			t.Errorf("%s has %d rows after the files were read again a month later, want 1", table, n)
+		}
+	}
+}
