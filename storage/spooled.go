@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"syscall"
 	"time"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
@@ -62,10 +64,33 @@ func (s *DB) hookWrite(ctx context.Context, kind string, data any, fn func(tx *s
 	}
 	w, err := s.spool.AddOnce(kind, once, data)
 	if err != nil {
-		return fmt.Errorf("database busy and the write could not be spooled: %w", err)
+		// The spool cannot take it (a full disk, a read-only directory): wait
+		// for the database rather than lose the write.
+		s.log.Warn("the spool cannot keep a write; waiting for the database instead", "kind", kind, "spool", s.spool.Dir(), "err", err)
+		werr := s.write(ctx, fn)
+		if werr == nil {
+			return nil
+		}
+		return fmt.Errorf("%s not kept: the spool %s could not take it (%s) and the database could not either (%s)",
+			kind, s.spool.Dir(), fileTrouble(err), fileTrouble(werr))
 	}
 	s.log.Info("database busy with another writer; write kept in the spool for later", "kind", kind, "id", w.ID, "spool", s.spool.Dir())
 	return nil
+}
+
+// fileTrouble says in words what kept a write from a file or the database: a
+// full disk and a read-only place are named as such, never as "busy".
+func fileTrouble(err error) string {
+	var se sqlite3.Error
+	switch {
+	case errors.Is(err, syscall.ENOSPC), errors.As(err, &se) && se.Code == sqlite3.ErrFull:
+		return "the disk is full: " + err.Error()
+	case errors.Is(err, syscall.EROFS), errors.Is(err, fs.ErrPermission), errors.As(err, &se) && se.Code == sqlite3.ErrReadonly:
+		return "the place is read-only: " + err.Error()
+	case isBusy(err):
+		return "another process holds the write lock: " + err.Error()
+	}
+	return err.Error()
 }
 
 // spoolCaughtUp applies, within hookDrainBudget, what waits in the spool and
