@@ -3,8 +3,10 @@ package tests
 import (
 	"context"
 	"database/sql"
+	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,6 +55,45 @@ func TestClientModeForwardsToolsAndOpensNoDatabase(t *testing.T) {
 		t.Errorf("the server's list of user:alice: %s", b)
 	}
 	fails(t, cs, "memory_store_tool", map[string]any{"content": "x", "namespace": "user:bob"}, "user:")
+
+	// The CLI: recall call goes through the server; commands that need a
+	// database of their own say what to use instead.
+	out := laptop.ok("call", "memory_list_tool", `{"namespace": "private"}`)
+	if !strings.Contains(out, id) {
+		t.Errorf("recall call in client mode:\n%s", out)
+	}
+	if r := laptop.run("", "list"); r.code == 0 || !strings.Contains(r.stderr, "recall call") {
+		t.Errorf("recall list in client mode: exit %d, stderr %q", r.code, r.stderr)
+	}
+
+	// recall ui: the team server's viewer on this machine, with alice's token.
+	uiAddr := freeAddr(t)
+	_, port, _ := strings.Cut(uiAddr, ":")
+	ui := exec.Command(recallBin, "ui", "--port", port)
+	ui.Env = laptop.environ()
+	ui.Stderr = stderrFile(t)
+	if err := ui.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ui.Process.Kill(); ui.Wait() })
+	var code int
+	var body string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if resp, err := http.Get("http://" + uiAddr + "/api/memories?namespace=private"); err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			code, body = resp.StatusCode, string(b)
+			break
+		}
+	}
+	if code != http.StatusOK || !strings.Contains(body, id) {
+		t.Errorf("recall ui in client mode: %d %s", code, body)
+	}
+	req, _ := http.NewRequest("GET", "http://"+uiAddr+"/api/memories", nil)
+	req.Host = "evil.example.com"
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("recall ui in client mode answered a foreign Host: %v %v", resp, err)
+	}
 	if _, err := os.Stat(laptop.dbPath); !os.IsNotExist(err) {
 		t.Errorf("client mode opened a local database at %s (%v)", laptop.dbPath, err)
 	}

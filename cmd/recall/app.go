@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -97,6 +98,12 @@ func openApp(ctx context.Context, e *env, mode appMode) (*app, error) {
 }
 
 func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode appMode) (*app, error) {
+	if cfg.ClientMode() {
+		// The team's memory is the server's: no database of this machine's
+		// may be opened (or made) beside it.
+		return nil, fmt.Errorf("this machine is a client of the team server %s (RECALL_SERVER_URL): this command works on a database of its own; "+
+			"use recall call <tool> '<json>' (the agents' tools, through the server) or recall ui, or unset RECALL_SERVER_URL", cfg.ServerURL)
+	}
 	ollama, err := embedding.New(embedding.Options{
 		Host:       cfg.OllamaHost,
 		EmbedModel: cfg.OllamaModel,

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os/signal"
 	"syscall"
@@ -13,6 +15,7 @@ import (
 	"github.com/recall-mcp/recall/remote"
 	"github.com/recall-mcp/recall/server"
 	"github.com/recall-mcp/recall/spool"
+	"github.com/recall-mcp/recall/viewer"
 )
 
 // A machine with RECALL_SERVER_URL is a client of the team server: no local
@@ -83,4 +86,53 @@ func runHookAsClient(ctx context.Context, e *env, cfg *config.Config, log *slog.
 	}
 	h := &remote.Hooks{Client: c, Outbox: spool.New(remote.OutboxDir(cfg.SQLitePath), log), Budget: cfg.HookTimeout, Logger: log}
 	h.Run(ctx, ev, e.stdin, e.stdout)
+}
+
+// serveUIAsClient serves the team server's viewer on 127.0.0.1, through a
+// proxy that adds this person's token.
+func serveUIAsClient(ctx context.Context, e *env, cfg *config.Config, log *slog.Logger, port int) error {
+	c, err := teamClient(cfg)
+	if err != nil {
+		return err
+	}
+	h, err := c.ViewerProxy()
+	if err != nil {
+		return err
+	}
+	if port == 0 {
+		port = cfg.UIPort
+	}
+	if port == 0 {
+		port = viewer.DefaultPort()
+	}
+	ln, err := viewer.Listen(port)
+	if err != nil {
+		return fmt.Errorf("%w (choose another with --port or RECALL_UI_PORT)", err)
+	}
+	fmt.Fprintf(e.stdout, "Recall viewer of the team server %s: http://%s/\n", cfg.ServerURL, ln.Addr())
+	log.Info("serving the team server's viewer", "addr", ln.Addr().String(), "server", cfg.ServerURL)
+	return viewer.Serve(ctx, ln, h)
+}
+
+// clientCall runs one tool of the team server (recall call in client mode),
+// through the same forwarding server the agents use.
+func clientCall(ctx context.Context, cfg *config.Config, log *slog.Logger, tool string, args json.RawMessage) (json.RawMessage, error) {
+	c, err := teamClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	sess := &remote.Session{Client: c, Name: "recall call (client mode)", Version: version()}
+	defer sess.Close()
+	d := server.Deps{Version: version(), Logger: log}
+	if cfg.History {
+		if hs, err := openHistory(ctx, cfg, log); err == nil {
+			defer hs.Index.Close()
+			d.History = hs
+		}
+	}
+	srv, err := server.NewForwarding(ctx, d, sess)
+	if err != nil {
+		return nil, fmt.Errorf("team server %s: %w", cfg.ServerURL, err)
+	}
+	return server.Call(ctx, srv, tool, args)
 }
