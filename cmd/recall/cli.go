@@ -242,9 +242,9 @@ func runReindex(fs *pflag.FlagSet) runFunc {
 			return errors.New("RECALL_OLLAMA=off: there is no embedding model to reindex with; unset it (or set it to on) first")
 		}
 		fmt.Fprintf(e.stderr, "re-embedding with %s at %s ...\n", a.ollama.Model(), a.ollama.Host())
-		pr := newProgressPrinter(e.stderr)
-		p, err := a.mem.Reindex(ctx, pr.print)
-		pr.end()
+		pr := newProgress(e.stderr, false)
+		p, err := a.mem.Reindex(ctx, func(r memory.ReindexProgress) { pr.show(reindexLine(r), r.Done >= r.Total) })
+		pr.end(true)
 		if err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("reindex interrupted after %d of %d memories; the old vectors stay in use; run recall reindex again to continue", p.Done, p.Total)
