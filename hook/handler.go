@@ -140,7 +140,7 @@ func projectOrigin(p project.Project) string {
 // when it cannot be recorded: the context matters more than the record. Behind
 // another process's write lock the store spools it instead of waiting.
 func (h *Handler) recordSessionStart(ctx context.Context, s *memory.Session) {
-	if err := h.Memory.Store().UpsertSession(ctx, s); err != nil {
+	if err := h.Memory.RecordSession(ctx, s); err != nil {
 		h.log().Warn("session start not recorded", "session_id", s.ID, "err", err)
 	}
 }
@@ -350,7 +350,7 @@ func (h *Handler) recordSeparately(ctx context.Context, e *capture.Entry, a *mem
 		}
 	}
 	if a != nil {
-		if _, err := h.Memory.Store().AddFileActivity(ctx, a); err != nil {
+		if _, err := h.Memory.SaveFileActivity(ctx, a); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -403,7 +403,7 @@ func (h *Handler) sessionEnd(ctx context.Context, in *Input) error {
 		EndedAt:   &ended,
 		EndReason: in.Reason,
 	}
-	if err := h.Memory.Store().UpsertSession(ctx, s); err != nil {
+	if err := h.Memory.RecordSession(ctx, s); err != nil {
 		return fmt.Errorf("record session end: %w", err)
 	}
 	return nil

@@ -30,6 +30,11 @@ func (s *Service) AddFileActivity(ctx context.Context, req FileActivityRequest) 
 	return a, nil
 }
 
+// SaveFileActivity writes a touch NewFileActivity made (and checked).
+func (s *Service) SaveFileActivity(ctx context.Context, a *FileActivity) (int64, error) {
+	return s.store.AddFileActivity(ctx, a)
+}
+
 // NewFileActivity is the touch AddFileActivity records, checked, for a caller
 // that writes it together with other things (the post-tool-use hook, in one
 // transaction with its journal entry).

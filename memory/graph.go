@@ -59,6 +59,11 @@ func (s *Service) Relate(ctx context.Context, req RelateRequest) (int64, error) 
 	if found[req.TargetID] == nil {
 		return 0, NotFound("target memory", req.TargetID)
 	}
+	if rel == RelationSupersedes {
+		if err := s.noReverseSupersedes(ctx, req.SourceID, req.TargetID); err != nil {
+			return 0, err
+		}
+	}
 	id, err := s.store.InsertEdge(ctx, &Edge{
 		SourceID:  req.SourceID,
 		TargetID:  req.TargetID,

@@ -6,18 +6,56 @@ import (
 	"time"
 )
 
-// Store keeps memories, edges, validation events and file activity. storage
-// implements it on one SQLite file shared by many processes; every write is one
-// transaction, and an acknowledged write is durable.
+// Store is everything a store of Recall implements (storage on one SQLite
+// file shared by many processes; storage/postgres for a team): every write is
+// one transaction, and an acknowledged write is durable. storage/storetest is
+// its contract.
+//
+// It is larger than a port should be, for a reason: it is the union of the
+// small ports below, which is what the Service needs, since the Service is the
+// one door every operation on memories goes through (MCP tools, CLI, hooks,
+// viewer). Code outside this package declares the few methods it needs
+// instead (validation.Store, capture's ports, project.Bindings).
 type Store interface {
-	// InsertMemory stores m (ID, ContentHash and times already set) with its
-	// vector, or with EmbeddingPending when vec is nil. If a memory with the same
-	// ContentHash exists in m.Namespace it is returned instead and created is false.
-	InsertMemory(ctx context.Context, m *Memory, vec []float32) (stored *Memory, created bool, err error)
+	MemoryReader
+	MemoryWriter
+	Searcher
+	VectorStore
+	Reindexer
+	Graph
+	Records
+	FileLog
+	Bookkeeping
+	TrashStore
+	ContradictionResolver
+	ProjectLister
+
+	Close() error
+}
+
+// MemoryReader reads memories.
+type MemoryReader interface {
 	// GetMemory returns one memory or an error wrapping ErrNotFound.
 	GetMemory(ctx context.Context, id string) (*Memory, error)
 	// GetMemories returns the memories that exist among ids, keyed by id.
 	GetMemories(ctx context.Context, ids []string) (map[string]*Memory, error)
+	// ListMemories lists memories by filter, order and page.
+	ListMemories(ctx context.Context, q ListQuery) ([]*Memory, error)
+	// CountMemories counts memories by filter.
+	CountMemories(ctx context.Context, f Filter) (int, error)
+	// TouchMemories sets the access time and increments the access count. It
+	// is best effort: behind another process's write lock it gives up after a
+	// short wait and returns an error, never holding up the read it follows.
+	TouchMemories(ctx context.Context, ids []string, at time.Time) error
+}
+
+// MemoryWriter adds, changes and deletes memories; every write is one
+// transaction.
+type MemoryWriter interface {
+	// InsertMemory stores m (ID, ContentHash and times already set) with its
+	// vector, or with EmbeddingPending when vec is nil. If a memory with the same
+	// ContentHash exists in m.Namespace it is returned instead and created is false.
+	InsertMemory(ctx context.Context, m *Memory, vec []float32) (stored *Memory, created bool, err error)
 	// UpdateMemory reads the memory, calls fn and writes back what fn changed, all
 	// in one write transaction, so concurrent read-modify-writes (confidence
 	// updates from two processes) never lose one another.
@@ -41,15 +79,10 @@ type Store interface {
 	// ArchiveMemory deletes like TrashMemory but keeps the record until a
 	// restore (the review of stale memories).
 	ArchiveMemory(ctx context.Context, id string, keepGolden bool) error
-	// ListMemories lists memories by filter, order and page.
-	ListMemories(ctx context.Context, q ListQuery) ([]*Memory, error)
-	// CountMemories counts memories by filter.
-	CountMemories(ctx context.Context, f Filter) (int, error)
-	// TouchMemories sets the access time and increments the access count. It
-	// is best effort: behind another process's write lock it gives up after a
-	// short wait and returns an error, never holding up the read it follows.
-	TouchMemories(ctx context.Context, ids []string, at time.Time) error
+}
 
+// Searcher ranks memories by words and by vectors.
+type Searcher interface {
 	// SearchKeyword ranks memories by FTS5 BM25 for user text (never FTS5 syntax:
 	// the store quotes it). Best first.
 	SearchKeyword(ctx context.Context, text string, f Filter, limit int) ([]Hit, error)
@@ -61,7 +94,10 @@ type Store interface {
 	KeywordCoverage(ctx context.Context, text string, ids []string) (map[string]float64, error)
 	// SearchVector ranks memories by cosine distance to vec. Best first.
 	SearchVector(ctx context.Context, vec []float32, f Filter, limit int) ([]Hit, error)
+}
 
+// VectorStore keeps the memories' vectors and the space they were made in.
+type VectorStore interface {
 	// SetEmbedding stores the vector of a memory and clears EmbeddingPending.
 	SetEmbedding(ctx context.Context, id string, vec []float32) error
 	// PendingEmbeddings returns up to limit memories that still lack a vector.
@@ -85,7 +121,12 @@ type Store interface {
 	// ResetEmbeddings drops every vector, records the new space and marks every
 	// memory pending.
 	ResetEmbeddings(ctx context.Context, space EmbeddingSpace) error
+	// Embedding returns the stored vector of a memory, or nil when it has none.
+	Embedding(ctx context.Context, id string) ([]float32, error)
+}
 
+// Reindexer makes every vector again without losing search meanwhile.
+type Reindexer interface {
 	// A reindex stages new vectors beside the old ones, which stay searchable,
 	// and swaps them in when every memory has one. BeginReindex records the
 	// target space and returns how many memories an earlier, interrupted run
@@ -97,7 +138,10 @@ type Store interface {
 	ReindexPending(ctx context.Context, limit int, skip []string) ([]*Memory, error)
 	StageVectors(ctx context.Context, vecs map[string][]float32) error
 	FinishReindex(ctx context.Context) (int, error)
+}
 
+// Graph keeps the edges between memories.
+type Graph interface {
 	// InsertEdge adds an edge; the same (source, target, relation) again updates
 	// the weight and returns the existing edge's id. Both ends must exist.
 	InsertEdge(ctx context.Context, e *Edge) (id int64, err error)
@@ -106,7 +150,11 @@ type Store interface {
 	Edges(ctx context.Context, q EdgeQuery) ([]Edge, error)
 	// DeleteEdges removes the edges matching q and returns their ids.
 	DeleteEdges(ctx context.Context, q EdgeQuery) ([]int64, error)
+}
 
+// Records keeps what happened to memories: validation events and change
+// logs.
+type Records interface {
 	// AddEvent records a validation event and returns its id.
 	AddEvent(ctx context.Context, ev *ValidationEvent) (int64, error)
 	// Events lists a memory's events, newest first, optionally of one type.
@@ -119,11 +167,13 @@ type Store interface {
 	// NotContradiction reports whether a person judged that a and b do not
 	// contradict each other (a not_contradiction entry on either's log).
 	NotContradiction(ctx context.Context, a, b string) (bool, error)
-
 	// LastEventTimes gives the time of the latest event of each memory among
 	// ids that has one, in one query.
 	LastEventTimes(ctx context.Context, ids []string) (map[string]time.Time, error)
+}
 
+// FileLog keeps which files agents touched.
+type FileLog interface {
 	// AddFileActivity records one touch of a file.
 	AddFileActivity(ctx context.Context, a *FileActivity) (int64, error)
 	// RecentFiles aggregates activity per file since a time, most recent first.
@@ -132,22 +182,32 @@ type Store interface {
 	// per file, project and action, and returns how many rows it removed. With
 	// nothing to fold it only reads.
 	SummarizeFileActivity(ctx context.Context, before time.Time) (int64, error)
+}
 
+// Bookkeeping is the rest a running Recall records and reports.
+type Bookkeeping interface {
 	// RecordModelHealth records the outcome of a call to a model role ("chat",
 	// "embed"): errMsg empty for a success, else what went wrong and what to
 	// check. Failures in a row are counted; a success resets them.
 	RecordModelHealth(ctx context.Context, role, errMsg string, at time.Time) error
-
-	// Embedding returns the stored vector of a memory, or nil when it has none.
-	Embedding(ctx context.Context, id string) ([]float32, error)
-
 	// UpsertSession records a Claude Code session's start or end.
 	UpsertSession(ctx context.Context, s *Session) error
-
 	// Stats counts what the database holds.
 	Stats(ctx context.Context) (*Stats, error)
+}
 
-	Close() error
+// ContradictionResolver writes a person's verdict on a contradiction (see
+// Service.ResolveContradiction) in one transaction: ErrNotFound when the edge
+// is gone, ErrInvalid when it is no longer a contradicts edge.
+type ContradictionResolver interface {
+	ResolveContradiction(ctx context.Context, r Resolution) error
+}
+
+// ProjectLister lists the project namespaces (see ProjectSummary).
+type ProjectLister interface {
+	// ProjectSummaries lists every project namespace that holds memories or
+	// is bound to a root, by namespace.
+	ProjectSummaries(ctx context.Context) ([]ProjectSummary, error)
 }
 
 // ModelHealth is how a model role fared lately (see Store.RecordModelHealth).

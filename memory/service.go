@@ -93,15 +93,59 @@ func (s *Service) StoreDefaults() (namespace string, importance float64) {
 // SetCurator plugs in curation after store (relationship inference, contradictions).
 func (s *Service) SetCurator(c Curator) { s.curator = c }
 
-// Store returns the underlying store (validation works on it directly).
-func (s *Service) Store() Store { return s.store }
-
 // Get returns one memory by id.
 func (s *Service) Get(ctx context.Context, id string) (*Memory, error) {
 	if err := ValidateID("memory_id", id); err != nil {
 		return nil, err
 	}
 	return s.store.GetMemory(ctx, id)
+}
+
+// GetMany returns the memories that exist among ids, keyed by id (a missing
+// one is no error: the caller shows what is there).
+func (s *Service) GetMany(ctx context.Context, ids []string) (map[string]*Memory, error) {
+	return s.store.GetMemories(ctx, ids)
+}
+
+// EdgesByID returns the edges among ids that exist.
+func (s *Service) EdgesByID(ctx context.Context, ids []int64) ([]Edge, error) {
+	if len(ids) == 0 {
+		return []Edge{}, nil
+	}
+	return s.store.Edges(ctx, EdgeQuery{EdgeIDs: ids})
+}
+
+// Stats counts what the store holds (recall stats, the viewer's Health page).
+func (s *Service) Stats(ctx context.Context) (*Stats, error) { return s.store.Stats(ctx) }
+
+// ProjectSummaries lists the project namespaces that hold memories or are
+// bound to a directory, as recall projects lists them.
+func (s *Service) ProjectSummaries(ctx context.Context) ([]ProjectSummary, error) {
+	return s.store.ProjectSummaries(ctx)
+}
+
+// RecordSession records a Claude Code session's start or end.
+func (s *Service) RecordSession(ctx context.Context, sess *Session) error {
+	return s.store.UpsertSession(ctx, sess)
+}
+
+// Trash lists the deleted and archived memories that can still be restored,
+// last deleted first. It only reads.
+func (s *Service) Trash(ctx context.Context) ([]TrashItem, error) { return s.store.Trash(ctx) }
+
+// Restore puts a deleted or archived memory back from the trash, in one
+// transaction: its id, its edges to memories that still exist, its events
+// and its change log, with the restore added. Its vector is made again (it
+// comes back pending, filled in the background).
+func (s *Service) Restore(ctx context.Context, id string) (*ImportResult, error) {
+	if err := ValidateID("memory_id", id); err != nil {
+		return nil, err
+	}
+	res, err := s.store.RestoreMemory(ctx, id)
+	if err == nil {
+		s.wakeFill()
+	}
+	return res, err
 }
 
 func (s *Service) now() time.Time { return s.opts.Now().UTC() }

@@ -11,14 +11,12 @@ import (
 
 // toolError turns a service error into the text of an MCP tool error
 // (isError: true). Domain errors already say what was wrong and what is
-// accepted; a refused golden rule also says how to get past it. Anything else
-// is unexpected: it is logged, and the caller still gets its text.
+// accepted (a refused golden rule also how to get past it, once). Anything
+// else is unexpected: it is logged, and the caller still gets its text.
 func toolError(log *slog.Logger, tool string, err error) error {
 	switch {
-	case errors.Is(err, memory.ErrInvalid), errors.Is(err, memory.ErrNotFound):
+	case errors.Is(err, memory.ErrInvalid), errors.Is(err, memory.ErrNotFound), errors.Is(err, memory.ErrProtected):
 		return err
-	case errors.Is(err, memory.ErrProtected):
-		return fmt.Errorf("%w; pass force=true to delete a golden rule", err)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("%s was interrupted: %w", tool, err)
 	}

@@ -161,7 +161,9 @@ func TestGoldenRuleNeedsForce(t *testing.T) {
 	if log, err := f.mem.Changes(t.Context(), id); err != nil || len(log) != 1 || log[0].Action != memory.ChangePromote || log[0].Source != memory.SourceMCP {
 		t.Errorf("change log after the promotion: %+v, %v; want one promote from mcp", log, err)
 	}
-	callErr(t, cs, "memory_forget_tool", map[string]any{"memory_id": id}, id, "force=true")
+	if msg := callErr(t, cs, "memory_forget_tool", map[string]any{"memory_id": id}, id, "force=true"); strings.Count(msg, "force") != 1 {
+		t.Errorf("the golden rule's error should give its advice once: %q", msg)
+	}
 	if c := call(t, cs, "memory_count_tool", nil); c["count"] != 1.0 {
 		t.Fatalf("golden rule deleted without force")
 	}

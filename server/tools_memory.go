@@ -204,7 +204,7 @@ func (h handlers) addForgetTool(srv *mcp.Server) {
 				return notConfirmed(res)
 			}
 			if len(res.Protected) > 0 && res.DeletedCount == 0 {
-				return forgetOutput{}, fmt.Errorf("%s %v: %w", "refused to delete golden rules", res.Protected, memory.ErrProtected)
+				return forgetOutput{}, fmt.Errorf("refused to delete golden rules %v: %w; pass force=true to delete them", res.Protected, memory.ErrProtected)
 			}
 			return forgetOutput{Success: true, ForgetResult: res}, nil
 		})

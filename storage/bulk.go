@@ -57,29 +57,9 @@ type FileRow struct {
 	Summary bool `json:"summary"`
 }
 
-// ImportResult counts what a bulk write added and what it left out.
-type ImportResult struct {
-	Memories int `json:"memories"`
-	Edges    int `json:"edges"`
-	Events   int `json:"validation_events"`
-	Changes  int `json:"changes"`
-	Files    int `json:"file_activity"`
-	Projects int `json:"projects"`
-	// Existing counts memories already stored, by id or by content in the same
-	// namespace; edges and events that name them are attached to the stored one.
-	Existing int `json:"existing_memories"`
-	// Archived counts archived memories put into the trash; ArchivedExisting
-	// those left out because a memory with their id is live or already in the
-	// trash.
-	Archived         int `json:"archived_memories"`
-	ArchivedExisting int `json:"existing_archived_memories"`
-	// Skipped says why a row was left out (an edge to a memory that is not
-	// there, say), one line per row.
-	Skipped []string `json:"skipped,omitempty"`
-	// Restored is, for a restore from the trash, the id the memory has again:
-	// its own, or that of the copy of its text stored since the delete.
-	Restored string `json:"restored_id,omitempty"`
-}
+// ImportResult counts what a bulk write added and what it left out (the
+// domain's type: a restore from the trash returns it too).
+type ImportResult = memory.ImportResult
 
 // Import writes records in one transaction: all of them or, on error, none.
 func (s *DB) Import(ctx context.Context, r Records) (*ImportResult, error) {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,32 +26,86 @@ func (s *DB) InsertEdge(ctx context.Context, e *memory.Edge) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	created := orNow(e.CreatedAt, time.Now())
 	var id int64
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		visible, vargs := visibleCond(ctx, "m")
-		for _, end := range []struct{ field, id string }{{"source", e.SourceID}, {"target", e.TargetID}} {
-			var n int
-			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories m WHERE m.id = ? AND `+visible,
-				append([]any{end.id}, vargs...)...).Scan(&n); err != nil {
-				return fmt.Errorf("insert edge: %w", err)
-			}
-			if n == 0 {
-				return memory.NotFound(end.field+" memory", end.id)
+		id, err = insertEdge(ctx, tx, e, meta)
+		return err
+	})
+	return id, err
+}
+
+// insertEdge writes e (its metadata encoded) inside tx, both ends checked; the
+// same triple again updates the weight of the existing edge.
+func insertEdge(ctx context.Context, tx *sql.Tx, e *memory.Edge, meta string) (int64, error) {
+	visible, vargs := visibleCond(ctx, "m")
+	for _, end := range []struct{ field, id string }{{"source", e.SourceID}, {"target", e.TargetID}} {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories m WHERE m.id = ? AND `+visible,
+			append([]any{end.id}, vargs...)...).Scan(&n); err != nil {
+			return 0, fmt.Errorf("insert edge: %w", err)
+		}
+		if n == 0 {
+			return 0, memory.NotFound(end.field+" memory", end.id)
+		}
+	}
+	var id int64
+	err := tx.QueryRowContext(ctx, `INSERT INTO edges (source_id, target_id, relation, weight, metadata, created_at, author)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (source_id, target_id, relation) DO UPDATE SET weight = excluded.weight
+		RETURNING id`,
+		e.SourceID, e.TargetID, string(e.Relation), e.Weight, meta, formatTime(orNow(e.CreatedAt, time.Now())),
+		memory.PrincipalFrom(ctx).Author()).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("insert edge: %w", err)
+	}
+	return id, nil
+}
+
+// ResolveContradiction writes a verdict on the contradicts edge r.EdgeID in
+// one transaction: r.Add added (or its triple's weight updated), the edge
+// removed when r.Remove, r.Changes written. A crash leaves the contradiction
+// whole or the verdict whole, never half of it. The new edge is written
+// before the old one goes, so it never takes the old one's id.
+func (s *DB) ResolveContradiction(ctx context.Context, r memory.Resolution) error {
+	var meta string
+	if r.Add != nil {
+		if _, err := memory.ParseRelation(string(r.Add.Relation)); err != nil {
+			return err
+		}
+		var err error
+		if meta, err = encodeMetadata(r.Add.Metadata); err != nil {
+			return err
+		}
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		var rel string
+		err := tx.QueryRowContext(ctx, `SELECT relation FROM edges WHERE id = ?`, r.EdgeID).Scan(&rel)
+		if errors.Is(err, sql.ErrNoRows) {
+			return memory.NotFound("edge", strconv.FormatInt(r.EdgeID, 10))
+		}
+		if err != nil {
+			return fmt.Errorf("resolve contradiction: %w", err)
+		}
+		if memory.Relation(rel) != memory.RelationContradicts {
+			return fmt.Errorf("edge %d is %s, not contradicts: only a contradiction is resolved here: %w", r.EdgeID, rel, memory.ErrInvalid)
+		}
+		if r.Add != nil {
+			if _, err := insertEdge(ctx, tx, r.Add, meta); err != nil {
+				return err
 			}
 		}
-		err := tx.QueryRowContext(ctx, `INSERT INTO edges (source_id, target_id, relation, weight, metadata, created_at, author)
-			VALUES (?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (source_id, target_id, relation) DO UPDATE SET weight = excluded.weight
-			RETURNING id`,
-			e.SourceID, e.TargetID, string(e.Relation), e.Weight, meta, formatTime(created),
-			memory.PrincipalFrom(ctx).Author()).Scan(&id)
-		if err != nil {
-			return fmt.Errorf("insert edge: %w", err)
+		if r.Remove {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM edges WHERE id = ?`, r.EdgeID); err != nil {
+				return fmt.Errorf("resolve contradiction: %w", err)
+			}
+		}
+		for i := range r.Changes {
+			if _, err := writeChange(ctx, tx, &r.Changes[i]); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
-	return id, err
 }
 
 // edgeWhere turns an edge query into SQL conditions on edges. At least one

@@ -12,25 +12,15 @@ import (
 	"github.com/recall-mcp/recall/memory"
 )
 
+// The trash's types are the domain's (memory); these names stay for the
+// packages that use them through storage.
+type (
+	TrashRecord = memory.TrashRecord
+	TrashItem   = memory.TrashItem
+)
+
 // TrashKeep is how long a deleted memory can be restored.
-const TrashKeep = 30 * 24 * time.Hour
-
-// TrashRecord is what the trash keeps of one deleted memory.
-type TrashRecord struct {
-	Memory *memory.Memory           `json:"memory"`
-	Edges  []memory.Edge            `json:"edges"`
-	Events []memory.ValidationEvent `json:"validation_events"`
-	// Changes is the memory's change log, the delete last.
-	Changes []memory.Change `json:"changes,omitempty"`
-}
-
-// TrashItem is one memory in the trash. An archived one is kept until it is
-// restored; the others are purged after TrashKeep.
-type TrashItem struct {
-	TrashRecord
-	DeletedAt time.Time `json:"deleted_at"`
-	Archived  bool      `json:"archived"`
-}
+const TrashKeep = memory.TrashKeep
 
 // trashNow is the clock of the trash (tests move it).
 var trashNow = func() time.Time { return time.Now().UTC() }

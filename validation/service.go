@@ -55,7 +55,7 @@ func (s *Service) StaleDays() int {
 
 // Service carries out the curation operations.
 type Service struct {
-	store    memory.Store
+	store    Store
 	mem      *memory.Service
 	embedder memory.Embedder
 	judge    memory.Judge
@@ -70,7 +70,7 @@ type Service struct {
 
 // New builds a curation Service. embedder and judge may be nil: the operations
 // that need them then report why they could not run.
-func New(store memory.Store, mem *memory.Service, embedder memory.Embedder, judge memory.Judge, opts Options) *Service {
+func New(store Store, mem *memory.Service, embedder memory.Embedder, judge memory.Judge, opts Options) *Service {
 	if opts.ContradictionThreshold == 0 {
 		opts.ContradictionThreshold = DefaultContradictionThreshold
 	}

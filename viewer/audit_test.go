@@ -80,7 +80,7 @@ func TestResolutionIsRecordedOnBothMemories(t *testing.T) {
 	if log, _ := f.mem.Changes(t.Context(), a); len(log) != 0 {
 		t.Fatalf("a refused resolution was recorded: %+v", log)
 	}
-	if es, _ := f.mem.Store().Edges(t.Context(), memory.EdgeQuery{EdgeIDs: []int64{edge}}); len(es) != 1 {
+	if es, _ := f.db.Edges(t.Context(), memory.EdgeQuery{EdgeIDs: []int64{edge}}); len(es) != 1 {
 		t.Fatalf("a refused resolution removed the contradiction: %+v", es)
 	}
 	decode[resolveResult](t, f.do(t, "POST", "/api/review/contradictions/"+itoa(edge),

@@ -26,7 +26,7 @@ func TestBrowserMemoryPageShowsTheAccessAndChangeLog(t *testing.T) {
 		Action: memory.ChangeBothHold, Reason: "make wraps bazel", Source: memory.SourceViewer}); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.mem.Store().TouchMemories(t.Context(), []string{id, id}, time.Now()); err != nil {
+	if err := f.db.TouchMemories(t.Context(), []string{id, id}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	srv := newLoopbackServer(t, f)

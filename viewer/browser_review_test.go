@@ -184,7 +184,7 @@ func TestBrowserReviewQueueKeysAndHealth(t *testing.T) {
 	a3, b3, _ := f.contradiction(t, "Tests run with -race in CI", "Benchmarks run without -race", memory.TypePattern)
 	srv := newLoopbackServer(t, f)
 	edges := func(x, y string, rel memory.Relation) int {
-		es, err := f.mem.Store().Edges(t.Context(), memory.EdgeQuery{SourceID: x, TargetID: y, Direction: memory.DirectionOutgoing, Relations: []memory.Relation{rel}})
+		es, err := f.db.Edges(t.Context(), memory.EdgeQuery{SourceID: x, TargetID: y, Direction: memory.DirectionOutgoing, Relations: []memory.Relation{rel}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -335,7 +335,7 @@ func (h *handler) visibleEvent(ctx context.Context, ev changeEvent) changeEvent 
 	for i, c := range ev.Changed {
 		ids[i] = c.ID
 	}
-	seen, err := h.db.GetMemories(ctx, ids)
+	seen, err := h.mem.GetMany(ctx, ids)
 	if err != nil {
 		seen = nil
 	}
@@ -345,7 +345,7 @@ func (h *handler) visibleEvent(ctx context.Context, ev changeEvent) changeEvent 
 			out.Changed = append(out.Changed, c)
 		}
 	}
-	if n, err := h.db.CountMemories(ctx, memory.Filter{IncludeSuperseded: true}); err == nil {
+	if n, err := h.mem.Count(ctx, memory.CountRequest{}); err == nil {
 		out.Total = n
 	}
 	return out

@@ -21,7 +21,7 @@ func TestEventsNoticeAGoneClient(t *testing.T) {
 	f := newFixture(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	done := make(chan struct{})
-	h := &handler{mem: f.mem, val: f.val, db: f.db, hub: newHub(f.db, log), log: log, done: done}
+	h := &handler{mem: f.mem, val: f.val, hub: newHub(f.db, log), log: log, done: done}
 	srv := httptest.NewServer(http.HandlerFunc(h.events))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(done) }) // first: a stream that missed the close must not hang srv.Close

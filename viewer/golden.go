@@ -108,7 +108,7 @@ func (h *handler) withPreviews(r *http.Request, changes []memory.Change) ([]chan
 			ids = append(ids, c.RelatedID)
 		}
 	}
-	ms, err := h.mem.Store().GetMemories(r.Context(), ids)
+	ms, err := h.mem.GetMany(r.Context(), ids)
 	if err != nil {
 		return nil, err
 	}
@@ -148,11 +148,7 @@ func (h *handler) promotable(r *http.Request, namespace string) ([]*memory.Memor
 // projects is GET /api/projects: the project namespaces that hold memories or
 // are bound to a directory, as `recall projects` lists them.
 func (h *handler) projects(w http.ResponseWriter, r *http.Request) {
-	if h.db == nil {
-		writeJSON(w, http.StatusOK, []memory.ProjectSummary{})
-		return
-	}
-	ps, err := h.db.ProjectSummaries(r.Context())
+	ps, err := h.mem.ProjectSummaries(r.Context())
 	if err != nil {
 		h.fail(w, r, err)
 		return

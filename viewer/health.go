@@ -28,7 +28,7 @@ func (h *handler) health(w http.ResponseWriter, r *http.Request) {
 	}
 	var p healthPanel
 	var err error
-	if p.Stats, err = h.mem.Store().Stats(r.Context()); err != nil {
+	if p.Stats, err = h.mem.Stats(r.Context()); err != nil {
 		h.fail(w, r, err)
 		return
 	}

@@ -126,7 +126,7 @@ func TestReviewQueueListsContradictionsAndResolvesThem(t *testing.T) {
 		return w
 	}
 	edgesBetween := func(x, y string, rel memory.Relation) int {
-		es, err := f.mem.Store().Edges(ctx, memory.EdgeQuery{SourceID: x, TargetID: y, Direction: memory.DirectionOutgoing, Relations: []memory.Relation{rel}})
+		es, err := f.db.Edges(ctx, memory.EdgeQuery{SourceID: x, TargetID: y, Direction: memory.DirectionOutgoing, Relations: []memory.Relation{rel}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,13 +4,13 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/memory"
 )
 
 // trashItem is one deleted or archived memory that can still be restored;
 // an archived one has no purge time.
 type trashItem struct {
-	storage.TrashItem
+	memory.TrashItem
 	PurgeAt *time.Time `json:"purge_at"`
 }
 
@@ -18,11 +18,7 @@ type trashItem struct {
 // restorable, last deleted first, each with its edges and events and when it
 // will be purged (never, archived).
 func (h *handler) listTrash(w http.ResponseWriter, r *http.Request) {
-	if h.db == nil {
-		writeError(w, http.StatusNotFound, "no trash: the viewer runs without its database")
-		return
-	}
-	items, err := h.db.Trash(r.Context())
+	items, err := h.mem.Trash(r.Context())
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -31,22 +27,18 @@ func (h *handler) listTrash(w http.ResponseWriter, r *http.Request) {
 	for _, it := range items {
 		item := trashItem{TrashItem: it}
 		if !it.Archived {
-			at := it.DeletedAt.Add(storage.TrashKeep)
+			at := it.DeletedAt.Add(memory.TrashKeep)
 			item.PurgeAt = &at
 		}
 		out = append(out, item)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"memories": out, "keep_days": int(storage.TrashKeep.Hours() / 24)})
+	writeJSON(w, http.StatusOK, map[string]any{"memories": out, "keep_days": int(memory.TrashKeep.Hours() / 24)})
 }
 
 // restoreMemory is POST /api/trash/{id}/restore: the memory back with its id,
 // its edges to memories that still exist and its validation events.
 func (h *handler) restoreMemory(w http.ResponseWriter, r *http.Request) {
-	if h.db == nil {
-		writeError(w, http.StatusNotFound, "no trash: the viewer runs without its database")
-		return
-	}
-	res, err := h.db.RestoreMemory(r.Context(), r.PathValue("id"))
+	res, err := h.mem.Restore(r.Context(), r.PathValue("id"))
 	if err != nil {
 		h.fail(w, r, err)
 		return

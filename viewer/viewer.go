@@ -39,23 +39,18 @@ type Deps struct {
 	Doctor func(ctx context.Context) []doctor.Finding
 }
 
-// Store is what the viewer reads from the store beside the services: the
-// trash, the projects, a watch on its changes and what of them a person sees.
+// Store is what the viewer needs of the store beside the services: a watch
+// on its commits, for the live updates. Everything else goes through the
+// services, as the MCP tools do.
 type Store interface {
-	Trash(ctx context.Context) ([]storage.TrashItem, error)
-	RestoreMemory(ctx context.Context, id string) (*storage.ImportResult, error)
-	ProjectSummaries(ctx context.Context) ([]memory.ProjectSummary, error)
 	Watch(ctx context.Context) (storage.Watcher, error)
-	GetMemories(ctx context.Context, ids []string) (map[string]*memory.Memory, error)
-	CountMemories(ctx context.Context, f memory.Filter) (int, error)
 }
 
 // handler serves the API and the page.
 type handler struct {
 	mem  *memory.Service
 	val  *validation.Service
-	db   Store // nil in tests that need no database listing
-	hub  *hub  // nil without Deps.DB
+	hub  *hub // nil without Deps.DB
 	acc  Access
 	done <-chan struct{}
 	log  *slog.Logger
@@ -72,7 +67,7 @@ func New(d Deps) http.Handler {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	h := &handler{mem: d.Memory, val: d.Validation, db: d.DB, acc: d.Access, log: d.Logger, done: d.Done, doctor: d.Doctor}
+	h := &handler{mem: d.Memory, val: d.Validation, acc: d.Access, log: d.Logger, done: d.Done, doctor: d.Doctor}
 	if d.DB != nil {
 		h.hub = newHub(d.DB, d.Logger)
 	}

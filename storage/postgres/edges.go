@@ -2,8 +2,10 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,31 +30,85 @@ func (s *DB) InsertEdge(ctx context.Context, e *memory.Edge) (int64, error) {
 	}
 	var id int64
 	err = s.write(ctx, func(tx pgx.Tx) error {
-		// The ends are locked against a concurrent delete until the edge is in.
-		var found []string
-		rows, err := tx.Query(ctx, `SELECT id FROM memories WHERE id IN ($1, $2) FOR SHARE`, e.SourceID, e.TargetID)
+		id, err = insertEdge(ctx, tx, e, meta)
+		return err
+	})
+	return id, err
+}
+
+// insertEdge writes e (its metadata encoded) inside tx; the same triple again
+// updates the weight of the existing edge.
+func insertEdge(ctx context.Context, tx pgx.Tx, e *memory.Edge, meta string) (int64, error) {
+	// The ends are locked against a concurrent delete until the edge is in.
+	rows, err := tx.Query(ctx, `SELECT id FROM memories WHERE id IN ($1, $2) FOR SHARE`, e.SourceID, e.TargetID)
+	if err != nil {
+		return 0, fmt.Errorf("insert edge: %w", err)
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return 0, fmt.Errorf("insert edge: %w", err)
+	}
+	for _, end := range []struct{ field, id string }{{"source", e.SourceID}, {"target", e.TargetID}} {
+		if !slices.Contains(found, end.id) {
+			return 0, memory.NotFound(end.field+" memory", end.id)
+		}
+	}
+	var id int64
+	err = tx.QueryRow(ctx, `INSERT INTO edges (source_id, target_id, relation, weight, metadata, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (source_id, target_id, relation) DO UPDATE SET weight = excluded.weight
+		RETURNING id`,
+		e.SourceID, e.TargetID, string(e.Relation), e.Weight, meta, orNow(e.CreatedAt, time.Now())).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("insert edge: %w", err)
+	}
+	return id, nil
+}
+
+// ResolveContradiction writes a verdict on the contradicts edge r.EdgeID in
+// one transaction: r.Add added (or its triple's weight updated), the edge
+// removed when r.Remove, r.Changes written. The edge row is locked first, so
+// two people resolving the same contradiction at once resolve it once.
+func (s *DB) ResolveContradiction(ctx context.Context, r memory.Resolution) error {
+	var meta string
+	if r.Add != nil {
+		if _, err := memory.ParseRelation(string(r.Add.Relation)); err != nil {
+			return err
+		}
+		var err error
+		if meta, err = encodeMetadata(r.Add.Metadata); err != nil {
+			return err
+		}
+	}
+	return s.write(ctx, func(tx pgx.Tx) error {
+		var rel string
+		err := tx.QueryRow(ctx, `SELECT relation FROM edges WHERE id = $1 FOR UPDATE`, r.EdgeID).Scan(&rel)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return memory.NotFound("edge", strconv.FormatInt(r.EdgeID, 10))
+		}
 		if err != nil {
-			return fmt.Errorf("insert edge: %w", err)
+			return fmt.Errorf("resolve contradiction: %w", err)
 		}
-		if found, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
-			return fmt.Errorf("insert edge: %w", err)
+		if memory.Relation(rel) != memory.RelationContradicts {
+			return fmt.Errorf("edge %d is %s, not contradicts: only a contradiction is resolved here: %w", r.EdgeID, rel, memory.ErrInvalid)
 		}
-		for _, end := range []struct{ field, id string }{{"source", e.SourceID}, {"target", e.TargetID}} {
-			if !slices.Contains(found, end.id) {
-				return memory.NotFound(end.field+" memory", end.id)
+		if r.Add != nil {
+			if _, err := insertEdge(ctx, tx, r.Add, meta); err != nil {
+				return err
 			}
 		}
-		err = tx.QueryRow(ctx, `INSERT INTO edges (source_id, target_id, relation, weight, metadata, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6)
-			ON CONFLICT (source_id, target_id, relation) DO UPDATE SET weight = excluded.weight
-			RETURNING id`,
-			e.SourceID, e.TargetID, string(e.Relation), e.Weight, meta, orNow(e.CreatedAt, time.Now())).Scan(&id)
-		if err != nil {
-			return fmt.Errorf("insert edge: %w", err)
+		if r.Remove {
+			if _, err := tx.Exec(ctx, `DELETE FROM edges WHERE id = $1`, r.EdgeID); err != nil {
+				return fmt.Errorf("resolve contradiction: %w", err)
+			}
+		}
+		for i := range r.Changes {
+			if _, err := writeChange(ctx, tx, &r.Changes[i]); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
-	return id, err
 }
 
 // edgeWhere turns an edge query into SQL conditions on edges. At least one

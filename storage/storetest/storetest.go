@@ -72,6 +72,7 @@ func Run(t *testing.T, open Open) {
 		{"Reindex", testReindex},
 		{"EdgesUniquePerTriple", testEdgesUnique},
 		{"EdgesQueriesAndDelete", testEdgesQueries},
+		{"ResolveContradiction", testResolveContradiction},
 		{"EventsAndLastEventTimes", testEvents},
 		{"ChangeLog", testChangeLog},
 		{"FileActivity", testFileActivity},
@@ -883,6 +884,51 @@ func testEdgesUnique(t *testing.T, s Store) {
 	}
 	if _, err := s.InsertEdge(ctx, &memory.Edge{SourceID: a.ID, TargetID: b.ID, Relation: "likes", Weight: 1}); !errors.Is(err, memory.ErrInvalid) {
 		t.Fatalf("unknown relation: %v", err)
+	}
+}
+
+func testResolveContradiction(t *testing.T, s Store) {
+	a, b := add(t, s, "resolve a"), add(t, s, "resolve b")
+	c, err := s.InsertEdge(ctx, &memory.Edge{SourceID: a.ID, TargetID: b.ID, Relation: memory.RelationContradicts, Weight: 0.8})
+	must(t, err)
+	logOf := func(id string, action memory.ChangeAction) memory.Change {
+		return memory.Change{MemoryID: id, Namespace: memory.GlobalNamespace, At: time.Now(), Action: action, Source: memory.SourceViewer, RelatedID: a.ID}
+	}
+	// Both hold: relates_to added, the contradiction removed, both logs written.
+	must(t, s.ResolveContradiction(ctx, memory.Resolution{EdgeID: c, Remove: true,
+		Add:     &memory.Edge{SourceID: a.ID, TargetID: b.ID, Relation: memory.RelationRelatesTo, Weight: 1},
+		Changes: []memory.Change{logOf(a.ID, memory.ChangeBothHold), logOf(b.ID, memory.ChangeBothHold)}}))
+	es, err := s.Edges(ctx, memory.EdgeQuery{MemoryIDs: []string{a.ID}})
+	must(t, err)
+	if len(es) != 1 || es[0].Relation != memory.RelationRelatesTo || es[0].ID == c {
+		t.Fatalf("edges after both_hold: %+v (the new edge must not take the old id %d)", es, c)
+	}
+	for _, id := range []string{a.ID, b.ID} {
+		if log, err := s.Changes(ctx, memory.ChangeQuery{MemoryID: id}); err != nil || len(log) != 1 || log[0].Action != memory.ChangeBothHold {
+			t.Fatalf("change log of %s: %+v, %v", id, log, err)
+		}
+	}
+	// Gone: not found. Not a contradiction: invalid.
+	if err := s.ResolveContradiction(ctx, memory.Resolution{EdgeID: c, Remove: true, Changes: []memory.Change{logOf(a.ID, memory.ChangeNotContradiction)}}); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("resolving a removed edge: %v, want ErrNotFound", err)
+	}
+	if err := s.ResolveContradiction(ctx, memory.Resolution{EdgeID: es[0].ID, Remove: true}); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("resolving a relates_to edge: %v, want ErrInvalid", err)
+	}
+	// A resolution that fails halfway writes nothing.
+	c2, err := s.InsertEdge(ctx, &memory.Edge{SourceID: b.ID, TargetID: a.ID, Relation: memory.RelationContradicts, Weight: 0.8})
+	must(t, err)
+	err = s.ResolveContradiction(ctx, memory.Resolution{EdgeID: c2, Remove: true,
+		Add:     &memory.Edge{SourceID: b.ID, TargetID: "mem_1_deadbeef", Relation: memory.RelationSupersedes, Weight: 1},
+		Changes: []memory.Change{logOf(b.ID, memory.ChangeSupersede)}})
+	if !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("a resolution adding an edge to a missing memory: %v, want ErrNotFound", err)
+	}
+	if es, _ := s.Edges(ctx, memory.EdgeQuery{EdgeIDs: []int64{c2}}); len(es) != 1 {
+		t.Fatalf("a failed resolution removed the contradiction")
+	}
+	if log, _ := s.Changes(ctx, memory.ChangeQuery{MemoryID: b.ID}); len(log) != 1 {
+		t.Fatalf("a failed resolution wrote its log: %+v", log)
 	}
 }
 
