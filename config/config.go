@@ -52,7 +52,13 @@ type Config struct {
 	PromptMinCoverage      float64       // share of a prompt's content words an injected memory contains
 	ActivityRetentionDays  int           // file activity older than this is summarised
 	UIPort                 int           // port of recall ui; 0: derived from the user id
+	ServerURL              string        // the team server this machine is a client of; "" when none
+	Token                  string        // the bearer token for ServerURL
+	ServerCA               string        // PEM file of extra authorities for ServerURL's certificate
 }
+
+// ClientMode reports whether this machine is a client of a team server.
+func (c *Config) ClientMode() bool { return c.ServerURL != "" }
 
 // HistoryIndexPath is the history index's file: history.db beside the memory
 // database, so that rebuilding it never touches memories.
@@ -125,7 +131,11 @@ func Load() (*Config, error) {
 		PromptMinCoverage:      p.fraction("RECALL_PROMPT_MIN_COVERAGE", raw.PromptMinCoverage),
 		ActivityRetentionDays:  p.integer("RECALL_ACTIVITY_RETENTION_DAYS", raw.ActivityRetentionDays, 1, 0),
 		UIPort:                 p.optionalPort("RECALL_UI_PORT", raw.UIPort),
+		ServerURL:              p.serverURL("RECALL_SERVER_URL", raw.ServerURL),
+		Token:                  strings.TrimSpace(raw.Token),
+		ServerCA:               p.path("RECALL_SERVER_CA", raw.ServerCA),
 	}
+
 	if err := errors.Join(p.errs...); err != nil {
 		return nil, err
 	}

@@ -121,6 +121,11 @@ var overrides = []struct {
 	}},
 	{"RECALL_HISTORY_DAYS", "90", func(c *config.Config) bool { return c.HistoryDays == 90 }},
 	{"RECALL_HISTORY_EMBED", "off", func(c *config.Config) bool { return !c.HistoryEmbed }},
+	{"RECALL_SERVER_URL", "https://recall.example.com/", func(c *config.Config) bool {
+		return c.ServerURL == "https://recall.example.com" && c.ClientMode()
+	}},
+	{"RECALL_TOKEN", " tok ", func(c *config.Config) bool { return c.Token == "tok" }},
+	{"RECALL_SERVER_CA", "/etc/team-ca.pem", func(c *config.Config) bool { return c.ServerCA == "/etc/team-ca.pem" }},
 }
 
 func TestEveryOverride(t *testing.T) {
@@ -280,6 +285,8 @@ func TestBadValuesNameTheVariableTheValueAndWhatIsAccepted(t *testing.T) {
 		{"RECALL_HTTP_MAX_SESSIONS", "0", "RECALL_HTTP_MAX_SESSIONS=0: must be a whole number from 1 to 100000"},
 		{"RECALL_STALE_DAYS", "0", "RECALL_STALE_DAYS=0: must be a whole number of at least 1"},
 		{"RECALL_OLLAMA_HOST", "ftp://host", "RECALL_OLLAMA_HOST=ftp://host: must be a URL like http://localhost:11434, or host:port"},
+		{"RECALL_SERVER_URL", "http://recall.example.com", "RECALL_SERVER_URL=http://recall.example.com: must be an https:// URL (http:// only to 127.0.0.1, [::1] or localhost)"},
+		{"RECALL_SERVER_URL", "recall.example.com", "RECALL_SERVER_URL=recall.example.com: must be an https:// URL (http:// only to 127.0.0.1, [::1] or localhost)"},
 		{"RECALL_OLLAMA_HOST", "localhost:99999", "RECALL_OLLAMA_HOST=localhost:99999: must be a URL like http://localhost:11434, or host:port"},
 	} {
 		cleanEnv(t)

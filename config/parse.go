@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-mcp/recall/internal/loopback"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -195,4 +196,21 @@ func (p *parser) optionalPort(name, raw string) int {
 		return 0
 	}
 	return p.integer(name, raw, 1, 65535)
+}
+
+// serverURL accepts a team server's URL: https, or http to a loopback
+// address only (a token sent in the clear to another machine is a token
+// given away).
+func (p *parser) serverURL(name, raw string) string {
+	v := strings.TrimRight(strings.TrimSpace(raw), "/")
+	if v == "" {
+		return ""
+	}
+	u, err := url.Parse(v)
+	ok := err == nil && u.Host != "" && (u.Scheme == "https" || (u.Scheme == "http" && loopback.IsHost(u.Host)))
+	if !ok {
+		p.errs = append(p.errs, &Error{Name: name, Value: raw, Accepts: "an https:// URL (http:// only to 127.0.0.1, [::1] or localhost)"})
+		return ""
+	}
+	return v
 }

@@ -47,6 +47,9 @@ type env struct {
 	MatchMinSimilarity     string `envconfig:"RECALL_MATCH_MIN_SIMILARITY" default:"0.3" accepts:"a number from 0 to 1" desc:"least cosine similarity of query and memory vectors for a match (forget by query, prompt hook); applies when both have vectors"`
 	PromptMinCoverage      string `envconfig:"RECALL_PROMPT_MIN_COVERAGE" default:"0.6" accepts:"a number from 0 to 1" desc:"least share of a prompt's content words a memory must contain for the prompt hook to inject it"`
 	ActivityRetentionDays  string `envconfig:"RECALL_ACTIVITY_RETENTION_DAYS" default:"90" accepts:"a whole number of at least 1" desc:"days file activity is kept one row per touch; older touches are folded into one summary row per file"`
+	ServerURL              string `envconfig:"RECALL_SERVER_URL" default:"" accepts:"empty, an https:// URL, or http:// to a loopback address" desc:"the team server this machine is a client of: recall serve forwards tool calls, hooks, the CLI and recall ui go to it, and no local database is opened (empty: this machine's own database)"`
+	Token                  string `envconfig:"RECALL_TOKEN" default:"" accepts:"your token from recall users add/token on the team server" desc:"the bearer token sent to RECALL_SERVER_URL"`
+	ServerCA               string `envconfig:"RECALL_SERVER_CA" default:"" accepts:"empty, or a PEM file of certificate authorities" desc:"authorities that may sign the team server's certificate, beside the system's"`
 	UIPort                 string `envconfig:"RECALL_UI_PORT" default:"" accepts:"a port from 1 to 65535; empty: 20000 + user id mod 10000" desc:"port of recall ui on 127.0.0.1"`
 }
 

@@ -114,3 +114,31 @@ func TestSecretsNeverReachTheIndexNorItsAnswers(t *testing.T) {
 		}
 	}
 }
+
+// The index holds the text of every conversation: it is readable by its owner
+// alone, like the memory database, and one an earlier version left readable
+// to others is tightened when opened.
+func TestIndexFileIsOwnerOnly(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "history.db")
+	ix, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	for _, p := range []string{path, path + "-wal"} {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s is %v, want 0600", filepath.Base(p), fi.Mode().Perm())
+		}
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if ix, err = Open(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("an index left 0644 is %v after opening, want 0600", fi.Mode().Perm())
+	}
+}

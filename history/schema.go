@@ -3,7 +3,9 @@ package history
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -102,6 +104,9 @@ func open(ctx context.Context, path, driver string) (*Index, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create history index directory: %w", err)
 	}
+	if err := ownerOnly(path); err != nil {
+		return nil, err
+	}
 	loadVec.Do(sqlite_vec.Auto)
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
@@ -119,6 +124,31 @@ func open(ctx context.Context, path, driver string) (*Index, error) {
 		return nil, fmt.Errorf("open history index %s: %w", path, err)
 	}
 	return ix, nil
+}
+
+// ownerOnly creates the index file readable by its owner alone (0600), as the
+// memory database is: SQLite would create it 0644, and it holds the text of
+// every conversation. SQLite gives its WAL and shared-memory files the same
+// mode. An index made readable to others by an earlier version is tightened.
+func ownerOnly(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open history index %s: %w; it lives beside the memory database (RECALL_SQLITE_PATH)", path, err)
+	}
+	fi, err := f.Stat()
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("open history index %s: %w", path, err)
+	}
+	if fi.Mode().Perm()&0o077 == 0 {
+		return nil
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("make history index %s readable by its owner alone: %w", p, err)
+		}
+	}
+	return nil
 }
 
 // Close closes the index.

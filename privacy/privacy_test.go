@@ -27,7 +27,7 @@ func TestScrubRedactsCommonSecrets(t *testing.T) {
 		{"jwt", "Authorization: Bearer " + jwt, jwt, ""},
 		{"private key", "key file:\n" + privateKey + "\n", "MIIEpAIBAAKCAQEA0Z3VS5JJcds3xfn", "private-key"},
 		{"password in url", "psql postgres://admin:Sup3rS3cret!@db.internal:5432/app", "Sup3rS3cret!", "url-password"},
-		{"env line", "cat .env\nDB_PASSWORD=hunter2hunter\nDEBUG=true", "hunter2hunter", "env-secret"},
+		{"env line", "cat .env\nDB_PASSWORD=hunter2hunter\nDEBUG=true", "hunter2hunter", "secret-assignment"},
 		{"exported env", "export OPENAI_API_KEY='sk-abc123def456ghi789'", "sk-abc123def456ghi789", ""},
 	}
 	for _, c := range cases {

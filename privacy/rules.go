@@ -30,6 +30,9 @@ type rule struct {
 	keywords    []string
 	stopWords   []string // a secret containing one is a placeholder, not a secret
 	allowRegex  []string // a secret matching one is not a secret
+	// pick, when set, picks the secret out of a match ("" for none) instead
+	// of the secret group: for rules whose match needs a judgment in Go.
+	pick func(m []string) string
 
 	once    sync.Once
 	re      *regexp.Regexp
@@ -60,16 +63,34 @@ var ownRules = []*rule{
 		keywords: []string{"private key"},
 	},
 	{
+		// The user part may be empty (redis://:password@host).
 		id:       "url-password",
-		pattern:  `(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@'"]+:([^\s/@'"]{1,200})@`,
+		pattern:  `(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s/:@'"]*:([^\s/@'"]{1,200})@`,
 		keywords: []string{"://"},
 	},
 	{
-		id:          "env-secret",
-		pattern:     `(?im)^[ \t]*(?:export[ \t]+)?[A-Z0-9_]*(?:SECRET|TOKEN|PASSWORD|PASSWD|PWD|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIALS?|AUTH)[A-Z0-9_]*[ \t]*=[ \t]*['"]?([^\s'"#]{4,})`,
-		keywords:    []string{"secret", "token", "passw", "pwd", "key", "credential", "auth"},
-		secretGroup: 1,
-		allowRegex:  []string{`^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$`}, // a reference to another variable
+		// name = value, name: value, "name": "value" wherever they stand: .env
+		// lines, shell commands and their output, YAML, JSON, TOML, INI,
+		// connection strings, logs. Whether the name names a secret and the
+		// value is one (not a number, a reference, code or a word) is judged
+		// in Go (secretAssignment).
+		id: "secret-assignment",
+		pattern: `(?:^|[^A-Za-z0-9_.])["']?([A-Za-z_][A-Za-z0-9_.-]{0,60})["']?[ \t]*(?::=|=|:)[ \t]*` +
+			`(?:"([^"\n]{0,200})"|'([^'\n]{0,200})'|([^\s"'\x60&;]{1,200}))`,
+		keywords: []string{"passw", "pwd", "pass=", "_pass", "-pass", "pass\"", "secret", "token", "key", "credential", "auth"},
+		pick:     secretAssignment,
+	},
+	{
+		// mysql -pPASSWORD (no space: with one, mysql asks for it).
+		id:       "mysql-password",
+		pattern:  `\b(?i:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p([^\s'"]+)`,
+		keywords: []string{"mysql", "mariadb"},
+	},
+	{
+		// curl -u user:password
+		id:       "curl-user-password",
+		pattern:  `\bcurl\b[^\n|;]*?\s(?:-u|--user)[ \t=]*['"]?[^:\s'"]+:([^\s'"]+)`,
+		keywords: []string{"curl"},
 	},
 }
 
@@ -127,6 +148,9 @@ func (r *redactor) Redact(text string) (string, map[string]int) {
 		}
 		for _, m := range ru.matches(re, text, low) {
 			secret := secretOf(m, ru.secretGroup)
+			if ru.pick != nil {
+				secret = ru.pick(m)
+			}
 			if secret == "" || r.allowed(ru, secret) {
 				continue
 			}

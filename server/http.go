@@ -35,6 +35,9 @@ type HTTPOptions struct {
 	// IdleTimeout a kept-alive connection waiting for its next request: a
 	// client sending slowly cannot hold a connection forever.
 	HeaderTimeout, BodyTimeout, IdleTimeout time.Duration
+	// Hooks, when set, answers client machines' hooks under /hook/ (with
+	// the same token check as MCP).
+	Hooks http.Handler
 	// UI, when set, is served under /ui/ (the prefix stripped) beside MCP:
 	// the web viewer, which brings its own checks, its token among them
 	// (Token does not apply to it).
@@ -88,11 +91,16 @@ func httpHandler(srv *mcp.Server, opts HTTPOptions) http.Handler {
 		MaxRequestBodyBytes: maxBodyBytes,
 	})
 	h = newSessionGate(srv, opts.MaxSessions, h)
-	switch {
-	case opts.Auth != nil:
-		h = authenticate(opts.Auth, h)
-	case opts.Token != "":
-		h = authenticate(team.Authenticator{AdminToken: opts.Token}, h)
+	var auth Authenticator = team.Authenticator{AdminToken: opts.Token}
+	if opts.Auth != nil {
+		auth = opts.Auth
+	}
+	h = authenticate(auth, h)
+	if opts.Hooks != nil {
+		mux := http.NewServeMux()
+		mux.Handle(HookPrefix, authenticate(auth, opts.Hooks))
+		mux.Handle("/", h)
+		h = mux
 	}
 	h = checkOrigin(h)
 	if opts.UI != nil {

@@ -52,23 +52,28 @@ func (a historySearchArgs) request(projects []string) history.SearchRequest {
 // addHistoryTools registers the conversation history tools; their
 // descriptions stay short because every client pays for them in every
 // conversation.
+// historyStaysLocal ends the history tools' descriptions: transcripts live
+// on the machine Claude Code runs on, so these tools answer from there, also
+// when every other tool goes to a team server (RECALL_SERVER_URL).
+const historyStaysLocal = " Runs on this machine (its transcripts), also when Recall is a client of a team server."
+
 func (h handlers) addHistoryTools(srv *mcp.Server, hs *history.Service) {
 	addTool(srv, h, "search_project_history",
-		"Search this project's past Claude Code conversations (what compaction dropped too) by meaning and words; each match with its neighbours.",
+		"Search this project's past Claude Code conversations (what compaction dropped too) by meaning and words; each match with its neighbours."+historyStaysLocal,
 		historySearchDefaults,
 		func(ctx context.Context, a historySearchArgs) (historySearchOutput, error) {
 			r, err := hs.Search(ctx, a.request([]string{hs.Project}))
 			return historySearchOutput{Success: err == nil, Response: r}, err
 		})
 	addTool(srv, h, "search_global_history",
-		"search_project_history, all projects.",
+		"search_project_history, all projects."+historyStaysLocal,
 		historySearchDefaults,
 		func(ctx context.Context, a historySearchArgs) (historySearchOutput, error) {
 			r, err := hs.Search(ctx, a.request(nil))
 			return historySearchOutput{Success: err == nil, Response: r}, err
 		})
 	addTool(srv, h, "read_history",
-		"Read a past conversation around a match (session_id, uuid).",
+		"Read a past conversation around a match (session_id, uuid)."+historyStaysLocal,
 		map[string]any{"window": 10},
 		func(ctx context.Context, a readHistoryArgs) (readHistoryOutput, error) {
 			w, err := hs.Show(ctx, a.SessionID, a.UUID, a.Window)

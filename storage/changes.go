@@ -5,16 +5,17 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/recall-mcp/recall/memory"
 )
 
-// Watcher tells the viewer what changed in the store, cheaply: Changed says
-// whether anything was written since the last call, ChangedSince what. Each
-// store watches its own way (SQLite's data_version, PostgreSQL's NOTIFY).
-type Watcher interface {
-	Changed(ctx context.Context) (bool, error)
-	ChangedSince(ctx context.Context, since time.Time, limit int) (*Changes, error)
-	Close() error
-}
+// The watch's types are the domain's (memory), so that the viewer watches
+// either store without importing one; these names stay for storage's users.
+type (
+	Watcher     = memory.Watcher
+	MemoryStamp = memory.MemoryStamp
+	Changes     = memory.Changes
+)
 
 // Watch notices commits to the database from any connection: this process's
 // pool, another Recall process, a hook or the sqlite3 shell. It holds one
@@ -54,24 +55,6 @@ func (w *Watch) Changed(ctx context.Context) (bool, error) {
 
 // Close releases the watch's connection.
 func (w *Watch) Close() error { return w.conn.Close() }
-
-// MemoryStamp is when a memory was created and last changed.
-type MemoryStamp struct {
-	ID        string
-	CreatedAt time.Time
-	UpdatedAt time.Time
-}
-
-// Changes is what ChangedSince found.
-type Changes struct {
-	// Memories were updated at or after the time asked, oldest change first.
-	Memories []MemoryStamp
-	// Total counts all memories: a drop is how deletes show.
-	Total int
-	// Edges is the edge count and the highest edge id: it differs whenever an
-	// edge was added or removed.
-	Edges [2]int64
-}
 
 // changedSinceQuery reads the memories updated since a time by the
 // memories_updated index: the whole table is never scanned.

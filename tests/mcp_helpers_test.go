@@ -27,7 +27,8 @@ func recallEnv(t testing.TB, extra ...string) (env []string, dbPath string) {
 		"RECALL_SQLITE_PATH="+dbPath,
 		"RECALL_OLLAMA_HOST="+ol.URL(),
 		"RECALL_LOG_LEVEL=WARN",
-		"RECALL_HISTORY=off", // no background indexer reading the machine's transcripts
+		"RECALL_HISTORY=off",   // no background indexer reading the machine's transcripts
+		"RECALL_DATABASE_URL=", // the SQLite file above, whatever the machine's setting
 	)
 	return append(env, extra...), dbPath
 }

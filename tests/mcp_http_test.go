@@ -24,7 +24,13 @@ type httpServer struct {
 // accepts connections (or exits, which fails the test).
 func startHTTP(t testing.TB, env []string) *httpServer {
 	t.Helper()
-	addr := freeAddr(t)
+	return startHTTPAt(t, env, freeAddr(t))
+}
+
+// startHTTPAt is startHTTP on addr (a server started again where its clients
+// look for it).
+func startHTTPAt(t testing.TB, env []string, addr string) *httpServer {
+	t.Helper()
 	cmd := exec.Command(recallBin, "serve", "--http", addr)
 	cmd.Env = env
 	cmd.Stderr = stderrFile(t)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/privacy"
 	"github.com/recall-mcp/recall/storage"
 )
 
@@ -242,11 +243,14 @@ func strictDecode(text []byte, v any) error {
 	return nil
 }
 
-// checkMemory applies the rules every stored memory obeys.
+// checkMemory applies the rules every stored memory obeys, and cleans its
+// content as every store does (<private> sections dropped, secrets redacted):
+// an import is one more way in.
 func checkMemory(m *memory.Memory) error {
 	if err := memory.ValidateID("id", m.ID); err != nil {
 		return err
 	}
+	m.Content = privacy.Clean(m.Content)
 	if strings.TrimSpace(m.Content) == "" || len(m.Content) > memory.MaxContentBytes {
 		return memory.Invalidf("content", fmt.Sprintf("of %d bytes", len(m.Content)), fmt.Sprintf("non-empty text of at most %d bytes", memory.MaxContentBytes))
 	}

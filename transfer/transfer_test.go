@@ -382,3 +382,37 @@ func TestArchivedRecordsAreChecked(t *testing.T) {
 		t.Errorf("bad lines = %v, archived %d; want lines 2 (event), 3 (time) and 5 (kind) left out and line 4 archived", rep.BadLines, rep.Result.Archived)
 	}
 }
+
+// An import is one more way in: a memory.jsonl or a Recall export holding a
+// key or a <private> section is cleaned as a store would clean it.
+func TestImportCleansSecretsAndPrivateSections(t *testing.T) {
+	key := "AKIA" + "QZ3XW7PLM4RT6YHN"
+	ms := `{"type":"entity","name":"deploy","entityType":"note","observations":["aws key ` + key + `","home <private>12 Elm Street</private> ok"]}` + "\n"
+	export := `{"record":"header","format":"recall-export","version":2,"exported_at":"2026-01-02T03:04:05Z"}` + "\n" +
+		`{"record":"memory","id":"mem_1767322800000_0a1b2c3d","content":"DB_PASSWORD=` + "Xy!9" + `#kL$2@pQ in the runbook <private>do not keep</private>","content_hash":"x","memory_type":"decision","namespace":"global","importance":0.5,"confidence":0.3,"metadata":{},"created_at":"2026-01-02T03:04:05Z","updated_at":"2026-01-02T03:04:05Z","accessed_at":"2026-01-02T03:04:05Z","access_count":0}` + "\n"
+	for name, file := range map[string]string{"memory server": ms, "recall export": export} {
+		t.Run(name, func(t *testing.T) {
+			db := openDB(t, "recall.db")
+			rep, err := Import(context.Background(), db, strings.NewReader(file), ImportOptions{})
+			if err != nil || rep.Result.Memories != 1 {
+				t.Fatalf("import = %+v, %v", rep, err)
+			}
+			all, err := db.ListMemories(context.Background(), memory.ListQuery{Limit: 10})
+			if err != nil || len(all) != 1 {
+				t.Fatalf("memories %v, %v", all, err)
+			}
+			c := all[0].Content
+			for _, leaked := range []string{key, "Xy!9#kL$2@pQ", "Elm Street", "do not keep"} {
+				if strings.Contains(c, leaked) {
+					t.Errorf("import kept %q: %s", leaked, c)
+				}
+			}
+			if !strings.Contains(c, "[REDACTED:") || !strings.Contains(c, "[private]") {
+				t.Errorf("imported content %q lacks the markers of what was taken out", c)
+			}
+			if all[0].ContentHash != memory.ContentHash(c) {
+				t.Errorf("hash %s is not the cleaned content's", all[0].ContentHash)
+			}
+		})
+	}
+}

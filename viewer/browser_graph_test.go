@@ -50,14 +50,24 @@ func waitDrawn(t *testing.T, ctx context.Context, origin string) drawn {
 	return g
 }
 
-// clickNode clicks a node where cytoscape drew it on the canvas, as a person would.
+// clickNode clicks a node where cytoscape drew it on the canvas, as a person
+// would: scrolled into the window first when it is below the fold.
 func clickNode(ctx context.Context, id string) error {
-	pos, err := run(ctx, chromedp.Evaluate[[]float64](`(() => {
+	where := `(() => {
 		const box = document.querySelector("#graph-canvas");
-		const p = box._cyreg.cy.$id(`+strconv.Quote(id)+`).renderedPosition();
+		const p = box._cyreg.cy.$id(` + strconv.Quote(id) + `).renderedPosition();
 		const r = box.getBoundingClientRect();
 		return [r.left + p.x, r.top + p.y];
-	})()`))
+	})()`
+	pos, err := run(ctx, chromedp.Evaluate[[]float64](where))
+	if err == nil && (pos[1] < 10 || pos[1] > 600) {
+		// Scrolled, the canvas learns its new place on the next frame, as
+		// it would before a person's click.
+		if _, err = run(ctx, chromedp.Evaluate[any](fmt.Sprintf(`window.scrollBy(0, %f - window.innerHeight / 2)`, pos[1]))); err == nil {
+			time.Sleep(200 * time.Millisecond)
+			pos, err = run(ctx, chromedp.Evaluate[[]float64](where))
+		}
+	}
 	if err != nil {
 		return err
 	}

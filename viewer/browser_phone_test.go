@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -50,6 +51,10 @@ func TestBrowserNoPageOverflowsOnPhonesOrTablets(t *testing.T) {
 	if _, err := f.mem.Forget(t.Context(), memory.ForgetRequest{MemoryID: gone, Confirm: true, Trash: true}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := f.db.AddEntry(t.Context(), &journal.Entry{Kind: journal.KindObservation, Namespace: "project:a-rather-long-project-name-for-a-phone",
+		SessionID: "s1", ToolName: "Edit", Title: "Edit " + path, Body: long[:2000], Files: []string{path}, CreatedAt: time.Now().UTC()}); err != nil {
+		t.Fatal(err)
+	}
 	srv := newLoopbackServer(t, f)
 
 	pages := []struct{ name, hash, ready string }{
@@ -61,6 +66,7 @@ func TestBrowserNoPageOverflowsOnPhonesOrTablets(t *testing.T) {
 		{"files", "#/files", "#files tbody tr"},
 		{"health", "#/health", "#health-stats"},
 		{"trash", "#/trash", "#trash li"},
+		{"journal", "#/journal", "#journal li"},
 	}
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv+"/")); err != nil {
 		t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
 )
 
 // Live updates: GET /api/events is a Server-Sent Events stream of what changed
@@ -104,7 +103,7 @@ type baseline struct {
 }
 
 // readBaseline takes whatever exists now as the starting point, not news.
-func readBaseline(w storage.Watcher) baseline {
+func readBaseline(w memory.Watcher) baseline {
 	b := baseline{seen: map[string]time.Time{}, total: -1}
 	if c, err := w.ChangedSince(context.Background(), time.Now().Add(-lookBehind), maxPerEvent); err == nil {
 		b.total, b.edges = c.Total, c.Edges
@@ -125,7 +124,7 @@ func (h *hub) unsubscribe() {
 }
 
 // poll runs until no page has listened for idleStop.
-func (h *hub) poll(w storage.Watcher, epoch string, base baseline) {
+func (h *hub) poll(w memory.Watcher, epoch string, base baseline) {
 	defer w.Close()
 	ctx := context.Background()
 	seen, mark, total, edges := base.seen, base.mark, base.total, base.edges

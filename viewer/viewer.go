@@ -12,7 +12,6 @@ import (
 
 	"github.com/recall-mcp/recall/doctor"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
 	"github.com/recall-mcp/recall/validation"
 )
 
@@ -34,6 +33,9 @@ type Deps struct {
 	// Done, when closed, ends the event streams (a server shutting down
 	// would otherwise wait for them).
 	Done <-chan struct{}
+	// Journal is the session journal the Journal page reads; without it
+	// the DB's when it has one, else /api/journal is off.
+	Journal JournalReader
 	// Doctor runs recall doctor's checks for the Health page; without it
 	// /api/doctor is off.
 	Doctor func(ctx context.Context) []doctor.Finding
@@ -43,17 +45,18 @@ type Deps struct {
 // on its commits, for the live updates. Everything else goes through the
 // services, as the MCP tools do.
 type Store interface {
-	Watch(ctx context.Context) (storage.Watcher, error)
+	Watch(ctx context.Context) (memory.Watcher, error)
 }
 
 // handler serves the API and the page.
 type handler struct {
-	mem  *memory.Service
-	val  *validation.Service
-	hub  *hub // nil without Deps.DB
-	acc  Access
-	done <-chan struct{}
-	log  *slog.Logger
+	mem     *memory.Service
+	val     *validation.Service
+	hub     *hub // nil without Deps.DB
+	acc     Access
+	done    <-chan struct{}
+	log     *slog.Logger
+	journal JournalReader // nil: no journal page
 	// doctor runs recall doctor's checks (nil: not offered).
 	doctor func(ctx context.Context) []doctor.Finding
 }
@@ -67,7 +70,10 @@ func New(d Deps) http.Handler {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	h := &handler{mem: d.Memory, val: d.Validation, acc: d.Access, log: d.Logger, done: d.Done, doctor: d.Doctor}
+	h := &handler{mem: d.Memory, val: d.Validation, acc: d.Access, log: d.Logger, done: d.Done, doctor: d.Doctor, journal: d.Journal}
+	if jr, ok := d.DB.(JournalReader); ok && h.journal == nil {
+		h.journal = jr // the store's own journal (capture's EntryReader has it)
+	}
 	if d.DB != nil {
 		h.hub = newHub(d.DB, d.Logger)
 	}
@@ -96,6 +102,7 @@ func New(d Deps) http.Handler {
 	mux.HandleFunc("GET /api/projects", h.projects)
 	mux.HandleFunc("GET /api/files", h.recentFiles)
 	mux.HandleFunc("GET /api/export", h.export)
+	mux.HandleFunc("GET /api/journal", h.journalFeed)
 	mux.HandleFunc("GET /api/review/contradictions", h.listContradictions)
 	mux.HandleFunc("POST /api/review/contradictions/{edge}", h.resolveContradiction)
 	mux.HandleFunc("GET /api/review/stale", h.listStale)

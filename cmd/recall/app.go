@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -18,7 +19,6 @@ import (
 	"github.com/recall-mcp/recall/privacy"
 	"github.com/recall-mcp/recall/project"
 	"github.com/recall-mcp/recall/server"
-	"github.com/recall-mcp/recall/storage"
 	"github.com/recall-mcp/recall/validation"
 )
 
@@ -27,7 +27,7 @@ import (
 type app struct {
 	cfg    *config.Config
 	log    *slog.Logger
-	db     *storage.DB
+	db     store // the SQLite file, or PostgreSQL with RECALL_DATABASE_URL
 	ollama *embedding.Client
 	judge  memory.Judge // the chat model; nil with RECALL_OLLAMA=off
 	mem    *memory.Service
@@ -98,6 +98,12 @@ func openApp(ctx context.Context, e *env, mode appMode) (*app, error) {
 }
 
 func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode appMode) (*app, error) {
+	if cfg.ClientMode() {
+		// The team's memory is the server's: no database of this machine's
+		// may be opened (or made) beside it.
+		return nil, fmt.Errorf("this machine is a client of the team server %s (RECALL_SERVER_URL): this command works on a database of its own; "+
+			"use recall call <tool> '<json>' (the agents' tools, through the server) or recall ui, or unset RECALL_SERVER_URL", cfg.ServerURL)
+	}
 	ollama, err := embedding.New(embedding.Options{
 		Host:       cfg.OllamaHost,
 		EmbedModel: cfg.OllamaModel,
@@ -109,7 +115,7 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 	}
 	// A hook must answer in time and lose nothing: behind another writer its
 	// writes go to the spool, which the next hook or recall serve applies.
-	db, err := storage.OpenWith(ctx, cfg.SQLitePath, storage.Options{SyncNormal: !cfg.SyncFull, SpoolWhenBusy: mode == modeHook, ShortLived: mode == modeHook, Logger: log})
+	db, err := openStore(ctx, cfg, log, mode)
 	if err != nil {
 		return nil, err
 	}

@@ -50,17 +50,7 @@ func runCall(fs *pflag.FlagSet) runFunc {
 			return usagef("arguments of %s are not valid JSON: want an object such as '{\"query\": \"caching\"}'", tool)
 		}
 
-		a, err := openApp(ctx, e, modeFull)
-		if err != nil {
-			return err
-		}
-		defer a.Close()
-		cwd, err := os.Getwd()
-		if err != nil {
-			return fmt.Errorf("working directory: %w", err)
-		}
-		a.openHistory(ctx)
-		out, err := server.Call(ctx, a.mcpServer(cwd), tool, json.RawMessage(argsJSON))
+		out, err := callTool(ctx, e, tool, json.RawMessage(argsJSON))
 		if err != nil {
 			return err
 		}
@@ -73,4 +63,27 @@ func runCall(fs *pflag.FlagSet) runFunc {
 		_, err = e.stdout.Write(buf.Bytes())
 		return err
 	}
+}
+
+// callTool runs the tool over this machine's database, or through the team
+// server when this machine is its client.
+func callTool(ctx context.Context, e *env, tool string, args json.RawMessage) (json.RawMessage, error) {
+	cfg, log, err := loadConfigLevel(e.stderr, cliLevel(e))
+	if err != nil {
+		return nil, err
+	}
+	if cfg.ClientMode() {
+		return clientCall(ctx, cfg, log, tool, args)
+	}
+	a, err := openAppWith(ctx, cfg, log, modeFull)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Close()
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("working directory: %w", err)
+	}
+	a.openHistory(ctx)
+	return server.Call(ctx, a.mcpServer(cwd), tool, args)
 }

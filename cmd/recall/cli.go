@@ -18,7 +18,6 @@ import (
 	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/spool"
 
 	"github.com/spf13/pflag"
 )
@@ -108,7 +107,7 @@ func forgetCaptured(ctx context.Context, e *env, session, beforeArg string, yes 
 	defer a.Close()
 	// Hook writes still in the spool may belong to what is forgotten: applied
 	// later, they would bring it back. Apply them first.
-	if res, err := a.db.DrainSpool(ctx, spool.Budget{}); err != nil || res.Left > 0 {
+	if res, err := a.drainSpoolOnce(ctx); err != nil || res.Left > 0 {
 		return fmt.Errorf("%d hook writes still wait in the spool beside the database (%v): run again once no other process holds the database", res.Left, err)
 	}
 	if !yes {
@@ -173,7 +172,7 @@ func runStats(fs *pflag.FlagSet) runFunc {
 			return enc.Encode(st)
 		}
 		w := e.stdout
-		fmt.Fprintf(w, "database:           %s (%s, schema %d)\n", a.cfg.SQLitePath, describe.Bytes(st.FileBytes), st.SchemaVersion)
+		fmt.Fprintf(w, "database:           %s (%s, schema %d)\n", a.storeName(), describe.Bytes(st.FileBytes), st.SchemaVersion)
 		fmt.Fprintf(w, "memories:           %d\n", st.Memories)
 		printCounts(w, "by namespace", st.ByNamespace)
 		printCounts(w, "by type", st.ByType)
@@ -196,7 +195,9 @@ func runStats(fs *pflag.FlagSet) runFunc {
 			fmt.Fprintf(w, "%-20s%s\n", h.Role+" model:", describe.ModelFailing(h, time.Now()))
 		}
 		fmt.Fprintf(w, "session journal:    %d entries (%d trimmed), %d summaries pending\n", st.JournalEntries, st.TrimmedEntries, st.PendingSummaries)
-		fmt.Fprintf(w, "spooled writes:     %s\n", spoolBacklog(st, a.db.SpoolDir()))
+		if db := a.sqlite(); db != nil {
+			fmt.Fprintf(w, "spooled writes:     %s\n", spoolBacklog(st, db.SpoolDir()))
+		}
 		return nil
 	}
 }

@@ -80,6 +80,10 @@ func runHook(ctx context.Context, e *env, args []string) error {
 		log.Error("hook not answered", "hook", rest[0], "err", err)
 		return nil
 	}
+	if cfg.ClientMode() {
+		runHookAsClient(ctx, e, cfg, log, rest[0])
+		return nil
+	}
 	if ev, err := hook.ParseEvent(rest[0]); err == nil && (ev == hook.SessionStart || ev == hook.PreCompact) {
 		if cfg.History {
 			startBackgroundIndex(cfg, log) // detached: returns at once
@@ -139,6 +143,15 @@ func (a *app) hookHandler(mem *memory.Service) *hook.Handler {
 	return h
 }
 
+// answerHook answers one hook event in a running server (this machine's
+// hooks on the socket, client machines' over HTTP).
+func (a *app) answerHook(ctx context.Context, event string, in *hook.Input) (*hook.Output, error) {
+	// A guard per event: what it learns of Ollama goes to the state file,
+	// which every hook reads, not into this process.
+	mem := memory.NewService(a.db, hookGuard(a.cfg, a.log).Embedder(a.ollama), memoryOptions(a.cfg, a.log))
+	return a.hookHandler(mem).Handle(ctx, event, in)
+}
+
 // serveHooks answers hooks on the socket beside the database until ctx ends:
 // from the server's warm indexes, with the hooks' own vector budget and
 // knowledge of Ollama. Another server already answering is left to it.
@@ -154,12 +167,7 @@ func (a *app) serveHooks(ctx context.Context) {
 		Deadline: a.cfg.HookTimeout + hookSlack,
 		UID:      os.Getuid(),
 		Logger:   a.log,
-		Handle: func(ctx context.Context, event string, in *hook.Input) (*hook.Output, error) {
-			// A guard per event: what it learns of Ollama goes to the
-			// state file, which every hook reads, not into this process.
-			mem := memory.NewService(a.db, hookGuard(a.cfg, a.log).Embedder(a.ollama), memoryOptions(a.cfg, a.log))
-			return a.hookHandler(mem).Handle(ctx, event, in)
-		},
+		Handle:   a.answerHook,
 	}
 	if err := s.Serve(ctx, ln); err != nil {
 		a.log.Warn("hook socket closed", "err", err)

@@ -670,7 +670,7 @@ func openQuiet(ctx context.Context) (*app, error) {
 		return nil, err
 	}
 	cfg.Ollama = false
-	if _, err := os.Stat(cfg.SQLitePath); err != nil {
+	if _, err := os.Stat(cfg.SQLitePath); err != nil && cfg.DatabaseURL == "" {
 		return nil, err // no database yet: nothing to offer, and none made by a tab
 	}
 	return openAppWith(ctx, cfg, slog.New(slog.DiscardHandler), modeFull)

@@ -63,6 +63,12 @@ func runServe(fs *pflag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		if cfg.ClientMode() {
+			if *addr != "" {
+				return errors.New("RECALL_SERVER_URL makes this machine a client of a team server; a server of its own (--http) needs it unset")
+			}
+			return serveAsClient(ctx, cfg, log)
+		}
 		if *addr != "" && *allowRemote && cfg.HTTPToken == "" {
 			return errors.New("--allow-remote needs RECALL_HTTP_TOKEN: without a token anyone who can reach the port could read and delete every memory; " +
 				"set RECALL_HTTP_TOKEN to a long random value (make one with `" + config.TokenCommand + "`)")
@@ -105,10 +111,13 @@ func runServe(fs *pflag.FlagSet) runFunc {
 			// The administrator's token and the people's (recall users): each
 			// request acts as whoever its token names.
 			auth := team.Authenticator{AdminToken: a.cfg.HTTPToken, Dir: a.db}
+			// Client machines' hooks (RECALL_SERVER_URL) are answered by
+			// this server's hook handler, as the person asking.
 			opts := server.HTTPOptions{
 				Auth:        auth,
 				SessionIdle: a.cfg.HTTPSessionIdle,
 				MaxSessions: a.cfg.HTTPMaxSessions,
+				Hooks:       &server.Hooks{Handle: a.answerHook, Deadline: a.cfg.HookTimeout + hookSlack, Logger: a.log},
 			}
 			// On loopback the viewer answers loopback Hosts, without a token
 			// unless the team has people; served to other machines it needs a
@@ -219,7 +228,7 @@ func (a *app) drainSpool(ctx context.Context) {
 	tick := time.NewTicker(spoolDrainEvery)
 	defer tick.Stop()
 	for {
-		res, err := a.db.DrainSpool(ctx, spool.Budget{})
+		res, err := a.drainSpoolOnce(ctx)
 		if res.Applied > 0 || res.Failed > 0 {
 			a.log.Info("applied the hooks' spooled writes", "applied", res.Applied, "failed", res.Failed, "left", res.Left)
 		}

@@ -58,6 +58,12 @@ func runUI(fs *pflag.FlagSet) runFunc {
 
 		ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 		defer stop()
+		if cfg, log, err := loadConfigLevel(e.stderr, cliLevel(e)); err == nil && cfg.ClientMode() {
+			if *addr != "" {
+				return usagef("--addr is for a viewer of this machine's database; as a client of a team server the viewer is served on 127.0.0.1 (--port)")
+			}
+			return serveUIAsClient(ctx, e, cfg, log, *port)
+		}
 		a, err := openApp(ctx, e, modeFull)
 		if err != nil {
 			return err

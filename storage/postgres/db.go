@@ -149,3 +149,12 @@ func redactErr(err error) string {
 	}
 	return msg
 }
+
+// Redact returns a database URL without its password, for messages and logs.
+func Redact(dbURL string) string {
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		return "(a PostgreSQL URL that does not parse)"
+	}
+	return u.Redacted()
+}

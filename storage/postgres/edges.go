@@ -39,8 +39,10 @@ func (s *DB) InsertEdge(ctx context.Context, e *memory.Edge) (int64, error) {
 // insertEdge writes e (its metadata encoded) inside tx; the same triple again
 // updates the weight of the existing edge.
 func insertEdge(ctx context.Context, tx pgx.Tx, e *memory.Edge, meta string) (int64, error) {
-	// The ends are locked against a concurrent delete until the edge is in.
-	rows, err := tx.Query(ctx, `SELECT id FROM memories WHERE id IN ($1, $2) FOR SHARE`, e.SourceID, e.TargetID)
+	// The ends are locked against a concurrent delete until the edge is in;
+	// an end the asker may not see is not found.
+	p := params{e.SourceID, e.TargetID}
+	rows, err := tx.Query(ctx, `SELECT m.id FROM memories m WHERE m.id IN ($1, $2) AND `+visibleCond(ctx, "m", &p)+` FOR SHARE`, p...)
 	if err != nil {
 		return 0, fmt.Errorf("insert edge: %w", err)
 	}
@@ -54,11 +56,11 @@ func insertEdge(ctx context.Context, tx pgx.Tx, e *memory.Edge, meta string) (in
 		}
 	}
 	var id int64
-	err = tx.QueryRow(ctx, `INSERT INTO edges (source_id, target_id, relation, weight, metadata, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6)
+	err = tx.QueryRow(ctx, `INSERT INTO edges (source_id, target_id, relation, weight, metadata, created_at, author)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (source_id, target_id, relation) DO UPDATE SET weight = excluded.weight
 		RETURNING id`,
-		e.SourceID, e.TargetID, string(e.Relation), e.Weight, meta, orNow(e.CreatedAt, time.Now())).Scan(&id)
+		e.SourceID, e.TargetID, string(e.Relation), e.Weight, meta, orNow(e.CreatedAt, time.Now()), author(ctx, e.Author)).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("insert edge: %w", err)
 	}
@@ -82,7 +84,9 @@ func (s *DB) ResolveContradiction(ctx context.Context, r memory.Resolution) erro
 	}
 	return s.write(ctx, func(tx pgx.Tx) error {
 		var rel string
-		err := tx.QueryRow(ctx, `SELECT relation FROM edges WHERE id = $1 FOR UPDATE`, r.EdgeID).Scan(&rel)
+		p := params{r.EdgeID}
+		err := tx.QueryRow(ctx, `SELECT relation FROM edges WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM memories m
+			WHERE m.id IN (edges.source_id, edges.target_id) AND NOT `+visibleCond(ctx, "m", &p)+`) FOR UPDATE`, p...).Scan(&rel)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return memory.NotFound("edge", strconv.FormatInt(r.EdgeID, 10))
 		}
@@ -113,7 +117,7 @@ func (s *DB) ResolveContradiction(ctx context.Context, r memory.Resolution) erro
 
 // edgeWhere turns an edge query into SQL conditions on edges. At least one
 // selector must be set.
-func edgeWhere(q memory.EdgeQuery, p *params) (string, error) {
+func edgeWhere(ctx context.Context, q memory.EdgeQuery, p *params) (string, error) {
 	var conds []string
 	if len(q.EdgeIDs) > 0 {
 		conds = append(conds, "id = ANY("+p.add(q.EdgeIDs)+")")
@@ -158,16 +162,20 @@ func edgeWhere(q memory.EdgeQuery, p *params) (string, error) {
 		}
 		conds = append(conds, "relation = ANY("+p.add(rels)+")")
 	}
+	if memory.PrincipalFrom(ctx).Restricted() {
+		// An edge touching a memory the asker may not see is not theirs either.
+		conds = append(conds, "NOT EXISTS (SELECT 1 FROM memories m WHERE m.id IN (edges.source_id, edges.target_id) AND NOT "+visibleCond(ctx, "m", p)+")")
+	}
 	return strings.Join(conds, " AND "), nil
 }
 
-const edgeColumns = `id, source_id, target_id, relation, weight, metadata, created_at`
+const edgeColumns = `id, source_id, target_id, relation, weight, metadata, created_at, author`
 
 func scanEdge(row pgx.CollectableRow) (memory.Edge, error) {
 	var e memory.Edge
 	var rel string
 	var meta []byte
-	if err := row.Scan(&e.ID, &e.SourceID, &e.TargetID, &rel, &e.Weight, &meta, &e.CreatedAt); err != nil {
+	if err := row.Scan(&e.ID, &e.SourceID, &e.TargetID, &rel, &e.Weight, &meta, &e.CreatedAt, &e.Author); err != nil {
 		return e, err
 	}
 	e.Relation = memory.Relation(rel)
@@ -182,7 +190,7 @@ func scanEdge(row pgx.CollectableRow) (memory.Edge, error) {
 // Edges lists the edges matching q, oldest first.
 func (s *DB) Edges(ctx context.Context, q memory.EdgeQuery) ([]memory.Edge, error) {
 	var p params
-	where, err := edgeWhere(q, &p)
+	where, err := edgeWhere(ctx, q, &p)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +208,7 @@ func (s *DB) Edges(ctx context.Context, q memory.EdgeQuery) ([]memory.Edge, erro
 // DeleteEdges removes the edges matching q and returns their ids in order.
 func (s *DB) DeleteEdges(ctx context.Context, q memory.EdgeQuery) ([]int64, error) {
 	var p params
-	where, err := edgeWhere(q, &p)
+	where, err := edgeWhere(ctx, q, &p)
 	if err != nil {
 		return nil, err
 	}

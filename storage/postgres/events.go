@@ -34,24 +34,25 @@ func insertEvent(ctx context.Context, tx pgx.Tx, ev *memory.ValidationEvent) (in
 		return 0, err
 	}
 	var id int64
+	ev.Author = author(ctx, ev.Author)
 	err := tx.QueryRow(ctx, `INSERT INTO validation_events (memory_id, event_type, context,
-		error_msg, session_id, confidence_before, confidence_after, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+		error_msg, session_id, confidence_before, confidence_after, created_at, author)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
 		ev.MemoryID, string(ev.EventType), ev.Context, ev.ErrorMsg, ev.SessionID,
-		ev.ConfidenceBefore, ev.ConfidenceAfter, orNow(ev.CreatedAt, time.Now())).Scan(&id)
+		ev.ConfidenceBefore, ev.ConfidenceAfter, orNow(ev.CreatedAt, time.Now()), ev.Author).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("add event: %w", err)
 	}
 	return id, nil
 }
 
-const eventColumns = `id, memory_id, event_type, context, error_msg, session_id, confidence_before, confidence_after, created_at`
+const eventColumns = `id, memory_id, event_type, context, error_msg, session_id, confidence_before, confidence_after, created_at, author`
 
 func scanEvent(row pgx.CollectableRow) (memory.ValidationEvent, error) {
 	var ev memory.ValidationEvent
 	var typ string
 	err := row.Scan(&ev.ID, &ev.MemoryID, &typ, &ev.Context, &ev.ErrorMsg, &ev.SessionID,
-		&ev.ConfidenceBefore, &ev.ConfidenceAfter, &ev.CreatedAt)
+		&ev.ConfidenceBefore, &ev.ConfidenceAfter, &ev.CreatedAt, &ev.Author)
 	ev.EventType = memory.EventType(typ)
 	ev.CreatedAt = ev.CreatedAt.UTC()
 	return ev, err
@@ -61,7 +62,8 @@ func scanEvent(row pgx.CollectableRow) (memory.ValidationEvent, error) {
 // limit of 0 or less means all.
 func (s *DB) Events(ctx context.Context, memoryID string, eventType memory.EventType, limit int) ([]memory.ValidationEvent, error) {
 	p := params{memoryID}
-	query := `SELECT ` + eventColumns + ` FROM validation_events WHERE memory_id = $1`
+	query := `SELECT ` + eventColumns + ` FROM validation_events WHERE memory_id = $1
+		AND EXISTS (SELECT 1 FROM memories m WHERE m.id = memory_id AND ` + visibleCond(ctx, "m", &p) + `)`
 	if eventType != "" {
 		query += ` AND event_type = ` + p.add(string(eventType))
 	}
@@ -129,12 +131,13 @@ func writeChange(ctx context.Context, tx querier, c *memory.Change) (int64, erro
 	if err != nil {
 		return 0, fmt.Errorf("change of %s: %w", c.MemoryID, err)
 	}
+	c.Author = author(ctx, c.Author)
 	var id int64
-	err = tx.QueryRow(ctx, `INSERT INTO change_log (id, memory_id, namespace, at, action, source, fields, reason, related_id)
+	err = tx.QueryRow(ctx, `INSERT INTO change_log (id, memory_id, namespace, at, action, source, fields, reason, related_id, author)
 		VALUES (CASE WHEN $1 > 0 AND NOT EXISTS (SELECT 1 FROM change_log WHERE id = $1) THEN $1
-			ELSE nextval(pg_get_serial_sequence('change_log', 'id')) END, $2, $3, $4, $5, $6, $7, $8, $9)
+			ELSE nextval(pg_get_serial_sequence('change_log', 'id')) END, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		RETURNING id`,
-		c.ID, c.MemoryID, c.Namespace, c.At, string(c.Action), c.Source, string(body), c.Reason, c.RelatedID).Scan(&id)
+		c.ID, c.MemoryID, c.Namespace, c.At, string(c.Action), c.Source, string(body), c.Reason, c.RelatedID, c.Author).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("record %s of %s: %w", c.Action, c.MemoryID, err)
 	}
@@ -153,13 +156,13 @@ func (s *DB) AddChanges(ctx context.Context, changes ...memory.Change) error {
 	})
 }
 
-const changeColumns = `id, memory_id, namespace, at, action, source, fields, reason, related_id`
+const changeColumns = `id, memory_id, namespace, at, action, source, fields, reason, related_id, author`
 
 func scanChange(row pgx.CollectableRow) (memory.Change, error) {
 	var c memory.Change
 	var action string
 	var fields []byte
-	if err := row.Scan(&c.ID, &c.MemoryID, &c.Namespace, &c.At, &action, &c.Source, &fields, &c.Reason, &c.RelatedID); err != nil {
+	if err := row.Scan(&c.ID, &c.MemoryID, &c.Namespace, &c.At, &action, &c.Source, &fields, &c.Reason, &c.RelatedID, &c.Author); err != nil {
 		return c, err
 	}
 	c.Action = memory.ChangeAction(action)
@@ -191,6 +194,7 @@ func queryChanges(ctx context.Context, db querier, q memory.ChangeQuery) ([]memo
 	if len(q.Namespaces) > 0 {
 		where += " AND namespace = ANY(" + p.add(q.Namespaces) + ")"
 	}
+	where += " AND " + visibleCond(ctx, "change_log", &p)
 	limit := "ALL"
 	if q.Limit > 0 {
 		limit = p.add(q.Limit)

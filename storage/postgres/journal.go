@@ -37,7 +37,7 @@ func insertEntry(ctx context.Context, q querier, e *journal.Entry) (int64, error
 	e.CreatedAt = orNow(e.CreatedAt, time.Now())
 	err = q.QueryRow(ctx, `INSERT INTO journal (kind, namespace, session_id, turn_id, transcript_path,
 			tool_name, title, body, files, memory_id, trimmed_bytes, created_at, search_words)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, to_tsvector('`+plain+`', $13)) RETURNING id`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, to_tsvector('`+stemmed+`', $13)) RETURNING id`,
 		string(e.Kind), e.Namespace, e.SessionID, e.TurnID, e.TranscriptPath, e.ToolName,
 		e.Title, e.Body, string(body), e.MemoryID, e.TrimmedBytes, e.CreatedAt, journalWords(e.Title, e.Body)).Scan(&e.ID)
 	if err != nil {
@@ -95,7 +95,7 @@ func (s *DB) Entries(ctx context.Context, ids []int64) ([]*journal.Entry, error)
 // and body for user text, best first.
 func (s *DB) SearchEntries(ctx context.Context, text string, namespaces []string, limit int) ([]journal.EntryHit, error) {
 	var p params
-	q := tsQuery(keywords.Terms(text), "||", plain, &p)
+	q := tsQuery(keywords.Terms(text), "||", stemmed, &p)
 	if q == "" {
 		return nil, nil
 	}
@@ -374,4 +374,101 @@ func (s *DB) RecordToolCall(ctx context.Context, e *journal.Entry, a *memory.Fil
 		}
 		return nil
 	})
+}
+
+// recentPromptWindow bounds the prompts RecentSessions reads to find the
+// newest sessions of a namespace.
+const recentPromptWindow = 500
+
+// RecentSessions returns the newest sessions of a namespace (by their latest
+// prompt), except exclude, each with its first prompt, counts, latest
+// summary and draft.
+func (s *DB) RecentSessions(ctx context.Context, namespace, exclude string, limit int) ([]journal.SessionBrief, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT session_id FROM (
+			SELECT session_id, created_at FROM journal WHERE namespace = $1 AND kind = 'prompt'
+			ORDER BY created_at DESC LIMIT $2) recent
+		WHERE session_id <> '' AND session_id <> $3
+		GROUP BY session_id ORDER BY max(created_at) DESC LIMIT $4`, namespace, recentPromptWindow, exclude, limit)
+	if err != nil {
+		return nil, fmt.Errorf("recent sessions: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("recent sessions: %w", err)
+	}
+	out := make([]journal.SessionBrief, 0, len(ids))
+	for _, id := range ids {
+		b, err := s.sessionBrief(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+func (s *DB) sessionBrief(ctx context.Context, sessionID string) (journal.SessionBrief, error) {
+	b := journal.SessionBrief{SessionID: sessionID}
+	var last *time.Time
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE kind = 'prompt'), count(*) FILTER (WHERE kind = 'observation'),
+		max(created_at) FROM journal WHERE session_id = $1`, sessionID).Scan(&b.Prompts, &b.ToolCalls, &last)
+	if err != nil {
+		return b, fmt.Errorf("recent session %s: %w", sessionID, err)
+	}
+	if last != nil {
+		b.LastAt = last.UTC()
+	}
+	first, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j WHERE j.session_id = $1 AND j.kind = 'prompt' ORDER BY j.id LIMIT 1`, sessionID)
+	if err != nil {
+		return b, err
+	}
+	sum, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j WHERE j.session_id = $1 AND j.kind = 'summary' ORDER BY j.id DESC LIMIT 1`, sessionID)
+	if err != nil {
+		return b, err
+	}
+	if len(first) > 0 {
+		b.FirstPrompt = first[0]
+	}
+	if len(sum) > 0 {
+		b.Summary = sum[0]
+	}
+	err = s.pool.QueryRow(ctx, `SELECT draft_memory_id FROM capture_sessions WHERE session_id = $1`, sessionID).Scan(&b.DraftMemoryID)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return b, fmt.Errorf("recent session %s: %w", sessionID, err)
+	}
+	return b, nil
+}
+
+// EntryCoverage tells, for each of the journal entries ids that exist, the
+// fraction of text's content words it contains.
+func (s *DB) EntryCoverage(ctx context.Context, text string, ids []int64) (map[int64]float64, error) {
+	out := make(map[int64]float64, len(ids))
+	terms := keywords.Terms(text)
+	if len(ids) == 0 || len(terms) == 0 {
+		return out, nil
+	}
+	p := params{ids}
+	var sum []string
+	for _, t := range terms {
+		sum = append(sum, "(j.search_words @@ ("+tsQuery([]keywords.Term{t}, "||", stemmed, &p)+"))::int")
+	}
+	rows, err := s.pool.Query(ctx, `SELECT j.id, `+joinPlus(sum)+` FROM journal j WHERE j.id = ANY($1)`, p...)
+	if err != nil {
+		return nil, fmt.Errorf("entry coverage: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, fmt.Errorf("entry coverage: %w", err)
+		}
+		if n > 0 {
+			out[id] = float64(n) / float64(len(terms))
+		}
+	}
+	return out, rows.Err()
 }

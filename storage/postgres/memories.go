@@ -25,7 +25,7 @@ func (p *params) add(v any) string {
 
 const memoryColumns = `m.seq, m.id, m.content, m.content_hash, m.memory_type, m.namespace,
 	m.importance, m.confidence, m.metadata, m.created_at, m.updated_at, m.accessed_at,
-	m.access_count, m.embedding_pending`
+	m.access_count, m.embedding_pending, m.author`
 
 // scanMemory reads a row selected with memoryColumns; it returns the row's seq too.
 func scanMemory(row pgx.Row) (*memory.Memory, int64, error) {
@@ -37,7 +37,7 @@ func scanMemory(row pgx.Row) (*memory.Memory, int64, error) {
 	)
 	if err := row.Scan(&seq, &m.ID, &m.Content, &m.ContentHash, &typ, &m.Namespace,
 		&m.Importance, &m.Confidence, &meta, &m.CreatedAt, &m.UpdatedAt, &m.AccessedAt,
-		&m.AccessCount, &m.EmbeddingPending); err != nil {
+		&m.AccessCount, &m.EmbeddingPending, &m.Author); err != nil {
 		return nil, 0, err
 	}
 	m.Type = memory.Type(typ)
@@ -79,6 +79,9 @@ func getMemory(ctx context.Context, q querier, id string, forUpdate bool) (*memo
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("read memory %s: %w", id, err)
+	}
+	if err := checkVisible(ctx, m); err != nil {
+		return nil, 0, err
 	}
 	return m, seq, nil
 }
@@ -134,6 +137,9 @@ func (s *DB) InsertMemory(ctx context.Context, m *memory.Memory, vec []float32) 
 	if m.ContentHash == "" {
 		m.ContentHash = memory.ContentHash(m.Content)
 	}
+	if err := checkWritable(ctx, m.Namespace); err != nil {
+		return nil, false, err
+	}
 	meta, err := encodeMetadata(m.Metadata)
 	if err != nil {
 		return nil, false, err
@@ -150,12 +156,12 @@ func (s *DB) InsertMemory(ctx context.Context, m *memory.Memory, vec []float32) 
 		var seq int64
 		err := tx.QueryRow(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
 			namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
-			access_count, embedding_pending, search_words)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, true, to_tsvector('`+stemmed+`', $13))
+			access_count, embedding_pending, search_words, author)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, true, to_tsvector('`+stemmed+`', $13), $14)
 			ON CONFLICT (namespace, content_hash) DO NOTHING RETURNING seq`,
 			m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence,
 			meta, orNow(m.CreatedAt, now), orNow(m.UpdatedAt, now), orNow(m.AccessedAt, now), m.AccessCount,
-			memoryWords(m.Content)).Scan(&seq)
+			memoryWords(m.Content), author(ctx, m.Author)).Scan(&seq)
 		if isUniqueViolation(err, "") {
 			return fmt.Errorf("memory id %q is already taken: %w", m.ID, memory.ErrInvalid)
 		}
@@ -194,7 +200,8 @@ func (s *DB) GetMemories(ctx context.Context, ids []string) (map[string]*memory.
 	if len(ids) == 0 {
 		return out, nil
 	}
-	ms, err := queryMemories(ctx, s.pool, `SELECT `+memoryColumns+` FROM memories m WHERE m.id = ANY($1)`, ids)
+	p := params{ids}
+	ms, err := queryMemories(ctx, s.pool, `SELECT `+memoryColumns+` FROM memories m WHERE m.id = ANY($1) AND `+visibleCond(ctx, "m", &p), p...)
 	if err != nil {
 		return nil, fmt.Errorf("read memories: %w", err)
 	}
@@ -288,6 +295,9 @@ func updateMemory(ctx context.Context, tx pgx.Tx, id string, fn func(m *memory.M
 	if m.ID != id {
 		return nil, memory.Invalidf("id", m.ID, "the id of the memory being updated ("+id+")")
 	}
+	if err := checkWritable(ctx, m.Namespace); err != nil {
+		return nil, err
+	}
 	if m.Content != before.Content && m.ContentHash == before.ContentHash {
 		m.ContentHash = memory.ContentHash(m.Content)
 	}
@@ -358,6 +368,10 @@ const (
 
 func (s *DB) deleteMemory(ctx context.Context, id string, keepGolden bool, kind deleteKind) error {
 	return s.write(ctx, func(tx pgx.Tx) error {
+		m, _, err := getMemory(ctx, tx, id, true)
+		if err != nil {
+			return err // not found, or not the asker's to see
+		}
 		if kind != deleteForGood {
 			// A refused delete rolls the trash row back with it.
 			if err := toTrash(ctx, tx, id, kind == deleteToArchive); err != nil {
@@ -369,20 +383,28 @@ func (s *DB) deleteMemory(ctx context.Context, id string, keepGolden bool, kind 
 		if err != nil {
 			return fmt.Errorf("delete memory %s: %w", id, err)
 		}
-		if tag.RowsAffected() > 0 {
-			return nil
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("memory %s is a golden rule: %w; use force=true to delete it", id, memory.ErrProtected)
 		}
-		if _, _, err := getMemory(ctx, tx, id, false); err != nil {
-			return err // not found
+		if kind != deleteForGood {
+			return nil // the trash keeps the record and its change log
 		}
-		return fmt.Errorf("memory %s is a golden rule: %w; use force=true to delete it", id, memory.ErrProtected)
+		// Gone for good with its change log: who forgot it stays on record.
+		if _, err := tx.Exec(ctx, `INSERT INTO forgotten (memory_id, namespace, content_hash, at, author)
+			VALUES ($1, $2, $3, now(), $4)`, id, m.Namespace, m.ContentHash, author(ctx, "")); err != nil {
+			return fmt.Errorf("delete memory %s: %w", id, err)
+		}
+		return nil
 	})
 }
 
 // whereFilter turns a filter into SQL conditions on memories aliased m,
 // joined with AND, binding its values in p. An empty filter yields "true".
-func whereFilter(f memory.Filter, p *params) string {
+func whereFilter(ctx context.Context, f memory.Filter, p *params) string {
 	var conds []string
+	if memory.PrincipalFrom(ctx).Restricted() {
+		conds = append(conds, visibleCond(ctx, "m", p))
+	}
 	if len(f.Namespaces) > 0 {
 		conds = append(conds, "m.namespace = ANY("+p.add(f.Namespaces)+")")
 	}
@@ -438,7 +460,7 @@ func (s *DB) ListMemories(ctx context.Context, q memory.ListQuery) ([]*memory.Me
 		dir = "DESC"
 	}
 	var p params
-	where := whereFilter(q.Filter, &p)
+	where := whereFilter(ctx, q.Filter, &p)
 	limit := "ALL"
 	if q.Limit > 0 {
 		limit = p.add(q.Limit)
@@ -455,7 +477,7 @@ func (s *DB) ListMemories(ctx context.Context, q memory.ListQuery) ([]*memory.Me
 // CountMemories counts memories by filter.
 func (s *DB) CountMemories(ctx context.Context, f memory.Filter) (int, error) {
 	var p params
-	where := whereFilter(f, &p)
+	where := whereFilter(ctx, f, &p)
 	var n int
 	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM memories m WHERE `+where, p...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count memories: %w", err)

@@ -13,13 +13,14 @@ import (
 
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage/postgres"
+	"github.com/recall-mcp/recall/storage/postgres/pgtest"
 )
 
 // TestOpenMigratesOnceUnderManyStarts opens one fresh database from eight
 // goroutines at once, as eight servers starting together would: every open
 // succeeds and the schema is built once.
 func TestOpenMigratesOnceUnderManyStarts(t *testing.T) {
-	u := postgres.SchemaForTest(t)
+	u := pgtest.Schema(t)
 	var wg sync.WaitGroup
 	errs := make([]error, 8)
 	for i := range errs {
@@ -54,7 +55,7 @@ func TestOpenMigratesOnceUnderManyStarts(t *testing.T) {
 // TestOpenRefusesNewerSchema: a database written by a newer Recall is left
 // alone, with an error that says to upgrade.
 func TestOpenRefusesNewerSchema(t *testing.T) {
-	u := postgres.SchemaForTest(t)
+	u := pgtest.Schema(t)
 	db, err := postgres.Open(context.Background(), u)
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +74,7 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 // TestOpenBadInput: each mistake gets one sentence saying what is wrong and
 // what to do, never a hang.
 func TestOpenBadInput(t *testing.T) {
-	base := postgres.URLForTest(t)
+	base := pgtest.URL(t)
 	cc, err := pgx.ParseConfig(base)
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +97,7 @@ func TestOpenBadInput(t *testing.T) {
 // servers) at once: each text is stored once, and every store is told the
 // same id.
 func TestDedupAcrossInstances(t *testing.T) {
-	u := postgres.SchemaForTest(t)
+	u := pgtest.Schema(t)
 	ctx := context.Background()
 	var dbs []*postgres.DB
 	for i := 0; i < 4; i++ {
@@ -147,7 +148,7 @@ func TestDedupAcrossInstances(t *testing.T) {
 // TestJobsClaimedOnceAcrossInstances: four stores claiming the same queue at
 // once never hand one job to two workers.
 func TestJobsClaimedOnceAcrossInstances(t *testing.T) {
-	u := postgres.SchemaForTest(t)
+	u := pgtest.Schema(t)
 	ctx := context.Background()
 	first, err := postgres.Open(ctx, u)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage/postgres/pgtest"
 )
 
 // TestHotQueriesUseTheirIndexes fills 10k memories with vectors (where the
@@ -20,7 +21,7 @@ import (
 // shape lets the index serve it (sequential scans off).
 func TestHotQueriesUseTheirIndexes(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, SchemaForTest(t))
+	db, err := Open(ctx, pgtest.Schema(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,15 +57,15 @@ func TestHotQueriesUseTheirIndexes(t *testing.T) {
 		onlyShape   bool
 		sql         func() (string, params)
 	}{
-		{"vector", "memories_embedding", false, func() (string, params) { return vectorSQL(q, memory.Filter{}, 10, false) }},
+		{"vector", "memories_embedding", false, func() (string, params) { return vectorSQL(ctx, q, memory.Filter{}, 10, false) }},
 		{"vector in a namespace", "memories_embedding", false, func() (string, params) {
-			return vectorSQL(q, memory.Filter{Namespaces: []string{"project:p3"}, Types: []memory.Type{memory.TypeDecision}}, 10, false)
+			return vectorSQL(ctx, q, memory.Filter{Namespaces: []string{"project:p3"}, Types: []memory.Type{memory.TypeDecision}}, 10, false)
 		}},
 		{"keywords", "memories_search_words", true, func() (string, params) {
-			return keywordSQL(keywords.Terms("topic42 zebras"), "||", memory.Filter{}, 10)
+			return keywordSQL(ctx, keywords.Terms("topic42 zebras"), "||", memory.Filter{}, 10)
 		}},
 		{"keywords in a namespace", "memories_search_words", true, func() (string, params) {
-			return keywordSQL(keywords.Terms("topic42"), "&&", memory.Filter{Namespaces: []string{"project:p3"}}, 10)
+			return keywordSQL(ctx, keywords.Terms("topic42"), "&&", memory.Filter{Namespaces: []string{"project:p3"}}, 10)
 		}},
 	} {
 		query, p := c.sql()

@@ -7,12 +7,13 @@ import (
 
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage/postgres"
+	"github.com/recall-mcp/recall/storage/postgres/pgtest"
 	"github.com/recall-mcp/recall/storage/storetest"
 )
 
 func openTest(t testing.TB) *postgres.DB {
 	t.Helper()
-	db, err := postgres.Open(context.Background(), postgres.SchemaForTest(t))
+	db, err := postgres.Open(context.Background(), pgtest.Schema(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,14 +24,14 @@ func openTest(t testing.TB) *postgres.DB {
 // TestContract runs the contract every store passes, each case in a schema
 // of its own.
 func TestContract(t *testing.T) {
-	postgres.URLForTest(t)
+	pgtest.URL(t)
 	storetest.Run(t, func(t *testing.T) storetest.Store { return openTest(t) })
 }
 
 // TestWatchSeesAnotherInstancesWrites: a viewer's watch on one store learns
 // of a memory another store (another server) wrote, through NOTIFY.
 func TestWatchSeesAnotherInstancesWrites(t *testing.T) {
-	u := postgres.SchemaForTest(t)
+	u := pgtest.Schema(t)
 	ctx := context.Background()
 	viewerSide, err := postgres.Open(ctx, u)
 	if err != nil {

@@ -90,18 +90,21 @@ func writeMemories(ctx context.Context, tx pgx.Tx, ms []*memory.Memory, res *sto
 		if m.ContentHash == "" {
 			m.ContentHash = memory.ContentHash(m.Content)
 		}
+		if err := checkWritable(ctx, m.Namespace); err != nil {
+			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
+		}
 		meta, err := encodeMetadata(m.Metadata)
 		if err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
 			namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
-			access_count, embedding_pending, search_words)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, true, to_tsvector('`+stemmed+`', $13))
+			access_count, embedding_pending, search_words, author)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, true, to_tsvector('`+stemmed+`', $13), $14)
 			ON CONFLICT DO NOTHING`,
 			m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence, meta,
 			m.CreatedAt, orZero(m.UpdatedAt, m.CreatedAt), orZero(m.AccessedAt, m.CreatedAt), m.AccessCount,
-			memoryWords(m.Content))
+			memoryWords(m.Content), m.Author)
 		if err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
 		}
@@ -165,10 +168,10 @@ func writeEdges(ctx context.Context, tx pgx.Tx, es []memory.Edge, ids map[string
 		if err != nil {
 			return fmt.Errorf("edge %d: %w", e.ID, err)
 		}
-		tag, err := tx.Exec(ctx, `INSERT INTO edges (id, source_id, target_id, relation, weight, metadata, created_at)
-			VALUES (`+keepID("edges")+`, $2, $3, $4, $5, $6, $7)
+		tag, err := tx.Exec(ctx, `INSERT INTO edges (id, source_id, target_id, relation, weight, metadata, created_at, author)
+			VALUES (`+keepID("edges")+`, $2, $3, $4, $5, $6, $7, $8)
 			ON CONFLICT (source_id, target_id, relation) DO NOTHING`,
-			e.ID, src, tgt, string(e.Relation), e.Weight, meta, e.CreatedAt)
+			e.ID, src, tgt, string(e.Relation), e.Weight, meta, e.CreatedAt, e.Author)
 		if err != nil {
 			return fmt.Errorf("edge %d: %w", e.ID, err)
 		}
@@ -191,10 +194,10 @@ func writeEvents(ctx context.Context, tx pgx.Tx, evs []memory.ValidationEvent, i
 			continue
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO validation_events (id, memory_id, event_type, context,
-			error_msg, session_id, confidence_before, confidence_after, created_at)
-			VALUES (`+keepID("validation_events")+`, $2, $3, $4, $5, $6, $7, $8, $9)`,
+			error_msg, session_id, confidence_before, confidence_after, created_at, author)
+			VALUES (`+keepID("validation_events")+`, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 			ev.ID, ends[0], string(ev.EventType), ev.Context, ev.ErrorMsg, ev.SessionID,
-			ev.ConfidenceBefore, ev.ConfidenceAfter, ev.CreatedAt); err != nil {
+			ev.ConfidenceBefore, ev.ConfidenceAfter, ev.CreatedAt, ev.Author); err != nil {
 			return fmt.Errorf("validation event %d: %w", ev.ID, err)
 		}
 		res.Events++
@@ -313,7 +316,7 @@ func (s *DB) Export(ctx context.Context, v storage.RecordVisitor) error {
 	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		steps := []func() error{
 			func() error {
-				return each(ctx, tx, v.Memory != nil, `SELECT `+memoryColumns+` FROM memories m ORDER BY m.created_at, m.seq`, func(r pgx.Rows) error {
+				return each(ctx, tx, v.Memory != nil, `SELECT `+memoryColumns+` FROM memories m WHERE `+visibleSQL(ctx, "m")+` ORDER BY m.created_at, m.seq`, func(r pgx.Rows) error {
 					m, _, err := scanMemory(r)
 					if err != nil {
 						return err
@@ -322,7 +325,8 @@ func (s *DB) Export(ctx context.Context, v storage.RecordVisitor) error {
 				})
 			},
 			func() error {
-				return each(ctx, tx, v.Edge != nil, `SELECT `+edgeColumns+` FROM edges ORDER BY id`, func(r pgx.Rows) error {
+				return each(ctx, tx, v.Edge != nil, `SELECT `+edgeColumns+` FROM edges WHERE NOT EXISTS (SELECT 1 FROM memories m
+					WHERE m.id IN (edges.source_id, edges.target_id) AND NOT `+visibleSQL(ctx, "m")+`) ORDER BY id`, func(r pgx.Rows) error {
 					e, err := scanEdge(r)
 					if err != nil {
 						return err
@@ -331,7 +335,8 @@ func (s *DB) Export(ctx context.Context, v storage.RecordVisitor) error {
 				})
 			},
 			func() error {
-				return each(ctx, tx, v.Event != nil, `SELECT `+eventColumns+` FROM validation_events ORDER BY id`, func(r pgx.Rows) error {
+				return each(ctx, tx, v.Event != nil, `SELECT `+eventColumns+` FROM validation_events
+					WHERE EXISTS (SELECT 1 FROM memories m WHERE m.id = memory_id AND `+visibleSQL(ctx, "m")+`) ORDER BY id`, func(r pgx.Rows) error {
 					ev, err := scanEvent(r)
 					if err != nil {
 						return err
@@ -340,7 +345,7 @@ func (s *DB) Export(ctx context.Context, v storage.RecordVisitor) error {
 				})
 			},
 			func() error {
-				return each(ctx, tx, v.Change != nil, `SELECT `+changeColumns+` FROM change_log ORDER BY id`, func(r pgx.Rows) error {
+				return each(ctx, tx, v.Change != nil, `SELECT `+changeColumns+` FROM change_log WHERE `+visibleSQL(ctx, "change_log")+` ORDER BY id`, func(r pgx.Rows) error {
 					c, err := scanChange(r)
 					if err != nil {
 						return err
@@ -380,7 +385,7 @@ func (s *DB) Export(ctx context.Context, v storage.RecordVisitor) error {
 				return each(ctx, tx, v.Archived != nil, `SELECT deleted_at, record, archived FROM trash WHERE archived
 					ORDER BY deleted_at, memory_id`, func(r pgx.Rows) error {
 					it, err := scanTrash(r)
-					if err != nil {
+					if err != nil || it.Memory == nil || !memory.PrincipalFrom(ctx).Sees(it.Memory.Namespace) {
 						return err
 					}
 					return v.Archived(&it)

@@ -38,7 +38,7 @@ func (s *DB) rankKeywords(ctx context.Context, terms []keywords.Term, op string,
 	if limit <= 0 {
 		limit = defaultSearchLimit
 	}
-	query, p := keywordSQL(terms, op, f, limit)
+	query, p := keywordSQL(ctx, terms, op, f, limit)
 	if query == "" {
 		return nil, nil
 	}
@@ -61,13 +61,13 @@ func (s *DB) rankKeywords(ctx context.Context, terms []keywords.Term, op string,
 
 // keywordSQL is the keyword query: the GIN index finds the matches, the
 // filter narrows them, ts_rank orders them. "" when terms is empty.
-func keywordSQL(terms []keywords.Term, op string, f memory.Filter, limit int) (string, params) {
+func keywordSQL(ctx context.Context, terms []keywords.Term, op string, f memory.Filter, limit int) (string, params) {
 	var p params
 	q := tsQuery(terms, op, stemmed, &p)
 	if q == "" {
 		return "", nil
 	}
-	where := whereFilter(f, &p)
+	where := whereFilter(ctx, f, &p)
 	return `SELECT m.id, ts_rank(m.search_words, ` + q + `, ` + rankNormalization + `) AS rank
 		FROM memories m WHERE m.search_words @@ (` + q + `) AND ` + where + `
 		ORDER BY rank DESC, m.seq LIMIT ` + p.add(limit), p
@@ -88,7 +88,8 @@ func (s *DB) KeywordCoverage(ctx context.Context, text string, ids []string) (ma
 		q := tsQuery([]keywords.Term{t}, "||", stemmed, &p)
 		sum = append(sum, "(m.search_words @@ ("+q+"))::int")
 	}
-	rows, err := s.pool.Query(ctx, `SELECT m.id, `+joinPlus(sum)+` FROM memories m WHERE m.id = ANY($1)`, p...)
+	visible := visibleCond(ctx, "m", &p)
+	rows, err := s.pool.Query(ctx, `SELECT m.id, `+joinPlus(sum)+` FROM memories m WHERE m.id = ANY($1) AND `+visible, p...)
 	if err != nil {
 		return nil, fmt.Errorf("keyword coverage: %w", err)
 	}
@@ -167,7 +168,7 @@ func narrowed(f memory.Filter) bool {
 // vectorQuery runs one nearest-neighbour query: by the HNSW index, or exact
 // (every memory that passes the filter scored) when exact is set.
 func (s *DB) vectorQuery(ctx context.Context, vec []float32, f memory.Filter, limit int, exact bool) ([]memory.Hit, error) {
-	query, p := vectorSQL(vec, f, limit, exact)
+	query, p := vectorSQL(ctx, vec, f, limit, exact)
 	var hits []memory.Hit
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if !exact {
@@ -190,9 +191,9 @@ func (s *DB) vectorQuery(ctx context.Context, vec []float32, f memory.Filter, li
 
 // vectorSQL is the nearest-neighbour query, shaped for the HNSW index (ORDER
 // BY the distance operator on the column, a LIMIT) unless exact.
-func vectorSQL(vec []float32, f memory.Filter, limit int, exact bool) (string, params) {
+func vectorSQL(ctx context.Context, vec []float32, f memory.Filter, limit int, exact bool) (string, params) {
 	p := params{vector(vec)}
-	where := whereFilter(f, &p)
+	where := whereFilter(ctx, f, &p)
 	order := "m.embedding <=> $1"
 	if exact {
 		// Not the index's shape: the planner scores the rows that pass.
@@ -249,7 +250,7 @@ func (s *DB) SearchChunks(ctx context.Context, vec []float32, f memory.Filter, l
 		limit = defaultSearchLimit
 	}
 	p := params{vector(vec)}
-	where := whereFilter(f, &p)
+	where := whereFilter(ctx, f, &p)
 	rows, err := s.pool.Query(ctx, `SELECT m.id, min(c.embedding <=> $1) AS distance
 		FROM memory_chunks c JOIN memories m ON m.seq = c.seq
 		WHERE `+where+` GROUP BY m.id ORDER BY distance LIMIT `+p.add(limit), p...)

@@ -47,7 +47,7 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 	}
 	st.SchemaVersion, _ = strconv.Atoi(version)
 	for col, m := range map[string]map[string]int{"namespace": st.ByNamespace, "memory_type": st.ByType} {
-		rows, err := s.pool.Query(ctx, `SELECT `+col+`, count(*) FROM memories GROUP BY `+col)
+		rows, err := s.pool.Query(ctx, `SELECT `+col+`, count(*) FROM memories m WHERE `+visibleSQL(ctx, "m")+` GROUP BY `+col)
 		if err != nil {
 			return nil, fmt.Errorf("stats: %w", err)
 		}

@@ -87,12 +87,15 @@ func (s *DB) Trash(ctx context.Context) ([]storage.TrashItem, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list trash: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, scanTrash)
+	all, err := pgx.CollectRows(rows, scanTrash)
 	if err != nil {
 		return nil, fmt.Errorf("list trash: %w", err)
 	}
-	if out == nil {
-		out = []storage.TrashItem{}
+	out := []storage.TrashItem{}
+	for _, it := range all {
+		if it.Memory != nil && memory.PrincipalFrom(ctx).Sees(it.Memory.Namespace) {
+			out = append(out, it)
+		}
 	}
 	return out, nil
 }
@@ -115,6 +118,12 @@ func scanTrash(row pgx.CollectableRow) (storage.TrashItem, error) {
 // its change log (with the restore added), in one transaction. Its vector is
 // made again (it comes back pending).
 func (s *DB) RestoreMemory(ctx context.Context, id string) (*storage.ImportResult, error) {
+	return s.RestoreMemoryAs(ctx, id, memory.SourceViewer)
+}
+
+// RestoreMemoryAs is RestoreMemory with the change log naming source (the
+// viewer, the CLI) as where the restore came from.
+func (s *DB) RestoreMemoryAs(ctx context.Context, id, source string) (*storage.ImportResult, error) {
 	var res *storage.ImportResult
 	err := s.write(ctx, func(tx pgx.Tx) error {
 		var body []byte
@@ -130,6 +139,9 @@ func (s *DB) RestoreMemory(ctx context.Context, id string) (*storage.ImportResul
 		if err := json.Unmarshal(body, &rec); err != nil {
 			return fmt.Errorf("trash record: %w", err)
 		}
+		if rec.Memory == nil || !memory.PrincipalFrom(ctx).Sees(rec.Memory.Namespace) {
+			return fmt.Errorf("memory %s is not in the trash: %w", id, memory.ErrNotFound)
+		}
 		if res, err = writeRecords(ctx, tx, storage.Records{Memories: []*memory.Memory{rec.Memory}, Edges: rec.Edges, Events: rec.Events, Changes: rec.Changes}); err != nil {
 			return err
 		}
@@ -137,7 +149,7 @@ func (s *DB) RestoreMemory(ctx context.Context, id string) (*storage.ImportResul
 		// copy (its edges, events and log go to it), as an import would.
 		res.Restored = id
 		change := &memory.Change{MemoryID: id, Namespace: rec.Memory.Namespace, At: trashNow(),
-			Action: memory.ChangeRestore, Source: memory.SourceViewer}
+			Action: memory.ChangeRestore, Source: source}
 		if res.Existing > 0 {
 			if err := tx.QueryRow(ctx, `SELECT id FROM memories WHERE id = $1 OR (content_hash = $2 AND namespace = $3)
 				ORDER BY id = $1 DESC LIMIT 1`, id, rec.Memory.ContentHash, rec.Memory.Namespace).Scan(&res.Restored); err != nil {

@@ -255,7 +255,9 @@ func (s *DB) CountPendingEmbeddings(ctx context.Context) (int, error) {
 func (s *DB) Embedding(ctx context.Context, id string) ([]float32, error) {
 	var v *pgvector.Vector
 	var pending bool
-	err := s.pool.QueryRow(ctx, `SELECT embedding, embedding_pending FROM memories WHERE id = $1`, id).Scan(&v, &pending)
+	p := params{id}
+	err := s.pool.QueryRow(ctx, `SELECT m.embedding, m.embedding_pending FROM memories m WHERE m.id = $1 AND `+
+		visibleCond(ctx, "m", &p), p...).Scan(&v, &pending)
 	if errors.Is(err, pgx.ErrNoRows) || (err == nil && (v == nil || pending)) {
 		return nil, nil
 	}

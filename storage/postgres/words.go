@@ -9,12 +9,9 @@ import (
 	"github.com/recall-mcp/recall/keywords"
 )
 
-// Text search configurations (migrations/0001_init.sql): memories are
-// stemmed, the journal is not, as on SQLite.
-const (
-	stemmed = "recall_stemmed"
-	plain   = "recall_plain"
-)
+// stemmed is the text search configuration of memories and the journal
+// (migrations/0001_init.sql): Snowball English over the store's own words.
+const stemmed = "recall_stemmed"
 
 // words cuts text into the words SQLite's unicode61 tokenizer sees (letters,
 // digits and private-use characters; anything else separates), lower case and
@@ -48,8 +45,9 @@ func memoryWords(content string) string {
 	return words(content + " " + keywords.SearchWords(content))
 }
 
-// journalWords is what a journal entry's tsvector is made from.
-func journalWords(title, body string) string { return words(title + " " + body) }
+// journalWords is what a journal entry's tsvector is made from: its title
+// and body, then the other spellings of their code words.
+func journalWords(title, body string) string { return memoryWords(title + " " + body) }
 
 // tsQuery turns terms into a tsquery expression over config: each term any of
 // its forms (a phrase), terms joined by op ("&&" or "||"). The forms are bound

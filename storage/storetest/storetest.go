@@ -84,6 +84,7 @@ func Run(t *testing.T, open Open) {
 		{"JournalForget", testJournalForget},
 		{"SummaryJobs", testSummaryJobs},
 		{"ToolCallInOneTransaction", testToolCall},
+		{"PrivateNamespacesPerPerson", testVisibility},
 		{"Stats", testStats},
 	}
 	for _, c := range cases {
@@ -1417,5 +1418,59 @@ func testToolCall(t *testing.T, s Store) {
 	files, _ := s.RecentFiles(ctx, "/r", time.Time{}, 5)
 	if len(files) != 1 || files[0].FilePath != "/r/main.go" {
 		t.Fatalf("recent files = %+v", files)
+	}
+}
+
+// testVisibility: a person sees the shared namespaces and their own
+// user:<name>, never another person's, whichever method asks; the
+// machine's own processes (no principal) see everything.
+func testVisibility(t *testing.T, s Store) {
+	ann := memory.WithPrincipal(ctx, memory.Principal{Person: "ann"})
+	bob := memory.WithPrincipal(ctx, memory.Principal{Person: "bob"})
+	shared := add(t, s, "deploy notes shared by the team")
+	m := newMemory("deploy notes private to ann", "user:ann", memory.TypeDecision)
+	private, _, err := s.InsertMemory(ann, m, vec(0, 0))
+	must(t, err)
+	if private.Author != "ann" {
+		t.Errorf("author = %q, want ann", private.Author)
+	}
+	_, err = s.InsertEdge(ann, &memory.Edge{SourceID: private.ID, TargetID: shared.ID, Relation: memory.RelationRelatesTo, Weight: 1})
+	must(t, err)
+
+	if _, err := s.GetMemory(bob, private.ID); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("bob reads ann's memory: %v", err)
+	}
+	if got, _ := s.GetMemories(bob, []string{private.ID, shared.ID}); len(got) != 1 || got[shared.ID] == nil {
+		t.Errorf("bob's GetMemories = %v", got)
+	}
+	if n, _ := s.CountMemories(bob, memory.Filter{}); n != 1 {
+		t.Errorf("bob counts %d memories, want 1", n)
+	}
+	if hits, _ := s.SearchKeyword(bob, "deploy notes", memory.Filter{}, 10); !slices.Equal(ids(hits), []string{shared.ID}) {
+		t.Errorf("bob's keyword search = %v", ids(hits))
+	}
+	if hits, _ := s.SearchVector(bob, vec(0, 0), memory.Filter{}, 10); len(hits) != 0 {
+		t.Errorf("bob's vector search = %v", ids(hits))
+	}
+	if es, _ := s.Edges(bob, memory.EdgeQuery{MemoryIDs: []string{shared.ID}}); len(es) != 0 {
+		t.Errorf("bob sees an edge to ann's memory: %+v", es)
+	}
+	if _, err := s.UpdateMemory(bob, private.ID, func(m *memory.Memory) error { m.Importance = 0; return nil }); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("bob updates ann's memory: %v", err)
+	}
+	if err := s.DeleteMemory(bob, private.ID, false); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("bob deletes ann's memory: %v", err)
+	}
+	if _, _, err := s.InsertMemory(bob, newMemory("into ann's", "user:ann", memory.TypeDecision), nil); !errors.Is(err, memory.ErrInvalid) {
+		t.Errorf("bob writes into user:ann: %v", err)
+	}
+	if _, err := s.UpdateMemory(bob, shared.ID, func(m *memory.Memory) error { m.Namespace = "user:ann"; return nil }); !errors.Is(err, memory.ErrInvalid) {
+		t.Errorf("bob moves a memory into user:ann: %v", err)
+	}
+	if _, err := s.GetMemory(ann, private.ID); err != nil {
+		t.Errorf("ann reads her own memory: %v", err)
+	}
+	if n, _ := s.CountMemories(ctx, memory.Filter{}); n != 2 {
+		t.Errorf("the machine's own count = %d, want 2", n)
 	}
 }

@@ -209,3 +209,13 @@ export function getTrash(signal) {
 export function restoreMemory(id) {
   return call(`api/trash/${encodeURIComponent(id)}/restore`, { method: "POST" });
 }
+
+// getJournal reads the session journal, newest first: a namespace's or all,
+// one kind or all, before a moment (the page before's "before").
+export function getJournal({ namespace, kind, before }, signal) {
+  const params = new URLSearchParams();
+  if (namespace) params.set("namespace", namespace);
+  if (kind) params.set("kind", kind);
+  if (before) params.set("before", before);
+  return getJSON(`api/journal?${params}`, signal);
+}

@@ -13,6 +13,7 @@ import { loadFiles, parseFilesHash } from "./files.js";
 import { Bulk } from "./bulk.js";
 import { StaleReview } from "./stale.js";
 import { loadTrash } from "./trash.js";
+import { loadJournal, parseJournalHash } from "./journal.js";
 import { changeLog, promoteForm, PROMOTABLE } from "./changes.js";
 import { applyAccess } from "./access.js";
 
@@ -372,11 +373,12 @@ function view() {
   if (parseGraphHash(h)) return "graph";
   if (parseGoldenHash(h)) return "golden";
   if (parseFilesHash(h)) return "files";
+  if (parseJournalHash(h)) return "journal";
   return "list";
 }
 
 // TITLES name each page in the browser's tab and history.
-const TITLES = { list: "Memories", memory: "Memory", review: "Review", health: "Health", graph: "Graph", golden: "Golden rules", files: "Files", trash: "Trash" };
+const TITLES = { list: "Memories", memory: "Memory", review: "Review", health: "Health", graph: "Graph", golden: "Golden rules", files: "Files", journal: "Journal", trash: "Trash" };
 
 let shown = null; // the view on screen, and the list's URL when it is the list
 let listURL = "#/";
@@ -388,7 +390,7 @@ function route() {
   if (v !== "list" && shown !== null) window.scrollTo(0, 0);
   shown = v;
   if (v !== "memory") document.title = `${TITLES[v]} · Recall`; // a memory's page names the memory
-  for (const name of ["list", "memory", "review", "health", "graph", "golden", "files", "trash"]) $(`${name}-view`).hidden = name !== v;
+  for (const name of ["list", "memory", "review", "health", "graph", "golden", "files", "journal", "trash"]) $(`${name}-view`).hidden = name !== v;
   document.querySelectorAll("#nav a").forEach((a) => {
     if (a.dataset.view === v) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
@@ -400,6 +402,7 @@ function route() {
   else if (v === "golden") loadGolden($("golden-view"), parseGoldenHash(location.hash), setStatus);
   else if (v === "files") loadFiles($("files-view"), parseFilesHash(location.hash), setStatus);
   else if (v === "trash") loadTrash($("trash-view"), setStatus);
+  else if (v === "journal") loadJournal($("journal-view"), parseJournalHash(location.hash), setStatus);
   else {
     Object.assign(state, parseListHash(location.hash) ?? emptyListState());
     showListState();
@@ -464,6 +467,8 @@ function debounce(fn, ms) {
 // a hook's in another process) to what is on screen.
 let lastTotal = null;
 function live(ev) {
+  // How many changes the page has heard of, for anyone checking it is live.
+  document.body.dataset.changes = String(Number(document.body.dataset.changes || 0) + 1);
   const dropped = lastTotal !== null && ev.total < lastTotal;
   lastTotal = ev.total;
   for (const c of ev.changed) {

@@ -1,4 +1,7 @@
-package postgres
+// Package pgtest gives each test a PostgreSQL schema of its own on the
+// server named by RECALL_TEST_DATABASE_URL (else RECALL_DATABASE_URL), or
+// skips the test with what to set.
+package pgtest
 
 import (
 	"context"
@@ -12,10 +15,10 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// URLForTest is the server the tests use: RECALL_TEST_DATABASE_URL, else
+// URL is the server the tests use: RECALL_TEST_DATABASE_URL, else
 // RECALL_DATABASE_URL. Each test gets a schema of its own in it, dropped
 // when the test ends, so runs never see one another's rows.
-func URLForTest(t testing.TB) string {
+func URL(t testing.TB) string {
 	t.Helper()
 	u := os.Getenv("RECALL_TEST_DATABASE_URL")
 	if u == "" {
@@ -29,11 +32,11 @@ func URLForTest(t testing.TB) string {
 
 var schemaSeq atomic.Int64
 
-// SchemaForTest creates an empty schema and returns a URL whose connections
+// Schema creates an empty schema and returns a URL whose connections
 // use it (pgvector's types stay reachable through public).
-func SchemaForTest(t testing.TB) string {
+func Schema(t testing.TB) string {
 	t.Helper()
-	base := URLForTest(t)
+	base := URL(t)
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, base)
 	if err != nil {

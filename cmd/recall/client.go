@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/recall-mcp/recall/config"
+	"github.com/recall-mcp/recall/hook"
+	"github.com/recall-mcp/recall/remote"
+	"github.com/recall-mcp/recall/server"
+	"github.com/recall-mcp/recall/spool"
+	"github.com/recall-mcp/recall/viewer"
+)
+
+// A machine with RECALL_SERVER_URL is a client of the team server: no local
+// database is opened; tools, hooks, the CLI and the viewer go to the server.
+
+// teamClient is the client of cfg's team server.
+func teamClient(cfg *config.Config) (*remote.Client, error) {
+	return remote.New(cfg.ServerURL, cfg.Token, cfg.ServerCA)
+}
+
+// connectWait bounds how long `recall serve` waits for the team server at
+// start before it gives up with a clear error.
+const connectWait = 10 * time.Second
+
+// serveAsClient serves MCP on stdio with the team server's tools, each call
+// forwarded to it, and the conversation history tools answered here.
+func serveAsClient(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
+	c, err := teamClient(cfg)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	sess := &remote.Session{Client: c, Name: "recall (client mode)", Version: version()}
+	defer sess.Close()
+	d := server.Deps{Version: version(), Logger: log}
+	if cfg.History {
+		hs, err := openHistory(ctx, cfg, log)
+		if err != nil {
+			log.Warn("conversation history unavailable", "err", err)
+		} else {
+			hs.Refresh = refresher(cfg, log, time.Minute)
+			hs.Refresh()
+			defer hs.Index.Close()
+			d.History = hs
+		}
+	}
+	startCtx, cancel := context.WithTimeout(ctx, connectWait)
+	srv, err := server.NewForwarding(startCtx, d, sess)
+	cancel()
+	if err != nil {
+		return errors.New("team server " + cfg.ServerURL + " did not list its tools: " + err.Error() + "; check RECALL_SERVER_URL and RECALL_TOKEN, or unset RECALL_SERVER_URL to use this machine's own database")
+	}
+	log.Debug("serving MCP on stdio as a client of the team server", "server", cfg.ServerURL)
+	err = server.ServeStdio(ctx, srv)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// runHookAsClient sends the hook's event to the team server and prints its
+// answer; the transcripts' index stays on this machine, so session-start and
+// pre-compact still start it here.
+func runHookAsClient(ctx context.Context, e *env, cfg *config.Config, log *slog.Logger, event string) {
+	ev, err := hook.ParseEvent(event)
+	if err != nil {
+		log.Error("hook not answered", "err", err)
+		return
+	}
+	if (ev == hook.SessionStart || ev == hook.PreCompact) && cfg.History {
+		startBackgroundIndex(cfg, log)
+	}
+	c, err := teamClient(cfg)
+	if err != nil {
+		log.Error("hook not answered", "err", err)
+		return
+	}
+	h := &remote.Hooks{Client: c, Outbox: spool.New(remote.OutboxDir(cfg.SQLitePath), log), Budget: cfg.HookTimeout, Logger: log}
+	h.Run(ctx, ev, e.stdin, e.stdout)
+}
+
+// serveUIAsClient serves the team server's viewer on 127.0.0.1, through a
+// proxy that adds this person's token.
+func serveUIAsClient(ctx context.Context, e *env, cfg *config.Config, log *slog.Logger, port int) error {
+	c, err := teamClient(cfg)
+	if err != nil {
+		return err
+	}
+	h, err := c.ViewerProxy()
+	if err != nil {
+		return err
+	}
+	if port == 0 {
+		port = cfg.UIPort
+	}
+	if port == 0 {
+		port = viewer.DefaultPort()
+	}
+	ln, err := viewer.Listen(port)
+	if err != nil {
+		return fmt.Errorf("%w (choose another with --port or RECALL_UI_PORT)", err)
+	}
+	fmt.Fprintf(e.stdout, "Recall viewer of the team server %s: http://%s/\n", cfg.ServerURL, ln.Addr())
+	log.Info("serving the team server's viewer", "addr", ln.Addr().String(), "server", cfg.ServerURL)
+	return viewer.Serve(ctx, ln, h)
+}
+
+// clientCall runs one tool of the team server (recall call in client mode),
+// through the same forwarding server the agents use.
+func clientCall(ctx context.Context, cfg *config.Config, log *slog.Logger, tool string, args json.RawMessage) (json.RawMessage, error) {
+	c, err := teamClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	sess := &remote.Session{Client: c, Name: "recall call (client mode)", Version: version()}
+	defer sess.Close()
+	d := server.Deps{Version: version(), Logger: log}
+	if cfg.History {
+		if hs, err := openHistory(ctx, cfg, log); err == nil {
+			defer hs.Index.Close()
+			d.History = hs
+		}
+	}
+	srv, err := server.NewForwarding(ctx, d, sess)
+	if err != nil {
+		return nil, fmt.Errorf("team server %s: %w", cfg.ServerURL, err)
+	}
+	return server.Call(ctx, srv, tool, args)
+}

@@ -1,0 +1,75 @@
+// Package remote makes this machine a client of a team's Recall server
+// (RECALL_SERVER_URL, RECALL_TOKEN): an HTTP client that verifies the
+// server's certificate and sends the person's token, an MCP session to it
+// that survives the server's restarts, and the hooks' requests with the
+// spool of the events that could not be sent.
+package remote
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+// Client reaches the team server.
+type Client struct {
+	// URL is the server's base URL (MCP is served there, the hooks under
+	// /hook).
+	URL string
+	// HTTP sends the token with every request and verifies the server's
+	// certificate against the system's authorities and RECALL_SERVER_CA.
+	HTTP *http.Client
+}
+
+// New returns a client of the server at url (already checked: https, or
+// http to loopback) with token; caFile, when set, names a PEM file of
+// authorities trusted beside the system's.
+func New(url, token, caFile string) (*Client, error) {
+	if token == "" {
+		return nil, errors.New("RECALL_SERVER_URL is set but RECALL_TOKEN is empty: set it to your token on the team server (recall users token NAME there prints a new one)")
+	}
+	roots, err := x509.SystemCertPool()
+	if err != nil || roots == nil {
+		roots = x509.NewCertPool()
+	}
+	if caFile != "" {
+		pem, err := os.ReadFile(caFile)
+		if err != nil {
+			return nil, fmt.Errorf("RECALL_SERVER_CA: %w", err)
+		}
+		if !roots.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("RECALL_SERVER_CA=%s holds no PEM certificate", caFile)
+		}
+	}
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+	base.MaxIdleConnsPerHost = 16
+	return &Client{
+		URL:  strings.TrimRight(url, "/"),
+		HTTP: &http.Client{Transport: bearer{token: token, next: base}},
+	}, nil
+}
+
+// bearer adds the token to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// withTimeout is c.HTTP bounded by d per request.
+func (c *Client) withTimeout(d time.Duration) *http.Client {
+	hc := *c.HTTP
+	hc.Timeout = d
+	return &hc
+}

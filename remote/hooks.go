@@ -1,0 +1,147 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/recall-mcp/recall/spool"
+)
+
+// Hooks send Claude Code's hook events to the team server, one HTTP request
+// each. Every event is first kept in the outbox (a spool: an fsync'ed file
+// per event), then the outbox is sent oldest first, each event with its id:
+// an event the server did not answer stays for the next hook, and the server
+// applies an id once, so every event arrives once and in order however long
+// the server is away.
+type Hooks struct {
+	Client *Client
+	Outbox *spool.Spool
+	// Budget is the longest a hook waits for the server (RECALL_HOOK_TIMEOUT);
+	// past it the hook answers nothing and its event waits in the outbox.
+	Budget time.Duration
+	Logger *slog.Logger
+}
+
+// hookEvent is what the outbox keeps of one event.
+type hookEvent struct {
+	Event string          `json:"event"`
+	Input json.RawMessage `json:"input"`
+}
+
+// outboxKind is the spool kind of a hook event.
+const outboxKind = "hook_event"
+
+// maxInput bounds a hook's input read from stdin.
+const maxInput = 8 << 20
+
+// Run answers one hook: it keeps the event, sends the outbox within the
+// budget, and prints the server's answer to this event (nothing when the
+// server did not answer in time). It never fails the hook: problems are
+// logged.
+func (h *Hooks) Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer) {
+	log := h.Logger.With("hook", event)
+	ctx, cancel := context.WithTimeout(ctx, h.Budget)
+	defer cancel()
+	input, err := readInput(ctx, stdin)
+	if err != nil {
+		log.Error("hook not answered", "err", err)
+		return
+	}
+	w, err := h.Outbox.Add(outboxKind, hookEvent{Event: event, Input: input})
+	if err != nil {
+		// Without the outbox the event can still go straight to the server.
+		log.Warn("hook event not kept in the outbox", "err", err)
+		if answer, err := h.send(ctx, spool.Write{Kind: outboxKind}, event, input); err == nil {
+			_, _ = stdout.Write(answer)
+		}
+		return
+	}
+	var answer []byte
+	res, err := h.Outbox.Drain(ctx, func(ctx context.Context, sw spool.Write) error {
+		var ev hookEvent
+		if err := json.Unmarshal(sw.Data, &ev); err != nil {
+			return fmt.Errorf("outbox event %s: %w", sw.ID, err)
+		}
+		out, err := h.send(ctx, sw, ev.Event, ev.Input)
+		if err == nil && sw.ID == w.ID {
+			answer = out
+		}
+		return err
+	}, spool.Budget{})
+	if err != nil || res.Left > 0 {
+		log.Warn("team server did not answer; the events wait in the outbox for the next hook", "server", h.Client.URL, "waiting", res.Left, "err", err)
+	}
+	if len(answer) > 0 {
+		_, _ = stdout.Write(answer)
+	}
+}
+
+// send posts one event; an error the server may not make again (it is away,
+// slow, or busy) is marked spool.Later, so the event stays in the outbox.
+func (h *Hooks) send(ctx context.Context, w spool.Write, event string, input json.RawMessage) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.Client.URL+"/hook/"+event, bytes.NewReader(input))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if w.ID != "" {
+		req.Header.Set("Recall-Event-Id", w.ID)
+	}
+	res, err := h.Client.HTTP.Do(req)
+	if err != nil {
+		return nil, spool.Later(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxInput))
+	if err != nil {
+		return nil, spool.Later(err)
+	}
+	switch {
+	case res.StatusCode == http.StatusOK:
+		return body, nil
+	case res.StatusCode == http.StatusUnauthorized || res.StatusCode >= 500 || res.StatusCode == http.StatusTooManyRequests:
+		// A token being replaced, or a server starting or overloaded: later.
+		return nil, spool.Later(fmt.Errorf("team server answered %s: %s", res.Status, bytes.TrimSpace(body)))
+	default:
+		return nil, fmt.Errorf("team server refused the %s event: %s: %s", event, res.Status, bytes.TrimSpace(body))
+	}
+}
+
+// readInput reads the hook's JSON input, within ctx (stdin may never end).
+func readInput(ctx context.Context, stdin io.Reader) (json.RawMessage, error) {
+	type read struct {
+		b   []byte
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		b, err := io.ReadAll(io.LimitReader(stdin, maxInput+1))
+		done <- read{b, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return nil, fmt.Errorf("read the hook's input: %w", r.err)
+		}
+		if len(r.b) > maxInput {
+			return nil, fmt.Errorf("the hook's input is over %d bytes", maxInput)
+		}
+		if !json.Valid(r.b) {
+			return nil, errors.New("the hook's input is not JSON")
+		}
+		return r.b, nil
+	case <-ctx.Done():
+		return nil, errors.New("the hook's input did not end within RECALL_HOOK_TIMEOUT")
+	}
+}
+
+// OutboxDir is the outbox of a client machine whose (unused) database path
+// is dbPath: beside where the database would be.
+func OutboxDir(dbPath string) string { return dbPath + ".outbox" }

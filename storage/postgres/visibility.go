@@ -1,0 +1,64 @@
+package postgres
+
+import (
+	"context"
+	"strings"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// The one visibility rule of a team, as on SQLite: a person (the
+// memory.Principal in the context) sees the shared namespaces and their own
+// user:<name>, never another person's. Every query over memories adds
+// visibleCond, and every lookup by id checks the row it read, so another
+// person's private memory is not found, whichever tool asks.
+
+// visibleCond is the condition on the memories table aliased alias that the
+// asker sees the row, binding its value in p; "true" for an unrestricted
+// asker.
+func visibleCond(ctx context.Context, alias string, p *params) string {
+	who := memory.PrincipalFrom(ctx)
+	if !who.Restricted() {
+		return "true"
+	}
+	ns := alias + ".namespace"
+	return "(left(" + ns + ", 5) <> '" + memory.PersonNamespacePref + "' OR " + ns + " = " + p.add(who.OwnNamespace()) + ")"
+}
+
+// checkVisible turns a memory the asker may not see into not found.
+func checkVisible(ctx context.Context, m *memory.Memory) error {
+	if !memory.PrincipalFrom(ctx).Sees(m.Namespace) {
+		return memory.NotFound("memory", m.ID)
+	}
+	return nil
+}
+
+// checkWritable refuses a write into another person's namespace.
+func checkWritable(ctx context.Context, namespace string) error {
+	p := memory.PrincipalFrom(ctx)
+	if p.Sees(namespace) {
+		return nil
+	}
+	return memory.Invalidf("namespace", namespace, `"private" or your own `+p.OwnNamespace()+`, "global" or "project:<name>": a user:<name> namespace is its person's alone`)
+}
+
+// author is who a change is recorded under: the one given, else the asker.
+func author(ctx context.Context, given string) string {
+	if given != "" {
+		return given
+	}
+	return memory.PrincipalFrom(ctx).Author()
+}
+
+// visibleSQL is visibleCond with the asker's namespace as a quoted literal,
+// for statements that take no parameters (an export's); names are checked
+// (memory.ValidatePersonName) before they reach a principal.
+func visibleSQL(ctx context.Context, alias string) string {
+	who := memory.PrincipalFrom(ctx)
+	if !who.Restricted() {
+		return "true"
+	}
+	ns := alias + ".namespace"
+	own := strings.ReplaceAll(who.OwnNamespace(), "'", "''")
+	return "(left(" + ns + ", 5) <> '" + memory.PersonNamespacePref + "' OR " + ns + " = '" + own + "')"
+}

@@ -1,0 +1,200 @@
+package tests
+
+import (
+	"context"
+	"database/sql"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// clientOf is a laptop's environment as a client of ts, with alice's token
+// and a database path that must never be created.
+func clientOf(t *testing.T, ts *teamServer, token string) *cliEnv {
+	t.Helper()
+	c := newCLIEnv(t)
+	c.vars["RECALL_SERVER_URL"] = ts.url
+	c.vars["RECALL_TOKEN"] = token
+	c.vars["RECALL_HOOK_TIMEOUT"] = "2s"
+	c.vars["RECALL_LOG_LEVEL"] = "warn"
+	return c
+}
+
+func TestClientModeForwardsToolsAndOpensNoDatabase(t *testing.T) {
+	ts := startTeam(t)
+	laptop := clientOf(t, ts, ts.alice)
+	laptop.vars["RECALL_HISTORY"] = "on"
+	laptop.vars["RECALL_HISTORY_DIR"] = t.TempDir()
+	cs := laptop.serve()
+
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := 0
+	for _, tool := range tools.Tools {
+		if tool.Name == "search_project_history" || tool.Name == "search_global_history" || tool.Name == "read_history" {
+			local++
+			if !strings.Contains(tool.Description, "Runs on this machine") {
+				t.Errorf("%s does not say it stays local: %q", tool.Name, tool.Description)
+			}
+		}
+	}
+	if local != 3 || len(tools.Tools) < 18 {
+		t.Errorf("tools/list in client mode: %d tools, %d history tools", len(tools.Tools), local)
+	}
+	id := ok(t, cs, "memory_store_tool", map[string]any{"content": "Alice's laptop stores through the team server", "namespace": "private"})["id"].(string)
+	admin := ts.session(t, ts.admin)
+	got := ok(t, admin, "memory_list_tool", map[string]any{"namespace": "user:alice"})
+	if b := mustJSON(t, got); !strings.Contains(b, id) {
+		t.Errorf("the server's list of user:alice: %s", b)
+	}
+	fails(t, cs, "memory_store_tool", map[string]any{"content": "x", "namespace": "user:bob"}, "user:")
+
+	// The CLI: recall call goes through the server; commands that need a
+	// database of their own say what to use instead.
+	out := laptop.ok("call", "memory_list_tool", `{"namespace": "private"}`)
+	if !strings.Contains(out, id) {
+		t.Errorf("recall call in client mode:\n%s", out)
+	}
+	if r := laptop.run("", "list"); r.code == 0 || !strings.Contains(r.stderr, "recall call") {
+		t.Errorf("recall list in client mode: exit %d, stderr %q", r.code, r.stderr)
+	}
+
+	// recall ui: the team server's viewer on this machine, with alice's token.
+	uiAddr := freeAddr(t)
+	_, port, _ := strings.Cut(uiAddr, ":")
+	ui := exec.Command(recallBin, "ui", "--port", port)
+	ui.Env = laptop.environ()
+	ui.Stderr = stderrFile(t)
+	if err := ui.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ui.Process.Kill(); ui.Wait() })
+	var code int
+	var body string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if resp, err := http.Get("http://" + uiAddr + "/api/memories?namespace=private"); err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			code, body = resp.StatusCode, string(b)
+			break
+		}
+	}
+	if code != http.StatusOK || !strings.Contains(body, id) {
+		t.Errorf("recall ui in client mode: %d %s", code, body)
+	}
+	req, _ := http.NewRequest("GET", "http://"+uiAddr+"/api/memories", nil)
+	req.Host = "evil.example.com"
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("recall ui in client mode answered a foreign Host: %v %v", resp, err)
+	}
+	if _, err := os.Stat(laptop.dbPath); !os.IsNotExist(err) {
+		t.Errorf("client mode opened a local database at %s (%v)", laptop.dbPath, err)
+	}
+}
+
+func TestClientModeHooksLoseNothingWhileTheServerIsAway(t *testing.T) {
+	ts := startTeam(t)
+	laptop := clientOf(t, ts, ts.alice)
+	_, cwd := newProject(t, laptop, "shop")
+	prompt := func(i int) string {
+		return hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "prompt number " + string(rune('a'+i)) + " about the orders cache"})
+	}
+	admin := ts.session(t, ts.admin)
+	ok(t, admin, "memory_store_tool", map[string]any{"content": "Orders MUST be cached for five minutes", "memory_type": "decision"})
+
+	// With the server up, a prompt is answered with what to inject.
+	a, r := laptop.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "How long are orders cached?"}))
+	if a == nil || !strings.Contains(r.stdout, "cached for five minutes") {
+		t.Errorf("prompt hook through the team server answered %q; stderr:\n%s", r.stdout, r.stderr)
+	}
+	// The server goes away: hooks answer nothing within their budget and keep
+	// their events.
+	addr := strings.TrimPrefix(ts.url, "http://")
+	ts.stop(t)
+	for i := 1; i <= 5; i++ {
+		start := time.Now()
+		a, r := laptop.hook("user-prompt-submit", prompt(i))
+		if a != nil || time.Since(start) > 5*time.Second {
+			t.Errorf("prompt %d with the server away: answer %q after %s", i, r.stdout, time.Since(start))
+		}
+	}
+	outbox := laptop.dbPath + ".outbox"
+	if n := countJSON(t, outbox); n != 5 {
+		t.Errorf("outbox holds %d events, want 5", n)
+	}
+	// It comes back: the next hook sends everything, once, in order.
+	back := startHTTPAt(t, laptop.environForServer(ts), addr)
+	laptop.hook("user-prompt-submit", prompt(6))
+	laptop.hook("user-prompt-submit", prompt(6)) // the same prompt again is a new event
+	if n := countJSON(t, outbox); n != 0 {
+		t.Errorf("outbox holds %d events after the server came back, want 0", n)
+	}
+	// An event the server applied but whose answer never reached the laptop
+	// comes again with its id: applied once.
+	for range 2 {
+		req, _ := http.NewRequest("POST", back.url+"/hook/user-prompt-submit", strings.NewReader(prompt(7)))
+		req.Header.Set("Authorization", "Bearer "+ts.alice)
+		req.Header.Set("Recall-Event-Id", "00000000000000000001-1-deadbeef")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil || res.StatusCode != http.StatusOK {
+			t.Fatalf("resending an event: %v %v", res, err)
+		}
+		res.Body.Close()
+	}
+	back.stop(t)
+	prompts := journalPrompts(t, ts.cli.dbPath)
+	want := []string{"b", "c", "d", "e", "f", "g", "g", "h"}
+	prompts = prompts[1:] // the first, answered while the server was up
+	if len(prompts) != len(want) {
+		t.Fatalf("the server's journal holds %d prompts, want %d: %q", len(prompts), len(want), prompts)
+	}
+	for i, p := range prompts {
+		if !strings.Contains(p, "prompt number "+want[i]+" ") {
+			t.Errorf("prompt %d in the journal is %q, want number %s", i, p, want[i])
+		}
+	}
+	if _, err := os.Stat(laptop.dbPath); !os.IsNotExist(err) {
+		t.Errorf("client mode opened a local database at %s (%v)", laptop.dbPath, err)
+	}
+}
+
+// environForServer is the environment of ts's server (its database, its
+// token), for starting it again.
+func (c *cliEnv) environForServer(ts *teamServer) []string { return ts.cli.environ() }
+
+func countJSON(t *testing.T, dir string) int {
+	t.Helper()
+	names, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	return len(names)
+}
+
+// journalPrompts reads the prompts the server's journal recorded, in order.
+func journalPrompts(t *testing.T, dbPath string) []string {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+dbPath+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT body FROM journal WHERE kind = 'prompt' ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var b string
+		if err := rows.Scan(&b); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
