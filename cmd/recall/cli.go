@@ -323,18 +323,6 @@ func buildDetail() string {
 // maxStdinContent bounds what `recall store -` reads.
 const maxStdinContent = 1 << 20
 
-// printMemory prints one memory as a heading line and its content, indented.
-func printMemory(w io.Writer, m *memory.Memory, extra string) {
-	line := fmt.Sprintf("[%s] %s · %s · confidence %.2f · importance %.2f", m.ID, m.Type, m.Namespace, m.Confidence, m.Importance)
-	if extra != "" {
-		line += " · " + extra
-	}
-	fmt.Fprintln(w, line)
-	for _, l := range strings.Split(strings.TrimSpace(m.Content), "\n") {
-		fmt.Fprintf(w, "   %s\n", l)
-	}
-}
-
 func printCounts(w io.Writer, label string, counts map[string]int) {
 	if len(counts) == 0 {
 		return
