@@ -19,6 +19,7 @@ import (
 	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/postgres"
 )
 
 // Level is the outcome of one check. Only Fail is essential: Ollama is
@@ -58,10 +59,20 @@ func (r *report) check(l Level, what string, fix ...string) {
 // database, as another process would.
 func Run(ctx context.Context, cfg *config.Config, emit func(Finding)) {
 	r := &report{emit: emit}
-	r.check(OK, fmt.Sprintf("configuration: database %s, Ollama %s", cfg.SQLitePath, redacted(cfg.OllamaHost)))
-	db, st := checkDatabase(ctx, r, cfg)
+	where := cfg.SQLitePath
+	if cfg.DatabaseURL != "" {
+		where = redacted(cfg.DatabaseURL)
+	}
+	r.check(OK, fmt.Sprintf("configuration: database %s, Ollama %s", where, redacted(cfg.OllamaHost)))
+	var db spaceStore
+	var st *memory.Stats
+	if cfg.DatabaseURL != "" {
+		db, st = checkPostgres(ctx, r, cfg)
+	} else {
+		db, st = checkDatabase(ctx, r, cfg)
+	}
 	status := checkOllama(ctx, r, cfg)
-	if db != nil {
+	if db != nil && st != nil {
 		checkEmbeddings(ctx, r, cfg, db, st, status)
 		db.Close()
 	}
@@ -90,7 +101,7 @@ func Collect(ctx context.Context, cfg *config.Config) ([]Finding, Level) {
 }
 
 // checkDatabase opens the database and checks its schema and integrity.
-func checkDatabase(ctx context.Context, r *report, cfg *config.Config) (*storage.DB, *memory.Stats) {
+func checkDatabase(ctx context.Context, r *report, cfg *config.Config) (spaceStore, *memory.Stats) {
 	db, err := storage.Open(ctx, cfg.SQLitePath)
 	if err != nil {
 		r.check(Fail, "database: "+err.Error(),
@@ -222,7 +233,49 @@ func contextNote(m embedding.ModelInfo) string {
 
 // checkEmbeddings checks that stored vectors fit the configured model and
 // reports memories still waiting for one (st: the database's figures).
-func checkEmbeddings(ctx context.Context, r *report, cfg *config.Config, db *storage.DB, st *memory.Stats, status *embedding.Status) {
+// spaceStore is what the checks after the database's own read of either
+// store: its embedding space.
+type spaceStore interface {
+	EmbeddingSpace(ctx context.Context) (memory.EmbeddingSpace, error)
+	Close() error
+}
+
+// checkPostgres checks the PostgreSQL server of RECALL_DATABASE_URL:
+// reachable, its version and pgvector's (opening refuses one older than
+// postgres.MinVectorVersion, and says what to run), the schema, and the
+// indexes the hot queries need, with the statement that makes each missing
+// one.
+func checkPostgres(ctx context.Context, r *report, cfg *config.Config) (spaceStore, *memory.Stats) {
+	db, err := postgres.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		r.check(Fail, "database: "+err.Error())
+		return nil, nil
+	}
+	h, err := db.Health(ctx)
+	if err != nil {
+		r.check(Fail, "database: "+err.Error())
+		db.Close()
+		return nil, nil
+	}
+	st, err := db.Stats(ctx)
+	if err != nil {
+		r.check(Fail, "database statistics: "+err.Error())
+		db.Close()
+		return nil, nil
+	}
+	r.check(OK, fmt.Sprintf("database: PostgreSQL %s, pgvector %s, schema %d, %s, %s", h.ServerVersion, h.VectorVersion,
+		h.SchemaVersion, describe.Count(st.Memories, "memory", "memories"), describe.Bytes(st.FileBytes)))
+	for _, p := range h.Problems {
+		r.check(Warn, fmt.Sprintf("database index %s is %s: the searches that use it scan the table instead", p.Index, p.Problem),
+			fmt.Sprintf("psql %q -c '%s'", redacted(cfg.DatabaseURL), p.Fix))
+	}
+	if len(h.Problems) == 0 {
+		r.check(OK, "database indexes: all there and valid")
+	}
+	return db, st
+}
+
+func checkEmbeddings(ctx context.Context, r *report, cfg *config.Config, db spaceStore, st *memory.Stats, status *embedding.Status) {
 	space, err := db.EmbeddingSpace(ctx)
 	if err != nil {
 		r.check(Fail, "embedding space: "+err.Error())

@@ -37,6 +37,10 @@ type signIndex struct {
 	// searched is set after this process's first vector search (see
 	// signCandidates).
 	searched bool
+	// snapshot is the version of the file's snapshot as this process last
+	// read or wrote it; snapshotTried is set once a search looked for one.
+	snapshot      int64
+	snapshotTried bool
 }
 
 func newSignIndex() *signIndex {
@@ -76,9 +80,11 @@ func putSigns(ctx context.Context, tx *sql.Tx, seq int64, vec []float32) error {
 
 // dropAllSigns marks every vector gone, for ResetEmbeddings.
 func dropAllSigns(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, `UPDATE vector_signs SET signs = NULL,
-		version = (SELECT coalesce(max(version), 0) + 1 FROM vector_signs)`)
-	return err
+	if _, err := tx.ExecContext(ctx, `UPDATE vector_signs SET signs = NULL,
+		version = (SELECT coalesce(max(version), 0) + 1 FROM vector_signs)`); err != nil {
+		return err
+	}
+	return dropSnapshot(ctx, tx)
 }
 
 // backfillSigns computes the signs of vectors stored before vector_signs existed.
@@ -187,6 +193,26 @@ func (x *signIndex) load(ctx context.Context, db *sql.DB, size int) error {
 	return rows.Err()
 }
 
+// slotOf finds the slot of seq. A copy read from the snapshot has its seqs in
+// ascending order and no map (building one for 100k vectors costs a fresh
+// process tens of milliseconds): it is searched by halves, and the map is built
+// the first time a seq comes that would break the order.
+func (x *signIndex) slotOf(seq int64) (int, bool) {
+	if x.slot != nil {
+		i, ok := x.slot[seq]
+		return i, ok
+	}
+	i, ok := slices.BinarySearch(x.seqs, seq)
+	if ok || i == len(x.seqs) {
+		return i, ok // absent and larger than all: appending keeps the order
+	}
+	x.slot = make(map[int64]int, len(x.seqs))
+	for j, s := range x.seqs {
+		x.slot[s] = j
+	}
+	return 0, false
+}
+
 // intern returns one shared string per distinct namespace or type, so that the
 // copy holds a handful of strings instead of one per vector.
 func (x *signIndex) intern(b []byte) string {
@@ -206,13 +232,15 @@ func (x *signIndex) set(seq int64, blob []byte, ns, typ string, imp float64, liv
 		x.seqs, x.signs, x.live = nil, nil, nil
 		x.namespaces, x.types, x.importance = nil, nil, nil
 	}
-	i, ok := x.slot[seq]
+	i, ok := x.slotOf(seq)
 	if !ok {
 		if !live {
 			return
 		}
 		i = len(x.seqs)
-		x.slot[seq] = i
+		if x.slot != nil {
+			x.slot[seq] = i
+		}
 		x.seqs = append(x.seqs, seq)
 		x.signs = append(x.signs, make([]uint64, x.words)...)
 		x.live = append(x.live, false)

@@ -34,6 +34,12 @@ func (s *DB) signCandidates(ctx context.Context, vec []float32, f memory.Filter,
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM vector_signs WHERE version > ?`, x.version).Scan(&behind); err != nil {
 		return nil, false, err
 	}
+	if behind > catchUpInline && !x.snapshotTried {
+		x.snapshotTried = true
+		if since, ok := s.readSnapshot(ctx, x); ok {
+			behind = since
+		}
+	}
 	total := len(x.seqs) + behind // at most: some rows are updates or removals
 	first := !x.searched
 	x.searched = true
@@ -52,7 +58,35 @@ func (s *DB) signCandidates(ctx context.Context, vec []float32, f memory.Filter,
 	if err := x.sync(ctx, s.db); err != nil {
 		return nil, false, err
 	}
+	if len(x.seqs) >= exactScanBelow && x.version-x.snapshot > snapshotLag {
+		s.loader.writeSnapshot(s.db, x)
+	}
 	return x.candidates(signBits(vec), f, memory.PrincipalFrom(ctx), n), true, nil
+}
+
+// readSnapshot fills the empty copy x from the file's snapshot when one is
+// there and no more than catchUpInline rows behind, and returns how many rows
+// changed since it. The caller holds x.mu.
+func (s *DB) readSnapshot(ctx context.Context, x *signIndex) (behind int, ok bool) {
+	if len(x.seqs) > 0 {
+		return 0, false
+	}
+	v, err := snapshotVersion(ctx, s.db)
+	if err != nil || v == 0 {
+		return 0, false
+	}
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM vector_signs WHERE version > ?`, v).Scan(&behind); err != nil || behind > catchUpInline {
+		return 0, false
+	}
+	fresh := newSignIndex()
+	if ok, err := fresh.readSnapshot(ctx, s.db); err != nil || !ok {
+		if err != nil {
+			slog.Warn("read the vector sign snapshot", "err", err)
+		}
+		return 0, false
+	}
+	x.take(fresh)
+	return behind, true
 }
 
 // signLoader reads a whole new copy of the signs in one background goroutine at
@@ -85,7 +119,48 @@ func (l *signLoader) start(db *sql.DB, x *signIndex, size int) {
 				slog.Warn("load vector signs", "err", err)
 			}
 		} else {
+			// Written down, so the next process reads it instead.
+			if fresh.version > 0 {
+				if dict, data, err := fresh.encodeSnapshot(); err != nil {
+					slog.Warn("encode the vector sign snapshot", "err", err)
+				} else if err := writeSnapshot(ctx, db, fresh.version, fresh.words, dict, data); err != nil {
+					slog.Warn("write the vector sign snapshot", "err", err)
+				} else {
+					fresh.snapshot = fresh.version
+				}
+			}
 			x.adopt(fresh)
+		}
+		l.mu.Lock()
+		l.running = false
+		l.mu.Unlock()
+	}()
+}
+
+// writeSnapshot writes x down as the file's snapshot in the background,
+// unless a load or another write is running or the database is closing.
+func (l *signLoader) writeSnapshot(db *sql.DB, x *signIndex) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.running || l.closed {
+		return
+	}
+	// Encoded now, under the caller's lock on x: a copy of 15 MB at 100k.
+	dict, data, err := x.encodeSnapshot()
+	if err != nil {
+		slog.Warn("encode the vector sign snapshot", "err", err)
+		return
+	}
+	version, words := x.version, x.words
+	x.snapshot = version // tried once per lag, whatever the outcome
+	ctx, cancel := context.WithCancel(context.Background())
+	l.running, l.cancel = true, cancel
+	l.done.Add(1)
+	go func() {
+		defer l.done.Done()
+		defer cancel()
+		if err := writeSnapshot(ctx, db, version, words, dict, data); err != nil && ctx.Err() == nil {
+			slog.Warn("write the vector sign snapshot", "err", err)
 		}
 		l.mu.Lock()
 		l.running = false
@@ -114,9 +189,14 @@ func (x *signIndex) adopt(fresh *signIndex) {
 	if fresh.version < x.version {
 		return
 	}
+	x.take(fresh)
+}
+
+// take replaces x's contents by fresh's. The caller holds x.mu.
+func (x *signIndex) take(fresh *signIndex) {
 	x.version, x.words, x.slot, x.seqs, x.signs = fresh.version, fresh.words, fresh.slot, fresh.seqs, fresh.signs
 	x.live, x.namespaces, x.types, x.importance = fresh.live, fresh.namespaces, fresh.types, fresh.importance
-	x.strings = fresh.strings
+	x.strings, x.snapshot = fresh.strings, fresh.snapshot
 }
 
 // knnVectorSearch is sqlite-vec's exact scan: namespace, type and importance are

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"syscall"
 	"time"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
@@ -36,11 +38,6 @@ const (
 // write: it has an answer to give; recall serve does the rest.
 var hookDrainBudget = spool.Budget{Files: 20, Time: 50 * time.Millisecond}
 
-// spoolAppliedKept is how long the id of an applied write is remembered. Its
-// file is removed right after the commit, so only a drainer that read the file
-// before that could apply it again, seconds later at most.
-const spoolAppliedKept = 7 * 24 * time.Hour
-
 // hookWrite runs one of the hooks' writes. Without SpoolWhenBusy it is an
 // ordinary write. With it, writes waiting in the spool go first (a write never
 // overtakes them); then fn runs on the best-effort pool, and when the lock is
@@ -67,10 +64,33 @@ func (s *DB) hookWrite(ctx context.Context, kind string, data any, fn func(tx *s
 	}
 	w, err := s.spool.AddOnce(kind, once, data)
 	if err != nil {
-		return fmt.Errorf("database busy and the write could not be spooled: %w", err)
+		// The spool cannot take it (a full disk, a read-only directory): wait
+		// for the database rather than lose the write.
+		s.log.Warn("the spool cannot keep a write; waiting for the database instead", "kind", kind, "spool", s.spool.Dir(), "err", err)
+		werr := s.write(ctx, fn)
+		if werr == nil {
+			return nil
+		}
+		return fmt.Errorf("%s not kept: the spool %s could not take it (%s) and the database could not either (%s)",
+			kind, s.spool.Dir(), fileTrouble(err), fileTrouble(werr))
 	}
 	s.log.Info("database busy with another writer; write kept in the spool for later", "kind", kind, "id", w.ID, "spool", s.spool.Dir())
 	return nil
+}
+
+// fileTrouble says in words what kept a write from a file or the database: a
+// full disk and a read-only place are named as such, never as "busy".
+func fileTrouble(err error) string {
+	var se sqlite3.Error
+	switch {
+	case errors.Is(err, syscall.ENOSPC), errors.As(err, &se) && se.Code == sqlite3.ErrFull:
+		return "the disk is full: " + err.Error()
+	case errors.Is(err, syscall.EROFS), errors.Is(err, fs.ErrPermission), errors.As(err, &se) && se.Code == sqlite3.ErrReadonly:
+		return "the place is read-only: " + err.Error()
+	case isBusy(err):
+		return "another process holds the write lock: " + err.Error()
+	}
+	return err.Error()
 }
 
 // spoolCaughtUp applies, within hookDrainBudget, what waits in the spool and
@@ -114,11 +134,13 @@ func (s *DB) applySpooled(ctx context.Context, w spool.Write) error {
 	if err != nil {
 		return fmt.Errorf("spooled %s: %w", w.Kind, err)
 	}
-	id := w.ID
+	// The file's own id marks it applied for good; a hook event's id (Once)
+	// also keeps the same write, made by a server for that event, from being
+	// made twice.
 	if w.Once != "" {
-		id = w.Once
+		fn = appliedOnce(ctx, w.Once, hookWriteIDs, fn)
 	}
-	err = s.writeBestEffort(ctx, appliedOnce(ctx, id, spoolWriteIDs, fn))
+	err = s.writeBestEffort(ctx, appliedOnce(ctx, w.ID, spoolWriteIDs, fn))
 	if err != nil && passing(ctx, err) {
 		return spool.Later(err)
 	}
@@ -130,15 +152,17 @@ func (s *DB) applySpooled(ctx context.Context, w spool.Write) error {
 
 // appliedIDs is a family of ids in spool_applied and how long they are kept.
 type appliedIDs struct {
-	prune string // deletes the family's rows applied before ?
+	prune string // deletes the family's rows applied before ?; "" keeps them
 	kept  time.Duration
 }
 
 var (
-	// spoolWriteIDs are the spool's files: kept a week (a file is removed
-	// right after its commit, so only a drainer that read it before could
-	// apply it again).
-	spoolWriteIDs = appliedIDs{`DELETE FROM spool_applied WHERE applied_at < ?`, spoolAppliedKept}
+	// spoolWriteIDs are the spool's files: kept for good. A file is removed
+	// right after its commit, but one that cannot be removed (a directory
+	// made read-only, say) is read again by every drain, however late: its
+	// id must still be there then. One short row per spooled write; writes
+	// are spooled only when another process holds the lock.
+	spoolWriteIDs = appliedIDs{}
 	// hookWriteIDs name the writes of one hook event (spool.WithWriteID,
 	// "hook-..."): they only matter while a hook may redo what a server did
 	// not answer for, seconds, and are pruned by their key range, so that a
@@ -159,8 +183,10 @@ func appliedOnce(ctx context.Context, id string, family appliedIDs, fn func(tx *
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return err // applied before
 		}
-		if _, err := tx.ExecContext(ctx, family.prune, formatTime(now.Add(-family.kept))); err != nil {
-			return err
+		if family.prune != "" {
+			if _, err := tx.ExecContext(ctx, family.prune, formatTime(now.Add(-family.kept))); err != nil {
+				return err
+			}
 		}
 		return fn(tx)
 	}

@@ -5,8 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
 
 	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/memory"
@@ -347,5 +350,90 @@ func TestHookWritesUnderOneWriteIDApplyOnce(t *testing.T) {
 	}
 	if got := rows(t, server); got["journal"] != 2 {
 		t.Fatalf("another write id is another tool call: %v", got)
+	}
+}
+
+// A spooled file that could not be removed (a directory made read-only, say)
+// is read again by every later drain, however late: the record that it was
+// applied never expires, even after later writes were applied.
+func TestASpooledWriteIsAppliedOnceHoweverLateItIsReadAgain(t *testing.T) {
+	ctx := context.Background()
+	server := openTest(t)
+	hook := openHookDB(t, server.Path())
+	release := lockWrites(t, server)
+	hookWrites(t, hook, time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))
+	release()
+	copies := map[string][]byte{}
+	files, _ := filepath.Glob(filepath.Join(server.SpoolDir(), "*.json"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		copies[f] = b
+	}
+	if res, err := server.DrainSpool(ctx, spool.Budget{}); err != nil || res.Applied != 4 {
+		t.Fatalf("DrainSpool = %+v, %v", res, err)
+	}
+	// A month passes; another write is spooled and applied meanwhile.
+	if _, err := server.SQL().Exec(`UPDATE spool_applied SET applied_at = '2000-01-01T00:00:00.000000000Z'`); err != nil {
+		t.Fatal(err)
+	}
+	release = lockWrites(t, server)
+	if _, err := hook.AddEntry(ctx, &capture.Entry{Kind: capture.KindPrompt, Namespace: "global", SessionID: "s2", Title: "later"}); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if res, err := server.DrainSpool(ctx, spool.Budget{}); err != nil || res.Applied != 1 {
+		t.Fatalf("DrainSpool of the later write = %+v, %v", res, err)
+	}
+	// The files that could not be removed are read again.
+	for f, b := range copies {
+		if err := os.WriteFile(f, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := server.DrainSpool(ctx, spool.Budget{}); err != nil {
+		t.Fatal(err)
+	}
+	for table, n := range rows(t, server) {
+		if n != 1 {
+			t.Errorf("%s has %d rows after the files were read again a month later, want 1", table, n)
+		}
+	}
+}
+
+// When the spool cannot take a write (here its directory is a file; a full
+// disk or a read-only directory do the same), the hook waits for the database
+// instead of dropping the write, and says what went wrong when it cannot.
+func TestAWriteTheSpoolCannotTakeWaitsForTheDatabase(t *testing.T) {
+	ctx := context.Background()
+	server := openTest(t)
+	if err := os.WriteFile(server.SpoolDir(), []byte("not a directory"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hook := openHookDB(t, server.Path())
+	release := lockWrites(t, server)
+	go func() { time.Sleep(300 * time.Millisecond); release() }()
+	if _, err := hook.AddEntry(ctx, &capture.Entry{Kind: capture.KindPrompt, Namespace: "global", SessionID: "s1", Title: "kept"}); err != nil {
+		t.Fatalf("write behind a lock with no spool: %v", err)
+	}
+	if es, _ := server.SessionEntries(ctx, "s1", 0, 10); len(es) != 1 {
+		t.Fatalf("entries %+v, want the write kept", es)
+	}
+
+}
+
+// A full disk or a read-only place is named as such, never as a busy database.
+func TestFileTroubleNamesTheCause(t *testing.T) {
+	for err, want := range map[error]string{
+		&os.PathError{Op: "write", Path: "/x", Err: syscall.ENOSPC}: "the disk is full",
+		sqlite3.Error{Code: sqlite3.ErrFull}:                        "the disk is full",
+		&os.PathError{Op: "open", Path: "/x", Err: syscall.EROFS}:   "read-only",
+		sqlite3.Error{Code: sqlite3.ErrBusy}:                        "another process holds the write lock",
+	} {
+		if got := fileTrouble(err); !strings.HasPrefix(got, want) && !strings.Contains(got, want) {
+			t.Errorf("fileTrouble(%v) = %q, want it to say %q", err, got, want)
+		}
 	}
 }

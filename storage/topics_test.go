@@ -174,13 +174,17 @@ func TestSearchVectorRecallOnTopics(t *testing.T) {
 		queries[i] = ts.queryVector(r)
 	}
 	for _, ns := range []string{"", "project:web"} {
-		got, err := recallAt(ctx, db, queries, ns, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("namespace %q: recall@10 = %.3f", ns, got)
-		if got < 0.95 {
-			t.Errorf("namespace %q: recall@10 = %.3f, want at least 0.95", ns, got)
+		// A recall of 10 fuses 40 vector hits; past the 20 of a topic they are
+		// near ties, which sign bits order less well.
+		for k, want := range map[int]float64{10: 0.99, 40: 0.95} {
+			got, err := recallAt(ctx, db, queries, ns, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("namespace %q: recall@%d = %.3f", ns, k, got)
+			if got < want {
+				t.Errorf("namespace %q: recall@%d = %.3f, want at least %.2f", ns, k, got, want)
+			}
 		}
 	}
 }

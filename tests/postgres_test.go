@@ -1,11 +1,14 @@
 package tests
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/recall-mcp/recall/storage/postgres/pgtest"
 )
@@ -40,7 +43,7 @@ func TestPostgresEveryPart(t *testing.T) {
 	}
 	ok(t, cs, "memory_store_tool", map[string]any{"content": "CI SHOULD run go vet on every push."})
 	if n := ok(t, cs, "memory_count_tool", map[string]any{})["count"]; n != float64(2) {
-		t.Fatalf("memory_count_tool = %v, want 2", n)
+		t.Fatalf("memory_count_tool = %v, want 2:\n%s", n, c.ok("list"))
 	}
 	cs.Close()
 
@@ -57,5 +60,32 @@ func TestPostgresEveryPart(t *testing.T) {
 	}
 	if b, err := os.ReadFile(out); err != nil || !strings.Contains(string(b), rule) {
 		t.Fatalf("export lacks %s: %v", rule, err)
+	}
+
+	doc := c.run("", "doctor")
+	if !strings.Contains(doc.stdout, "pgvector") || !strings.Contains(doc.stdout, "database indexes: all there and valid") {
+		t.Fatalf("doctor on PostgreSQL:\n%s%s", doc.stdout, doc.stderr)
+	}
+}
+
+// TestPostgresDoctorSaysWhatToRun: a missing search index is reported with
+// the statement that makes it.
+func TestPostgresDoctorSaysWhatToRun(t *testing.T) {
+	u := pgtest.Schema(t)
+	c := newCLIEnv(t)
+	c.vars["RECALL_DATABASE_URL"] = u
+	c.store("anything at all")
+	conn, err := pgx.Connect(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), `DROP INDEX memories_search_words`); err != nil {
+		t.Fatal(err)
+	}
+	doc := c.run("", "doctor")
+	if !strings.Contains(doc.stdout, "memories_search_words is missing") ||
+		!strings.Contains(doc.stdout, "CREATE INDEX CONCURRENTLY memories_search_words ON memories USING gin (search_words)") {
+		t.Fatalf("doctor with an index dropped:\n%s", doc.stdout)
 	}
 }

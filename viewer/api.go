@@ -22,7 +22,10 @@ const (
 )
 
 // listParams are the query parameters GET /api/memories accepts.
-var listParams = append([]string{"q", "namespace", "type", "order_by", "limit", "offset", "include_superseded"}, boundParams...)
+var listParams = append([]string{"limit", "offset"}, viewParams...)
+
+// viewParams are what makes a view of the list: its search and filters.
+var viewParams = append([]string{"q", "namespace", "type", "order_by", "include_superseded"}, boundParams...)
 
 // page is what GET /api/memories answers, listing or searching: one page of
 // memories and enough to page on. Score is set on search hits only.

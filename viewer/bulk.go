@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -25,8 +26,12 @@ var bulkActions = []string{"delete", "archive", "confirm"}
 type bulkBody struct {
 	Action string   `json:"action"` // "delete", "archive" or "confirm"
 	IDs    []string `json:"ids"`
-	Force  bool     `json:"force"` // delete or archive golden rules too
-	DryRun bool     `json:"dry_run"`
+	// View, instead of IDs, is a list view's parameters (as GET
+	// /api/memories takes them, without limit and offset): the action takes
+	// every memory of the view, at most maxBulk.
+	View   map[string]string `json:"view"`
+	Force  bool              `json:"force"` // delete or archive golden rules too
+	DryRun bool              `json:"dry_run"`
 }
 
 // bulkItem is one selected memory and what the action did to it.
@@ -68,9 +73,15 @@ func (h *handler) bulkMemories(w http.ResponseWriter, r *http.Request) {
 	if err := dec.Decode(&body); err == nil && body.Action != "" && !slices.Contains(bulkActions, body.Action) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("invalid action %q: accepted %s", body.Action, strings.Join(bulkActions, ", ")))
 		return
-	} else if err != nil || body.Action == "" || len(body.IDs) == 0 {
-		writeError(w, http.StatusBadRequest, `invalid body: accepted a JSON object {"action": "delete", "archive" or "confirm", "ids": ["mem_..."], "force": false, "dry_run": false}`)
+	} else if err != nil || body.Action == "" || (len(body.IDs) == 0) == (body.View == nil) {
+		writeError(w, http.StatusBadRequest, `invalid body: accepted a JSON object {"action": "delete", "archive" or "confirm", "ids": ["mem_..."] or "view": {"namespace": "...", ...}, "force": false, "dry_run": false}`)
 		return
+	}
+	if body.View != nil {
+		var ok bool
+		if body.IDs, ok = h.viewIDs(w, r, body.View); !ok {
+			return
+		}
 	}
 	var ids []string
 	for _, id := range body.IDs {
@@ -131,4 +142,35 @@ func (h *handler) bulkMemories(w http.ResponseWriter, r *http.Request) {
 		res.Message += fmt.Sprintf(", %d failed", res.Failed)
 	}
 	writeJSON(w, http.StatusOK, res)
+}
+
+// viewIDs are the ids of every memory of a list view, refused (400) when the
+// view holds more than maxBulk or none: a person narrows the view first.
+func (h *handler) viewIDs(w http.ResponseWriter, r *http.Request, view map[string]string) ([]string, bool) {
+	qs := url.Values{}
+	for k, v := range view {
+		qs.Set(k, v)
+	}
+	if err := onlyParams(qs, viewParams); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid view: "+err.Error())
+		return nil, false
+	}
+	ms, more, err := h.viewMemories(r, qs, maxBulk)
+	if err != nil {
+		h.failView(w, r, err)
+		return nil, false
+	}
+	if more {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("this view holds more than %d memories: narrow it (a namespace, a type, a search, a confidence or date range) to act on at most %d at once; nothing was changed", maxBulk, maxBulk))
+		return nil, false
+	}
+	if len(ms) == 0 {
+		writeError(w, http.StatusBadRequest, "this view holds no memory: nothing to do")
+		return nil, false
+	}
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	return ids, true
 }

@@ -79,3 +79,46 @@ func TestBulkDeleteAndConfirm(t *testing.T) {
 		t.Errorf("unknown action: %s, want it named with the accepted ones", w.Body)
 	}
 }
+
+// A view's memories are deleted by the view's filters (not ticks): the dry
+// run counts and previews them as for ticks; a view past 200 is refused until
+// narrowed, and nothing is changed.
+func TestBulkDeleteAView(t *testing.T) {
+	f := newFixture(t)
+	same := map[string]string{"Origin": "http://127.0.0.1:28000", "Content-Type": "application/json"}
+	var shop []string
+	for _, c := range []string{"Shop uses Stripe", "Shop ships on Mondays", "Shop prices include VAT"} {
+		shop = append(shop, f.store(t, c, memory.TypeDecision, "project:shop"))
+	}
+	keep := f.store(t, "Blog posts go out on Mondays", memory.TypeDecision, "project:blog")
+	dry := decode[bulkResult](t, f.do(t, "POST", "/api/memories/bulk", `{"action": "delete", "view": {"namespace": "project:shop"}, "dry_run": true}`, same), http.StatusOK)
+	if dry.Count != 3 || len(dry.Items) != 3 || dry.Done != 0 {
+		t.Fatalf("dry run of the shop's view: %+v, want 3 previewed, none done", dry)
+	}
+	for _, id := range shop {
+		if _, err := f.mem.Get(t.Context(), id); err != nil {
+			t.Fatalf("the dry run deleted %s", id)
+		}
+	}
+	done := decode[bulkResult](t, f.do(t, "POST", "/api/memories/bulk", `{"action": "delete", "view": {"namespace": "project:shop", "q": "Shop"}}`, same), http.StatusOK)
+	if done.Done != 3 {
+		t.Fatalf("deleting the shop's view: %+v", done)
+	}
+	if _, err := f.mem.Get(t.Context(), keep); err != nil {
+		t.Errorf("a memory outside the view was deleted: %v", err)
+	}
+	for range maxBulk + 1 {
+		if _, _, err := f.db.InsertMemory(t.Context(), newTestMemory(), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := f.do(t, "POST", "/api/memories/bulk", `{"action": "delete", "view": {"namespace": "global"}, "dry_run": true}`, same)
+	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "more than 200") || !strings.Contains(w.Body.String(), "narrow") {
+		t.Errorf("a view of 201: %d %s, want 400 asking to narrow it", w.Code, w.Body)
+	}
+	for _, bad := range []string{`{"action": "delete", "view": {"limit": "3"}}`, `{"action": "delete", "view": {"namespace": "global"}, "ids": ["x"]}`, `{"action": "delete", "view": {"min_confidence": "2"}}`} {
+		if w := f.do(t, "POST", "/api/memories/bulk", bad, same); w.Code != http.StatusBadRequest {
+			t.Errorf("%s: %d %s, want 400", bad, w.Code, w.Body)
+		}
+	}
+}

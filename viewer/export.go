@@ -3,6 +3,7 @@ package viewer
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -45,50 +46,10 @@ func (h *handler) export(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("invalid format %q: accepted json, markdown", format))
 		return
 	}
-	bounds, err := readBounds(qs)
+	ms, truncated, err := h.viewMemories(r, qs, maxExport)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+		h.failView(w, r, err)
 		return
-	}
-	superseded, err := readSuperseded(qs)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	ns, typ, orderBy := qs.Get("namespace"), memory.Type(qs.Get("type")), qs.Get("order_by")
-	query := strings.TrimSpace(qs.Get("q"))
-	var ms []*memory.Memory
-	truncated := false
-	if query != "" {
-		if orderBy != "" {
-			writeError(w, http.StatusBadRequest, "order_by applies to the list, not to a search, which is ranked by relevance: drop order_by or q")
-			return
-		}
-		res, err := h.mem.Recall(r.Context(), memory.RecallRequest{Query: query, NResults: memory.MaxNResults, Namespace: ns, Type: typ, SkipAccessUpdate: true, Bounds: bounds, IncludeSuperseded: superseded})
-		if err != nil {
-			h.fail(w, r, err)
-			return
-		}
-		for _, hit := range res.Memories {
-			ms = append(ms, hit.Memory)
-		}
-	} else {
-		for offset := 0; ; {
-			res, err := h.mem.List(r.Context(), memory.ListRequest{Namespace: ns, Type: typ, OrderBy: orderBy, Limit: memory.MaxListLimit, Offset: offset, Bounds: bounds, IncludeSuperseded: superseded})
-			if err != nil {
-				h.fail(w, r, err)
-				return
-			}
-			ms = append(ms, res.Memories...)
-			offset += len(res.Memories)
-			if !res.HasMore || len(res.Memories) == 0 {
-				break
-			}
-			if offset >= maxExport {
-				truncated = true
-				break
-			}
-		}
 	}
 	if ms == nil {
 		ms = []*memory.Memory{}
@@ -123,4 +84,63 @@ func (h *handler) export(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Disposition", `attachment; filename="recall-memories.md"`)
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write([]byte(transfer.MemoriesMarkdown("Recall memories", desc, ms)))
+}
+
+// errBadView is a view's parameters refused: 400 with its message.
+type errBadView struct{ msg string }
+
+func (e errBadView) Error() string { return e.msg }
+
+func (h *handler) failView(w http.ResponseWriter, r *http.Request, err error) {
+	if bad, ok := err.(errBadView); ok {
+		writeError(w, http.StatusBadRequest, bad.msg)
+		return
+	}
+	h.fail(w, r, err)
+}
+
+// viewMemories are the memories of the view the list shows with these
+// parameters (q, namespace, type, order_by, the bounds, include_superseded):
+// a search's hits, ranked, or every page of the list, up to max (truncated
+// says there were more). The export and the delete of a view read it.
+func (h *handler) viewMemories(r *http.Request, qs url.Values, max int) (ms []*memory.Memory, truncated bool, err error) {
+	bounds, err := readBounds(qs)
+	if err != nil {
+		return nil, false, errBadView{err.Error()}
+	}
+	superseded, err := readSuperseded(qs)
+	if err != nil {
+		return nil, false, errBadView{err.Error()}
+	}
+	ns, typ, orderBy := qs.Get("namespace"), memory.Type(qs.Get("type")), qs.Get("order_by")
+	query := strings.TrimSpace(qs.Get("q"))
+	if query != "" {
+		if orderBy != "" {
+			return nil, false, errBadView{"order_by applies to the list, not to a search, which is ranked by relevance: drop order_by or q"}
+		}
+		res, err := h.mem.Recall(r.Context(), memory.RecallRequest{Query: query, NResults: memory.MaxNResults, Namespace: ns, Type: typ,
+			SkipAccessUpdate: true, Bounds: bounds, IncludeSuperseded: superseded})
+		if err != nil {
+			return nil, false, err
+		}
+		for _, hit := range res.Memories {
+			ms = append(ms, hit.Memory)
+		}
+		return ms, false, nil
+	}
+	for offset := 0; ; {
+		res, err := h.mem.List(r.Context(), memory.ListRequest{Namespace: ns, Type: typ, OrderBy: orderBy, Limit: min(memory.MaxListLimit, max-offset+1),
+			Offset: offset, Bounds: bounds, IncludeSuperseded: superseded})
+		if err != nil {
+			return nil, false, err
+		}
+		ms = append(ms, res.Memories...)
+		offset += len(res.Memories)
+		if len(ms) > max || (offset >= max && res.HasMore) {
+			return ms[:max], true, nil
+		}
+		if !res.HasMore || len(res.Memories) == 0 {
+			return ms, false, nil
+		}
+	}
 }

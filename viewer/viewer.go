@@ -86,6 +86,7 @@ func New(d Deps) http.Handler {
 	mux.HandleFunc("GET /api/access", h.access)
 	mux.HandleFunc("GET /api/events", h.events)
 	mux.HandleFunc("GET /api/memories", h.listMemories)
+	mux.HandleFunc("POST /api/memories", h.createMemory)
 	mux.HandleFunc("POST /api/memories/bulk", h.bulkMemories)
 	mux.HandleFunc("GET /api/memories/{id}", h.getMemory)
 	mux.HandleFunc("GET /api/memories/{id}/graph", h.graph)

@@ -120,7 +120,10 @@ func migrateAt(ctx context.Context, cc *pgx.ConnConfig) error {
 // used.
 func schemaVersion(ctx context.Context, q querier) (int, error) {
 	var exists bool
-	if err := q.QueryRow(ctx, `SELECT to_regclass('meta') IS NOT NULL`).Scan(&exists); err != nil {
+	// Only the current schema (the first of search_path, where the
+	// migrations create everything) counts: a Recall database in another
+	// schema on the path is not this one.
+	if err := q.QueryRow(ctx, `SELECT to_regclass(quote_ident(current_schema()) || '.meta') IS NOT NULL`).Scan(&exists); err != nil {
 		return 0, err
 	}
 	if !exists {

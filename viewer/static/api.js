@@ -192,11 +192,14 @@ export function exportURL(view, format) {
 
 // bulkMemories deletes or confirms the selected memories one by one on the
 // server; dryRun only counts and previews them.
-export function bulkMemories(action, ids, { force = false, dryRun = false } = {}) {
+// With view (a list view's state) instead of ids, the action takes every
+// memory of that view, at most 200.
+export function bulkMemories(action, ids, { force = false, dryRun = false, view = null } = {}) {
+  const body = view ? { action, view: Object.fromEntries(viewParams(view)), force, dry_run: dryRun } : { action, ids, force, dry_run: dryRun };
   return call("api/memories/bulk", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ action, ids, force, dry_run: dryRun }),
+    body: JSON.stringify(body),
   });
 }
 
@@ -218,4 +221,14 @@ export function getJournal({ namespace, kind, before }, signal) {
   if (kind) params.set("kind", kind);
   if (before) params.set("before", before);
   return getJSON(`api/journal?${params}`, signal);
+}
+
+// createMemory stores a memory a person wrote, as memory_store_tool does
+// (the same text again answers the memory already stored: duplicate).
+export function createMemory(fields) {
+  return call("api/memories", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(fields),
+  });
 }

@@ -14,6 +14,7 @@ import { Bulk } from "./bulk.js";
 import { StaleReview } from "./stale.js";
 import { loadTrash } from "./trash.js";
 import { loadJournal, parseJournalHash } from "./journal.js";
+import { openCreate } from "./create.js";
 import { changeLog, promoteForm, PROMOTABLE } from "./changes.js";
 import { applyAccess } from "./access.js";
 
@@ -549,6 +550,12 @@ function init() {
   history.scrollRestoration = "manual";
   window.addEventListener("scroll", () => { if (shown === "list") listScroll.set(listURL, window.scrollY); }, { passive: true });
   namespaceOptions();
+  const create = () => openCreate($("create-box"), {
+    namespaces: [...$("namespace").options].map((o) => o.value).filter((v) => v && v !== "global"),
+    namespace: state.namespace, setStatus,
+  });
+  $("new-memory").addEventListener("click", create);
+  $("delete-view").addEventListener("click", () => bulk.ask("delete", { ...state }));
   bulk = new Bulk({ bar: $("bulk-bar"), box: $("bulk-box"), list: $("memories"), setStatus, reload: () => loadList({ quiet: true }) });
   review = new ReviewPage({ list: $("pairs"), summary: $("review-summary"), count: $("review-count"), setStatus });
   stale = new StaleReview({ setStatus });
@@ -576,6 +583,9 @@ function init() {
     } else if (v === "list" && e.key === "Enter") {
       const a = document.querySelector("#memories li.selected a");
       if (a) { e.preventDefault(); a.click(); }
+    } else if (v === "list" && e.key === "n" && !document.body.hasAttribute("data-read-only")) {
+      e.preventDefault(); // the key must not land in the form it opens
+      create();
     } else if (v === "memory" && e.key === "e") {
       e.preventDefault(); // the key must not land in the form it opens
       $("edit")?.click();

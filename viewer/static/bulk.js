@@ -65,11 +65,13 @@ export class Bulk {
     this.bar.replaceChildren(el("span", { id: this.id("count") }, `${n} selected`), ...buttons, clear);
   }
 
-  async ask(action) {
-    const ids = [...this.ids];
+  // ask confirms an action on the ticked memories or, given view (a list
+  // view's state), on every memory of that view.
+  async ask(action, view = null) {
+    const ids = view ? null : [...this.ids];
     let dry;
     try {
-      dry = await bulkMemories(action, ids, { dryRun: true });
+      dry = await bulkMemories(action, ids, { dryRun: true, view });
     } catch (err) {
       this.setStatus(err.message, true);
       return;
@@ -83,7 +85,7 @@ export class Bulk {
     const go = el("button", { type: "button", id: this.id("go"), class: danger ? "danger" : null, disabled: needForce }, `${verb} ${noun}`);
     const cancel = el("button", { type: "button", id: this.id("cancel") }, "Cancel");
     this.box.replaceChildren(el("div", { class: danger ? "confirm-delete" : "confirm-bulk", role: "alertdialog", "aria-labelledby": this.id("title") },
-      el("p", { id: this.id("title") }, el("strong", {}, `${verb} ${noun}?`), what),
+      el("p", { id: this.id("title") }, el("strong", {}, `${verb} ${noun}${view ? " of this view" : ""}?`), what),
       el("ol", { id: this.id("preview"), class: "bulk-preview" }, dry.items.map((it) =>
         el("li", {}, el("span", { class: `badge ${it.memory_type}` }, it.memory_type), " ", el("span", { class: "muted" }, it.namespace), " ", it.preview))),
       needForce ? el("label", { class: "force" }, force,
@@ -94,7 +96,7 @@ export class Bulk {
     go.addEventListener("click", async () => {
       go.disabled = true;
       try {
-        const res = await bulkMemories(action, ids, { force: Boolean(force && force.checked) });
+        const res = await bulkMemories(action, ids, { force: Boolean(force && force.checked), view });
         for (const it of res.items) if (it.done) this.ids.delete(it.id);
         this.box.replaceChildren();
         this.render();
