@@ -76,6 +76,7 @@ func Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer, d
 			return
 		}
 		id := newWriteID()
+		asked := false // a server may have begun the work
 		if sock.Path != "" {
 			a, err := Ask(ctx, sock.Path, Request{ID: id, Event: ev, Input: raw}, sock.ConnectWait, sock.AnswerWait)
 			switch {
@@ -87,6 +88,7 @@ func Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer, d
 				done <- answer{out: a.Output}
 				return
 			case !errors.Is(err, ErrNoServer):
+				asked = true
 				log.Warn("recall serve did not answer; the hook does the work itself", "err", err)
 			}
 		}
@@ -95,7 +97,12 @@ func Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer, d
 			done <- answer{err: err}
 			return
 		}
-		out, release, err := handle(spool.WithWriteID(ctx, id), ev, in, open, log)
+		work := ctx
+		if asked {
+			// Under the request's id: what the server wrote is not written twice.
+			work = spool.WithWriteID(ctx, id)
+		}
+		out, release, err := handle(work, ev, in, open, log)
 		done <- answer{out, release, err}
 	}()
 

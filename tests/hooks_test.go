@@ -7,14 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -376,47 +373,6 @@ func TestHookUserPromptSubmitIsNotCrowdedOutByOtherProjects(t *testing.T) {
 		t.Fatalf("the index should hold shop-api's memory %s alone, whatever billing holds:\n%s", mine, a.HookSpecificOutput.AdditionalContext)
 	}
 }
-
-// hungOllama is a listener that accepts connections and never answers, as an
-// Ollama stuck loading a model does. It counts the connections.
-type hungOllama struct {
-	ln    net.Listener
-	conns atomic.Int32
-}
-
-func newHungOllama(t testing.TB) *hungOllama {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &hungOllama{ln: ln}
-	var held []net.Conn
-	var mu sync.Mutex
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			h.conns.Add(1)
-			mu.Lock()
-			held = append(held, conn)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range held {
-			c.Close()
-		}
-	})
-	return h
-}
-
-func (h *hungOllama) URL() string { return "http://" + h.ln.Addr().String() }
 
 func TestHookLearnsOnceThatOllamaHangs(t *testing.T) {
 	c := newCLIEnv(t)
