@@ -49,8 +49,8 @@ const (
 	// standoutNone and standoutFull bound the standout between which its
 	// weight grows from 0 to 1. Pure noise stands out about 2.2 (9 times in 10
 	// below 5, whether 1,000 or 100,000 memories are searched).
-	standoutNone = 8.0
-	standoutFull = 12.0
+	standoutNone = 10.0
+	standoutFull = 14.0
 	// standoutRanks is the least list that can show a standout (the 20th hit
 	// ends the scale); a shorter one counts in full (nothing to compare with).
 	standoutRanks = 20

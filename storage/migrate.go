@@ -129,6 +129,8 @@ var afterMigration = map[string]func(context.Context, *sql.Tx) error{
 	"stemmed_keywords.sql": backfillSearchWords,
 	// Vector tables made with sqlite-vec's default chunks get smaller ones.
 	"vector_chunks.sql": rechunkVectors,
+	// And again with chunks of 8.
+	"vector_chunks_of_8.sql": rechunkVectors,
 	// Edits kept in metadata.edits move to the change log.
 	"change_log.sql": moveEditsToLog,
 	// Journal entries written before the journal's search_words need theirs.

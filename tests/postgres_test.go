@@ -3,9 +3,11 @@ package tests
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -87,5 +89,72 @@ func TestPostgresDoctorSaysWhatToRun(t *testing.T) {
 	if !strings.Contains(doc.stdout, "memories_search_words is missing") ||
 		!strings.Contains(doc.stdout, "CREATE INDEX CONCURRENTLY memories_search_words ON memories USING gin (search_words)") {
 		t.Fatalf("doctor with an index dropped:\n%s", doc.stdout)
+	}
+}
+
+// TestPostgresFourInstancesEightClients runs four `recall serve --http` on
+// one database and eight MCP clients on each, all at once, each storing,
+// recalling, applying, reporting an outcome and relating; then counts every
+// row: nothing lost, nothing doubled, the shared text stored once.
+func TestPostgresFourInstancesEightClients(t *testing.T) {
+	u := pgtest.Schema(t)
+	var servers []*httpServer
+	for range 4 {
+		env, _ := recallEnv(t, "RECALL_DATABASE_URL="+u, "RECALL_CURATION=off")
+		servers = append(servers, startHTTP(t, env))
+	}
+	const clients, notes = 8, 4
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 4*clients)
+	for s, srv := range servers {
+		for c := range clients {
+			wg.Go(func() {
+				cs, err := connectHTTP(ctx, srv.url, "")
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer cs.Close()
+				var ids []string
+				for n := range notes {
+					out := ok(t, cs, "memory_store_tool", map[string]any{"content": fmt.Sprintf("instance %d client %d note %d about zebra%d%d", s, c, n, s, c)})
+					ids = append(ids, out["id"].(string))
+				}
+				ok(t, cs, "memory_store_tool", map[string]any{"content": "The one text every client stores"})
+				found := ok(t, cs, "memory_recall_tool", map[string]any{"query": fmt.Sprintf("zebra%d%d", s, c)})
+				if b, _ := json.Marshal(found); !strings.Contains(string(b), ids[0]) {
+					errs <- fmt.Errorf("instance %d client %d: recall did not find its own note: %s", s, c, b)
+				}
+				ok(t, cs, "memory_apply_tool", map[string]any{"memory_id": ids[0], "context": "used it"})
+				ok(t, cs, "memory_outcome_tool", map[string]any{"memory_id": ids[0], "success": true})
+				ok(t, cs, "memory_relate_tool", map[string]any{"source_id": ids[0], "target_id": ids[1], "relation": "relates_to"})
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	conn, err := pgx.Connect(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	all := 4 * clients
+	for table, want := range map[string]int{
+		"memories":                               all*notes + 1,
+		"edges":                                  all,
+		"validation_events":                      2 * all,
+		"memories WHERE content LIKE 'The one%'": 1,
+	} {
+		var n int
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != want {
+			t.Errorf("%s: %d rows, want %d", table, n, want)
+		}
 	}
 }

@@ -20,7 +20,7 @@ type teamServer struct {
 
 const adminToken = "admin-token-of-the-team-e2e-0123456789abcdef"
 
-func startTeam(t *testing.T) *teamServer {
+func startTeam(t testing.TB) *teamServer {
 	t.Helper()
 	c := newCLIEnv(t)
 	c.vars["RECALL_HTTP_TOKEN"] = adminToken
@@ -35,7 +35,7 @@ func startTeam(t *testing.T) *teamServer {
 	return ts
 }
 
-func (ts *teamServer) session(t *testing.T, token string) *mcp.ClientSession {
+func (ts *teamServer) session(t testing.TB, token string) *mcp.ClientSession {
 	t.Helper()
 	cs, err := connectHTTP(context.Background(), ts.url, token)
 	if err != nil {

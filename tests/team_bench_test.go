@@ -1,0 +1,109 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/recall-mcp/recall/internal/benchreport"
+)
+
+// The team benchmarks run a team server (recall serve --http on loopback,
+// 200 memories) and measure what a laptop in client mode runs.
+
+// seedTeam stores 100 project and 100 global memories through the
+// administrator's session.
+func seedTeam(b *testing.B, ts *teamServer) {
+	admin := ts.session(b, ts.admin)
+	for i := range 100 {
+		ok(b, admin, "memory_store_tool", map[string]any{"content": fmt.Sprintf("Decision %d: the orders service MUST cache item %d for %d minutes", i, i, i%7+1), "memory_type": "decision", "namespace": "project:shop-api"})
+		ok(b, admin, "memory_store_tool", map[string]any{"content": fmt.Sprintf("Preference %d: you SHOULD name test helpers after case %d", i, i), "memory_type": "preference"})
+	}
+}
+
+// BenchmarkClientModePromptHook is the prompt hook of a laptop in client mode,
+// the whole process: start, keep the event in the outbox (fsync), one HTTP
+// request to the team server, which searches and records the prompt, print
+// the answer, exit.
+func BenchmarkClientModePromptHook(b *testing.B) {
+	ts := startTeam(b)
+	seedTeam(b, ts)
+	laptop := clientOf(b, ts, ts.alice)
+	laptop.vars["RECALL_LOG_LEVEL"] = "error"
+	_, cwd := newProject(b, laptop, "shop-api")
+	stdin := hookInput(b, "UserPromptSubmit", cwd, map[string]any{"prompt": "How many minutes does the orders service cache items?"})
+	env := laptop.environ()
+	var lat benchreport.Latencies
+	b.ResetTimer()
+	for range b.N {
+		var out, errOut bytes.Buffer
+		cmd := exec.Command(recallBin, "hook", "user-prompt-submit")
+		cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = env, strings.NewReader(stdin), &out, &errOut
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatal(err)
+		}
+		lat.Add(time.Since(start))
+		if !strings.Contains(out.String(), "Relevant memories") || errOut.Len() > 0 {
+			b.Fatalf("hook answered %q, logged %q", out.String(), errOut.String())
+		}
+	}
+	b.StopTimer()
+	lat.Report(b, 90)
+}
+
+// BenchmarkTeamServer16Clients is 16 people's MCP sessions calling
+// memory_recall_tool against one team server at once: b.N calls in all,
+// reported as calls per second.
+func BenchmarkTeamServer16Clients(b *testing.B) {
+	ts := startTeam(b)
+	seedTeam(b, ts)
+	const clients = 16
+	var sessions []*mcp.ClientSession
+	for i := range clients {
+		tok := ts.alice
+		if benchAsAdmin {
+			tok = ts.admin
+		} else if i%2 == 1 {
+			tok = ts.bob
+		}
+		sessions = append(sessions, ts.session(b, tok))
+	}
+	queries := []string{"orders cache minutes", "test helpers naming", "how long are items cached", "helpers after case"}
+	var next sync.Mutex
+	left := b.N
+	b.ResetTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i, s := range sessions {
+		wg.Go(func() {
+			for n := 0; ; n++ {
+				next.Lock()
+				if left == 0 {
+					next.Unlock()
+					return
+				}
+				left--
+				next.Unlock()
+				res, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "memory_recall_tool",
+					Arguments: map[string]any{"query": queries[(i+n)%len(queries)], "n_results": 5}})
+				if err != nil || res.IsError {
+					b.Errorf("recall: %v %v", err, res)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
+}
+
+var benchAsAdmin = false
