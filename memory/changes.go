@@ -60,6 +60,23 @@ const (
 	SourceCuration = "curation" // Recall's own work: the automatic promotion, the curation worker
 )
 
+type sourceKey struct{}
+
+// WithSource says where the changes made with ctx come from (SourceCLI, say),
+// for the stores that record one without a field of their own to say it
+// (a restore from the trash).
+func WithSource(ctx context.Context, source string) context.Context {
+	return context.WithValue(ctx, sourceKey{}, source)
+}
+
+// SourceFrom is the source WithSource put in ctx, else fallback.
+func SourceFrom(ctx context.Context, fallback string) string {
+	if s, ok := ctx.Value(sourceKey{}).(string); ok && s != "" {
+		return s
+	}
+	return fallback
+}
+
 // ChangeQuery selects change log entries, newest first: one memory's, or
 // those of some actions in some namespaces.
 type ChangeQuery struct {

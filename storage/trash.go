@@ -152,13 +152,10 @@ func scanTrashItem(rows *sql.Rows) (TrashItem, error) {
 // its id, its edges to memories that still exist, its validation events and
 // its change log (with the restore added), in one transaction. Its vector is
 // made again (it comes back pending).
+// The change log names where the restore came from: the source ctx carries
+// (memory.WithSource), the viewer by default.
 func (s *DB) RestoreMemory(ctx context.Context, id string) (*ImportResult, error) {
-	return s.RestoreMemoryAs(ctx, id, memory.SourceViewer)
-}
-
-// RestoreMemoryAs is RestoreMemory with the change log naming source (the
-// viewer, the CLI) as where the restore came from.
-func (s *DB) RestoreMemoryAs(ctx context.Context, id, source string) (*ImportResult, error) {
+	source := memory.SourceFrom(ctx, memory.SourceViewer)
 	var res *ImportResult
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var body string

@@ -152,3 +152,21 @@ func TestOllamaOffIsQuiet(t *testing.T) {
 		t.Errorf("doctor with Ollama off:\n%s", doc.stdout)
 	}
 }
+
+// TestHistoryIndexPrintsWhatItDidNotLogLines indexes by hand: what it did on
+// stdout, and no log lines on stderr unless asked (-v).
+func TestHistoryIndexPrintsWhatItDidNotLogLines(t *testing.T) {
+	c := newCLIEnv(t)
+	projects, _ := fakeClaudeProjects(t, c)
+	c.vars["RECALL_HISTORY"] = "on"
+	c.vars["RECALL_HISTORY_DIR"] = projects
+	c.vars["RECALL_HISTORY_EMBED"] = "off"
+	delete(c.vars, "RECALL_LOG_LEVEL")
+	r := c.run("", "history", "index")
+	if r.code != 0 || !strings.Contains(r.stdout, "indexed ") || strings.Contains(r.stderr, "level=") {
+		t.Errorf("history index: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	if v := c.run("", "history", "index", "-v"); !strings.Contains(v.stderr, "level=INFO") {
+		t.Errorf("history index -v should log what it does:\n%s", v.stderr)
+	}
+}

@@ -56,6 +56,10 @@ func TestShowEditRmRestore(t *testing.T) {
 	if out := c.ok("restore", old); !strings.Contains(out, "restored "+old) {
 		t.Errorf("restore: %q", out)
 	}
+	if js := c.ok("show", "--json", old); !strings.Contains(js, `"action": "restore",
+      "source": "cli"`) {
+		t.Errorf("the restore is not recorded as the cli's:\n%s", js)
+	}
 	if show := c.ok("show", redis); !strings.Contains(show, "This memory replaces "+old) {
 		t.Errorf("the restored memory lost its link:\n%s", show)
 	}

@@ -229,9 +229,9 @@ func TestPagerAndColourInATerminal(t *testing.T) {
 	term := newTerminal(t, c, nil, "bash", "--norc", "--noprofile")
 	// 60 rows do not fit 40 lines: less shows the first screen and waits.
 	term.line("recall list --limit 60")
-	screen := term.waitFor("Paged memory number", 10*time.Second)
+	term.waitFor("Paged memory number", 10*time.Second)
 	time.Sleep(300 * time.Millisecond)
-	screen = term.screen(true)
+	screen := term.screen(true)
 	if strings.Contains(screen, "showing 1-60 of 60") {
 		t.Errorf("the end of a long list is on the first screen: no pager?\n%s", screen)
 	}

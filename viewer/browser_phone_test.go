@@ -87,6 +87,13 @@ func TestBrowserNoPageOverflowsOnPhonesOrTablets(t *testing.T) {
 			if width == 390 && p.name == "list" {
 				screenshot(t, ctx, "list-phone")
 			}
+			if p.name == "memory" {
+				// The long memory is folded: its actions are on the first screen.
+				top, err := run(ctx, chromedp.Poll[float64](`!document.getElementById("show-all").hidden && document.getElementById("confirm").getBoundingClientRect().bottom`))
+				if err != nil || top > 800 {
+					t.Errorf("at %d px the long memory's Confirm is at y=%v (%v), want it on the first screen (800) with Show all", width, top, err)
+				}
+			}
 			got, err := run(ctx, chromedp.Evaluate[string](overflowCheck))
 			if err != nil {
 				t.Fatal(err)

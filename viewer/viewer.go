@@ -90,6 +90,8 @@ func New(d Deps) http.Handler {
 	mux.HandleFunc("POST /api/memories/bulk", h.bulkMemories)
 	mux.HandleFunc("GET /api/memories/{id}", h.getMemory)
 	mux.HandleFunc("GET /api/memories/{id}/graph", h.graph)
+	mux.HandleFunc("POST /api/memories/{id}/edges", h.addEdge)
+	mux.HandleFunc("DELETE /api/edges/{edge}", h.removeEdge)
 	mux.HandleFunc("DELETE /api/memories/{id}", h.forgetMemory)
 	mux.HandleFunc("PATCH /api/memories/{id}", h.editMemory)
 	mux.HandleFunc("POST /api/memories/{id}/demote", h.demoteMemory)

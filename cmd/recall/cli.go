@@ -243,9 +243,9 @@ func runReindex(fs *pflag.FlagSet) runFunc {
 			return errors.New("RECALL_OLLAMA=off: there is no embedding model to reindex with; unset it (or set it to on) first")
 		}
 		fmt.Fprintf(e.stderr, "re-embedding with %s at %s ...\n", a.ollama.Model(), a.ollama.Host())
-		pr := newProgressPrinter(e.stderr)
-		p, err := a.mem.Reindex(ctx, pr.print)
-		pr.end()
+		pr := newProgress(e.stderr, false)
+		p, err := a.mem.Reindex(ctx, func(r memory.ReindexProgress) { pr.show(reindexLine(r), r.Done >= r.Total) })
+		pr.end(true)
 		if err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("reindex interrupted after %d of %d memories; the old vectors stay in use; run recall reindex again to continue", p.Done, p.Total)
@@ -322,18 +322,6 @@ func buildDetail() string {
 
 // maxStdinContent bounds what `recall store -` reads.
 const maxStdinContent = 1 << 20
-
-// printMemory prints one memory as a heading line and its content, indented.
-func printMemory(w io.Writer, m *memory.Memory, extra string) {
-	line := fmt.Sprintf("[%s] %s · %s · confidence %.2f · importance %.2f", m.ID, m.Type, m.Namespace, m.Confidence, m.Importance)
-	if extra != "" {
-		line += " · " + extra
-	}
-	fmt.Fprintln(w, line)
-	for _, l := range strings.Split(strings.TrimSpace(m.Content), "\n") {
-		fmt.Fprintf(w, "   %s\n", l)
-	}
-}
 
 func printCounts(w io.Writer, label string, counts map[string]int) {
 	if len(counts) == 0 {

@@ -39,18 +39,37 @@ func (r *report) print(f doctor.Finding) {
 }
 
 func runDoctor(fs *pflag.FlagSet) runFunc {
+	asJSON := jsonFlag(fs)
 	return func(ctx context.Context, e *env, rest []string) error {
 		if err := noArgs(rest); err != nil {
 			return err
 		}
 		r := &report{w: e.stdout}
+		var findings []doctor.Finding
+		emit := r.print
+		if *asJSON {
+			// The viewer's Health page reads the same findings.
+			emit = func(f doctor.Finding) { findings = append(findings, f); r.worst = max(r.worst, f.Level) }
+		}
 		cfg, _, err := loadConfig(io.Discard)
 		if err != nil {
-			r.print(doctor.Finding{Level: doctor.Fail, What: "configuration: " + err.Error(),
-				Fix: []string{"correct the RECALL_* variable named above (recall --help lists them)"}})
+			emit(doctor.Finding{Level: doctor.Fail, What: "configuration: " + err.Error(),
+				Fix: []string{"correct the RECALL_* variable named above (recall help config lists them)"}})
+		} else {
+			doctor.Run(ctx, cfg, emit)
+		}
+		if *asJSON {
+			if err := writeJSON(e.stdout, map[string]any{"findings": findings, "worst": r.worst}); err != nil {
+				return err
+			}
+			if r.worst == doctor.Fail {
+				return exitError{1}
+			}
+			return nil
+		}
+		if err != nil {
 			return exitError{1}
 		}
-		doctor.Run(ctx, cfg, r.print)
 
 		switch r.worst {
 		case doctor.Fail:

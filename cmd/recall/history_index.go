@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -36,7 +34,13 @@ func runHistoryIndex(fs *pflag.FlagSet) runFunc {
 		if err := noArgs(rest); err != nil {
 			return err
 		}
-		cfg, log, err := loadConfig(e.stderr)
+		// By hand it is quiet (a progress line, then what it did); as the
+		// hooks' background indexer it logs to its log file.
+		level := cliLevel(e)
+		if *background {
+			level = nil
+		}
+		cfg, log, err := loadConfigLevel(e.stderr, level)
 		if err != nil {
 			return err
 		}
@@ -72,10 +76,15 @@ func indexHistory(ctx context.Context, e *env, cfg *config.Config, log *slog.Log
 	defer ix.Close()
 	start := time.Now()
 	opts := history.UpdateOptions{Root: cfg.HistoryDir, Limits: historyLimits(cfg)}
-	if report && isTerminal(e.stderr) {
-		opts.Progress = progressBar(e.stderr)
+	var bar *progress
+	if report {
+		bar = newProgress(e.stderr, true)
+		opts.Progress = func(done, total int64) { bar.show("indexing "+barLine(done, total), done >= total) }
 	}
 	st, err := ix.Update(ctx, opts)
+	if bar != nil {
+		bar.end(false)
+	}
 	if err != nil {
 		return err
 	}
@@ -85,7 +94,7 @@ func indexHistory(ctx context.Context, e *env, cfg *config.Config, log *slog.Log
 		fmt.Fprintf(e.stdout, "indexed %s from %d of %s in %s (%s skipped, %s left out by limits)\n",
 			describe.Count(st.Messages, "new message", "new messages"), st.Read, describe.Count(st.Files, "transcript", "transcripts"),
 			time.Since(start).Round(time.Millisecond), describe.Count(st.Malformed, "malformed line", "malformed lines"),
-			describe.Count(st.Excluded, "transcript", "transcripts"))
+			describe.Count(st.Excluded, "session", "sessions"))
 	}
 	if !embed {
 		return nil
@@ -103,26 +112,6 @@ func indexHistory(ctx context.Context, e *env, cfg *config.Config, log *slog.Log
 		fmt.Fprintf(e.stdout, "embedded %s, %d pending\n", describe.Count(es.Messages, "message", "messages"), es.Pending)
 	}
 	return nil
-}
-
-// progressBar draws the bytes read of those to read on one terminal line.
-func progressBar(w io.Writer) func(done, total int64) {
-	last := time.Time{}
-	return func(done, total int64) {
-		if time.Since(last) < 100*time.Millisecond && done < total {
-			return
-		}
-		last = time.Now()
-		pct := 100.0
-		if total > 0 {
-			pct = float64(done) * 100 / float64(total)
-		}
-		bar := int(pct / 5)
-		fmt.Fprintf(w, "\r[%-20s] %3.0f%% %.1f of %.1f MB", strings.Repeat("#", bar), pct, float64(done)/1e6, float64(total)/1e6)
-		if done >= total {
-			fmt.Fprintln(w)
-		}
-	}
 }
 
 // maxIndexLog bounds the background indexer's log file.

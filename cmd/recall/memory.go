@@ -80,9 +80,17 @@ func loadShown(ctx context.Context, a *app, id string) (*shown, error) {
 	if err != nil {
 		return nil, notFound(id, err)
 	}
-	edges, err := a.db.Edges(ctx, memory.EdgeQuery{MemoryIDs: []string{m.ID}, Direction: memory.Direction("both")})
+	// The graph at depth 1 is the memory's own edges, both ways, as
+	// memory_inspect_graph_tool gives them.
+	g, err := a.mem.Inspect(ctx, memory.InspectRequest{MemoryID: m.ID, MaxDepth: 1})
 	if err != nil {
 		return nil, err
+	}
+	var edges []memory.Edge
+	for _, e := range g.Edges {
+		if e.SourceID == m.ID || e.TargetID == m.ID { // not those between its neighbours
+			edges = append(edges, e)
+		}
 	}
 	hist, err := a.cur.History(ctx, validation.HistoryRequest{MemoryID: m.ID, Limit: validation.MaxHistoryLimit})
 	if err != nil {
@@ -542,7 +550,7 @@ func runRestore(fs *pflag.FlagSet) runFunc {
 		}
 		defer a.Close()
 		if len(args) == 0 {
-			items, err := a.db.Trash(ctx)
+			items, err := a.mem.Trash(ctx)
 			if err != nil {
 				return err
 			}
@@ -569,7 +577,7 @@ func runRestore(fs *pflag.FlagSet) runFunc {
 		var restored []string
 		var failed error
 		for _, id := range args {
-			res, err := a.db.RestoreMemoryAs(ctx, id, memory.SourceCLI)
+			res, err := a.mem.Restore(memory.WithSource(ctx, memory.SourceCLI), id)
 			if err != nil {
 				fmt.Fprintf(e.stderr, "recall restore: %v\n", err)
 				failed = exitError{1}
@@ -633,7 +641,7 @@ func completeTrashIDs(e *env, args []string, typed string) []string {
 		return nil
 	}
 	defer a.Close()
-	items, err := a.db.Trash(ctx)
+	items, err := a.mem.Trash(ctx)
 	if err != nil {
 		return nil
 	}

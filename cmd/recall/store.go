@@ -31,7 +31,6 @@ type store interface {
 	Import(ctx context.Context, r storage.Records) (*storage.ImportResult, error)
 	RecordToolCall(ctx context.Context, e *journal.Entry, a *memory.FileActivity) error
 	Trash(ctx context.Context) ([]storage.TrashItem, error)
-	RestoreMemoryAs(ctx context.Context, id, source string) (*storage.ImportResult, error)
 	ProjectSummaries(ctx context.Context) ([]memory.ProjectSummary, error)
 	RenameProject(ctx context.Context, from, to string) (int, error)
 	MergeProjects(ctx context.Context, from, into string) (*memory.MergeReport, error)

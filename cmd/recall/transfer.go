@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"golang.org/x/term"
-
 	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/transfer"
 
@@ -128,8 +126,11 @@ func runImport(fs *pflag.FlagSet) runFunc {
 			return err
 		}
 		defer a.Close()
-		bar := importProgress(e.stderr)
-		rep, err := transfer.Import(ctx, a.db, in, transfer.ImportOptions{Namespace: cliNamespace(*ns), Progress: bar})
+		bar := newProgress(e.stderr, true)
+		rep, err := transfer.Import(ctx, a.db, in, transfer.ImportOptions{Namespace: cliNamespace(*ns), Progress: func(done, total int) {
+			bar.show(fmt.Sprintf("importing %3d%% (%d/%d)", done*100/max(total, 1), done, total), done >= total)
+		}})
+		bar.end(false)
 		if err != nil {
 			return err
 		}
@@ -174,22 +175,5 @@ func printImport(stdout, stderr io.Writer, rep *transfer.ImportReport) {
 	}
 	if n := len(rep.BadLines); n > 0 {
 		fmt.Fprintf(stderr, "lines left out: %d; the good lines were imported\n", n)
-	}
-}
-
-// importProgress draws the writing progress on stderr when it is a terminal,
-// one line rewritten in place and cleared at the end; nil (no progress)
-// otherwise, so logs and pipes stay clean.
-func importProgress(stderr io.Writer) transfer.Progress {
-	f, ok := stderr.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return nil
-	}
-	return func(done, total int) {
-		if done >= total {
-			fmt.Fprint(f, "\r\033[K")
-			return
-		}
-		fmt.Fprintf(f, "\r\033[Kimporting %3d%% (%d/%d)", done*100/max(total, 1), done, total)
 	}
 }

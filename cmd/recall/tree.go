@@ -185,7 +185,7 @@ func completeNamespaces(e *env, typed string) []string {
 		return nil
 	}
 	defer a.Close()
-	st, err := a.db.Stats(ctx)
+	st, err := a.mem.Stats(ctx)
 	if err != nil {
 		return nil
 	}

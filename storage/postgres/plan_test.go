@@ -95,3 +95,32 @@ func TestHotQueriesUseTheirIndexes(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchSettingsHoldForTheQuery: the search sends its index settings and
+// its query in one batch; the settings must reach the query (one implicit
+// transaction), and not outlive it on the pooled connection.
+func TestBatchSettingsHoldForTheQuery(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, pgtest.Schema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	b := &pgx.Batch{}
+	b.Queue(`SELECT set_config('hnsw.ef_search', $1, true)`, efSearch(300))
+	var inside string
+	b.Queue(`SELECT current_setting('hnsw.ef_search')`).QueryRow(func(r pgx.Row) error { return r.Scan(&inside) })
+	if err := db.pool.SendBatch(ctx, b).Close(); err != nil {
+		t.Fatal(err)
+	}
+	if inside != "600" {
+		t.Fatalf("ef_search inside the batch = %q, want 600", inside)
+	}
+	var after string
+	if err := db.pool.QueryRow(ctx, `SELECT coalesce(current_setting('hnsw.ef_search', true), '')`).Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+	if after == "600" {
+		t.Fatal("the batch's setting outlived it")
+	}
+}

@@ -169,21 +169,22 @@ func narrowed(f memory.Filter) bool {
 // (every memory that passes the filter scored) when exact is set.
 func (s *DB) vectorQuery(ctx context.Context, vec []float32, f memory.Filter, limit int, exact bool) ([]memory.Hit, error) {
 	query, p := vectorSQL(ctx, vec, f, limit, exact)
+	// One round trip: a batch runs as one implicit transaction, so the
+	// settings (local to it) hold for the query after them.
+	b := &pgx.Batch{}
+	if !exact {
+		b.Queue(`SELECT set_config('hnsw.ef_search', $1, true)`, efSearch(limit))
+		if s.hasIterative {
+			b.Queue(`SELECT set_config('hnsw.iterative_scan', 'strict_order', true)`)
+		}
+	}
 	var hits []memory.Hit
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if !exact {
-			if err := s.tuneIndexScan(ctx, tx, limit); err != nil {
-				return err
-			}
-		}
-		rows, err := tx.Query(ctx, query, p...)
-		if err != nil {
-			return err
-		}
+	b.Queue(query, p...).Query(func(rows pgx.Rows) error {
+		var err error
 		hits, err = collectDistances(rows)
 		return err
 	})
-	if err != nil {
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
 	return hits, nil
@@ -208,7 +209,7 @@ func vectorSQL(ctx context.Context, vec []float32, f memory.Filter, limit int, e
 // HNSW keeps (at least the limit) and, on pgvector 0.8 and later, that it
 // goes on scanning until the filter has passed enough.
 func (s *DB) tuneIndexScan(ctx context.Context, tx pgx.Tx, limit int) error {
-	if _, err := tx.Exec(ctx, `SELECT set_config('hnsw.ef_search', $1, true)`, fmt.Sprint(min(max(limit*2, 40), 1000))); err != nil {
+	if _, err := tx.Exec(ctx, `SELECT set_config('hnsw.ef_search', $1, true)`, efSearch(limit)); err != nil {
 		return err
 	}
 	if ok, err := s.iterativeScan(ctx); err != nil || !ok {
@@ -217,6 +218,10 @@ func (s *DB) tuneIndexScan(ctx context.Context, tx pgx.Tx, limit int) error {
 	_, err := tx.Exec(ctx, `SET LOCAL hnsw.iterative_scan = strict_order`)
 	return err
 }
+
+// efSearch is how many candidates HNSW keeps for a search of limit: at least
+// pgvector's default of 40, twice the limit, at most 1000.
+func efSearch(limit int) string { return fmt.Sprint(min(max(limit*2, 40), 1000)) }
 
 // collectDistances reads (id, distance) rows into hits, best first.
 func collectDistances(rows pgx.Rows) ([]memory.Hit, error) {

@@ -118,7 +118,7 @@ func scanTrash(row pgx.CollectableRow) (storage.TrashItem, error) {
 // its change log (with the restore added), in one transaction. Its vector is
 // made again (it comes back pending).
 func (s *DB) RestoreMemory(ctx context.Context, id string) (*storage.ImportResult, error) {
-	return s.RestoreMemoryAs(ctx, id, memory.SourceViewer)
+	return s.RestoreMemoryAs(ctx, id, memory.SourceFrom(ctx, memory.SourceViewer))
 }
 
 // RestoreMemoryAs is RestoreMemory with the change log naming source (the

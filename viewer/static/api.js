@@ -232,3 +232,17 @@ export function createMemory(fields) {
     body: JSON.stringify(fields),
   });
 }
+
+// addEdge links memory id to target with a relation, as memory_relate_tool does.
+export function addEdge(id, target, relation) {
+  return call(`api/memories/${encodeURIComponent(id)}/edges`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ target_id: target, relation }),
+  });
+}
+
+// removeEdge removes one edge by id; both memories stay.
+export function removeEdge(edgeId) {
+  return call(`api/edges/${encodeURIComponent(edgeId)}`, { method: "DELETE" });
+}

@@ -15,6 +15,7 @@ import { StaleReview } from "./stale.js";
 import { loadTrash } from "./trash.js";
 import { loadJournal, parseJournalHash } from "./journal.js";
 import { openCreate } from "./create.js";
+import { removeButton, linkForm } from "./edges.js";
 import { changeLog, promoteForm, PROMOTABLE } from "./changes.js";
 import { applyAccess } from "./access.js";
 
@@ -108,7 +109,7 @@ function field(name, value) {
   return [el("dt", {}, name), el("dd", {}, value)];
 }
 
-function edgeRow(edge, selfId, neighbors) {
+function edgeRow(edge, selfId, neighbors, reload) {
   const outgoing = edge.source_id === selfId;
   const otherId = outgoing ? edge.target_id : edge.source_id;
   const other = neighbors.get(otherId);
@@ -119,7 +120,8 @@ function edgeRow(edge, selfId, neighbors) {
     el("td", {},
       el("a", { href: `#/m/${encodeURIComponent(otherId)}` }, other ? other.content_preview : otherId),
       other ? el("div", { class: "meta" }, el("span", { class: `badge ${other.memory_type}` }, other.memory_type), el("span", {}, other.namespace)) : null),
-    el("td", { class: "num" }, fmtNum(edge.weight)));
+    el("td", { class: "num" }, fmtNum(edge.weight)),
+    el("td", { class: "edge-actions" }, removeButton(edge, reload, setStatus)));
 }
 
 function eventRow(ev) {
@@ -152,14 +154,17 @@ function metadataView(meta) {
   }));
 }
 
-async function loadMemory(id, { quiet = false } = {}) {
-  if (!quiet) setStatus("Loading…");
+// keepStatus: a reload after the person's own change, whose message stays.
+async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
+  if (!quiet && !keepStatus) setStatus("Loading…");
   const box = $("memory");
   try {
     const d = await fetchLatest((signal) => getMemory(id, signal));
     // A live refresh that lands after the person opened the edit form or a
     // delete confirmation must not wipe what they are typing.
     if (quiet && ["#edit-box", "#delete-box", "#promote-box"].some((s) => box.querySelector(s)?.childElementCount)) return;
+    // Nor the search for a memory to link.
+    if (quiet && box.querySelector("#edge-search")?.value) return;
     const m = d.memory;
     const neighbors = new Map(d.neighbors.map((n) => [n.id, n]));
     const v = d.validation;
@@ -209,8 +214,9 @@ async function loadMemory(id, { quiet = false } = {}) {
       chainView(chain, m.id),
       el("h2", {}, `Edges (${d.edges.length})`),
       d.edges.length
-        ? el("table", { id: "edges" }, el("tbody", {}, d.edges.map((e) => edgeRow(e, m.id, neighbors))))
+        ? el("table", { id: "edges" }, el("tbody", {}, d.edges.map((e) => edgeRow(e, m.id, neighbors, () => loadMemory(m.id, { keepStatus: true })))))
         : el("p", { class: "muted" }, "No edges."),
+      linkForm(m, () => loadMemory(m.id, { keepStatus: true }), setStatus),
       el("h2", {}, `Validation (${plural(v.summary.total_events, "event")}, success rate ${fmtNum(v.summary.success_rate) || "n/a"})`),
       confidenceChart(v.events),
       v.events.length
@@ -235,7 +241,7 @@ async function loadMemory(id, { quiet = false } = {}) {
     });
     fold(m.content.length, true);
     document.title = `${short(m.content, 60)} · Recall`;
-    if (!quiet) setStatus("");
+    if (!quiet && !keepStatus) setStatus("");
   } catch (err) {
     if (err.name === "AbortError") return;
     box.replaceChildren(el("p", { class: "error" }, err.message));
@@ -248,11 +254,14 @@ async function loadMemory(id, { quiet = false } = {}) {
 function fold(chars, start = false) {
   const button = $("show-all");
   const texts = [$("memory-content"), $("memory-raw")];
-  if (start) texts.forEach((t) => t.classList.add("folded"));
   const shown = texts.find((t) => !t.hidden);
+  if (start) {
+    texts.forEach((t) => t.classList.add("folded"));
+    // Short enough to show whole: no fold, no fade.
+    if (shown.scrollHeight <= shown.clientHeight + 8) texts.forEach((t) => t.classList.remove("folded"));
+  }
   const folded = shown.classList.contains("folded");
-  // Folded only when there is more than the fold shows.
-  button.hidden = folded ? shown.scrollHeight <= shown.clientHeight + 8 : false;
+  button.hidden = !folded && shown.scrollHeight < 400; // nothing to fold back
   button.textContent = folded ? `Show all (${chars.toLocaleString()} characters)` : "Fold";
   button.setAttribute("aria-expanded", String(!folded));
   button.onclick = () => {

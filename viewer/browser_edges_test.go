@@ -1,0 +1,51 @@
+package viewer
+
+import (
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// TestBrowserLinkAndUnlinkMemories: from a memory's page a person finds
+// another memory by a search, links it with a relation, then removes the
+// edge (a second click confirms); both memories stay.
+func TestBrowserLinkAndUnlinkMemories(t *testing.T) {
+	ctx := newBrowser(t)
+	f := newFixture(t)
+	a := f.store(t, "Use WAL journal mode for SQLite", memory.TypeDecision, "global")
+	b := f.store(t, "Readers blocked the writer in production", memory.TypeSession, "global")
+	srv := newLoopbackServer(t, f)
+	open(t, ctx, srv+"/#/m/"+a, "#edge-search")
+
+	err := within(ctx, 20*time.Second,
+		chromedp.SetValue(chromedp.CSS(`#edge-relation`), "caused_by"),
+		chromedp.SendKeys(chromedp.CSS(`#edge-search`), "readers blocked"),
+		chromedp.Click(chromedp.CSS(`#edge-hits .edge-hit[data-id="`+b+`"]`)),
+		chromedp.Click(chromedp.CSS(`#edge-add`)),
+		chromedp.WaitVisible(chromedp.CSS(`#edges tr.edge.caused_by`)))
+	if err != nil {
+		t.Fatalf("linking the memories: %v", err)
+	}
+	screenshot(t, ctx, "memory-edge-added")
+	g, err := f.mem.Inspect(t.Context(), memory.InspectRequest{MemoryID: a, MaxDepth: 1})
+	if err != nil || len(g.Edges) != 1 || g.Edges[0].SourceID != a || g.Edges[0].TargetID != b || g.Edges[0].Relation != memory.RelationCausedBy {
+		t.Fatalf("after linking: %+v, %v", g, err)
+	}
+	err = within(ctx, 20*time.Second,
+		chromedp.Click(chromedp.CSS(`#edges .edge-remove`)),
+		until(`document.querySelector("#edges .edge-remove").textContent === "Remove it?"`),
+		chromedp.Click(chromedp.CSS(`#edges .edge-remove`)),
+		until(`document.querySelector("#edges") === null`))
+	if err != nil {
+		t.Fatalf("removing the edge: %v", err)
+	}
+	if g, _ := f.mem.Inspect(t.Context(), memory.InspectRequest{MemoryID: a, MaxDepth: 1}); len(g.Edges) != 0 {
+		t.Errorf("the edge is still there: %+v", g.Edges)
+	}
+	if _, err := f.mem.Get(t.Context(), b); err != nil {
+		t.Errorf("the other memory went with the edge: %v", err)
+	}
+}
