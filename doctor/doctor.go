@@ -6,12 +6,15 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/recall-mcp/recall/config"
@@ -100,12 +103,25 @@ func Collect(ctx context.Context, cfg *config.Config) ([]Finding, Level) {
 	return out, worst
 }
 
+// openFix is what to do about a database that does not open. A read-only file
+// or directory, or a newer schema, holds the memories intact: moving it aside
+// would only hide them.
+func openFix(err error, path string) string {
+	msg := err.Error()
+	switch {
+	case errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) || strings.Contains(msg, "read-only"):
+		return fmt.Sprintf("make %s and its directory writable by you (or set RECALL_SQLITE_PATH to a writable place); keep the file: your memories are in it", path)
+	case strings.Contains(msg, "newer than this recall"):
+		return "upgrade recall; keep the file: a newer recall wrote it"
+	}
+	return fmt.Sprintf("check that %s is writable and not used by a newer recall; if it is damaged, move it aside to start afresh (recall import can bring back an export)", path)
+}
+
 // checkDatabase opens the database and checks its schema and integrity.
 func checkDatabase(ctx context.Context, r *report, cfg *config.Config) (spaceStore, *memory.Stats) {
 	db, err := storage.Open(ctx, cfg.SQLitePath)
 	if err != nil {
-		r.check(Fail, "database: "+err.Error(),
-			fmt.Sprintf("check that %s is writable and not used by a newer recall; move it aside to start afresh", cfg.SQLitePath))
+		r.check(Fail, "database: "+err.Error(), openFix(err, cfg.SQLitePath))
 		return nil, nil
 	}
 	st, err := db.Stats(ctx)

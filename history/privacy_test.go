@@ -142,3 +142,19 @@ func TestIndexFileIsOwnerOnly(t *testing.T) {
 		t.Errorf("an index left 0644 is %v after opening, want 0600", fi.Mode().Perm())
 	}
 }
+
+// A matched message longer than the room shown is cut around the words that
+// matched, not before them.
+func TestLongMatchedMessageIsCutAroundTheMatch(t *testing.T) {
+	long := strings.Repeat("setting up the build and reading files. ", 100) + "Here the flaky checkout test failed on rounding. " + strings.Repeat("more unrelated text follows. ", 100)
+	got := cutAround(long, "why did the checkout test fail", 2000)
+	if !strings.Contains(got, "flaky checkout test failed") || !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") || len(got) > 2000+2*len("…") {
+		t.Errorf("cut %d bytes: %q…", len(got), got[:80])
+	}
+	if got := cutAround(long, "nothing matches here", 2000); !strings.HasPrefix(got, "setting up") {
+		t.Errorf("without a match the beginning is kept: %q", got[:40])
+	}
+	if short := "short message about checkout"; cutAround(short, "checkout", 2000) != short {
+		t.Error("a short message was changed")
+	}
+}

@@ -104,7 +104,7 @@ func (ix *Index) Search(ctx context.Context, q Query) (*Response, error) {
 		matched[c.id] = true
 	}
 	for _, c := range kept[min(q.Offset, len(kept)):end] {
-		r, err := ix.result(ctx, c, q.Context, matched)
+		r, err := ix.result(ctx, c, q.Context, matched, q.Text)
 		if err != nil {
 			return nil, err
 		}
@@ -254,7 +254,11 @@ func abs(n int64) int64 {
 }
 
 // result loads a match's message and its window.
-func (ix *Index) result(ctx context.Context, c candidate, window int, matched map[int64]bool) (Result, error) {
+//
+// A matched message longer than maxContentChars is cut around the first of
+// the query's words it holds, so the words that matched are shown; the
+// messages around it keep their beginning.
+func (ix *Index) result(ctx context.Context, c candidate, window int, matched map[int64]bool, query string) (Result, error) {
 	rows, err := ix.db.QueryContext(ctx, `SELECT m.id, m.uuid, m.session_id, m.role, m.ts, m.text,
 		CASE WHEN f.project != '' THEN f.project ELSE f.project_dir END
 		FROM messages m JOIN files f ON f.id = m.file_id
@@ -270,12 +274,16 @@ func (ix *Index) result(ctx context.Context, c candidate, window int, matched ma
 		if err := rows.Scan(&id, &v.UUID, &v.SessionID, &v.Role, &ts, &v.Content, &v.Project); err != nil {
 			return Result{}, err
 		}
-		v.Content = truncate(v.Content, maxContentChars)
+		isMatch := matched[id]
+		if isMatch {
+			v.Content = cutAround(v.Content, query, maxContentChars)
+		} else {
+			v.Content = truncate(v.Content, maxContentChars)
+		}
 		v.Timestamp = formatMillis(ts)
 		if id == c.id {
 			r.Matched = v
 		}
-		isMatch := matched[id]
 		v.IsMatch = &isMatch
 		v.Project, v.SessionID = "", ""
 		r.Context = append(r.Context, v)

@@ -3,7 +3,9 @@ package history
 import (
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/privacy"
 )
@@ -155,4 +157,59 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return memory.Cut(s, n) + "…"
+}
+
+// cutAround keeps at most n bytes of s around the first place one of query's
+// words appears (a word matched by its stem: "caching" is found at "cache"),
+// marking what was cut with "…". Text where none appears keeps its beginning.
+func cutAround(s, query string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	at := firstWordAt(strings.ToLower(s), query)
+	if at < 0 {
+		return truncate(s, n)
+	}
+	start := max(0, at-n/4) // a quarter of the room before the word
+	for start > 0 && !utf8.RuneStart(s[start]) {
+		start++
+	}
+	if start+n >= len(s) {
+		start = max(0, len(s)-n)
+		for start > 0 && !utf8.RuneStart(s[start]) {
+			start++
+		}
+	}
+	body := memory.Cut(s[start:], n)
+	out := body
+	if start > 0 {
+		out = "…" + out
+	}
+	if start+len(body) < len(s) {
+		out += "…"
+	}
+	return out
+}
+
+// firstWordAt is the byte offset in low (lower-case text) of the first of
+// query's content words, each looked for by its first five letters (about its
+// stem) or whole when shorter; -1 when none appears.
+func firstWordAt(low, query string) int {
+	first := -1
+	for _, t := range keywords.Terms(query) {
+		for _, form := range t {
+			w := strings.Fields(form)
+			if len(w) == 0 {
+				continue
+			}
+			probe := w[0]
+			if len(probe) > 5 {
+				probe = probe[:5]
+			}
+			if i := strings.Index(low, probe); i >= 0 && (first < 0 || i < first) {
+				first = i
+			}
+		}
+	}
+	return first
 }

@@ -42,7 +42,7 @@ type UpdateStats struct {
 	Read      int // transcripts with new lines read
 	Rewritten int // transcripts read again from the start
 	Removed   int // transcripts gone from disk, or newly excluded
-	Excluded  int // transcripts left out by the limits
+	Excluded  int // sessions left out by the limits (a session's subagents are part of it)
 	Messages  int // messages added
 	Malformed int // lines skipped
 	Bytes     int64
@@ -97,12 +97,17 @@ func (ix *Index) Update(ctx context.Context, opts UpdateOptions) (UpdateStats, e
 	}
 	var todo []Transcript
 	var total int64
+	excluded := map[string]bool{} // sessions, by project and id (or file, when a file names none)
 	for _, t := range found {
 		row, ok := known[t.Path]
 		delete(known, t.Path)
 		switch {
 		case !opts.Limits.allows(t, now()):
-			st.Excluded++
+			key := t.ProjectDir + "/" + t.SessionID
+			if t.SessionID == "" {
+				key = t.Path
+			}
+			excluded[key] = true
 			if ok {
 				st.Removed++
 				if err := ix.removeFile(ctx, row.id); err != nil {
@@ -136,6 +141,7 @@ func (ix *Index) Update(ctx context.Context, opts UpdateOptions) (UpdateStats, e
 			opts.Progress(st.Bytes, total)
 		}
 	}
+	st.Excluded = len(excluded)
 	if err := ix.setMeta(ctx, "excluded_sessions", strconv.Itoa(st.Excluded)); err != nil {
 		return st, err
 	}

@@ -91,7 +91,9 @@ const supersededCountQuery = `SELECT count(DISTINCT target_id) FROM edges WHERE 
 // Over the whole store the nearest by cosine are almost always among the
 // nearest 10 times as many by sign bits (BenchmarkSignCandidates at 100k topic
 // vectors: 100 candidates already find every exact top 10 and 99.3% of the top
-// 40); at least 400 are ranked, which costs little. Within a namespace or type
+// 40); at least 200 are ranked. Each costs about 20 µs at 100k (half the time
+// of a hybrid search went to ranking 1000), and the tail of a long list is near
+// ties, which more candidates order no better for fusion. Within a namespace or type
 // the nearest are farther from the query, where sign bits tell distances apart
 // less well (at 100k in one namespace: recall@10 .69 with 100 candidates, .93
 // with 800), so a filtered search ranks many more.
@@ -103,7 +105,7 @@ func candidateCount(limit int, filtered bool) int {
 	if filtered {
 		return min(max(250*limit, 2500), maxCandidatesFiltered)
 	}
-	return min(max(25*limit, 400), maxCandidates)
+	return min(max(10*limit, 200), maxCandidates)
 }
 
 // The most candidates one search ranks exactly: about 9 µs each at 100k

@@ -94,7 +94,7 @@ func indexHistory(ctx context.Context, e *env, cfg *config.Config, log *slog.Log
 		fmt.Fprintf(e.stdout, "indexed %s from %d of %s in %s (%s skipped, %s left out by limits)\n",
 			describe.Count(st.Messages, "new message", "new messages"), st.Read, describe.Count(st.Files, "transcript", "transcripts"),
 			time.Since(start).Round(time.Millisecond), describe.Count(st.Malformed, "malformed line", "malformed lines"),
-			describe.Count(st.Excluded, "transcript", "transcripts"))
+			describe.Count(st.Excluded, "session", "sessions"))
 	}
 	if !embed {
 		return nil
