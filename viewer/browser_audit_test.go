@@ -41,9 +41,15 @@ func TestBrowserMemoryPageShowsTheAccessAndChangeLog(t *testing.T) {
 		t.Fatalf("opening the memory: %v", err)
 	}
 	screenshot(t, ctx, "memory-change-log")
-	lines, err := run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#changes li.change")].map((li) => li.innerText.replace(/\s+/g, " "))`))
+	// Each line as read, its Undo button apart: both edits are still in
+	// effect (each changed its own field), so both offer one.
+	lines, err := run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#changes li.change")].map((li) => li.innerText.replace("Undo this edit", "").replace(/\s+/g, " ").trim())`))
 	if err != nil {
 		t.Fatal(err)
+	}
+	undos, err := run(ctx, chromedp.Evaluate[[]bool](`[...document.querySelectorAll("#changes li.change")].map((li) => li.querySelector("button.undo") !== null)`))
+	if err != nil || len(undos) != 3 || undos[0] || !undos[1] || !undos[2] {
+		t.Errorf("Undo offered on %v (%v), want on the two edits, not on the contradiction", undos, err)
 	}
 	want := []string{
 		"Contradiction with The build uses make. resolved: both hold in the viewer Why: make wraps bazel",
