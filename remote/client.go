@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"time"
 )
 
 // Client reaches the team server.
@@ -33,6 +32,25 @@ func New(url, token, caFile string) (*Client, error) {
 	if token == "" {
 		return nil, errors.New("RECALL_SERVER_URL is set but RECALL_TOKEN is empty: set it to your token on the team server (recall users token NAME there prints a new one)")
 	}
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.MaxIdleConnsPerHost = 16
+	if strings.HasPrefix(url, "https://") {
+		// Reading the system's authorities costs a hook about 20 ms: only
+		// for a server that needs them.
+		tlsConfig, err := tlsConfig(caFile)
+		if err != nil {
+			return nil, err
+		}
+		base.TLSClientConfig = tlsConfig
+	}
+	return &Client{
+		URL:  strings.TrimRight(url, "/"),
+		HTTP: &http.Client{Transport: bearer{token: token, next: base}},
+	}, nil
+}
+
+// tlsConfig trusts the system's authorities and those in caFile.
+func tlsConfig(caFile string) (*tls.Config, error) {
 	roots, err := x509.SystemCertPool()
 	if err != nil || roots == nil {
 		roots = x509.NewCertPool()
@@ -46,13 +64,7 @@ func New(url, token, caFile string) (*Client, error) {
 			return nil, fmt.Errorf("RECALL_SERVER_CA=%s holds no PEM certificate", caFile)
 		}
 	}
-	base := http.DefaultTransport.(*http.Transport).Clone()
-	base.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
-	base.MaxIdleConnsPerHost = 16
-	return &Client{
-		URL:  strings.TrimRight(url, "/"),
-		HTTP: &http.Client{Transport: bearer{token: token, next: base}},
-	}, nil
+	return &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}, nil
 }
 
 // bearer adds the token to every request.
@@ -65,11 +77,4 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return b.next.RoundTrip(r)
-}
-
-// withTimeout is c.HTTP bounded by d per request.
-func (c *Client) withTimeout(d time.Duration) *http.Client {
-	hc := *c.HTTP
-	hc.Timeout = d
-	return &hc
 }

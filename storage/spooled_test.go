@@ -90,6 +90,32 @@ func hookWrites(t *testing.T, db *DB, at time.Time) {
 	}
 }
 
+// spoolCopies keeps a copy of every spooled file, to put back with putBack:
+// a drainer that stops between a commit and removing a file leaves it to be
+// read again.
+func spoolCopies(t *testing.T, db *DB) map[string][]byte {
+	t.Helper()
+	copies := map[string][]byte{}
+	files, _ := filepath.Glob(filepath.Join(db.SpoolDir(), "*.json"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		copies[f] = b
+	}
+	return copies
+}
+
+func putBack(t *testing.T, copies map[string][]byte) {
+	t.Helper()
+	for f, b := range copies {
+		if err := os.WriteFile(f, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // rows counts what the hook writes left in the database.
 func rows(t *testing.T, db *DB) map[string]int {
 	return map[string]int{
@@ -120,24 +146,12 @@ func TestHookWritesBehindALockAreSpooledAndAppliedOnce(t *testing.T) {
 
 	// A drainer that stops between a commit and removing the file leaves it
 	// to be applied again: keep a copy of every file and put it back after.
-	copies := map[string][]byte{}
-	files, _ := filepath.Glob(filepath.Join(server.SpoolDir(), "*.json"))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		copies[f] = b
-	}
+	copies := spoolCopies(t, server)
 	res, err := server.DrainSpool(ctx, spool.Budget{})
 	if err != nil || res != (spool.Result{Applied: 4}) {
 		t.Fatalf("DrainSpool = %+v, %v; want 4 applied", res, err)
 	}
-	for f, b := range copies {
-		if err := os.WriteFile(f, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	putBack(t, copies)
 	if res, err := server.DrainSpool(ctx, spool.Budget{}); err != nil || res != (spool.Result{Applied: 4}) {
 		t.Fatalf("second DrainSpool = %+v, %v", res, err)
 	}
@@ -363,15 +377,7 @@ func TestASpooledWriteIsAppliedOnceHoweverLateItIsReadAgain(t *testing.T) {
 	release := lockWrites(t, server)
 	hookWrites(t, hook, time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC))
 	release()
-	copies := map[string][]byte{}
-	files, _ := filepath.Glob(filepath.Join(server.SpoolDir(), "*.json"))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		copies[f] = b
-	}
+	copies := spoolCopies(t, server)
 	if res, err := server.DrainSpool(ctx, spool.Budget{}); err != nil || res.Applied != 4 {
 		t.Fatalf("DrainSpool = %+v, %v", res, err)
 	}
@@ -388,11 +394,7 @@ func TestASpooledWriteIsAppliedOnceHoweverLateItIsReadAgain(t *testing.T) {
 		t.Fatalf("DrainSpool of the later write = %+v, %v", res, err)
 	}
 	// The files that could not be removed are read again.
-	for f, b := range copies {
-		if err := os.WriteFile(f, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	putBack(t, copies)
 	if _, err := server.DrainSpool(ctx, spool.Budget{}); err != nil {
 		t.Fatal(err)
 	}

@@ -123,62 +123,57 @@ func checkoutSession(t *testing.T, c *cliEnv, session, cwd string) *replay {
 	return r
 }
 
-// sessionMemories reads the session memories of a namespace.
-func (c *cliEnv) sessionMemories(namespace string) []*memory.Memory {
+// withDB opens the test's database, as another process would, for fn.
+func (c *cliEnv) withDB(fn func(db *storage.DB) error) {
 	c.t.Helper()
 	db, err := storage.Open(context.Background(), c.dbPath)
 	if err != nil {
 		c.t.Fatal(err)
 	}
 	defer db.Close()
-	ms, err := db.ListMemories(context.Background(), memory.ListQuery{Filter: memory.Filter{Namespaces: []string{namespace}, Types: []memory.Type{memory.TypeSession}}, Limit: 10})
-	if err != nil {
+	if err := fn(db); err != nil {
 		c.t.Fatal(err)
 	}
+}
+
+// sessionMemories reads the session memories of a namespace.
+func (c *cliEnv) sessionMemories(namespace string) []*memory.Memory {
+	c.t.Helper()
+	var ms []*memory.Memory
+	c.withDB(func(db *storage.DB) (err error) {
+		ms, err = db.ListMemories(context.Background(), memory.ListQuery{Filter: memory.Filter{Namespaces: []string{namespace}, Types: []memory.Type{memory.TypeSession}}, Limit: 10})
+		return err
+	})
 	return ms
 }
 
 // summaryJobs counts the summary jobs pending and failed for good.
 func (c *cliEnv) summaryJobs() (pending, failed int) {
 	c.t.Helper()
-	db, err := storage.Open(context.Background(), c.dbPath)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer db.Close()
-	if err := db.SQL().QueryRow(`SELECT count(*) FILTER (WHERE failed_at = ''), count(*) FILTER (WHERE failed_at != '')
-		FROM jobs WHERE kind = ?`, capture.SummaryJobKind).Scan(&pending, &failed); err != nil {
-		c.t.Fatal(err)
-	}
+	c.withDB(func(db *storage.DB) error {
+		return db.SQL().QueryRow(`SELECT count(*) FILTER (WHERE failed_at = ''), count(*) FILTER (WHERE failed_at != '')
+			FROM jobs WHERE kind = ?`, capture.SummaryJobKind).Scan(&pending, &failed)
+	})
 	return pending, failed
 }
 
 // summaryAttempts is how many times the pending summary job was tried.
 func (c *cliEnv) summaryAttempts() int {
 	c.t.Helper()
-	db, err := storage.Open(context.Background(), c.dbPath)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer db.Close()
 	var n int
-	if err := db.SQL().QueryRow(`SELECT coalesce(max(attempts), 0) FROM jobs WHERE kind = ? AND failed_at = ''`, capture.SummaryJobKind).Scan(&n); err != nil {
-		c.t.Fatal(err)
-	}
+	c.withDB(func(db *storage.DB) error {
+		return db.SQL().QueryRow(`SELECT coalesce(max(attempts), 0) FROM jobs WHERE kind = ? AND failed_at = ''`, capture.SummaryJobKind).Scan(&n)
+	})
 	return n
 }
 
 // letTimePass makes jobs waiting for a retry due now, as time passing would.
 func (c *cliEnv) letTimePass() {
 	c.t.Helper()
-	db, err := storage.Open(context.Background(), c.dbPath)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.SQL().Exec(`UPDATE jobs SET run_after = ''`); err != nil {
-		c.t.Fatal(err)
-	}
+	c.withDB(func(db *storage.DB) error {
+		_, err := db.SQL().Exec(`UPDATE jobs SET run_after = ''`)
+		return err
+	})
 }
 
 // With Ollama absent, a captured session still pays off: recall serve makes
