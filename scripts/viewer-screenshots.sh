@@ -7,11 +7,11 @@ cd "$(dirname "$0")/.."
 
 # The screenshots kept, by the name a browser test saves them under.
 SHOTS=(
-  list search memory-complete memory-change-log memory-markdown chart-point-to-event
-  edit-form memory-promote-form graph-depth2-selected graph-depth3-capped
-  review-queue review-reason stale-revalidate-confirm golden-audit-trail files-shop
-  health-doctor trash-archived bulk-delete-confirm live-reconnecting help
-  memory-dark memory-phone list-phone read-only-list read-only-memory token-asked
+  list list-phone search search-superseded memory-complete memory-change-log memory-markdown chart-point-to-event
+  edit-form memory-promote-form memory-edge-added create-form graph-depth2-selected graph-depth3-capped
+  graph-folded graph-live-joined review-queue review-reason stale-revalidate-confirm golden-audit-trail
+  files-shop journal health-doctor trash-archived bulk-delete-confirm delete-view-confirm live-reconnecting
+  help memory-dark memory-phone read-only-list read-only-memory token-asked
 )
 
 out=$(mktemp -d)

@@ -62,4 +62,25 @@ func TestBrowserEditMemory(t *testing.T) {
 	if err != nil {
 		t.Fatalf("escape from the form: %v", err)
 	}
+
+	// The edit is undone from the change log: every field back, the undo
+	// recorded as an edit in turn; the first edit no longer matches the
+	// memory and has no Undo, the undo itself has one (which would redo).
+	err = within(ctx, 20*time.Second,
+		chromedp.Click(chromedp.CSS(`#changes button.undo`)),
+		until(`document.querySelector("#memory-content").textContent.trim() === "The build uses bazel." && document.querySelector("#status").textContent.startsWith("Undone")`))
+	if err != nil {
+		t.Fatalf("undoing the edit: %v", err)
+	}
+	screenshot(t, ctx, "edit-undone")
+	m, err = f.mem.Get(t.Context(), id)
+	if err != nil || m.Content != "The build uses bazel." || m.Type != memory.TypeDecision || m.Importance != 0.5 {
+		t.Errorf("after undo: %+v (%v), want the content, type and importance of before the edit", m, err)
+	}
+	if log, err := f.mem.Changes(t.Context(), id); err != nil || len(log) != 2 {
+		t.Errorf("changes recorded after the undo: %d (%v), want two edits", len(log), err)
+	}
+	if n, _ := run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#changes button.undo").length`)); n != 1 {
+		t.Errorf("%d Undo buttons after the undo, want one (on the undo itself, which is in effect)", n)
+	}
 }

@@ -209,7 +209,15 @@ async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
         field("last accessed", `${fmtTime(m.accessed_at)} (${m.access_count} times)`),
         field("metadata", metadataView(m.metadata))),
       el("h2", {}, "Access and changes"),
-      changeLog(m, d.changes),
+      changeLog(m, d.changes, async (fields) => {
+        try {
+          const res = await editMemory(m.id, fields);
+          await loadMemory(m.id, { keepStatus: true });
+          setStatus(`Undone: ${res.changed.join(", ")} set back.`);
+        } catch (err) {
+          setStatus(err.message, true);
+        }
+      }),
       el("h2", {}, "Versions"),
       chainView(chain, m.id),
       el("h2", {}, `Edges (${d.edges.length})`),

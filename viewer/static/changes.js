@@ -65,7 +65,21 @@ function fieldChange(f) {
   return el("li", {}, `${f.field}: `, el("span", { class: "before" }, value(f.before)), " → ", el("span", { class: "after" }, value(f.after)));
 }
 
-function changeItem(c, preview) {
+// UNDOABLE are the fields an edit's Undo sets back.
+const UNDOABLE = ["content", "memory_type", "importance"];
+
+// undoFields are the values that undo an edit, or null when it cannot be
+// undone as it is: a later change moved a field on since, or it changed
+// something else (metadata), or the memory is a golden rule now.
+function undoFields(c, m) {
+  if (c.action !== "edit" || m.memory_type === "golden_rule") return null;
+  const fields = c.fields ?? [];
+  if (!fields.length || fields.some((f) => !UNDOABLE.includes(f.field) || f.before === undefined || f.before === null)) return null;
+  if (fields.some((f) => m[f.field] !== f.after)) return null;
+  return Object.fromEntries(fields.map((f) => [f.field, f.before]));
+}
+
+function changeItem(c, preview, undo) {
   // A promotion or demotion repeats its type change in the headline.
   const fields = (c.fields ?? []).filter((f) => c.action === "edit" || f.field !== "memory_type");
   return el("li", { class: `change ${c.action}`, "data-action": c.action },
@@ -74,18 +88,29 @@ function changeItem(c, preview) {
       el("strong", {}, what(c)), " ", el("span", { class: "muted" }, fromWhere(c.source)),
       preview !== undefined ? [": ", memoryLink(c.memory_id, preview || "(deleted since)")] : null),
     c.reason ? el("div", { class: "reason" }, "Why: ", el("q", {}, c.reason)) : null,
-    fields.length ? el("ul", { class: "fields" }, fields.map(fieldChange)) : null);
+    fields.length ? el("ul", { class: "fields" }, fields.map(fieldChange)) : null,
+    undo ? el("p", { class: "actions" }, undo) : null);
 }
 
-// changeLog is a memory's access and change log, newest change first.
-export function changeLog(m, changes) {
+// changeLog is a memory's access and change log, newest change first. An
+// edit still in effect has an Undo, which edits the fields back (recorded as
+// an edit in turn); onUndo(fields) makes that edit.
+export function changeLog(m, changes, onUndo) {
   const access = m.access_count
     ? `Read ${m.access_count === 1 ? "once" : `${m.access_count} times`} by agents, last on ${fmtTime(m.accessed_at)}.`
     : "Never read by an agent yet.";
   return el("div", { id: "change-log" },
     el("p", { id: "access-summary" }, access),
     changes.length
-      ? el("ol", { class: "changes", id: "changes" }, changes.map((c) => changeItem(c)))
+      ? el("ol", { class: "changes", id: "changes" }, changes.map((c) => {
+        const back = onUndo ? undoFields(c, m) : null;
+        let button = null;
+        if (back) {
+          button = el("button", { type: "button", class: "undo", "data-change": c.id, title: "Set these fields back to what they were before this edit" }, "Undo this edit");
+          button.addEventListener("click", () => { button.disabled = true; onUndo(back).finally(() => { button.disabled = false; }); });
+        }
+        return changeItem(c, undefined, button);
+      }))
       : el("p", { class: "muted" }, "No changes since it was stored."));
 }
 

@@ -75,7 +75,7 @@ function stylesheet(c) {
     { selector: "node.origin", style: { "border-color": c.accent, "border-width": 4, width: 34, height: 34, "font-weight": "bold", "font-size": 13 } },
     { selector: "node.fold", style: {
       shape: "round-rectangle", "background-color": c.card, "border-color": c.muted, "border-style": "dashed", "border-width": 1.5,
-      width: "label", height: 20, padding: 6, "text-valign": "center", "text-margin-y": 0, color: c.muted, "text-background-opacity": 0,
+      width: 72, height: 24, "text-valign": "center", "text-margin-y": 0, color: c.muted, "text-background-opacity": 0,
     } },
     { selector: "node:selected", style: { "border-color": c.accent, "border-width": 4 } },
     { selector: "edge", style: {
