@@ -15,7 +15,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -105,7 +107,32 @@ func (s *DB) Pool() *pgxpool.Pool { return s.pool }
 // runs writers at once; rows a read-modify-write depends on are locked by the
 // statements themselves (SELECT ... FOR UPDATE, INSERT ... ON CONFLICT).
 func (s *DB) write(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	return pgx.BeginFunc(ctx, s.pool, fn)
+	return s.unreachable(pgx.BeginFunc(ctx, s.pool, fn))
+}
+
+// unreachable turns an error of a lost or refused connection (the server
+// restarting, down, or out of reach) into one sentence that says so; the
+// pool connects again by itself once the server is back. Other errors pass
+// unchanged.
+func (s *DB) unreachable(err error) error {
+	if err == nil || !lostConnection(err) {
+		return err
+	}
+	cc := s.pool.Config().ConnConfig
+	return fmt.Errorf("PostgreSQL at %s:%d is not answering (%v): the request was not done; it works again once the server is back, without restarting Recall", cc.Host, cc.Port, err)
+}
+
+// lostConnection reports an error of the connection rather than of the
+// statement: refused or dropped, or the server shutting down.
+func lostConnection(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03" || strings.HasPrefix(pe.Code, "08")
+	}
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	return errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		strings.Contains(err.Error(), "conn closed")
 }
 
 // querier is what both the pool and a transaction offer.

@@ -191,7 +191,7 @@ func (s *DB) InsertMemory(ctx context.Context, m *memory.Memory, vec []float32) 
 // GetMemory returns one memory or an error wrapping ErrNotFound.
 func (s *DB) GetMemory(ctx context.Context, id string) (*memory.Memory, error) {
 	m, _, err := getMemory(ctx, s.pool, id, false)
-	return m, err
+	return m, s.unreachable(err)
 }
 
 // GetMemories returns the memories that exist among ids, keyed by id.

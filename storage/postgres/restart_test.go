@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -35,6 +36,7 @@ func TestServerRestartUnderLoad(t *testing.T) {
 	defer db.Close()
 	var acked sync.Map
 	var failures, afterRestart atomic.Int64
+	var failure atomic.Value
 	var restarted atomic.Bool
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -50,6 +52,7 @@ func TestServerRestartUnderLoad(t *testing.T) {
 					Type: memory.TypeDecision, Namespace: "global", Importance: 0.5, Confidence: 0.3}
 				if _, _, err := db.InsertMemory(ctx, m, nil); err != nil {
 					failures.Add(1)
+					failure.Store(err.Error())
 					time.Sleep(50 * time.Millisecond)
 					continue
 				}
@@ -71,6 +74,9 @@ func TestServerRestartUnderLoad(t *testing.T) {
 	time.Sleep(3 * time.Second)
 	close(stop)
 	wg.Wait()
+	if msg, _ := failure.Load().(string); failures.Load() > 0 && !strings.Contains(msg, "is not answering") {
+		t.Errorf("a write during the restart failed with %q, want one saying the server is not answering", msg)
+	}
 	if afterRestart.Load() == 0 {
 		t.Fatalf("no write succeeded after the restart (%d failed)", failures.Load())
 	}

@@ -44,7 +44,7 @@ func (s *DB) rankKeywords(ctx context.Context, terms []keywords.Term, op string,
 	}
 	rows, err := s.pool.Query(ctx, query, p...)
 	if err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
+		return nil, s.unreachable(fmt.Errorf("keyword search: %w", err))
 	}
 	hits, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.Hit, error) {
 		var h memory.Hit
@@ -185,7 +185,7 @@ func (s *DB) vectorQuery(ctx context.Context, vec []float32, f memory.Filter, li
 		return err
 	})
 	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
-		return nil, fmt.Errorf("vector search: %w", err)
+		return nil, s.unreachable(fmt.Errorf("vector search: %w", err))
 	}
 	return hits, nil
 }
