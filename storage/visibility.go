@@ -2,8 +2,6 @@ package storage
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 
 	"github.com/recall-mcp/recall/memory"
 )
@@ -84,14 +82,4 @@ func visibleIDs(ctx context.Context, q querier, ids ...string) (map[string]bool,
 		}
 	}
 	return out, nil
-}
-
-// requireVisible returns ErrNotFound unless the memory id exists and the
-// principal in ctx may see it.
-func requireVisible(ctx context.Context, q querier, id string) error {
-	_, _, err := getMemory(ctx, q, id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return memory.NotFound("memory", id)
-	}
-	return err
 }
