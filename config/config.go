@@ -18,7 +18,7 @@ import (
 // Config is Recall's configuration, every value parsed and checked.
 type Config struct {
 	SQLitePath             string        // absolute or relative path, ~ expanded
-	Ollama                 bool          // Ollama in use; off: keywords only, no attempts, no warnings
+	OllamaOff              bool          // RECALL_OLLAMA=off: keywords only, no attempts, no warnings (the zero value keeps Ollama on)
 	DatabaseURL            string        // PostgreSQL URL; "" means the SQLite file
 	OllamaHost             string        // base URL with scheme and port, e.g. http://localhost:11434
 	OllamaModel            string        // embedding model
@@ -97,7 +97,7 @@ func Load() (*Config, error) {
 	}
 	c := &Config{
 		SQLitePath:             p.path("RECALL_SQLITE_PATH", raw.SQLitePath),
-		Ollama:                 p.onOff("RECALL_OLLAMA", raw.Ollama),
+		OllamaOff:              !p.onOff("RECALL_OLLAMA", raw.Ollama),
 		DatabaseURL:            p.databaseURL("RECALL_DATABASE_URL", raw.DatabaseURL),
 		OllamaHost:             p.host(hostVar, raw.OllamaHost),
 		OllamaModel:            p.text("RECALL_OLLAMA_MODEL", raw.OllamaModel),

@@ -40,7 +40,6 @@ func TestDefaults(t *testing.T) {
 	got := load(t)
 	want := config.Config{
 		SQLitePath:             filepath.Join(home, ".recall", "recall.db"),
-		Ollama:                 true,
 		OllamaHost:             "http://localhost:11434",
 		OllamaModel:            "mxbai-embed-large",
 		OllamaChatModel:        "llama3.2",
@@ -85,7 +84,7 @@ var overrides = []struct {
 	check       func(c *config.Config) bool
 }{
 	{"RECALL_SQLITE_PATH", "/var/lib/recall/r.db", func(c *config.Config) bool { return c.SQLitePath == "/var/lib/recall/r.db" }},
-	{"RECALL_OLLAMA", "off", func(c *config.Config) bool { return !c.Ollama }},
+	{"RECALL_OLLAMA", "off", func(c *config.Config) bool { return c.OllamaOff }},
 	{"RECALL_DATABASE_URL", "postgres://recall@db:5432/recall", func(c *config.Config) bool { return c.DatabaseURL == "postgres://recall@db:5432/recall" }},
 	{"RECALL_OLLAMA_HOST", "http://gpu-box:11434", func(c *config.Config) bool { return c.OllamaHost == "http://gpu-box:11434" }},
 	{"RECALL_OLLAMA_MODEL", "nomic-embed-text", func(c *config.Config) bool { return c.OllamaModel == "nomic-embed-text" }},

@@ -183,7 +183,7 @@ func checkPythonImport(ctx context.Context, r *report, db *storage.DB) {
 
 // checkOllama checks that Ollama answers and has both models.
 func checkOllama(ctx context.Context, r *report, cfg *config.Config) *embedding.Status {
-	if !cfg.Ollama {
+	if cfg.OllamaOff {
 		r.check(OK, "Ollama: off (RECALL_OLLAMA=off): search by keywords only; memories wait for their vectors until it is on")
 		return nil
 	}
@@ -307,7 +307,7 @@ func checkEmbeddings(ctx context.Context, r *report, cfg *config.Config, db spac
 		r.check(OK, fmt.Sprintf("embedding space: %s, dimension %d", space.Model, space.Dimension))
 	}
 	checkQueue(r, st)
-	if st.PendingEmbeddings == 0 || !cfg.Ollama {
+	if st.PendingEmbeddings == 0 || cfg.OllamaOff {
 		return // with Ollama off, waiting is what was asked for
 	}
 	fix := "recall serve fills them at start-up; or run: recall reindex"

@@ -122,7 +122,7 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 	var embedder memory.Embedder = ollama
 	var judge memory.Judge = ollama
 	switch {
-	case !cfg.Ollama:
+	case cfg.OllamaOff:
 		// RECALL_OLLAMA=off: keywords only, nothing waits on Ollama.
 		embedder, judge = nil, nil
 	case mode == modeHook:

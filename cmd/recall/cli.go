@@ -239,7 +239,7 @@ func runReindex(fs *pflag.FlagSet) runFunc {
 			return err
 		}
 		defer a.Close()
-		if !a.cfg.Ollama {
+		if a.cfg.OllamaOff {
 			return errors.New("RECALL_OLLAMA=off: there is no embedding model to reindex with; unset it (or set it to on) first")
 		}
 		fmt.Fprintf(e.stderr, "re-embedding with %s at %s ...\n", a.ollama.Model(), a.ollama.Host())

@@ -83,13 +83,13 @@ func runAdd(fs *pflag.FlagSet) runFunc {
 			verb = "already stored"
 		}
 		fmt.Fprintf(e.stdout, "%s %s (%s, %s)\n", verb, res.ID, res.MemoryType, res.Namespace)
-		if res.EmbeddingPending && res.Warning == "" && a.cfg.Ollama {
+		if res.EmbeddingPending && res.Warning == "" && !a.cfg.OllamaOff {
 			fmt.Fprintln(e.stdout, "embedding pending: searchable by keywords now, by meaning once Ollama answers (recall serve fills it)")
 		}
 		for _, r := range res.AutoRelationships {
 			fmt.Fprintf(e.stdout, "related: %s %s %s\n", r.SourceID, r.Relation, r.TargetID)
 		}
-		if res.Warning != "" && a.cfg.Ollama {
+		if res.Warning != "" && !a.cfg.OllamaOff {
 			fmt.Fprintln(e.stdout, "warning:", res.Warning)
 		}
 		return nil
@@ -298,7 +298,7 @@ func runSearch(fs *pflag.FlagSet) runFunc {
 		}
 		out := page(e.stdout)
 		st := style(colour(e.stdout))
-		if res.Degraded && a.cfg.Ollama {
+		if res.Degraded && !a.cfg.OllamaOff {
 			note := res.Reason
 			if !strings.Contains(note, "keyword") {
 				note = "keyword search only: " + note

@@ -669,7 +669,7 @@ func openQuiet(ctx context.Context) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg.Ollama = false
+	cfg.OllamaOff = true
 	if _, err := os.Stat(cfg.SQLitePath); err != nil && cfg.DatabaseURL == "" {
 		return nil, err // no database yet: nothing to offer, and none made by a tab
 	}

@@ -169,7 +169,7 @@ func (a *app) handleSummaries() {
 // before every judgment fails. Ollama not running is left to the calls that
 // need it: they say so themselves.
 func (a *app) warnAboutModels(ctx context.Context) {
-	if !a.cfg.Ollama {
+	if a.cfg.OllamaOff {
 		return // RECALL_OLLAMA=off: told once, by the person
 	}
 	st, err := a.ollama.Check(ctx)
