@@ -105,8 +105,8 @@ func TestMigrationRebuildsKeywordIndexOfOldDatabase(t *testing.T) {
 	}
 	keywordsVersion := versionOf("stemmed_keywords.sql")
 	for _, m := range ms[:keywordsVersion-1] {
-		if _, err := old.Exec(m.sql); err != nil {
-			t.Fatalf("%s: %v", m.name, err)
+		if _, err := old.Exec(m.SQL); err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
 		}
 	}
 	if _, err := old.Exec(`INSERT INTO meta (key, value) VALUES ('schema_version', ?)`, strconv.Itoa(keywordsVersion-1)); err != nil {

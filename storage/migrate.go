@@ -6,50 +6,22 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
-	"sort"
 	"strconv"
 	"strings"
 
+	numbered "github.com/recall-mcp/recall/internal/migrations"
 	"github.com/recall-mcp/recall/keywords"
 )
 
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
+type migration = numbered.Migration
 
-// migrations lists the embedded migrations in version order. A file is named
-// NNNN_what.sql; NNNN is the schema version it brings the database to.
+// migrations lists the embedded migrations in version order (see
+// internal/migrations for the files' names and checks).
 func migrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFiles, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	var out []migration
-	for _, e := range entries {
-		num, _, ok := strings.Cut(e.Name(), "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("migration %s: name must start with a version number", e.Name())
-		}
-		body, err := migrationFiles.ReadFile("migrations/" + e.Name())
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: v, name: e.Name(), sql: string(body)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
-	for i, m := range out {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("migration %s: expected version %d", m.name, i+1)
-		}
-	}
-	return out, nil
+	return numbered.Load(migrationFiles, "migrations")
 }
 
 // SchemaVersion is the schema version this build brings databases to.
@@ -100,15 +72,15 @@ func applyMigrations(ctx context.Context, tx *sql.Tx, current int) error {
 		return err
 	}
 	for _, m := range ms[current:] {
-		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-			return fmt.Errorf("migration %s: %w", m.name, err)
+		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+			return fmt.Errorf("migration %s: %w", m.Name, err)
 		}
-		if after := afterMigration[migrationTopic(m.name)]; after != nil {
+		if after := afterMigration[migrationTopic(m.Name)]; after != nil {
 			if err := after(ctx, tx); err != nil {
-				return fmt.Errorf("migration %s: %w", m.name, err)
+				return fmt.Errorf("migration %s: %w", m.Name, err)
 			}
 		}
-		if err := setMeta(ctx, tx, metaSchemaVersion, strconv.Itoa(m.version)); err != nil {
+		if err := setMeta(ctx, tx, metaSchemaVersion, strconv.Itoa(m.Version)); err != nil {
 			return err
 		}
 	}
@@ -172,8 +144,8 @@ func versionOf(topic string) int {
 		return 0
 	}
 	for _, m := range ms {
-		if migrationTopic(m.name) == topic {
-			return m.version
+		if migrationTopic(m.Name) == topic {
+			return m.Version
 		}
 	}
 	return 0

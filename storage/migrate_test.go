@@ -30,9 +30,9 @@ func TestMigrationRecomputesContentHashes(t *testing.T) {
 	}
 	ran := false
 	for _, mig := range ms {
-		if strings.HasSuffix(mig.name, "_python_content_hash.sql") {
-			if _, err := db.SQL().ExecContext(ctx, mig.sql); err != nil {
-				t.Fatalf("%s: %v", mig.name, err)
+		if strings.HasSuffix(mig.Name, "_python_content_hash.sql") {
+			if _, err := db.SQL().ExecContext(ctx, mig.SQL); err != nil {
+				t.Fatalf("%s: %v", mig.Name, err)
 			}
 			ran = true
 		}

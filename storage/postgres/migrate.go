@@ -5,10 +5,10 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
-	"sort"
 	"strconv"
 	"strings"
+
+	numbered "github.com/recall-mcp/recall/internal/migrations"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -17,39 +17,12 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
+type migration = numbered.Migration
 
-// migrations lists the embedded migrations in order; their numbers run from 1
-// without a gap.
+// migrations lists the embedded migrations in version order (see
+// internal/migrations for the files' names and checks).
 func migrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFiles, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	var out []migration
-	for _, e := range entries {
-		num, _, ok := strings.Cut(e.Name(), "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("migration %s: name must start with a version number", e.Name())
-		}
-		body, err := migrationFiles.ReadFile("migrations/" + e.Name())
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, migration{version: v, name: e.Name(), sql: string(body)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
-	for i, m := range out {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("migration %s: expected version %d", m.name, i+1)
-		}
-	}
-	return out, nil
+	return numbered.Load(migrationFiles, "migrations")
 }
 
 // SchemaVersion is the schema version this binary writes.
@@ -98,11 +71,11 @@ func migrateAt(ctx context.Context, cc *pgx.ConnConfig) error {
 	}
 	for _, m := range ms[current:] {
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, m.sql); err != nil {
+			if _, err := tx.Exec(ctx, m.SQL); err != nil {
 				return err
 			}
 			_, err := tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ('schema_version', $1)
-				ON CONFLICT (key) DO UPDATE SET value = excluded.value`, strconv.Itoa(m.version))
+				ON CONFLICT (key) DO UPDATE SET value = excluded.value`, strconv.Itoa(m.Version))
 			return err
 		})
 		if err != nil {
@@ -110,7 +83,7 @@ func migrateAt(ctx context.Context, cc *pgx.ConnConfig) error {
 			if errors.As(err, &pe) && pe.Code == "42501" {
 				return connectError(cc, err)
 			}
-			return fmt.Errorf("migration %s: %w", m.name, err)
+			return fmt.Errorf("migration %s: %w", m.Name, err)
 		}
 	}
 	return nil
