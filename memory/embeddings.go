@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // Vectors of different models or dimensions are never compared: the store
@@ -238,4 +239,21 @@ func unseen(batch []*Memory, seen map[string]bool) []*Memory {
 		}
 	}
 	return out
+}
+
+// CheckVector refuses vectors cosine distance is undefined for: all zeros, or
+// holding NaN or infinity. Every store checks a vector with it before keeping
+// or searching with it.
+func CheckVector(vec []float32) error {
+	var norm float64
+	for _, f := range vec {
+		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+			return Invalidf("vector", "with NaN or infinity", "finite numbers")
+		}
+		norm += float64(f) * float64(f)
+	}
+	if norm == 0 {
+		return Invalidf("vector", "of zeros", "a vector with a non-zero length")
+	}
+	return nil
 }

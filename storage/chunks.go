@@ -39,7 +39,7 @@ func (s *DB) SetChunkEmbeddings(ctx context.Context, id string, vecs [][]float32
 			return err
 		}
 		for i, vec := range vecs {
-			if err := checkVector(vec); err != nil {
+			if err := memory.CheckVector(vec); err != nil {
 				return err
 			}
 			if len(vec) != sp.Dimension {

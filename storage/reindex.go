@@ -74,7 +74,7 @@ func (s *DB) ReindexPending(ctx context.Context, limit int, skip []string) ([]*m
 func (s *DB) StageVectors(ctx context.Context, vecs map[string][]float32) error {
 	return s.write(ctx, func(tx *sql.Tx) error {
 		for id, vec := range vecs {
-			if err := checkVector(vec); err != nil {
+			if err := memory.CheckVector(vec); err != nil {
 				return fmt.Errorf("memory %s: %w", id, err)
 			}
 			_, err := tx.ExecContext(ctx, `INSERT INTO reindex_vectors (seq, content_hash, embedding)

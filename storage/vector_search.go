@@ -37,7 +37,7 @@ func (s *DB) SearchVector(ctx context.Context, vec []float32, f memory.Filter, l
 		return nil, fmt.Errorf("query vector of dimension %d, the database holds %q vectors of dimension %d: %w",
 			len(vec), sp.Model, sp.Dimension, memory.ErrEmbeddingMismatch)
 	}
-	if err := checkVector(vec); err != nil {
+	if err := memory.CheckVector(vec); err != nil {
 		return nil, err
 	}
 	if limit <= 0 {

@@ -122,7 +122,7 @@ func (s *DB) ResetEmbeddings(ctx context.Context, space memory.EmbeddingSpace) e
 // putVector stores the vector of the memory at seq and clears its pending flag.
 // Without a recorded space the first vector fixes the dimension (model unnamed).
 func putVector(ctx context.Context, tx *sql.Tx, seq int64, vec []float32) error {
-	if err := checkVector(vec); err != nil {
+	if err := memory.CheckVector(vec); err != nil {
 		return err
 	}
 	sp, err := embeddingSpace(ctx, tx)
@@ -157,22 +157,6 @@ func putVector(ctx context.Context, tx *sql.Tx, seq int64, vec []float32) error 
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE memories SET embedding_pending = 0 WHERE seq = ?`, seq)
 	return err
-}
-
-// checkVector refuses vectors cosine distance is undefined for: all zeros, or
-// holding NaN or infinity.
-func checkVector(vec []float32) error {
-	var norm float64
-	for _, f := range vec {
-		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
-			return memory.Invalidf("vector", "with NaN or infinity", "finite numbers")
-		}
-		norm += float64(f) * float64(f)
-	}
-	if norm == 0 {
-		return memory.Invalidf("vector", "of zeros", "a vector with a non-zero length")
-	}
-	return nil
 }
 
 // encodeVector is the little-endian float32 blob vec0 reads.

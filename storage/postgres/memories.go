@@ -145,7 +145,7 @@ func (s *DB) InsertMemory(ctx context.Context, m *memory.Memory, vec []float32) 
 		return nil, false, err
 	}
 	if vec != nil {
-		if err := checkVector(vec); err != nil {
+		if err := memory.CheckVector(vec); err != nil {
 			return nil, false, err
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -160,25 +159,10 @@ func (s *DB) ResetEmbeddings(ctx context.Context, space memory.EmbeddingSpace) e
 	})
 }
 
-// checkVector refuses vectors cosine distance is undefined for.
-func checkVector(vec []float32) error {
-	var norm float64
-	for _, f := range vec {
-		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
-			return memory.Invalidf("vector", "with NaN or infinity", "finite numbers")
-		}
-		norm += float64(f) * float64(f)
-	}
-	if norm == 0 {
-		return memory.Invalidf("vector", "of zeros", "a vector with a non-zero length")
-	}
-	return nil
-}
-
 // putVector stores the vector of the memory at seq and clears its pending
 // flag. Without a recorded space the first vector fixes the dimension.
 func putVector(ctx context.Context, tx pgx.Tx, seq int64, vec []float32) error {
-	if err := checkVector(vec); err != nil {
+	if err := memory.CheckVector(vec); err != nil {
 		return err
 	}
 	sp, err := embeddingSpace(ctx, tx)
@@ -300,7 +284,7 @@ func (s *DB) SetChunkEmbeddings(ctx context.Context, id string, vecs [][]float32
 			return err
 		}
 		for i, vec := range vecs {
-			if err := checkVector(vec); err != nil {
+			if err := memory.CheckVector(vec); err != nil {
 				return err
 			}
 			if len(vec) != sp.Dimension {
@@ -375,7 +359,7 @@ func (s *DB) ReindexPending(ctx context.Context, limit int, skip []string) ([]*m
 func (s *DB) StageVectors(ctx context.Context, vecs map[string][]float32) error {
 	return s.write(ctx, func(tx pgx.Tx) error {
 		for id, vec := range vecs {
-			if err := checkVector(vec); err != nil {
+			if err := memory.CheckVector(vec); err != nil {
 				return fmt.Errorf("memory %s: %w", id, err)
 			}
 			_, err := tx.Exec(ctx, `INSERT INTO reindex_vectors (seq, content_hash, embedding)
