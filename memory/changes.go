@@ -176,3 +176,16 @@ func changeSource(source string) string {
 	}
 	return source
 }
+
+// Of ties the entry to m as it is after the change: m's id, and m's namespace
+// and update time unless the entry already has them. Every store calls it
+// before writing the entry.
+func (c *Change) Of(m *Memory) {
+	c.MemoryID = m.ID
+	if c.Namespace == "" {
+		c.Namespace = m.Namespace
+	}
+	if c.At.IsZero() {
+		c.At = m.UpdatedAt
+	}
+}

@@ -109,13 +109,7 @@ func (s *DB) LastEventTimes(ctx context.Context, ids []string) (map[string]time.
 // insertChange writes c for memory m (as it is after the change): the
 // memory's id, and its namespace and the time of its update unless c has them.
 func insertChange(ctx context.Context, tx querier, m *memory.Memory, c *memory.Change) error {
-	c.MemoryID = m.ID
-	if c.Namespace == "" {
-		c.Namespace = m.Namespace
-	}
-	if c.At.IsZero() {
-		c.At = m.UpdatedAt
-	}
+	c.Of(m)
 	_, err := writeChange(ctx, tx, c)
 	return err
 }
