@@ -14,6 +14,7 @@ import (
 	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/history"
+	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/jobs"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/privacy"
@@ -37,6 +38,9 @@ type app struct {
 	// and the MCP server alike.
 	projects *project.Resolver
 	hist     *history.Service // nil unless opened (serve), or with RECALL_HISTORY=off
+	// vectors logs when the prompt hooks this process answers go to keywords
+	// only and back, once per change.
+	vectors hook.VectorLog
 }
 
 // appMode says how much of Recall a command needs.
