@@ -8,10 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/recall-mcp/recall/spool"
@@ -68,14 +70,19 @@ func Ask(ctx context.Context, path string, req Request, connectWait, answerWait 
 	if _, err := os.Stat(path); err != nil {
 		return nil, ErrNoServer
 	}
-	d := net.Dialer{Timeout: connectWait}
+	// The connection and the greeting share the connect wait.
+	taken := within(ctx, connectWait)
+	d := net.Dialer{Deadline: taken}
 	conn, err := d.DialContext(ctx, "unix", path)
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %v", ErrNoServer, err) // a socket left by a server that died
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoServer, err)
+		return nil, fmt.Errorf("%w (%s): %v", ErrNotTaken, connectWait, err)
 	}
 	defer conn.Close()
 	r := bufio.NewReader(conn)
-	conn.SetDeadline(within(ctx, connectWait))
+	conn.SetDeadline(taken)
 	if hello, err := r.ReadString('\n'); err != nil || hello != greeting {
 		if err == nil {
 			err = fmt.Errorf("greeted with %q", hello)
