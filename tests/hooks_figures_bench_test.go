@@ -275,10 +275,14 @@ func closedPortURL(b *testing.B) string {
 }
 
 // hungOllama is a listener that accepts connections and never answers, as an
-// Ollama stuck loading a model does. It counts the connections.
+// Ollama stuck loading a model does. It counts the connections and keeps what
+// each one sent.
 type hungOllama struct {
 	ln    net.Listener
 	conns atomic.Int32
+
+	mu       sync.Mutex
+	requests []*bytes.Buffer
 }
 
 func newHungOllama(t testing.TB) *hungOllama {
@@ -289,7 +293,6 @@ func newHungOllama(t testing.TB) *hungOllama {
 	}
 	h := &hungOllama{ln: ln}
 	var held []net.Conn
-	var mu sync.Mutex
 	go func() {
 		for {
 			conn, err := ln.Accept()
@@ -297,15 +300,29 @@ func newHungOllama(t testing.TB) *hungOllama {
 				return
 			}
 			h.conns.Add(1)
-			mu.Lock()
+			req := &bytes.Buffer{}
+			h.mu.Lock()
 			held = append(held, conn)
-			mu.Unlock()
+			h.requests = append(h.requests, req)
+			h.mu.Unlock()
+			go func() {
+				buf := make([]byte, 4096)
+				for {
+					n, err := conn.Read(buf)
+					h.mu.Lock()
+					req.Write(buf[:n])
+					h.mu.Unlock()
+					if err != nil {
+						return
+					}
+				}
+			}()
 		}
 	}()
 	t.Cleanup(func() {
 		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
+		h.mu.Lock()
+		defer h.mu.Unlock()
 		for _, c := range held {
 			c.Close()
 		}
@@ -314,3 +331,16 @@ func newHungOllama(t testing.TB) *hungOllama {
 }
 
 func (h *hungOllama) URL() string { return "http://" + h.ln.Addr().String() }
+
+// asked counts the connections whose request contains text.
+func (h *hungOllama) asked(text string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, r := range h.requests {
+		if bytes.Contains(r.Bytes(), []byte(text)) {
+			n++
+		}
+	}
+	return n
+}
