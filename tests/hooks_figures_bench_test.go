@@ -3,7 +3,9 @@ package tests
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -90,8 +92,45 @@ func newHookFigure(b *testing.B, n int, model string) *hookFigure {
 	if model == "" {
 		model = "mxbai-embed-large"
 	}
-	seedHookFigure(b, c.dbPath, n, model)
+	seedOnce(b, c.dbPath, n, model)
 	return &hookFigure{c: c, cwd: cwd, model: model}
+}
+
+// seeded holds a database seeded by seedHookFigure per size and model, to
+// copy for the next figure of the same size (seeding 100k vectors takes
+// longer than timing the hooks on them).
+var seeded = map[string]string{}
+
+func seedOnce(b *testing.B, path string, n int, model string) {
+	b.Helper()
+	key := fmt.Sprintf("%d-%s", n, model)
+	if from, ok := seeded[key]; ok {
+		copyDatabase(b, from, path)
+		return
+	}
+	seedHookFigure(b, path, n, model)
+	keep := filepath.Join(filepath.Dir(recallBin), "seeded-"+key+".db") // removed with the binary
+	copyDatabase(b, path, keep)
+	seeded[key] = keep
+}
+
+// copyDatabase copies a closed SQLite database with its write-ahead log.
+func copyDatabase(b *testing.B, from, to string) {
+	b.Helper()
+	for _, suffix := range []string{"", "-wal"} {
+		data, err := os.ReadFile(from + suffix)
+		if errors.Is(err, fs.ErrNotExist) && suffix != "" {
+			os.Remove(to + suffix)
+			continue
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(to+suffix, data, 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	os.Remove(to + "-shm")
 }
 
 func (f *hookFigure) prompt() string {
@@ -208,7 +247,7 @@ func seedHookFigure(b *testing.B, path string, n int, model string) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	var rec memory.Records
+	var rec seedRecords
 	t0 := time.Now().Add(-time.Duration(n) * time.Second)
 	notes := corpus.Varied(min(n, corpus.MaxVaried), 11)
 	for i := range n {
