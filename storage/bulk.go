@@ -133,7 +133,7 @@ func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *Im
 			m.ContentHash = memory.ContentHash(m.Content)
 		}
 		// An export made before the change log carries it in metadata.edits.
-		legacy := editsToChanges(m)
+		legacy := memory.LegacyEdits(m)
 		meta, err := encodeMetadata(m.Metadata)
 		if err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)

@@ -106,8 +106,31 @@ func (s *DB) Pool() *pgxpool.Pool { return s.pool }
 // write runs fn in one transaction, committed when fn returns nil. PostgreSQL
 // runs writers at once; rows a read-modify-write depends on are locked by the
 // statements themselves (SELECT ... FOR UPDATE, INSERT ... ON CONFLICT).
+//
+// A connection lost before the transaction began (one the pool still held
+// after the server restarted) is retried once on a fresh one: nothing was
+// sent. A connection lost in the middle rolls the whole transaction back on
+// the server; the caller gets the error and may try again.
 func (s *DB) write(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	return s.unreachable(pgx.BeginFunc(ctx, s.pool, fn))
+	tx, err := s.pool.Begin(ctx)
+	if err != nil && lostConnection(err) && ctx.Err() == nil {
+		tx, err = s.pool.Begin(ctx)
+	}
+	if err != nil {
+		return s.unreachable(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit; a lost connection rolls back by itself
+	if err := fn(tx); err != nil {
+		return s.unreachable(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		if lostConnection(err) {
+			// The commit may have reached the server before the line went.
+			return fmt.Errorf("PostgreSQL connection lost while committing (%v): the change may or may not be stored; look before repeating it", err)
+		}
+		return err
+	}
+	return nil
 }
 
 // unreachable turns an error of a lost or refused connection (the server

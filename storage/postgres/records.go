@@ -93,6 +93,8 @@ func writeMemories(ctx context.Context, tx pgx.Tx, ms []*memory.Memory, res *sto
 		if err := checkWritable(ctx, m.Namespace); err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
 		}
+		// An export made before the change log carries it in metadata.edits.
+		legacy := memory.LegacyEdits(m)
 		meta, err := encodeMetadata(m.Metadata)
 		if err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
@@ -111,6 +113,11 @@ func writeMemories(ctx context.Context, tx pgx.Tx, ms []*memory.Memory, res *sto
 		if tag.RowsAffected() == 1 {
 			ids[m.ID] = m.ID
 			res.Memories++
+			for _, c := range legacy {
+				if _, err := writeChange(ctx, tx, &c); err != nil {
+					return nil, err
+				}
+			}
 			continue
 		}
 		var id string
