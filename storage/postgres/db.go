@@ -20,6 +20,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -36,6 +37,12 @@ type DB struct {
 	url  string
 	// hasIterative: the server's pgvector scans HNSW iteratively (0.8+).
 	hasIterative bool
+	// dimension is the vector column's dimension as last seen (0: not known
+	// yet). A store whose vector has it writes in one statement; the column's
+	// type still refuses another, should another process change it.
+	dimension atomic.Int64
+	// announce tells other servers' viewers of changes (announce.go).
+	announce announcer
 }
 
 // Options tune Open.
@@ -94,8 +101,9 @@ func OpenWith(ctx context.Context, dbURL string, opts Options) (*DB, error) {
 	return &DB{pool: pool, log: log, url: dbURL, hasIterative: !VersionLess(installed, "0.8.0")}, nil
 }
 
-// Close releases the pool.
+// Close sends the announcement still on its way and releases the pool.
 func (s *DB) Close() error {
+	s.announce.drains.Wait()
 	s.pool.Close()
 	return nil
 }
@@ -130,6 +138,16 @@ func (s *DB) write(ctx context.Context, fn func(tx pgx.Tx) error) error {
 		}
 		return err
 	}
+	return nil
+}
+
+// writeChanged is write for a change to memories or edges: committed, it is
+// announced to the viewers of every server.
+func (s *DB) writeChanged(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	if err := s.write(ctx, fn); err != nil {
+		return err
+	}
+	s.changed(ctx)
 	return nil
 }
 

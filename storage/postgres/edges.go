@@ -29,7 +29,7 @@ func (s *DB) InsertEdge(ctx context.Context, e *memory.Edge) (int64, error) {
 		return 0, err
 	}
 	var id int64
-	err = s.write(ctx, func(tx pgx.Tx) error {
+	err = s.writeChanged(ctx, func(tx pgx.Tx) error {
 		id, err = insertEdge(ctx, tx, e, meta)
 		return err
 	})
@@ -151,6 +151,9 @@ func (s *DB) LinkOnce(ctx context.Context, e *memory.Edge) (int64, bool, error) 
 	if err != nil {
 		return 0, false, err
 	}
+	if created {
+		s.changed(ctx)
+	}
 	return id, created, nil
 }
 
@@ -169,7 +172,7 @@ func (s *DB) ResolveContradiction(ctx context.Context, r memory.Resolution) erro
 			return err
 		}
 	}
-	return s.write(ctx, func(tx pgx.Tx) error {
+	return s.writeChanged(ctx, func(tx pgx.Tx) error {
 		notFound := memory.NotFound("edge", strconv.FormatInt(r.EdgeID, 10))
 		var rel, a, b string
 		p := params{r.EdgeID}
@@ -320,6 +323,9 @@ func (s *DB) DeleteEdges(ctx context.Context, q memory.EdgeQuery) ([]int64, erro
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	if err != nil {
 		return nil, fmt.Errorf("delete edges: %w", err)
+	}
+	if len(ids) > 0 {
+		s.changed(ctx)
 	}
 	slices.Sort(ids)
 	return ids, nil

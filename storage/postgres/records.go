@@ -16,7 +16,7 @@ import (
 // between the two either way.
 func (s *DB) Import(ctx context.Context, r memory.Records) (*memory.ImportResult, error) {
 	var res *memory.ImportResult
-	err := s.write(ctx, func(tx pgx.Tx) error {
+	err := s.writeChanged(ctx, func(tx pgx.Tx) error {
 		var err error
 		if res, err = writeRecords(ctx, tx, r); err != nil {
 			return err
