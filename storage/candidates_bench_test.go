@@ -59,7 +59,7 @@ func BenchmarkSignCandidates(b *testing.B) {
 func candidateRecall(b *testing.B, db *DB, q []float32, f memory.Filter, count int) (float64, float64) {
 	ctx := context.Background()
 	db.signs.mu.Lock()
-	seqs := db.signs.candidates(signBits(q), f, memory.Principal{}, count)
+	seqs := db.signs.candidates(q, f, memory.Principal{}, count, count)
 	db.signs.mu.Unlock()
 	list, _ := json.Marshal(seqs)
 	rows, err := db.SQL().QueryContext(ctx, `SELECT v.rowid FROM memory_vectors v

@@ -24,9 +24,10 @@ var exactScanBelow = 20_000
 // would pay that on every prompt, a server only once.
 var catchUpInline = 5_000
 
-// signCandidates returns the candidates of a search by sign bits, or ok false
+// signCandidates returns the n candidates of a search by sign bits (see
+// signIndex.candidates: wide of them by Hamming distance first), or ok false
 // when the search should run the exact scan instead.
-func (s *DB) signCandidates(ctx context.Context, vec []float32, f memory.Filter, n int) (seqs []int64, ok bool, err error) {
+func (s *DB) signCandidates(ctx context.Context, vec []float32, f memory.Filter, wide, n int) (seqs []int64, ok bool, err error) {
 	x := s.signs
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -61,7 +62,7 @@ func (s *DB) signCandidates(ctx context.Context, vec []float32, f memory.Filter,
 	if len(x.seqs) >= exactScanBelow && x.version-x.snapshot > snapshotLag {
 		s.loader.writeSnapshot(s.db, x)
 	}
-	return x.candidates(signBits(vec), f, memory.PrincipalFrom(ctx), n), true, nil
+	return x.candidates(vec, f, memory.PrincipalFrom(ctx), wide, n), true, nil
 }
 
 // readSnapshot fills the empty copy x from the file's snapshot when one is
@@ -196,7 +197,7 @@ func (x *signIndex) adopt(fresh *signIndex) {
 func (x *signIndex) take(fresh *signIndex) {
 	x.version, x.words, x.slot, x.seqs, x.signs = fresh.version, fresh.words, fresh.slot, fresh.seqs, fresh.signs
 	x.live, x.namespaces, x.types, x.importance = fresh.live, fresh.namespaces, fresh.types, fresh.importance
-	x.strings, x.snapshot = fresh.strings, fresh.snapshot
+	x.names, x.nameIDs, x.snapshot = fresh.names, fresh.nameIDs, fresh.snapshot
 }
 
 // knnVectorSearch is sqlite-vec's exact scan: namespace, type and importance are
