@@ -32,13 +32,17 @@ func (s *DB) signCandidates(ctx context.Context, vec []float32, f memory.Filter,
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	var behind int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM vector_signs WHERE version > ?`, x.version).Scan(&behind); err != nil {
-		return nil, false, err
-	}
-	if behind > catchUpInline && !x.snapshotTried {
+	fromSnapshot := false
+	if len(x.seqs) == 0 && !x.snapshotTried {
+		// An empty copy starts from the file's snapshot when there is one
+		// (counting the rows changed since version 0 would read the whole
+		// version index first: 100k entries).
 		x.snapshotTried = true
-		if since, ok := s.readSnapshot(ctx, x); ok {
-			behind = since
+		behind, fromSnapshot = s.readSnapshot(ctx, x)
+	}
+	if !fromSnapshot {
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM vector_signs WHERE version > ?`, x.version).Scan(&behind); err != nil {
+			return nil, false, err
 		}
 	}
 	total := len(x.seqs) + behind // at most: some rows are updates or removals

@@ -94,8 +94,9 @@ func (x *signIndex) readSnapshot(ctx context.Context, q querier) (bool, error) {
 		x.seqs[i], x.live[i] = seq, true
 		x.namespaces[i], x.types[i] = nsIDs[ns], typeIDs[typ]
 		x.importance[i] = math.Float64frombits(binary.LittleEndian.Uint64(rec[12:]))
-		for w := range words {
-			x.signs[i*words+w] = binary.LittleEndian.Uint64(rec[20+8*w:])
+		signs, src := x.signs[i*words:(i+1)*words], rec[20:]
+		for w := range signs {
+			signs[w] = binary.LittleEndian.Uint64(src[8*w:])
 		}
 	}
 	x.version, x.snapshot = version, version

@@ -100,7 +100,8 @@ func (s *DB) rankByCodes(ctx context.Context, vec []float32, seqs []int64, n int
 	if len(seqs) <= n {
 		return seqs, nil
 	}
-	list, err := json.Marshal(seqs)
+	// Read in the file's order: neighbouring codes share pages.
+	list, err := json.Marshal(slices.Sorted(slices.Values(seqs)))
 	if err != nil {
 		return nil, err
 	}

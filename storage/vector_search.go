@@ -120,9 +120,9 @@ type searchPlan struct {
 func planSearch(limit int, filtered bool, superseded int) searchPlan {
 	var p searchPlan
 	if filtered {
-		p = searchPlan{hamming: min(max(250*limit, 2500), 5000), projected: min(max(25*limit, 1000), 2000)}
+		p = searchPlan{hamming: min(max(250*limit, 2500), 5000), projected: min(max(40*limit, 1600), 3000)}
 	} else {
-		p = searchPlan{hamming: min(max(10*limit, 200), 1000), projected: min(max(5*limit, 100), 500)}
+		p = searchPlan{hamming: min(max(10*limit, 200), 1000), projected: min(max(4*limit, 100), 500)}
 	}
 	p.exact = limit + max(limit, 20)
 	p.hamming += superseded
