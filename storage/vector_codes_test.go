@@ -5,10 +5,14 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 
+	"github.com/recall-mcp/recall/internal/benchreport"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -160,4 +164,71 @@ func TestRankByCodesKeepsCandidatesWithoutACode(t *testing.T) {
 	if want := []int64{seq["uncoded"], seq["nearer"], seq["near"]}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("rankByCodes = %v, want %v (uncoded, nearer, near)", got, want)
 	}
+}
+
+// BenchmarkUpgradeToVectorCodes times the upgrade of a file made before
+// vector_codes (the codes of every vector computed in the migration's
+// transaction) on a copy of the seeded topics file, with the file's pages
+// cold or warm as the copy leaves them:
+//
+//	go test -tags sqlite_fts5 -run '^$' -bench 'UpgradeToVectorCodes/100k' -benchtime 1x ./storage/
+func BenchmarkUpgradeToVectorCodes(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(sizeName(n), func(b *testing.B) {
+			ctx := context.Background()
+			seeded := seededDB(b, fmt.Sprintf("recall-bench-topics-%d-schema%d.db", n, SchemaVersion()), n, seedTopics)
+			source := seeded.Path()
+			seeded.Close()
+			var took benchreport.Latencies
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				path := filepath.Join(b.TempDir(), "old.db")
+				if err := copyFile(source, path); err != nil {
+					b.Fatal(err)
+				}
+				old, err := Open(ctx, path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				err = old.write(ctx, func(tx *sql.Tx) error {
+					for _, q := range []string{`DROP TRIGGER vector_codes_delete`, `DROP TABLE vector_codes`} {
+						if _, err := tx.ExecContext(ctx, q); err != nil {
+							return err
+						}
+					}
+					return setMeta(ctx, tx, metaSchemaVersion, strconv.Itoa(versionOf("vector_codes.sql")-1))
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				old.Close()
+				b.StartTimer()
+				took.Time(func() {
+					db, err := Open(ctx, path)
+					if err != nil {
+						b.Fatal(err)
+					}
+					db.Close()
+				})
+			}
+			took.Report(b)
+		})
+	}
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
