@@ -41,7 +41,9 @@ func readAgreement(ctx context.Context, q querier) (memory.Agreement, error) {
 // up, as TouchMemories does, rather than slow a search down.
 func (s *DB) RecordVectorAgreement(ctx context.Context, matched bool) error {
 	return s.write(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '100ms'`); err != nil {
+		// Best effort, and committed without waiting for the disk: a count
+		// lost in a crash only fades the record a little less.
+		if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', '100ms', true), set_config('synchronous_commit', 'off', true)`); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ($1, '') ON CONFLICT (key) DO NOTHING`, metaVectorAgreement); err != nil {
