@@ -109,6 +109,8 @@ var afterMigration = map[string]func(context.Context, *sql.Tx) error{
 	"journal_keywords.sql": backfillJournalWords,
 	// Who made each change.
 	"people.sql": addAuthorColumns,
+	// Vectors stored before vector_codes existed need their codes.
+	"vector_codes.sql": backfillCodes,
 }
 
 // addAuthorColumns gives the tables that record changes an author column,
