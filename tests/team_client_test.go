@@ -340,3 +340,32 @@ func journalRows(t *testing.T, dbPath string) []journalRow {
 	}
 	return out
 }
+
+// A session left idle while the server was away loses nothing either: the
+// laptop's `recall serve` sends what waits in the outbox once it is back,
+// without another hook.
+func TestClientModeServeSendsTheOutboxWhenTheServerReturns(t *testing.T) {
+	ts := startTeam(t)
+	laptop := clientOf(t, ts, ts.alice)
+	_, cwd := newProject(t, laptop, "shop")
+	laptop.serveIn(cwd)
+	addr := strings.TrimPrefix(ts.url, "http://")
+	ts.stop(t)
+	laptop.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "the last prompt before lunch"}))
+	outbox := laptop.dbPath + ".outbox"
+	if n := countJSON(t, outbox); n != 1 {
+		t.Fatalf("outbox holds %d events with the server away, want 1", n)
+	}
+	back := startHTTPAt(t, laptop.environForServer(ts), addr)
+	deadline := time.Now().Add(20 * time.Second)
+	for countJSON(t, outbox) > 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	back.stop(t)
+	if n := countJSON(t, outbox); n != 0 {
+		t.Fatalf("recall serve left %d events in the outbox after the server came back", n)
+	}
+	if rows := journalRows(t, ts.cli.dbPath); len(rows) != 1 || rows[0].body != "the last prompt before lunch" || rows[0].author != "alice" {
+		t.Errorf("the server's journal = %+v, want alice's prompt once", rows)
+	}
+}
