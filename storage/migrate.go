@@ -118,6 +118,8 @@ var afterMigration = map[string]func(context.Context, *sql.Tx) error{
 			CREATE INDEX IF NOT EXISTS file_activity_author ON file_activity (author, created_at)`)
 		return err
 	},
+	// Vectors stored before vector_codes existed need their codes.
+	"vector_codes.sql": backfillCodes,
 }
 
 // addAuthorColumns gives tables an author column, unless they have one
