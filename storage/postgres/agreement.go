@@ -35,10 +35,11 @@ func readAgreement(ctx context.Context, q querier) (memory.Agreement, error) {
 	return a, nil
 }
 
-// RecordVectorAgreement counts searches in the record, in order. The row is locked
-// for the read-modify-write, so searches of several servers at once each
-// count; best effort: behind another's lock for more than a moment it gives
-// up, as TouchMemories does, rather than slow a search down.
+// RecordVectorAgreement counts searches in the record, in order, in one
+// write. The row is locked for the read-modify-write, so searches of several
+// servers at once each count; best effort: behind another's lock for more
+// than a moment it gives up, as TouchMemories does, rather than slow a search
+// down.
 func (s *DB) RecordVectorAgreement(ctx context.Context, matched ...bool) error {
 	if len(matched) == 0 {
 		return nil
