@@ -230,7 +230,9 @@ func (s *DB) knnVectorSearch(ctx context.Context, vec []float32, f memory.Filter
 	// metadata conditions cannot say "not user: but mine").
 	post, postArgs := visibleCond(ctx, "m")
 	if !f.IncludeSuperseded {
-		post += " AND " + notSuperseded
+		cond, sargs := notSupersededFor(ctx)
+		post += " AND " + cond
+		postArgs = append(postArgs, sargs...)
 	}
 	query := `WITH knn AS MATERIALIZED (
 			SELECT rowid, distance FROM memory_vectors WHERE ` + knnWhere + `
