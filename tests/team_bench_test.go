@@ -120,4 +120,3 @@ func benchRecallSessions(b *testing.B, ts *teamServer, tokens []string) {
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
 }
-
