@@ -12,6 +12,7 @@ import (
 
 	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/hook"
+	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/remote"
 	"github.com/recall-mcp/recall/server"
 	"github.com/recall-mcp/recall/spool"
@@ -54,11 +55,14 @@ func serveAsClient(ctx context.Context, cfg *config.Config, log *slog.Logger) er
 		}
 	}
 	startCtx, cancel := context.WithTimeout(ctx, connectWait)
-	srv, err := server.NewForwarding(startCtx, d, sess)
+	srv, err := server.NewForwarding(startCtx, d, sess, cfg.Project)
 	cancel()
 	if err != nil {
 		return errors.New("team server " + cfg.ServerURL + " did not list its tools: " + err.Error() + "; check RECALL_SERVER_URL and RECALL_TOKEN, or unset RECALL_SERVER_URL to use this machine's own database")
 	}
+	// Hook events kept while the server was away go out from here too, not
+	// only with the next hook.
+	go clientHooks(cfg, c, log).KeepSending(ctx, outboxInterval)
 	log.Debug("serving MCP on stdio as a client of the team server", "server", cfg.ServerURL)
 	err = server.ServeStdio(ctx, srv)
 	if ctx.Err() != nil {
@@ -84,8 +88,21 @@ func runHookAsClient(ctx context.Context, e *env, cfg *config.Config, log *slog.
 		log.Error("hook not answered", "err", err)
 		return
 	}
-	h := &remote.Hooks{Client: c, Outbox: spool.New(remote.OutboxDir(cfg.SQLitePath), log), Budget: cfg.HookTimeout, Logger: log}
-	h.Run(ctx, ev, e.stdin, e.stdout)
+	clientHooks(cfg, c, log).Run(ctx, ev, e.stdin, e.stdout)
+}
+
+// outboxInterval is how often `recall serve` in client mode sends the hook
+// events waiting in the outbox.
+const outboxInterval = 5 * time.Second
+
+// clientHooks sends this machine's hook events to the team server. A hook
+// waits for it as long as a hook on the server's own machine waits for a
+// running server (RECALL_HOOK_TIMEOUT, the server's budget for the prompt's
+// vector, plus socketAnswerSlack for the search and the journal), then
+// answers nothing and leaves its event in the outbox.
+func clientHooks(cfg *config.Config, c *remote.Client, log *slog.Logger) *remote.Hooks {
+	return &remote.Hooks{Client: c, Outbox: spool.New(remote.OutboxDir(cfg.SQLitePath), log),
+		Budget: cfg.HookTimeout + socketAnswerSlack, Logger: log, Pinned: cfg.Project}
 }
 
 // serveUIAsClient serves the team server's viewer on 127.0.0.1, through a
@@ -130,9 +147,49 @@ func clientCall(ctx context.Context, cfg *config.Config, log *slog.Logger, tool 
 			d.History = hs
 		}
 	}
-	srv, err := server.NewForwarding(ctx, d, sess)
+	srv, err := server.NewForwarding(ctx, d, sess, cfg.Project)
 	if err != nil {
 		return nil, fmt.Errorf("team server %s: %w", cfg.ServerURL, err)
 	}
 	return server.Call(ctx, srv, tool, args)
+}
+
+// clientConfig returns the configuration when this machine is a client of a
+// team server (ok false otherwise, or when the configuration does not load:
+// the command's own path then reports it).
+func clientConfig(e *env) (*config.Config, *slog.Logger, bool) {
+	cfg, log, err := loadConfigLevel(e.stderr, cliLevel(e))
+	if err != nil || !cfg.ClientMode() {
+		return nil, nil, false
+	}
+	return cfg, log, true
+}
+
+// searchThroughServer is recall search on a client machine: the team
+// server's memory_recall_tool, as the person whose token this machine holds.
+// The filters the tool does not take are refused, not ignored.
+func searchThroughServer(ctx context.Context, cfg *config.Config, log *slog.Logger, f *filters, query string, related bool) (*memory.RecallResult, error) {
+	if f.since != "" || f.until != "" || f.minConf != 0 || f.maxConf != 1 || f.all || f.project == "." {
+		return nil, usagef("on a client of the team server, recall search takes --namespace, --project NAME, --type, --limit, --related, --sort and --json (the dates, confidence bounds, --all and --project . need this machine's own database)")
+	}
+	ns := cliNamespace(f.namespace)
+	if f.project != "" {
+		if ns != "" {
+			return nil, usagef("give --namespace or --project, not both")
+		}
+		ns = cliNamespace(f.project)
+	}
+	args, err := json.Marshal(map[string]any{"query": query, "n_results": f.limit, "namespace": ns, "memory_type": f.typ, "include_related": related})
+	if err != nil {
+		return nil, err
+	}
+	out, err := clientCall(ctx, cfg, log, "memory_recall_tool", args)
+	if err != nil {
+		return nil, err
+	}
+	var res memory.RecallResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		return nil, fmt.Errorf("the team server's answer: %w", err)
+	}
+	return &res, nil
 }

@@ -435,7 +435,7 @@ func whereFilter(ctx context.Context, f memory.Filter, p *params) string {
 		conds = append(conds, "m.id = ANY("+p.add(f.IDs)+")")
 	}
 	if !f.IncludeSuperseded {
-		conds = append(conds, notSuperseded)
+		conds = append(conds, notSupersededFor(ctx, p))
 	}
 	if len(conds) == 0 {
 		return "true"
@@ -445,6 +445,17 @@ func whereFilter(ctx context.Context, f memory.Filter, p *params) string {
 
 // notSuperseded holds for a memory that no supersedes edge points at.
 const notSuperseded = `NOT EXISTS (SELECT 1 FROM edges s WHERE s.target_id = m.id AND s.relation = 'supersedes')`
+
+// notSupersededFor is notSuperseded as the asker in ctx sees it: only a
+// memory they may see can supersede one for them, so another person's
+// private memory never hides a shared one from the rest of the team.
+func notSupersededFor(ctx context.Context, p *params) string {
+	if !memory.PrincipalFrom(ctx).Restricted() {
+		return notSuperseded
+	}
+	return `NOT EXISTS (SELECT 1 FROM edges s WHERE s.target_id = m.id AND s.relation = 'supersedes'
+		AND EXISTS (SELECT 1 FROM memories sm WHERE sm.id = s.source_id AND ` + visibleCond(ctx, "sm", p) + `))`
+}
 
 // ListMemories lists memories by filter, order and page; ties are broken by
 // insertion order so pages never overlap.
@@ -493,14 +504,15 @@ func (s *DB) TouchMemories(ctx context.Context, ids []string, at time.Time) erro
 	if len(ids) == 0 {
 		return nil
 	}
-	return s.write(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '250ms'`); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `UPDATE memories SET accessed_at = $1, access_count = access_count + 1
-			WHERE id = ANY($2)`, at, ids); err != nil {
-			return fmt.Errorf("touch memories: %w", err)
-		}
-		return nil
-	})
+	// One round trip (a batch is one implicit transaction, so the settings
+	// hold for the update), committed without waiting for the disk: an
+	// access count lost in a crash is no memory lost, and every search
+	// waiting on a flush was the price.
+	b := &pgx.Batch{}
+	b.Queue(`SELECT set_config('lock_timeout', '250ms', true), set_config('synchronous_commit', 'off', true)`)
+	b.Queue(`UPDATE memories SET accessed_at = $1, access_count = access_count + 1 WHERE id = ANY($2)`, at, ids)
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return s.unreachable(fmt.Errorf("touch memories: %w", err))
+	}
+	return nil
 }
