@@ -48,6 +48,7 @@ func Run(t *testing.T, open Open) {
 		{"UpdateMemory", testUpdateMemory},
 		{"UpdateMemoryContentMakesItPending", testUpdateContentPending},
 		{"UpdateMemoryRefusesDuplicateContent", testUpdateDuplicate},
+		{"MoveToAnotherNamespace", testMoveNamespace},
 		{"UpdateLoggedAndWithEvent", testUpdateLoggedAndEvent},
 		{"DeleteProtectsGoldenAndCascades", testDeleteCascade},
 		{"TrashAndRestore", testTrashRestore},
@@ -279,6 +280,69 @@ func testUpdateDuplicate(t *testing.T, s Store) {
 	_, err := s.UpdateMemory(ctx, b.ID, func(m *memory.Memory) error { m.Content = "one"; return nil })
 	if !errors.Is(err, memory.ErrInvalid) {
 		t.Fatalf("update to a duplicate content: %v, want ErrInvalid", err)
+	}
+}
+
+// testMoveNamespace moves a memory: every search and listing finds it in
+// its new namespace only, and a move onto the same text already there is
+// refused with the memory that holds it, changing nothing.
+func testMoveNamespace(t *testing.T, s Store) {
+	a := insert(t, s, newMemory("deploy with the blue pipeline", memory.GlobalNamespace, memory.TypeDecision), vec(0, 0))
+	insert(t, s, newMemory("unrelated global note", memory.GlobalNamespace, memory.TypeSession), vec(1, 0))
+	moved, err := s.UpdateMemoryLogged(ctx, a.ID, func(m *memory.Memory) (*memory.Change, error) {
+		m.Namespace = "project:shop"
+		return &memory.Change{Action: memory.ChangeEdit, Source: memory.SourceViewer,
+			Fields: []memory.FieldChange{{Field: "namespace", Before: memory.GlobalNamespace, After: "project:shop"}}}, nil
+	})
+	must(t, err)
+	if moved.Namespace != "project:shop" || moved.ContentHash != a.ContentHash || moved.EmbeddingPending {
+		t.Fatalf("after the move: %+v", moved)
+	}
+	in := func(ns string) memory.Filter { return memory.Filter{Namespaces: []string{ns}} }
+	for _, c := range []struct {
+		ns   string
+		want int
+	}{{"project:shop", 1}, {memory.GlobalNamespace, 0}} {
+		kw, err := s.SearchKeyword(ctx, "pipeline", in(c.ns), 5)
+		must(t, err)
+		vs, err := s.SearchVector(ctx, vec(0, 0), in(c.ns), 5)
+		must(t, err)
+		n, err := s.CountMemories(ctx, in(c.ns))
+		must(t, err)
+		if len(kw) != c.want || slices.Contains(ids(vs), a.ID) != (c.want == 1) {
+			t.Errorf("in %s: keyword hits %v, vector hits %v; want the moved memory %d times", c.ns, kw, vs, c.want)
+		}
+		if c.ns == "project:shop" && n != 1 {
+			t.Errorf("count in %s = %d, want 1", c.ns, n)
+		}
+	}
+	cs, err := s.Changes(ctx, memory.ChangeQuery{MemoryID: a.ID})
+	must(t, err)
+	if len(cs) != 1 || cs[0].Namespace != "project:shop" || cs[0].Fields[0].Field != "namespace" {
+		t.Fatalf("change log after the move: %+v", cs)
+	}
+
+	// The same text in two namespaces, one moved onto the other: refused.
+	here := insert(t, s, newMemory("tabs, not spaces", memory.GlobalNamespace, memory.TypePreference), nil)
+	there := insert(t, s, newMemory("tabs, not spaces", "project:shop", memory.TypePreference), nil)
+	_, err = s.UpdateMemoryLogged(ctx, here.ID, func(m *memory.Memory) (*memory.Change, error) {
+		m.Namespace = "project:shop"
+		return &memory.Change{Action: memory.ChangeEdit, Source: memory.SourceViewer}, nil
+	})
+	var dup *memory.DuplicateError
+	if !errors.As(err, &dup) || !errors.Is(err, memory.ErrInvalid) || dup.ExistingID != there.ID || dup.Namespace != "project:shop" {
+		t.Fatalf("moving onto the same text: %v, want a DuplicateError naming %s", err, there.ID)
+	}
+	if m, _ := s.GetMemory(ctx, here.ID); m.Namespace != memory.GlobalNamespace {
+		t.Fatalf("a refused move moved the memory to %s", m.Namespace)
+	}
+	if cs, _ := s.Changes(ctx, memory.ChangeQuery{MemoryID: here.ID}); len(cs) != 0 {
+		t.Fatalf("a refused move was recorded: %+v", cs)
+	}
+	// An edit onto another memory's text names it too.
+	_, err = s.UpdateMemory(ctx, moved.ID, func(m *memory.Memory) error { m.Content = "tabs, not spaces"; return nil })
+	if !errors.As(err, &dup) || dup.ExistingID != there.ID {
+		t.Fatalf("editing onto another memory's text: %v, want a DuplicateError naming %s", err, there.ID)
 	}
 }
 

@@ -139,8 +139,8 @@ export function getGraph(id, depth, signal) {
   return getJSON(`api/memories/${encodeURIComponent(id)}/graph?depth=${depth}`, signal);
 }
 
-// editMemory changes a memory's content, type or importance (fields left out
-// stay); the change is recorded in its change log.
+// editMemory changes a memory's content, type, importance or namespace
+// (fields left out stay); the change is recorded in its change log.
 export function editMemory(id, fields) {
   return call(`api/memories/${encodeURIComponent(id)}`, {
     method: "PATCH",

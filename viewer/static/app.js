@@ -187,7 +187,7 @@ async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
       el("div", { class: "actions", id: "memory-actions" },
         el("button", { type: "button", id: "confirm", title: "It held: confidence +0.1" }, "Confirm"),
         el("button", { type: "button", id: "refute", title: "It was wrong: confidence -0.15" }, "Refute"),
-        el("button", { type: "button", id: "edit", title: "Change content, type or importance (e)" }, "Edit"),
+        el("button", { type: "button", id: "edit", title: "Change content, type, importance or namespace (e)" }, "Edit"),
         PROMOTABLE.includes(m.memory_type)
           ? el("button", { type: "button", id: "promote", title: "Make it a golden rule (asks why)" }, "Promote…")
           : null,
@@ -298,15 +298,21 @@ function openEdit(m) {
   const type = el("select", { id: "edit-type", "aria-label": "Type", disabled: golden },
     TYPES.filter((t) => golden || t !== "golden_rule").map((t) => el("option", { value: t, selected: t === m.memory_type }, t)));
   const importance = el("input", { id: "edit-importance", type: "number", min: 0, max: 1, step: 0.05, value: m.importance, "aria-label": "Importance" });
+  // Moving: any namespace by name, the ones that hold memories offered.
+  const namespace = el("input", { id: "edit-namespace", value: m.namespace, list: "edit-namespaces", autocomplete: "off", spellcheck: "false",
+    "aria-label": "Namespace", title: "global, project:<name>, or private (your own, with a person's token)" });
+  const namespaces = el("datalist", { id: "edit-namespaces" },
+    [...$("namespace").options].filter((o) => o.value).map((o) => el("option", { value: o.value })));
   const save = el("button", { type: "submit", id: "edit-save" }, "Save");
   const cancel = el("button", { type: "button", id: "edit-cancel" }, "Cancel");
   const form = el("form", { class: "edit-form", id: "edit-form" },
     el("label", {}, "Content", content),
     el("div", { class: "row" },
       el("label", {}, "Type ", type),
-      el("label", {}, "Importance ", importance)),
+      el("label", {}, "Importance ", importance),
+      el("label", {}, "Namespace ", namespace, namespaces)),
     golden ? el("p", { class: "muted" }, "A golden rule's type changes by demoting it, with a reason, on the ", el("a", { href: goldenHash(m.namespace.replace(/^project:/, "").replace(/^global$/, "")) }, "golden rules page"), ".") : null,
-    el("p", { class: "muted" }, "Changed content is searched by its new words at once and embedded again. The change is recorded in the memory's change log."),
+    el("p", { class: "muted" }, "Changed content is searched by its new words at once and embedded again. A new namespace moves the memory there, with its edges and history. The change is recorded in the memory's change log, where it can be undone."),
     el("div", { class: "actions" }, save, cancel));
   box.replaceChildren(form);
   cancel.addEventListener("click", () => box.replaceChildren());
@@ -318,13 +324,15 @@ function openEdit(m) {
     if (!golden && type.value !== m.memory_type) fields.memory_type = type.value;
     const imp = Number(importance.value);
     if (importance.value !== "" && imp !== m.importance) fields.importance = imp;
+    if (namespace.value.trim() !== m.namespace) fields.namespace = namespace.value.trim();
     if (!Object.keys(fields).length) { box.replaceChildren(); setStatus("Nothing changed."); return; }
     save.disabled = true;
     try {
       const res = await editMemory(m.id, fields);
       box.replaceChildren();
       await loadMemory(m.id);
-      setStatus(`Saved: ${res.changed.join(", ") || "nothing changed"}.`);
+      const moved = res.changed.includes("namespace") ? ` (now in ${res.memory.namespace})` : "";
+      setStatus(`Saved: ${res.changed.join(", ") || "nothing changed"}${moved}.`);
     } catch (err) {
       save.disabled = false;
       setStatus(err.message, true);
