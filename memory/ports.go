@@ -23,7 +23,7 @@ type Store interface {
 	VectorStore
 	Reindexer
 	Graph
-	Records
+	EventLog
 	FileLog
 	Bookkeeping
 	TrashStore
@@ -152,9 +152,9 @@ type Graph interface {
 	DeleteEdges(ctx context.Context, q EdgeQuery) ([]int64, error)
 }
 
-// Records keeps what happened to memories: validation events and change
+// EventLog keeps what happened to memories: validation events and change
 // logs.
-type Records interface {
+type EventLog interface {
 	// AddEvent records a validation event and returns its id.
 	AddEvent(ctx context.Context, ev *ValidationEvent) (int64, error)
 	// Events lists a memory's events, newest first, optionally of one type.

@@ -160,9 +160,9 @@ func (s *DB) NotContradiction(ctx context.Context, a, b string) (bool, error) {
 
 // writeChanges writes imported entries for the memories they name (mapped
 // through ids like events); entries of a missing memory are skipped.
-func writeChanges(ctx context.Context, tx *sql.Tx, cs []memory.Change, ids map[string]string, res *ImportResult, p *progress) error {
+func writeChanges(ctx context.Context, tx *sql.Tx, cs []memory.Change, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
 	for _, c := range cs {
-		p.step()
+		p.Step()
 		id, related, err := resolveEnds(ctx, tx, ids, c.MemoryID, c.RelatedID)
 		if err != nil {
 			return err

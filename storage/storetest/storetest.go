@@ -18,7 +18,6 @@ import (
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/jobs"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
 )
 
 // Store is what a store offers the rest of Recall: the memory and journal
@@ -27,8 +26,8 @@ type Store interface {
 	memory.Store
 	capture.Store
 	jobs.Queue
-	Trash(ctx context.Context) ([]storage.TrashItem, error)
-	RestoreMemory(ctx context.Context, id string) (*storage.ImportResult, error)
+	Trash(ctx context.Context) ([]memory.TrashItem, error)
+	RestoreMemory(ctx context.Context, id string) (*memory.ImportResult, error)
 	// RecordToolCall writes a hook's journal entry and file touch together.
 	RecordToolCall(ctx context.Context, e *journal.Entry, a *memory.FileActivity) error
 }
