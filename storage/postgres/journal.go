@@ -35,9 +35,13 @@ func insertEntry(ctx context.Context, q querier, e *journal.Entry) (int64, error
 		return 0, fmt.Errorf("encode files: %w", err)
 	}
 	e.CreatedAt = orNow(e.CreatedAt, time.Now())
-	err = q.QueryRow(ctx, `INSERT INTO journal (kind, namespace, session_id, turn_id, transcript_path,
+	// The viewers' Journal pages listen (see watch.go); the notice goes out
+	// when the entry commits.
+	err = q.QueryRow(ctx, `WITH entry AS (INSERT INTO journal (kind, namespace, session_id, turn_id, transcript_path,
 			tool_name, title, body, files, memory_id, trimmed_bytes, created_at, search_words)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, to_tsvector('`+stemmed+`', $13)) RETURNING id`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, to_tsvector('`+stemmed+`', $13)) RETURNING id),
+		notice AS (SELECT pg_notify('`+notifyChannel+`', ''))
+		SELECT entry.id FROM entry, notice`,
 		string(e.Kind), e.Namespace, e.SessionID, e.TurnID, e.TranscriptPath, e.ToolName,
 		e.Title, e.Body, string(body), e.MemoryID, e.TrimmedBytes, e.CreatedAt, journalWords(e.Title, e.Body)).Scan(&e.ID)
 	if err != nil {
@@ -218,6 +222,9 @@ func (s *DB) ForgetEntries(ctx context.Context, sessionID string, before time.Ti
 	var n int
 	var memIDs []string
 	err := s.write(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_notify('`+notifyChannel+`', '')`); err != nil {
+			return fmt.Errorf("forget journal: %w", err)
+		}
 		rows, err := tx.Query(ctx, `DELETE FROM journal WHERE `+where+` RETURNING memory_id`, p...)
 		if err != nil {
 			return fmt.Errorf("forget journal: %w", err)

@@ -11,9 +11,9 @@ import { loadGraph, graphHash, parseGraphHash } from "./graph.js";
 import { loadGolden, goldenHash, parseGoldenHash } from "./golden.js";
 import { loadFiles, parseFilesHash } from "./files.js";
 import { Bulk } from "./bulk.js";
-import { StaleReview } from "./stale.js";
+import { StaleReview, parseReviewHash } from "./stale.js";
 import { loadTrash } from "./trash.js";
-import { loadJournal, parseJournalHash } from "./journal.js";
+import { loadJournal, freshenJournal, parseJournalHash } from "./journal.js";
 import { openCreate } from "./create.js";
 import { removeButton, linkForm } from "./edges.js";
 import { changeLog, promoteForm, PROMOTABLE } from "./changes.js";
@@ -393,7 +393,7 @@ let stale; // the StaleReview under it
 function view() {
   const h = location.hash;
   if (/^#\/m\/.+$/.test(h)) return "memory";
-  if (h === "#/review") return "review";
+  if (parseReviewHash(h)) return "review";
   if (h === "#/health") return "health";
   if (h === "#/trash") return "trash";
   if (parseGraphHash(h)) return "graph";
@@ -422,7 +422,14 @@ function route() {
     else a.removeAttribute("aria-current");
   });
   if (v === "memory") loadMemory(decodeURIComponent(location.hash.slice("#/m/".length)));
-  else if (v === "review") { review.load(); stale.load({ quiet: true }); }
+  else if (v === "review") {
+    // The nav's Review keeps the queue's filters, as Memories keeps the list's.
+    document.querySelector('#nav a[data-view="review"]').href = location.hash;
+    stale.show(parseReviewHash(location.hash));
+    stale.namespaces();
+    review.load();
+    stale.load({ quiet: true });
+  }
   else if (v === "health") loadHealth($("health"), setStatus);
   else if (v === "graph") loadGraph($("graph-view"), parseGraphHash(location.hash), setStatus);
   else if (v === "golden") loadGolden($("golden-view"), parseGoldenHash(location.hash), setStatus);
@@ -496,12 +503,19 @@ function live(ev) {
   // How many changes the page has heard of, for anyone checking it is live.
   document.body.dataset.changes = String(Number(document.body.dataset.changes || 0) + 1);
   const dropped = lastTotal !== null && ev.total < lastTotal;
+  // A hook's journal entry alone changes nothing the memory pages show.
+  const memories = ev.changed.length > 0 || ev.edges || (lastTotal !== null && ev.total !== lastTotal);
   lastTotal = ev.total;
   for (const c of ev.changed) {
     fresh.add(c.id);
     setTimeout(() => { fresh.delete(c.id); document.querySelector(`#memories li[data-id="${CSS.escape(c.id)}"]`)?.classList.remove("fresh"); }, FRESH_MS);
   }
   const v = view();
+  if (v === "journal") {
+    if (ev.journal) freshenJournal($("journal-view"), parseJournalHash(location.hash), setStatus);
+    return;
+  }
+  if (!memories) return;
   if (v === "review") { review.load({ quiet: true }); stale.load({ quiet: true }); return; }
   if (v === "list") { loadList({ quiet: true }); return; }
   if (v === "health") { loadHealth($("health"), setStatus, { quiet: true }); return; }
