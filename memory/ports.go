@@ -264,6 +264,16 @@ type Stats struct {
 	FileBytes      int64         `json:"file_bytes"`
 }
 
+// TallyMemories sets Memories to the sum of ByType, once the store has
+// counted by type the memories the asker may see: a person's figures leave
+// out the other people's private memories, and the total agrees with them.
+func (s *Stats) TallyMemories() {
+	s.Memories = 0
+	for _, n := range s.ByType {
+		s.Memories += n
+	}
+}
+
 // Filter narrows searches, lists and counts. Zero values mean "any".
 type Filter struct {
 	Namespaces        []string // any of these namespaces

@@ -77,7 +77,7 @@ func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *me
 	ids := make(map[string]string, len(ms))
 	for _, m := range ms {
 		p.Step()
-		if err := checkWritable(ctx, m.Namespace); err != nil {
+		if err := memory.CheckWritable(ctx, m.Namespace); err != nil {
 			res.Skipped = append(res.Skipped, fmt.Sprintf("memory %s: %v", m.ID, err))
 			continue
 		}
@@ -86,7 +86,7 @@ func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *me
 		}
 		// An export made before the change log carries it in metadata.edits.
 		legacy := editsToChanges(m)
-		meta, err := encodeMetadata(m.Metadata)
+		meta, err := memory.EncodeMetadata(m.Metadata)
 		if err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
 		}
@@ -136,7 +136,7 @@ func writeEdges(ctx context.Context, tx *sql.Tx, es []memory.Edge, ids map[strin
 			res.Skipped = append(res.Skipped, fmt.Sprintf("edge %d %s -> %s: a memory at either end is missing", e.ID, e.SourceID, e.TargetID))
 			continue
 		}
-		meta, err := encodeMetadata(e.Metadata)
+		meta, err := memory.EncodeMetadata(e.Metadata)
 		if err != nil {
 			return fmt.Errorf("edge %d: %w", e.ID, err)
 		}
@@ -220,7 +220,7 @@ func writeFiles(ctx context.Context, tx *sql.Tx, fs []memory.FileRow, res *memor
 	defer ins.Close()
 	for _, a := range fs {
 		p.Step()
-		meta, err := encodeMetadata(a.Metadata)
+		meta, err := memory.EncodeMetadata(a.Metadata)
 		if err != nil {
 			return fmt.Errorf("file activity %d: %w", a.ID, err)
 		}

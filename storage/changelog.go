@@ -259,7 +259,7 @@ func moveEditsToLog(ctx context.Context, tx *sql.Tx) error {
 			rows.Close()
 			return err
 		}
-		if m.Metadata, err = decodeMetadata(meta); err != nil {
+		if m.Metadata, err = memory.DecodeMetadata([]byte(meta)); err != nil {
 			rows.Close()
 			return fmt.Errorf("memory %s: %w", m.ID, err)
 		}
@@ -280,7 +280,7 @@ func moveEditsToLog(ctx context.Context, tx *sql.Tx) error {
 				return fmt.Errorf("move edits of %s: %w", c.MemoryID, err)
 			}
 		}
-		meta, err := encodeMetadata(m.Metadata)
+		meta, err := memory.EncodeMetadata(m.Metadata)
 		if err != nil {
 			return err
 		}

@@ -84,7 +84,7 @@ func exportEdges(ctx context.Context, tx querier, fn func(*memory.Edge) error) e
 		}
 		e.Relation = memory.Relation(rel)
 		var err error
-		if e.Metadata, err = decodeOptionalMetadata(meta); err != nil {
+		if e.Metadata, err = memory.DecodeOptionalMetadata([]byte(meta)); err != nil {
 			return fmt.Errorf("edge %d: %w", e.ID, err)
 		}
 		if e.CreatedAt, err = parseTime(created); err != nil {
@@ -145,7 +145,7 @@ func exportFiles(ctx context.Context, tx querier, fn func(*memory.FileRow) error
 		}
 		a.Action = memory.FileAction(action)
 		var err error
-		if a.Metadata, err = decodeOptionalMetadata(meta); err != nil {
+		if a.Metadata, err = memory.DecodeOptionalMetadata([]byte(meta)); err != nil {
 			return fmt.Errorf("file activity %d: %w", a.ID, err)
 		}
 		if a.CreatedAt, err = parseTime(created); err != nil {

@@ -36,7 +36,7 @@ func toTrash(ctx context.Context, tx *sql.Tx, id string, archived bool) error {
 			return fmt.Errorf("trash edges: %w", err)
 		}
 		e.Relation = memory.Relation(rel)
-		e.Metadata, _ = decodeOptionalMetadata(meta)
+		e.Metadata, _ = memory.DecodeOptionalMetadata([]byte(meta))
 		e.CreatedAt, _ = parseTime(created)
 		rec.Edges = append(rec.Edges, e)
 	}

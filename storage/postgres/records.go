@@ -76,10 +76,10 @@ func writeMemories(ctx context.Context, tx pgx.Tx, ms []*memory.Memory, res *mem
 		if m.ContentHash == "" {
 			m.ContentHash = memory.ContentHash(m.Content)
 		}
-		if err := checkWritable(ctx, m.Namespace); err != nil {
+		if err := memory.CheckWritable(ctx, m.Namespace); err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
 		}
-		meta, err := encodeMetadata(m.Metadata)
+		meta, err := memory.EncodeMetadata(m.Metadata)
 		if err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
 		}
@@ -150,7 +150,7 @@ func writeEdges(ctx context.Context, tx pgx.Tx, es []memory.Edge, ids map[string
 			res.Skipped = append(res.Skipped, fmt.Sprintf("edge %d %s -> %s: a memory at either end is missing", e.ID, e.SourceID, e.TargetID))
 			continue
 		}
-		meta, err := encodeMetadata(e.Metadata)
+		meta, err := memory.EncodeMetadata(e.Metadata)
 		if err != nil {
 			return fmt.Errorf("edge %d: %w", e.ID, err)
 		}
@@ -226,7 +226,7 @@ func writeChanges(ctx context.Context, tx pgx.Tx, cs []memory.Change, ids map[st
 func writeFiles(ctx context.Context, tx pgx.Tx, fs []memory.FileRow, res *memory.ImportResult, p *memory.RecordCounter) error {
 	for _, a := range fs {
 		p.Step()
-		meta, err := encodeMetadata(a.Metadata)
+		meta, err := memory.EncodeMetadata(a.Metadata)
 		if err != nil {
 			return fmt.Errorf("file activity %d: %w", a.ID, err)
 		}
@@ -351,7 +351,7 @@ func (s *DB) Export(ctx context.Context, v memory.RecordVisitor) error {
 					}
 					f.Action, f.CreatedAt = memory.FileAction(action), f.CreatedAt.UTC()
 					var err error
-					if f.Metadata, err = decodeOptionalMetadata(meta); err != nil {
+					if f.Metadata, err = memory.DecodeOptionalMetadata(meta); err != nil {
 						return err
 					}
 					return v.File(&f)

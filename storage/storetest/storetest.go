@@ -1536,4 +1536,10 @@ func testVisibility(t *testing.T, s Store) {
 	if n, _ := s.CountMemories(ctx, memory.Filter{}); n != 2 {
 		t.Errorf("the machine's own count = %d, want 2", n)
 	}
+	if st, err := s.Stats(bob); err != nil || st.Memories != 1 || st.ByNamespace["user:ann"] != 0 || st.ByType[string(memory.TypeDecision)] != 0 {
+		t.Errorf("bob's stats = %+v, %v; want 1 memory, none of ann's", st, err)
+	}
+	if st, _ := s.Stats(ctx); st.Memories != 2 {
+		t.Errorf("the machine's own stats count %d memories, want 2", st.Memories)
+	}
 }
