@@ -3,6 +3,7 @@ package viewer
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -121,4 +122,55 @@ func until(expr string) chromedp.Action[chromedp.Void] {
 		_, err := chromedp.Poll[bool](expr)(ctx, tg)
 		return err
 	})
+}
+
+// TestBrowserFilterByAuthor: on a team's store the list offers who stored
+// the memories (most first) and narrows to one of them, in its address; a
+// store of one person offers no such filter.
+func TestBrowserFilterByAuthor(t *testing.T) {
+	ctx := newBrowser(t)
+	f := newFixture(t)
+	srv := newLoopbackServer(t, f)
+	f.store(t, "Written on this machine before there were people", memory.TypeDecision, "global")
+	open(t, ctx, srv+"/", "#memories li")
+	if _, err := run(ctx, until(`document.querySelector("#author").hidden && document.querySelectorAll("#memories li").length === 1`)); err != nil {
+		t.Fatalf("a store of one person shows an author filter: %v", err)
+	}
+	storeAs := func(person, content string) string {
+		t.Helper()
+		ctx := memory.WithPrincipal(t.Context(), memory.Principal{Person: person})
+		res, err := f.mem.Remember(ctx, memory.StoreRequest{Content: content, Type: memory.TypeDecision, Namespace: "project:shop"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.ID
+	}
+	ann := []string{storeAs("ann", "Ann: the shop deploys on Fridays"), storeAs("ann", "Ann: prices include VAT")}
+	storeAs("bob", "Bob: the cart keeps items for a week")
+	shown := `[...document.querySelectorAll("#memories li")].map((li) => li.dataset.id).sort().join()`
+	err := within(ctx, 20*time.Second,
+		chromedp.Reload(),
+		until(`!document.querySelector("#author").hidden`),
+		until(`[...document.querySelectorAll("#author option")].map((o) => o.textContent).join("|") === "anyone|ann (2)|bob (1)|no one named: this machine (1)"`),
+		chromedp.SetValue(chromedp.CSS(`#author`), "ann"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector("#author").dispatchEvent(new Event("change"))`),
+		until(`location.hash === "#/?by=ann"`),
+		until(shown+` === `+fmt.Sprintf("%q", strings.Join(sorted(ann), ","))),
+		until(`document.querySelector("#memories li .author").textContent === "by ann"`),
+		chromedp.Reload(),
+		until(`document.querySelector("#author").value === "ann"`),
+		until(shown+` === `+fmt.Sprintf("%q", strings.Join(sorted(ann), ","))),
+		until(`document.querySelector("#export-md").getAttribute("href").includes("author=ann")`),
+	)
+	if err != nil {
+		got, _ := run(ctx, chromedp.Evaluate[string](shown+` + " / " + [...document.querySelectorAll("#author option")].map((o) => o.textContent).join("|")`))
+		t.Fatalf("filtering by author: %v (shown %s)", err, got)
+	}
+	screenshot(t, ctx, "list-by-author")
+}
+
+func sorted(xs []string) []string {
+	out := append([]string(nil), xs...)
+	slices.Sort(out)
+	return out
 }

@@ -391,6 +391,9 @@ func whereFilter(ctx context.Context, f memory.Filter, p *params) string {
 	if !f.CreatedBefore.IsZero() {
 		conds = append(conds, "m.created_at < "+p.add(f.CreatedBefore))
 	}
+	if len(f.Authors) > 0 {
+		conds = append(conds, "m.author = ANY("+p.add(f.Authors)+")")
+	}
 	if len(f.IDs) > 0 {
 		conds = append(conds, "m.id = ANY("+p.add(f.IDs)+")")
 	}

@@ -85,6 +85,7 @@ func Run(t *testing.T, open Open) {
 		{"SummaryJobs", testSummaryJobs},
 		{"ToolCallInOneTransaction", testToolCall},
 		{"PrivateNamespacesPerPerson", testVisibility},
+		{"FilterByAuthor", testFilterByAuthor},
 		{"Stats", testStats},
 	}
 	for _, c := range cases {
@@ -1487,6 +1488,52 @@ func testToolCall(t *testing.T, s Store) {
 // testVisibility: a person sees the shared namespaces and their own
 // user:<name>, never another person's, whichever method asks; the
 // machine's own processes (no principal) see everything.
+// testFilterByAuthor: the viewer's author filter narrows listings, counts
+// and both searches to who stored the memories ("" for no one: this
+// machine's processes), and the stats count memories by author.
+func testFilterByAuthor(t *testing.T, s Store) {
+	ann := memory.WithPrincipal(ctx, memory.Principal{Person: "ann"})
+	bob := memory.WithPrincipal(ctx, memory.Principal{Person: "bob"})
+	byAnn, _, err := s.InsertMemory(ann, newMemory("ann deploys on fridays", memory.GlobalNamespace, memory.TypeDecision), vec(0, 0))
+	must(t, err)
+	byBob, _, err := s.InsertMemory(bob, newMemory("bob deploys on mondays", memory.GlobalNamespace, memory.TypeDecision), vec(0, 0.1))
+	must(t, err)
+	local := insert(t, s, newMemory("deploys wait for green builds", memory.GlobalNamespace, memory.TypeDecision), vec(0, 0.2))
+	for _, c := range []struct {
+		authors []string
+		want    []string
+	}{
+		{[]string{"ann"}, []string{byAnn.ID}},
+		{[]string{"bob", ""}, []string{byBob.ID, local.ID}},
+		{[]string{""}, []string{local.ID}},
+		{nil, []string{byAnn.ID, byBob.ID, local.ID}},
+	} {
+		f := memory.Filter{Bounds: memory.Bounds{Authors: c.authors}}
+		ms, err := s.ListMemories(ctx, memory.ListQuery{Filter: f, OrderBy: memory.OrderCreatedAt})
+		must(t, err)
+		var listed []string
+		for _, m := range ms {
+			listed = append(listed, m.ID)
+		}
+		kw, err := s.SearchKeyword(ctx, "deploys", f, 10)
+		must(t, err)
+		vs, err := s.SearchVector(ctx, vec(0, 0), f, 10)
+		must(t, err)
+		n, err := s.CountMemories(ctx, f)
+		must(t, err)
+		sorted := func(xs []string) []string { xs = slices.Clone(xs); slices.Sort(xs); return xs }
+		want := sorted(c.want)
+		if !slices.Equal(sorted(listed), want) || !slices.Equal(sorted(ids(kw)), want) || !slices.Equal(sorted(ids(vs)), want) || n != len(want) {
+			t.Errorf("authors %q: listed %v, keyword %v, vector %v, count %d; want %v", c.authors, listed, ids(kw), ids(vs), n, want)
+		}
+	}
+	st, err := s.Stats(ctx)
+	must(t, err)
+	if st.ByAuthor["ann"] != 1 || st.ByAuthor["bob"] != 1 || st.ByAuthor[""] != 1 || len(st.ByAuthor) != 3 {
+		t.Errorf("stats by author = %v", st.ByAuthor)
+	}
+}
+
 func testVisibility(t *testing.T, s Store) {
 	ann := memory.WithPrincipal(ctx, memory.Principal{Person: "ann"})
 	bob := memory.WithPrincipal(ctx, memory.Principal{Person: "bob"})

@@ -1,7 +1,7 @@
 // The viewer's page: a memory list with search and filters, and one memory's
 // page, switched by the URL's hash (#/ and #/m/<id>).
 import { el, fmtTime, fmtNum, searchWords, excerpt, highlight } from "./dom.js";
-import { listMemories, getMemory, validateMemory, forgetMemory, editMemory, watchChanges, exportURL, listProjects } from "./api.js";
+import { listMemories, getMemory, validateMemory, forgetMemory, editMemory, watchChanges, exportURL, listProjects, listAuthors } from "./api.js";
 import { PAGE_SIZE, emptyListState, listHash, parseListHash, activeFilters } from "./listurl.js";
 import { confidenceChart, eventRowId } from "./chart.js";
 import { renderMarkdown } from "./markdown.js";
@@ -57,6 +57,7 @@ function memoryItem(m, query) {
       el("div", { class: "meta" },
         el("span", { class: `badge ${m.memory_type}` }, m.memory_type),
         el("span", {}, m.namespace),
+        m.author ? el("span", { class: "author" }, `by ${m.author}`) : null,
         el("span", {}, `confidence ${fmtNum(m.confidence)}`),
         el("span", {}, `importance ${fmtNum(m.importance)}`),
         el("span", {}, fmtTime(m.created_at)))));
@@ -202,6 +203,7 @@ async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
         field("id", m.id),
         field("type", m.memory_type),
         field("namespace", m.namespace),
+        m.author ? field("stored by", m.author) : null,
         field("confidence", fmtNum(m.confidence)),
         field("importance", fmtNum(m.importance)),
         field("created", fmtTime(m.created_at)),
@@ -451,6 +453,10 @@ function showListState() {
   if (state.namespace && ![...ns.options].some((o) => o.value === state.namespace)) ns.append(el("option", { value: state.namespace }, state.namespace));
   ns.value = state.namespace;
   $("type").value = state.type;
+  const by = $("author");
+  if (state.author && ![...by.options].some((o) => o.value === state.author)) by.append(el("option", { value: state.author }, state.author));
+  by.value = state.author;
+  by.hidden = by.options.length < 3 && !state.author; // one author: nothing to choose
   $("order").value = state.order;
   $("min-confidence").value = state.minConfidence;
   $("max-confidence").value = state.maxConfidence;
@@ -478,6 +484,27 @@ async function namespaceOptions() {
     ns.value = keep;
   } catch {
     // the list still works with every namespace
+  }
+}
+
+// authorOptions offers who stored the memories (people on a team server),
+// with their counts; with one author (a store of one person) the filter
+// stays hidden.
+async function authorOptions() {
+  try {
+    const authors = await listAuthors();
+    const by = $("author");
+    const keep = by.value;
+    for (const a of authors) {
+      const label = a.author === "(none)" ? `no one named: this machine (${a.memories})` : `${a.author} (${a.memories})`;
+      const have = [...by.options].find((o) => o.value === a.author);
+      if (have) have.textContent = label;
+      else by.append(el("option", { value: a.author }, label));
+    }
+    by.value = keep;
+    by.hidden = authors.length < 2 && !keep;
+  } catch {
+    // the list still works without the filter
   }
 }
 
@@ -567,6 +594,7 @@ function init() {
     state.q = $("q").value.trim();
     state.namespace = $("namespace").value;
     state.type = $("type").value;
+    state.author = $("author").value;
     state.order = $("order").value;
     state.minConfidence = $("min-confidence").value;
     state.maxConfidence = $("max-confidence").value;
@@ -580,7 +608,7 @@ function init() {
   };
   const later = debounce(refilter, SEARCH_DELAY_MS);
   $("q").addEventListener("input", later);
-  for (const id of ["namespace", "type", "order", "min-confidence", "max-confidence", "since", "until", "superseded"]) $(id).addEventListener("change", refilter);
+  for (const id of ["namespace", "type", "author", "order", "min-confidence", "max-confidence", "since", "until", "superseded"]) $(id).addEventListener("change", refilter);
   $("filters-toggle").addEventListener("click", () => {
     const open = $("more-filters").classList.toggle("open");
     $("filters-toggle").setAttribute("aria-expanded", String(open));
@@ -589,6 +617,7 @@ function init() {
   history.scrollRestoration = "manual";
   window.addEventListener("scroll", () => { if (shown === "list") listScroll.set(listURL, window.scrollY); }, { passive: true });
   namespaceOptions();
+  authorOptions();
   const create = () => openCreate($("create-box"), {
     namespaces: [...$("namespace").options].map((o) => o.value).filter((v) => v && v !== "global"),
     namespace: state.namespace, setStatus,
