@@ -118,7 +118,8 @@ func TestBrowserMoveMemory(t *testing.T) {
 		t.Fatalf("stored after the move: %+v (%v)", m, err)
 	}
 	err = within(ctx, 20*time.Second,
-		chromedp.Click(chromedp.CSS(`#changes button.undo`)),
+		// Clicked in one step: the live update of the move may redraw the page.
+		chromedp.Evaluate[chromedp.Void](`document.querySelector("#changes button.undo").click()`),
 		until(`document.querySelector("#status").textContent.startsWith("Undone: namespace")`),
 		until(`document.querySelector(".meta.top").textContent.includes("project:recall")`))
 	if err != nil {
