@@ -18,8 +18,14 @@ const journalColumns = `j.id, j.kind, j.namespace, j.session_id, j.turn_id, j.tr
 	j.title, j.body, j.files, j.memory_id, j.trimmed_bytes, j.created_at`
 
 // AddEntry records a journal entry and returns its id.
+// The viewers' Journal pages follow it: AddEntry, RecordSummary,
+// RecordToolCall and ForgetEntries announce what they committed (announce.go).
 func (s *DB) AddEntry(ctx context.Context, e *journal.Entry) (int64, error) {
-	return insertEntry(ctx, s.pool, e)
+	id, err := insertEntry(ctx, s.pool, e)
+	if err == nil {
+		s.changed(ctx)
+	}
+	return id, err
 }
 
 func insertEntry(ctx context.Context, q querier, e *journal.Entry) (int64, error) {
@@ -35,13 +41,9 @@ func insertEntry(ctx context.Context, q querier, e *journal.Entry) (int64, error
 		return 0, fmt.Errorf("encode files: %w", err)
 	}
 	e.CreatedAt = orNow(e.CreatedAt, time.Now())
-	// The viewers' Journal pages listen (see watch.go); the notice goes out
-	// when the entry commits.
-	err = q.QueryRow(ctx, `WITH entry AS (INSERT INTO journal (kind, namespace, session_id, turn_id, transcript_path,
+	err = q.QueryRow(ctx, `INSERT INTO journal (kind, namespace, session_id, turn_id, transcript_path,
 			tool_name, title, body, files, memory_id, trimmed_bytes, created_at, search_words)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, to_tsvector('`+stemmed+`', $13)) RETURNING id),
-		notice AS (SELECT pg_notify('`+notifyChannel+`', ''))
-		SELECT entry.id FROM entry, notice`,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, to_tsvector('`+stemmed+`', $13)) RETURNING id`,
 		string(e.Kind), e.Namespace, e.SessionID, e.TurnID, e.TranscriptPath, e.ToolName,
 		e.Title, e.Body, string(body), e.MemoryID, e.TrimmedBytes, e.CreatedAt, journalWords(e.Title, e.Body)).Scan(&e.ID)
 	if err != nil {
@@ -221,10 +223,7 @@ func (s *DB) ForgetEntries(ctx context.Context, sessionID string, before time.Ti
 	where := entryWhere(sessionID, before, &p)
 	var n int
 	var memIDs []string
-	err := s.write(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_notify('`+notifyChannel+`', '')`); err != nil {
-			return fmt.Errorf("forget journal: %w", err)
-		}
+	err := s.writeChanged(ctx, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `DELETE FROM journal WHERE `+where+` RETURNING memory_id`, p...)
 		if err != nil {
 			return fmt.Errorf("forget journal: %w", err)
@@ -320,7 +319,7 @@ func (s *DB) SetDraftSummary(ctx context.Context, sessionID, memoryID string) er
 // transaction.
 func (s *DB) RecordSummary(ctx context.Context, e *journal.Entry, through int64, byModel bool) (int64, error) {
 	var id int64
-	err := s.write(ctx, func(tx pgx.Tx) error {
+	err := s.writeChanged(ctx, func(tx pgx.Tx) error {
 		var err error
 		if id, err = insertEntry(ctx, tx, e); err != nil {
 			return err
@@ -366,7 +365,7 @@ func (s *DB) RecordToolCall(ctx context.Context, e *journal.Entry, a *memory.Fil
 	if e != nil && e.Title == "" {
 		return memory.Invalidf("title", `""`, "a one-line title")
 	}
-	return s.write(ctx, func(tx pgx.Tx) error {
+	return s.writeChanged(ctx, func(tx pgx.Tx) error {
 		if e != nil {
 			if _, err := insertEntry(ctx, tx, e); err != nil {
 				return err
