@@ -121,7 +121,7 @@ func TestBrowserMoveMemory(t *testing.T) {
 		// Clicked in one step: the live update of the move may redraw the page.
 		chromedp.Evaluate[chromedp.Void](`document.querySelector("#changes button.undo").click()`),
 		until(`document.querySelector("#status").textContent.startsWith("Undone: namespace")`),
-		until(`document.querySelector(".meta.top").textContent.includes("project:recall")`))
+		until(`document.querySelector(".meta.top")?.textContent.includes("project:recall")`))
 	if err != nil {
 		t.Fatalf("undoing the move: %v", err)
 	}

@@ -151,7 +151,7 @@ func TestBrowserFilterByAuthor(t *testing.T) {
 	err := within(ctx, 20*time.Second,
 		chromedp.Reload(),
 		until(`!document.querySelector("#author").hidden`),
-		until(`[...document.querySelectorAll("#author option")].map((o) => o.textContent).join("|") === "anyone|ann (2)|bob (1)|no one named: this machine (1)"`),
+		until(`[...document.querySelectorAll("#author option")].map((o) => o.textContent).join("|") === "anyone|ann (2)|bob (1)|no author (1)"`),
 		chromedp.SetValue(chromedp.CSS(`#author`), "ann"),
 		chromedp.Evaluate[chromedp.Void](`document.querySelector("#author").dispatchEvent(new Event("change"))`),
 		until(`location.hash === "#/?by=ann"`),
@@ -173,4 +173,35 @@ func sorted(xs []string) []string {
 	out := append([]string(nil), xs...)
 	slices.Sort(out)
 	return out
+}
+
+// TestBrowserEmptyStoreSaysHowMemoriesArrive: a new user's empty store shows
+// how memories get there instead of an empty list with actions on nothing;
+// the first memory stored elsewhere replaces it.
+func TestBrowserEmptyStoreSaysHowMemoriesArrive(t *testing.T) {
+	ctx := newBrowser(t)
+	f := newFixture(t)
+	srv := newLoopbackServer(t, f)
+	open(t, ctx, srv+"/", "#welcome")
+	err := within(ctx, 20*time.Second,
+		until(`document.querySelector("#view-actions").hidden && document.querySelector("#pager").hidden && document.querySelector("#summary").hidden`),
+		until(`document.body.dataset.live === "live"`))
+	if err != nil {
+		t.Fatalf("the empty store's page: %v", err)
+	}
+	screenshot(t, ctx, "list-empty")
+	f.store(t, "The first memory, stored by an agent", memory.TypeDecision, "global")
+	err = within(ctx, 20*time.Second,
+		chromedp.WaitNotVisible(chromedp.CSS(`#welcome`)),
+		until(`document.querySelector("#summary").textContent === "1–1 of 1 memory" && !document.querySelector("#view-actions").hidden`))
+	if err != nil {
+		t.Fatalf("after the first memory: %v", err)
+	}
+	// A filter that matches nothing is not an empty store: no welcome.
+	err = within(ctx, 20*time.Second,
+		chromedp.Navigate(srv+"/#/?type=pattern"),
+		until(`document.querySelector("#summary").textContent === "No memories in this view." && document.querySelector("#welcome").hidden`))
+	if err != nil {
+		t.Fatalf("an empty view of a store with memories: %v", err)
+	}
 }

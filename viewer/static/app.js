@@ -89,6 +89,13 @@ async function loadList({ quiet = false, scrollTo } = {}) {
     $("export-md").href = exportURL(state, "markdown");
     $("prev").disabled = page.offset === 0;
     $("next").disabled = !page.has_more;
+    // One page: no pager. An empty view: nothing to export or delete; an
+    // empty store: how memories get here.
+    $("pager").hidden = page.offset === 0 && !page.has_more;
+    $("view-actions").hidden = page.total === 0;
+    const empty = page.total === 0 && !page.query && !activeFilters(state);
+    $("welcome").hidden = !empty;
+    $("summary").hidden = empty;
     if (!quiet || notice) setStatus(notice);
     notice = "";
     if (scrollTo !== undefined) window.scrollTo(0, scrollTo);
@@ -155,6 +162,8 @@ function metadataView(meta) {
   }));
 }
 
+let shownMemory = ""; // the memory page's data as last drawn
+
 // keepStatus: a reload after the person's own change, whose message stays.
 async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
   if (!quiet && !keepStatus) setStatus("Loading…");
@@ -166,6 +175,11 @@ async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
     if (quiet && ["#edit-box", "#delete-box", "#promote-box"].some((s) => box.querySelector(s)?.childElementCount)) return;
     // Nor the search for a memory to link.
     if (quiet && box.querySelector("#edge-search")?.value) return;
+    // A live refresh that finds the page as drawn (the person's own change,
+    // already shown) leaves it alone: a click on its way still lands.
+    const drawn = JSON.stringify(d);
+    if (quiet && shownMemory === drawn) return;
+    shownMemory = drawn;
     const m = d.memory;
     const neighbors = new Map(d.neighbors.map((n) => [n.id, n]));
     const v = d.validation;
@@ -255,6 +269,7 @@ async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
   } catch (err) {
     if (err.name === "AbortError") return;
     box.replaceChildren(el("p", { class: "error" }, err.message));
+    shownMemory = "";
     setStatus("");
   }
 }
@@ -496,10 +511,11 @@ async function authorOptions() {
     const by = $("author");
     const keep = by.value;
     for (const a of authors) {
-      const label = a.author === "(none)" ? `no one named: this machine (${a.memories})` : `${a.author} (${a.memories})`;
+      const label = a.author === "(none)" ? `no author (${a.memories})` : `${a.author} (${a.memories})`;
       const have = [...by.options].find((o) => o.value === a.author);
+      const title = a.author === "(none)" ? "Stored by this server's own processes (its CLI, hooks, agents over stdio), or before it had people" : null;
       if (have) have.textContent = label;
-      else by.append(el("option", { value: a.author }, label));
+      else by.append(el("option", { value: a.author, title }, label));
     }
     by.value = keep;
     by.hidden = authors.length < 2 && !keep;
