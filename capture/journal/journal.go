@@ -34,6 +34,7 @@ type Entry struct {
 	MemoryID       string    `json:"memory_id,omitempty"`
 	TrimmedBytes   int       `json:"trimmed_bytes,omitempty"`
 	CreatedAt      time.Time `json:"created_at"`
+	Author         string    `json:"author,omitempty"` // whose session (empty: this machine's); a person reads their own alone
 }
 
 // entryPrefix marks journal ids among memory ids: j42 is journal entry 42.
