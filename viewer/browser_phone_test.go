@@ -124,6 +124,9 @@ func TestBrowserNoPageOverflowsOnPhonesOrTablets(t *testing.T) {
 			}
 			if open != "" {
 				err := within(ctx, 20*time.Second,
+					// The page drawn afresh first: a form opened on the
+					// page shown before the load ends goes with it.
+					until(`document.querySelector("#status").textContent !== "Loading…"`),
 					chromedp.Evaluate[chromedp.Void](`document.querySelector("`+open+`").click()`),
 					chromedp.WaitVisible(chromedp.CSS(ready)))
 				if err != nil {
