@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -139,8 +140,9 @@ func ParseDate(field, s string) (time.Time, error) {
 		"an ISO 8601 date (2025-01-15) or timestamp (2025-01-15T10:30:00Z, 2025-01-15T10:30:00+02:00; UTC without a zone)")
 }
 
-// Show reads a conversation around a message (see Index.Show).
-func (s *Service) Show(ctx context.Context, sessionID, uuid string, window int) (*Window, error) {
+// Show reads a conversation around a message, or a page of the whole
+// conversation from cursor (see Index.Show).
+func (s *Service) Show(ctx context.Context, sessionID, uuid string, window int, cursor string) (*Window, error) {
 	sessionID, uuid = strings.TrimSpace(sessionID), strings.TrimSpace(uuid)
 	if sessionID == "" {
 		return nil, memory.Invalidf("session_id", `""`, "the session id of a search result")
@@ -148,7 +150,16 @@ func (s *Service) Show(ctx context.Context, sessionID, uuid string, window int) 
 	if window < 0 || window > 100 {
 		return nil, memory.Invalidf("window", window, "a whole number from 0 to 100")
 	}
-	w, err := s.Index.Show(ctx, s.Root, sessionID, uuid, window, window)
+	if uuid != "" && cursor != "" {
+		return nil, memory.Invalidf("cursor", fmt.Sprintf("%q", cursor), "no cursor with a uuid: a cursor pages through a whole conversation")
+	}
+	if _, err := parseCursor(cursor); err != nil {
+		return nil, memory.Invalidf("cursor", fmt.Sprintf("%q", cursor), "the next_cursor of the previous page, or nothing for the first page")
+	}
+	w, err := s.Index.Show(ctx, s.Root, sessionID, uuid, window, window, strings.TrimSpace(cursor))
+	if errors.Is(err, ErrBadCursor) {
+		return nil, memory.Invalidf("cursor", fmt.Sprintf("%q", cursor), "the next_cursor of the previous page of this session")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", memory.ErrNotFound, err)
 	}

@@ -166,7 +166,7 @@ func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, err
 			}()
 			err := perr
 			if err == nil {
-				_, err = h.Capture.Prompt(ctx, anchorOf(p, in, ""), in.Prompt)
+				_, err = h.Capture.Prompt(ctx, anchorOf(p, in, "", in.PromptID), in.Prompt)
 			}
 			if err != nil {
 				h.log().Warn("prompt not captured", "session_id", in.SessionID, "err", err)
@@ -314,7 +314,7 @@ func (h *Handler) postToolUse(ctx context.Context, in *Input) error {
 	var entry *capture.Entry
 	var entryErr error
 	if h.Capture != nil {
-		entry, entryErr = h.Capture.ObservationEntry(anchorOf(p, in, capture.LastUserTurn(in.TranscriptPath)), capture.Tool{
+		entry, entryErr = h.Capture.ObservationEntry(anchorOf(p, in, capture.LastUserTurn(in.TranscriptPath), in.ToolUseID), capture.Tool{
 			Name: in.ToolName, Input: in.ToolInput.Raw, Response: in.ToolResponse, Cwd: in.Cwd,
 		})
 		if entryErr != nil {

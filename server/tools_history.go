@@ -29,6 +29,7 @@ type readHistoryArgs struct {
 	SessionID string `json:"session_id"`
 	UUID      string `json:"uuid,omitempty"`
 	Window    int    `json:"window,omitempty"`
+	Cursor    string `json:"cursor,omitempty" jsonschema:"next_cursor of the last page"`
 }
 
 // historySearchOutput is Claude Total Recall's response, plus success.
@@ -73,10 +74,10 @@ func (h handlers) addHistoryTools(srv *mcp.Server, hs *history.Service) {
 			return historySearchOutput{Success: err == nil, Response: r}, err
 		})
 	addTool(srv, h, "read_history",
-		"Read a past conversation around a match (session_id, uuid)."+historyStaysLocal,
+		"Read a past conversation around a match (session_id, uuid), or page through it (cursor)."+historyStaysLocal,
 		map[string]any{"window": 10},
 		func(ctx context.Context, a readHistoryArgs) (readHistoryOutput, error) {
-			w, err := hs.Show(ctx, a.SessionID, a.UUID, a.Window)
+			w, err := hs.Show(ctx, a.SessionID, a.UUID, a.Window, a.Cursor)
 			return readHistoryOutput{Success: err == nil, Window: w}, err
 		})
 }

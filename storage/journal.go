@@ -15,7 +15,7 @@ import (
 )
 
 const journalColumns = `id, kind, namespace, session_id, turn_id, transcript_path, tool_name,
-	title, body, files, memory_id, trimmed_bytes, created_at`
+	title, body, files, memory_id, trimmed_bytes, created_at, anchor_id, transcript_offset`
 
 // AddEntry appends an entry to the journal and returns its id. It is a hook
 // write: behind another writer it may be spooled (see spooled.go), and then
@@ -51,11 +51,11 @@ func insertEntry(ctx context.Context, tx *sql.Tx, e *journal.Entry) (int64, erro
 	}
 	var id int64
 	err = tx.QueryRowContext(ctx, `INSERT INTO journal (kind, namespace, session_id, turn_id, transcript_path,
-			tool_name, title, body, files, memory_id, trimmed_bytes, created_at, search_words)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			tool_name, title, body, files, memory_id, trimmed_bytes, created_at, search_words, anchor_id, transcript_offset)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		string(e.Kind), e.Namespace, e.SessionID, e.TurnID, e.TranscriptPath, e.ToolName,
 		e.Title, e.Body, string(files), e.MemoryID, e.TrimmedBytes, formatTime(orNow(e.CreatedAt, time.Now())),
-		entrySearchWords(e.Title, e.Body)).Scan(&id)
+		entrySearchWords(e.Title, e.Body), e.AnchorID, e.TranscriptOffset).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("add journal entry: %w", err)
 	}
@@ -386,7 +386,7 @@ func scanEntry(rows *sql.Rows, extra ...any) (*journal.Entry, error) {
 	var e journal.Entry
 	var kind, files, created string
 	dest := append([]any{&e.ID, &kind, &e.Namespace, &e.SessionID, &e.TurnID, &e.TranscriptPath, &e.ToolName,
-		&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &created}, extra...)
+		&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &created, &e.AnchorID, &e.TranscriptOffset}, extra...)
 	if err := rows.Scan(dest...); err != nil {
 		return nil, fmt.Errorf("read journal: %w", err)
 	}

@@ -163,10 +163,19 @@ func runHistoryShow(fs *pflag.FlagSet) runFunc {
 			return err
 		}
 		defer hs.Index.Close()
-		w, err := hs.Show(ctx, rest[0], *around, *window)
+		// A whole session is read a page at a time and printed whole.
+		w, err := hs.Show(ctx, rest[0], *around, *window, "")
 		if err != nil {
 			return err
 		}
+		for next := w.NextCursor; next != ""; {
+			page, err := hs.Show(ctx, rest[0], "", 0, next)
+			if err != nil {
+				return err
+			}
+			w.Messages, next = append(w.Messages, page.Messages...), page.NextCursor
+		}
+		w.NextCursor = ""
 		if *asJSON {
 			return writeJSON(e.stdout, w)
 		}
@@ -177,9 +186,6 @@ func runHistoryShow(fs *pflag.FlagSet) runFunc {
 				mark = ">>> "
 			}
 			fmt.Fprintf(e.stdout, "\n%s[%s] %s %s\n%s\n", mark, m.Timestamp, m.Role, m.UUID, m.Content)
-		}
-		if w.Truncated {
-			fmt.Fprintln(e.stdout, "\n(truncated: use --around <uuid> to read further)")
 		}
 		return nil
 	}

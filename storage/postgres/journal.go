@@ -15,7 +15,7 @@ import (
 )
 
 const journalColumns = `j.id, j.kind, j.namespace, j.session_id, j.turn_id, j.transcript_path, j.tool_name,
-	j.title, j.body, j.files, j.memory_id, j.trimmed_bytes, j.created_at`
+	j.title, j.body, j.files, j.memory_id, j.trimmed_bytes, j.created_at, j.anchor_id, j.transcript_offset`
 
 // AddEntry records a journal entry and returns its id.
 func (s *DB) AddEntry(ctx context.Context, e *journal.Entry) (int64, error) {
@@ -36,10 +36,11 @@ func insertEntry(ctx context.Context, q querier, e *journal.Entry) (int64, error
 	}
 	e.CreatedAt = orNow(e.CreatedAt, time.Now())
 	err = q.QueryRow(ctx, `INSERT INTO journal (kind, namespace, session_id, turn_id, transcript_path,
-			tool_name, title, body, files, memory_id, trimmed_bytes, created_at, search_words)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, to_tsvector('`+stemmed+`', $13)) RETURNING id`,
+			tool_name, title, body, files, memory_id, trimmed_bytes, created_at, search_words, anchor_id, transcript_offset)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, to_tsvector('`+stemmed+`', $13), $14, $15) RETURNING id`,
 		string(e.Kind), e.Namespace, e.SessionID, e.TurnID, e.TranscriptPath, e.ToolName,
-		e.Title, e.Body, string(body), e.MemoryID, e.TrimmedBytes, e.CreatedAt, journalWords(e.Title, e.Body)).Scan(&e.ID)
+		e.Title, e.Body, string(body), e.MemoryID, e.TrimmedBytes, e.CreatedAt, journalWords(e.Title, e.Body),
+		e.AnchorID, e.TranscriptOffset).Scan(&e.ID)
 	if err != nil {
 		return 0, fmt.Errorf("add journal entry: %w", err)
 	}
@@ -51,7 +52,7 @@ func scanEntry(row pgx.CollectableRow) (*journal.Entry, error) {
 	var kind string
 	var files []byte
 	if err := row.Scan(&e.ID, &kind, &e.Namespace, &e.SessionID, &e.TurnID, &e.TranscriptPath, &e.ToolName,
-		&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &e.CreatedAt); err != nil {
+		&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &e.CreatedAt, &e.AnchorID, &e.TranscriptOffset); err != nil {
 		return nil, fmt.Errorf("read journal: %w", err)
 	}
 	e.Kind, e.CreatedAt = journal.Kind(kind), e.CreatedAt.UTC()
@@ -118,7 +119,7 @@ func (s *DB) SearchEntries(ctx context.Context, text string, namespaces []string
 		var kind string
 		var files []byte
 		if err := r.Scan(&e.ID, &kind, &e.Namespace, &e.SessionID, &e.TurnID, &e.TranscriptPath, &e.ToolName,
-			&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &e.CreatedAt, &rank); err != nil {
+			&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &e.CreatedAt, &e.AnchorID, &e.TranscriptOffset, &rank); err != nil {
 			return journal.EntryHit{}, err
 		}
 		e.Kind, e.CreatedAt = journal.Kind(kind), e.CreatedAt.UTC()
