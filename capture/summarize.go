@@ -72,7 +72,7 @@ func (s *Summarizer) log() *slog.Logger {
 }
 
 // Run summarises the session job.Subject names (a jobs.Handler).
-func (s *Summarizer) Run(ctx context.Context, job jobs.Job) error {
+func (s *Summarizer) Run(ctx context.Context, job memory.Job) error {
 	sessionID := job.Subject
 	prog, err := s.Store.SummaryProgress(ctx, sessionID)
 	if err != nil {

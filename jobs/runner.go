@@ -29,16 +29,6 @@ import (
 	"github.com/recall-mcp/recall/memory"
 )
 
-// Job is pending work recorded in the database.
-type Job struct {
-	ID        int64     `json:"id"`
-	Kind      string    `json:"kind"`
-	Subject   string    `json:"subject"`  // a memory id (relate), a session id (summary)
-	Attempts  int       `json:"attempts"` // claims so far, the current one included
-	LastError string    `json:"last_error,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
-}
-
 // Queue is the job table. storage implements it.
 type Queue interface {
 	// EnqueueJob records work of kind about subject and returns its id; the
@@ -48,7 +38,7 @@ type Queue interface {
 	// ClaimJobs leases up to limit due jobs of kinds, fresh jobs first and then
 	// retried ones by the time they became due; a job whose lease ran out (its
 	// process died) can be claimed again.
-	ClaimJobs(ctx context.Context, kinds []string, limit int, lease time.Duration) ([]Job, error)
+	ClaimJobs(ctx context.Context, kinds []string, limit int, lease time.Duration) ([]memory.Job, error)
 	// FinishJob removes a job that is done.
 	FinishJob(ctx context.Context, id int64) error
 	// RetryJob records why a job failed and releases it, due again at at.
@@ -59,7 +49,7 @@ type Queue interface {
 
 // Handler runs one job of a kind (see the package comment for what its error
 // means).
-type Handler func(ctx context.Context, job Job) error
+type Handler func(ctx context.Context, job memory.Job) error
 
 // errPermanent marks a handler's error as one no later attempt can fix.
 var errPermanent = errors.New("no later attempt can succeed")
@@ -279,7 +269,7 @@ func (r *Runner) wait(startCtx, work context.Context) bool {
 
 // run runs one job and settles it in the queue: done, failed for good, or
 // rescheduled after a passing failure.
-func (r *Runner) run(ctx context.Context, job Job) {
+func (r *Runner) run(ctx context.Context, job memory.Job) {
 	r.mu.Lock()
 	handler := r.handlers[job.Kind]
 	r.mu.Unlock()

@@ -23,7 +23,7 @@ type Store interface {
 	VectorStore
 	Reindexer
 	Graph
-	Records
+	EventLog
 	FileLog
 	Bookkeeping
 	TrashStore
@@ -152,9 +152,9 @@ type Graph interface {
 	DeleteEdges(ctx context.Context, q EdgeQuery) ([]int64, error)
 }
 
-// Records keeps what happened to memories: validation events and change
+// EventLog keeps what happened to memories: validation events and change
 // logs.
-type Records interface {
+type EventLog interface {
 	// AddEvent records a validation event and returns its id.
 	AddEvent(ctx context.Context, ev *ValidationEvent) (int64, error)
 	// Events lists a memory's events, newest first, optionally of one type.
@@ -262,6 +262,16 @@ type Stats struct {
 	EmbeddingDim   int           `json:"embedding_dimension"`
 	SchemaVersion  int           `json:"schema_version"`
 	FileBytes      int64         `json:"file_bytes"`
+}
+
+// TallyMemories sets Memories to the sum of ByType, once the store has
+// counted by type the memories the asker may see: a person's figures leave
+// out the other people's private memories, and the total agrees with them.
+func (s *Stats) TallyMemories() {
+	s.Memories = 0
+	for _, n := range s.ByType {
+		s.Memories += n
+	}
 }
 
 // Filter narrows searches, lists and counts. Zero values mean "any".

@@ -1,6 +1,10 @@
 package memory
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // ProjectBinding ties a project's root directory to its namespace.
 type ProjectBinding struct {
@@ -33,4 +37,19 @@ type MergeReport struct {
 type MergedDuplicate struct {
 	Deleted string `json:"deleted_id"`
 	KeptID  string `json:"kept_id"`
+}
+
+// CheckProjectPair validates the two namespaces of a rename or merge of
+// projects: both "project:<name>", and not the same. The field names say
+// which argument was wrong ("from" and "to", or "from" and "into").
+func CheckProjectPair(fromField, from, toField, to string) error {
+	for _, p := range [][2]string{{fromField, from}, {toField, to}} {
+		if !strings.HasPrefix(p[1], ProjectNamespacePref) || ValidateNamespace(p[1]) != nil {
+			return Invalidf(p[0], fmt.Sprintf("%q", p[1]), `a project namespace "project:<name>"`)
+		}
+	}
+	if from == to {
+		return Invalidf(toField, fmt.Sprintf("%q", to), "a namespace other than "+from)
+	}
+	return nil
 }

@@ -13,57 +13,9 @@ import (
 	"github.com/recall-mcp/recall/memory"
 )
 
-// Records are rows moved in bulk: an import, or a Python Recall database
-// migrated in place. Memories keep their ids and times; edges, events and file
-// activity keep their ids where those are free. Every memory arrives without a
-// vector (pending): vectors are made by the configured model, later, in batches.
-type Records struct {
-	Memories []*memory.Memory
-	Edges    []memory.Edge
-	Events   []memory.ValidationEvent
-	Changes  []memory.Change
-	Files    []FileRow
-	// Projects are project bindings by column (see RecordVisitor.Project).
-	Projects []map[string]any
-	// Archived are archived memories' trash records, put back into the trash
-	// as archived (after the memories, so a memory live in the same import
-	// counts as live).
-	Archived []TrashItem
-	// Progress, when set, is told every progressStep rows how many of all the
-	// rows are written (inside the transaction: nothing is committed yet).
-	Progress func(done, total int)
-}
-
-const progressStep = 500
-
-// progress counts written rows for Records.Progress.
-type progress struct {
-	fn          func(done, total int)
-	done, total int
-}
-
-func (p *progress) step() {
-	p.done++
-	if p.fn != nil && (p.done%progressStep == 0 || p.done == p.total) {
-		p.fn(p.done, p.total)
-	}
-}
-
-// FileRow is a file activity row as stored: one touch, or (Summary) the
-// folded count of older touches of one file and action.
-type FileRow struct {
-	memory.FileActivity
-	Touches int  `json:"touches"`
-	Summary bool `json:"summary"`
-}
-
-// ImportResult counts what a bulk write added and what it left out (the
-// domain's type: a restore from the trash returns it too).
-type ImportResult = memory.ImportResult
-
 // Import writes records in one transaction: all of them or, on error, none.
-func (s *DB) Import(ctx context.Context, r Records) (*ImportResult, error) {
-	var res *ImportResult
+func (s *DB) Import(ctx context.Context, r memory.Records) (*memory.ImportResult, error) {
+	var res *memory.ImportResult
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
 		res, err = writeRecords(ctx, tx, r)
@@ -78,9 +30,9 @@ func (s *DB) Import(ctx context.Context, r Records) (*ImportResult, error) {
 // writeRecords writes records inside tx. Memories go first; ids map each
 // incoming memory id to the id it is stored under (itself, or the existing
 // memory with the same content).
-func writeRecords(ctx context.Context, tx *sql.Tx, r Records) (*ImportResult, error) {
-	res := &ImportResult{}
-	p := &progress{fn: r.Progress, total: len(r.Memories) + len(r.Edges) + len(r.Events) + len(r.Changes) + len(r.Files) + len(r.Archived)}
+func writeRecords(ctx context.Context, tx *sql.Tx, r memory.Records) (*memory.ImportResult, error) {
+	res := &memory.ImportResult{}
+	p := r.Counter()
 	ids, err := writeMemories(ctx, tx, r.Memories, res, p)
 	if err != nil {
 		return nil, err
@@ -106,7 +58,7 @@ func writeRecords(ctx context.Context, tx *sql.Tx, r Records) (*ImportResult, er
 	return res, nil
 }
 
-func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *ImportResult, p *progress) (map[string]string, error) {
+func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *memory.ImportResult, p *memory.RecordCounter) (map[string]string, error) {
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
 		namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
 		access_count, embedding_pending, search_words, author)
@@ -124,8 +76,8 @@ func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *Im
 
 	ids := make(map[string]string, len(ms))
 	for _, m := range ms {
-		p.step()
-		if err := checkWritable(ctx, m.Namespace); err != nil {
+		p.Step()
+		if err := memory.CheckWritable(ctx, m.Namespace); err != nil {
 			res.Skipped = append(res.Skipped, fmt.Sprintf("memory %s: %v", m.ID, err))
 			continue
 		}
@@ -134,7 +86,7 @@ func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *Im
 		}
 		// An export made before the change log carries it in metadata.edits.
 		legacy := editsToChanges(m)
-		meta, err := encodeMetadata(m.Metadata)
+		meta, err := memory.EncodeMetadata(m.Metadata)
 		if err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
 		}
@@ -164,7 +116,7 @@ func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *Im
 	return ids, nil
 }
 
-func writeEdges(ctx context.Context, tx *sql.Tx, es []memory.Edge, ids map[string]string, res *ImportResult, p *progress) error {
+func writeEdges(ctx context.Context, tx *sql.Tx, es []memory.Edge, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
 	// An incoming id is kept when free, so an export read back into an empty
 	// database is the same database.
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO edges (id, source_id, target_id, relation, weight, metadata, created_at, author)
@@ -175,7 +127,7 @@ func writeEdges(ctx context.Context, tx *sql.Tx, es []memory.Edge, ids map[strin
 	}
 	defer ins.Close()
 	for _, e := range es {
-		p.step()
+		p.Step()
 		src, tgt, err := resolveEnds(ctx, tx, ids, e.SourceID, e.TargetID)
 		if err != nil {
 			return err
@@ -184,7 +136,7 @@ func writeEdges(ctx context.Context, tx *sql.Tx, es []memory.Edge, ids map[strin
 			res.Skipped = append(res.Skipped, fmt.Sprintf("edge %d %s -> %s: a memory at either end is missing", e.ID, e.SourceID, e.TargetID))
 			continue
 		}
-		meta, err := encodeMetadata(e.Metadata)
+		meta, err := memory.EncodeMetadata(e.Metadata)
 		if err != nil {
 			return fmt.Errorf("edge %d: %w", e.ID, err)
 		}
@@ -219,7 +171,7 @@ func resolveEnds(ctx context.Context, tx *sql.Tx, ids map[string]string, ends ..
 	return out[0], out[1], nil
 }
 
-func writeEvents(ctx context.Context, tx *sql.Tx, evs []memory.ValidationEvent, ids map[string]string, res *ImportResult, p *progress) error {
+func writeEvents(ctx context.Context, tx *sql.Tx, evs []memory.ValidationEvent, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
 	// An event already stored (same memory, kind, time, session and text) is
 	// not added again: the same export read twice must not count a success
 	// twice, as confidence and supersede decisions read these events.
@@ -233,7 +185,7 @@ func writeEvents(ctx context.Context, tx *sql.Tx, evs []memory.ValidationEvent, 
 	}
 	defer ins.Close()
 	for _, ev := range evs {
-		p.step()
+		p.Step()
 		id, _, err := resolveEnds(ctx, tx, ids, ev.MemoryID, ev.MemoryID)
 		if err != nil {
 			return err
@@ -254,7 +206,7 @@ func writeEvents(ctx context.Context, tx *sql.Tx, evs []memory.ValidationEvent, 
 	return nil
 }
 
-func writeFiles(ctx context.Context, tx *sql.Tx, fs []FileRow, res *ImportResult, p *progress) error {
+func writeFiles(ctx context.Context, tx *sql.Tx, fs []memory.FileRow, res *memory.ImportResult, p *memory.RecordCounter) error {
 	// A row already stored (same file, action, time, session and root) is not
 	// added again, so an import read twice adds nothing.
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO file_activity (id, file_path, action, session_id,
@@ -267,8 +219,8 @@ func writeFiles(ctx context.Context, tx *sql.Tx, fs []FileRow, res *ImportResult
 	}
 	defer ins.Close()
 	for _, a := range fs {
-		p.step()
-		meta, err := encodeMetadata(a.Metadata)
+		p.Step()
+		meta, err := memory.EncodeMetadata(a.Metadata)
 		if err != nil {
 			return fmt.Errorf("file activity %d: %w", a.ID, err)
 		}
@@ -294,7 +246,7 @@ func orZero(t, fallback time.Time) time.Time {
 // writeProjects adds project bindings by column name; a binding whose root (or
 // other unique column) is already bound is left as it is. A database without
 // the table says so in Skipped.
-func writeProjects(ctx context.Context, tx *sql.Tx, rows []map[string]any, res *ImportResult) error {
+func writeProjects(ctx context.Context, tx *sql.Tx, rows []map[string]any, res *memory.ImportResult) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -333,7 +285,7 @@ func writeProjects(ctx context.Context, tx *sql.Tx, rows []map[string]any, res *
 // their id and archive time. One whose id is a live memory, or already in the
 // trash (archived or deleted), is left as it is and counted in
 // ArchivedExisting, so an import read twice adds nothing.
-func writeArchived(ctx context.Context, tx *sql.Tx, items []TrashItem, res *ImportResult, p *progress) error {
+func writeArchived(ctx context.Context, tx *sql.Tx, items []memory.TrashItem, res *memory.ImportResult, p *memory.RecordCounter) error {
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO trash (memory_id, deleted_at, record, archived)
 		SELECT ?1, ?2, ?3, 1 WHERE NOT EXISTS (SELECT 1 FROM memories WHERE id = ?1)
 		ON CONFLICT (memory_id) DO NOTHING`)
@@ -342,7 +294,7 @@ func writeArchived(ctx context.Context, tx *sql.Tx, items []TrashItem, res *Impo
 	}
 	defer ins.Close()
 	for _, it := range items {
-		p.step()
+		p.Step()
 		id := it.Memory.ID
 		body, err := json.Marshal(it.TrashRecord)
 		if err != nil {

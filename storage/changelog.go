@@ -160,9 +160,9 @@ func (s *DB) NotContradiction(ctx context.Context, a, b string) (bool, error) {
 
 // writeChanges writes imported entries for the memories they name (mapped
 // through ids like events); entries of a missing memory are skipped.
-func writeChanges(ctx context.Context, tx *sql.Tx, cs []memory.Change, ids map[string]string, res *ImportResult, p *progress) error {
+func writeChanges(ctx context.Context, tx *sql.Tx, cs []memory.Change, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
 	for _, c := range cs {
-		p.step()
+		p.Step()
 		id, related, err := resolveEnds(ctx, tx, ids, c.MemoryID, c.RelatedID)
 		if err != nil {
 			return err
@@ -259,7 +259,7 @@ func moveEditsToLog(ctx context.Context, tx *sql.Tx) error {
 			rows.Close()
 			return err
 		}
-		if m.Metadata, err = decodeMetadata(meta); err != nil {
+		if m.Metadata, err = memory.DecodeMetadata([]byte(meta)); err != nil {
 			rows.Close()
 			return fmt.Errorf("memory %s: %w", m.ID, err)
 		}
@@ -280,7 +280,7 @@ func moveEditsToLog(ctx context.Context, tx *sql.Tx) error {
 				return fmt.Errorf("move edits of %s: %w", c.MemoryID, err)
 			}
 		}
-		meta, err := encodeMetadata(m.Metadata)
+		meta, err := memory.EncodeMetadata(m.Metadata)
 		if err != nil {
 			return err
 		}

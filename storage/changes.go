@@ -9,14 +9,6 @@ import (
 	"github.com/recall-mcp/recall/memory"
 )
 
-// The watch's types are the domain's (memory), so that the viewer watches
-// either store without importing one; these names stay for storage's users.
-type (
-	Watcher     = memory.Watcher
-	MemoryStamp = memory.MemoryStamp
-	Changes     = memory.Changes
-)
-
 // Watch notices commits to the database from any connection: this process's
 // pool, another Recall process, a hook or the sqlite3 shell. It holds one
 // connection of its own, on which PRAGMA data_version changes whenever another
@@ -28,7 +20,7 @@ type Watch struct {
 }
 
 // Watch opens a watch; Close gives its connection back.
-func (s *DB) Watch(ctx context.Context) (Watcher, error) {
+func (s *DB) Watch(ctx context.Context) (memory.Watcher, error) {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
@@ -63,8 +55,8 @@ const changedSinceQuery = `SELECT id, created_at, updated_at FROM memories
 
 // ChangedSince lists the memories updated at or after since (at most limit)
 // and sums up the memories and edges. It reads on the watch's connection.
-func (w *Watch) ChangedSince(ctx context.Context, since time.Time, limit int) (*Changes, error) {
-	c := &Changes{}
+func (w *Watch) ChangedSince(ctx context.Context, since time.Time, limit int) (*memory.Changes, error) {
+	c := &memory.Changes{}
 	if err := w.conn.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM memories),
 		(SELECT count(*) FROM edges), (SELECT coalesce(max(id), 0) FROM edges)`).Scan(&c.Total, &c.Edges[0], &c.Edges[1]); err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
@@ -75,7 +67,7 @@ func (w *Watch) ChangedSince(ctx context.Context, since time.Time, limit int) (*
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var st MemoryStamp
+		var st memory.MemoryStamp
 		var created, updated string
 		if err := rows.Scan(&st.ID, &created, &updated); err != nil {
 			return nil, fmt.Errorf("watch: %w", err)

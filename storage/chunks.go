@@ -42,8 +42,8 @@ func (s *DB) SetChunkEmbeddings(ctx context.Context, id string, vecs [][]float32
 			if err := memory.CheckVector(vec); err != nil {
 				return err
 			}
-			if len(vec) != sp.Dimension {
-				return fmt.Errorf("part vector of dimension %d, the database holds vectors of dimension %d: %w", len(vec), sp.Dimension, memory.ErrEmbeddingMismatch)
+			if err := sp.Fits("part vector", vec); err != nil {
+				return err
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO memory_chunks (seq, part, embedding) VALUES (?, ?, ?)`,
 				seq, i+1, encodeVector(vec)); err != nil {

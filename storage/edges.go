@@ -22,7 +22,7 @@ func (s *DB) InsertEdge(ctx context.Context, e *memory.Edge) (int64, error) {
 	if _, err := memory.ParseRelation(string(e.Relation)); err != nil {
 		return 0, err
 	}
-	meta, err := encodeMetadata(e.Metadata)
+	meta, err := memory.EncodeMetadata(e.Metadata)
 	if err != nil {
 		return 0, err
 	}
@@ -73,7 +73,7 @@ func (s *DB) ResolveContradiction(ctx context.Context, r memory.Resolution) erro
 			return err
 		}
 		var err error
-		if meta, err = encodeMetadata(r.Add.Metadata); err != nil {
+		if meta, err = memory.EncodeMetadata(r.Add.Metadata); err != nil {
 			return err
 		}
 	}
@@ -190,7 +190,7 @@ func (s *DB) Edges(ctx context.Context, q memory.EdgeQuery) ([]memory.Edge, erro
 			return nil, fmt.Errorf("list edges: %w", err)
 		}
 		e.Relation = memory.Relation(rel)
-		if e.Metadata, err = decodeOptionalMetadata(meta); err != nil {
+		if e.Metadata, err = memory.DecodeOptionalMetadata([]byte(meta)); err != nil {
 			return nil, fmt.Errorf("edge %d: %w", e.ID, err)
 		}
 		if e.CreatedAt, err = parseTime(created); err != nil {

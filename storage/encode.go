@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -34,39 +33,6 @@ func parseTime(s string) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("stored time %q: %w", s, err)
 	}
 	return t.UTC(), nil
-}
-
-// encodeMetadata stores nil as {}.
-func encodeMetadata(m map[string]any) (string, error) {
-	if len(m) == 0 {
-		return "{}", nil
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return "", fmt.Errorf("metadata: %w", err)
-	}
-	return string(b), nil
-}
-
-// decodeMetadata returns a non-nil map.
-func decodeMetadata(s string) (map[string]any, error) {
-	m := map[string]any{}
-	if s == "" {
-		return m, nil
-	}
-	if err := json.Unmarshal([]byte(s), &m); err != nil {
-		return nil, fmt.Errorf("stored metadata: %w", err)
-	}
-	return m, nil
-}
-
-// decodeOptionalMetadata returns nil for an empty object (fields with omitempty).
-func decodeOptionalMetadata(s string) (map[string]any, error) {
-	m, err := decodeMetadata(s)
-	if err != nil || len(m) == 0 {
-		return nil, err
-	}
-	return m, nil
 }
 
 // placeholders returns "?, ?, ?" for n values.

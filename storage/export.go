@@ -8,29 +8,10 @@ import (
 	"github.com/recall-mcp/recall/memory"
 )
 
-// RecordVisitor receives every row of an export, one at a time, in a stable
-// order: memories by creation, then edges, validation events and file
-// activity by id, then archived memories by archive time. Any of its
-// functions may be nil.
-type RecordVisitor struct {
-	Memory func(*memory.Memory) error
-	Edge   func(*memory.Edge) error
-	Event  func(*memory.ValidationEvent) error
-	Change func(*memory.Change) error
-	File   func(*FileRow) error
-	// Project receives each project binding (root <-> namespace) as its
-	// columns, when the database keeps them.
-	Project func(map[string]any) error
-	// Archived receives each archived memory's trash record (the memory, its
-	// edges, events and change log) with its archive time. Deleted memories
-	// waiting out TrashKeep are not exported: a delete means gone.
-	Archived func(*TrashItem) error
-}
-
 // Export reads every record inside one read transaction (a consistent
 // snapshot, even while other processes write) and hands each to v. Nothing is
 // held beyond the row being visited.
-func (s *DB) Export(ctx context.Context, v RecordVisitor) error {
+func (s *DB) Export(ctx context.Context, v memory.RecordVisitor) error {
 	// A deferred transaction on one connection: a snapshot that never takes
 	// the write lock (the pool's transactions begin IMMEDIATE), so writers go on.
 	tx, err := s.db.Conn(ctx)
@@ -103,7 +84,7 @@ func exportEdges(ctx context.Context, tx querier, fn func(*memory.Edge) error) e
 		}
 		e.Relation = memory.Relation(rel)
 		var err error
-		if e.Metadata, err = decodeOptionalMetadata(meta); err != nil {
+		if e.Metadata, err = memory.DecodeOptionalMetadata([]byte(meta)); err != nil {
 			return fmt.Errorf("edge %d: %w", e.ID, err)
 		}
 		if e.CreatedAt, err = parseTime(created); err != nil {
@@ -150,13 +131,13 @@ func exportChanges(ctx context.Context, tx querier, fn func(*memory.Change) erro
 	}, vargs...)
 }
 
-func exportFiles(ctx context.Context, tx querier, fn func(*FileRow) error) error {
+func exportFiles(ctx context.Context, tx querier, fn func(*memory.FileRow) error) error {
 	if fn == nil {
 		return nil
 	}
 	return eachRow(ctx, tx, `SELECT id, file_path, action, session_id, project_root, file_type, metadata, created_at,
 		touches, summary FROM file_activity ORDER BY id`, func(rows *sql.Rows) error {
-		var a FileRow
+		var a memory.FileRow
 		var action, meta, created string
 		if err := rows.Scan(&a.ID, &a.FilePath, &action, &a.SessionID, &a.ProjectRoot, &a.FileType, &meta, &created,
 			&a.Touches, &a.Summary); err != nil {
@@ -164,7 +145,7 @@ func exportFiles(ctx context.Context, tx querier, fn func(*FileRow) error) error
 		}
 		a.Action = memory.FileAction(action)
 		var err error
-		if a.Metadata, err = decodeOptionalMetadata(meta); err != nil {
+		if a.Metadata, err = memory.DecodeOptionalMetadata([]byte(meta)); err != nil {
 			return fmt.Errorf("file activity %d: %w", a.ID, err)
 		}
 		if a.CreatedAt, err = parseTime(created); err != nil {
@@ -201,7 +182,7 @@ func exportProjects(ctx context.Context, tx querier, fn func(map[string]any) err
 	return nil
 }
 
-func exportArchived(ctx context.Context, tx querier, fn func(*TrashItem) error) error {
+func exportArchived(ctx context.Context, tx querier, fn func(*memory.TrashItem) error) error {
 	if fn == nil {
 		return nil
 	}

@@ -40,7 +40,7 @@ func fileActivityInsert(ctx context.Context, a *memory.FileActivity) (func(tx *s
 	if _, err := memory.ParseFileAction(string(a.Action)); err != nil {
 		return nil, err
 	}
-	meta, err := encodeMetadata(a.Metadata)
+	meta, err := memory.EncodeMetadata(a.Metadata)
 	if err != nil {
 		return nil, err
 	}

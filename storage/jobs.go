@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/recall-mcp/recall/jobs"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -55,7 +54,7 @@ func enqueueJob(ctx context.Context, tx *sql.Tx, subject, kind string, at time.T
 // job that keeps failing never holds up the rest. Jobs of other kinds stay for
 // a process that runs them. Claiming counts as an attempt, so Job.Attempts
 // includes the current one.
-func (s *DB) ClaimJobs(ctx context.Context, kinds []string, limit int, lease time.Duration) ([]jobs.Job, error) {
+func (s *DB) ClaimJobs(ctx context.Context, kinds []string, limit int, lease time.Duration) ([]memory.Job, error) {
 	if limit <= 0 || len(kinds) == 0 {
 		return nil, nil
 	}
@@ -111,7 +110,7 @@ func (s *DB) ClaimJobs(ctx context.Context, kinds []string, limit int, lease tim
 	slices.SortFunc(claimed, func(a, b claimedJob) int {
 		return cmp.Or(cmp.Compare(a.runAfter, b.runAfter), a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 	})
-	out := make([]jobs.Job, len(claimed))
+	out := make([]memory.Job, len(claimed))
 	for i, j := range claimed {
 		out[i] = j.Job
 	}
@@ -120,7 +119,7 @@ func (s *DB) ClaimJobs(ctx context.Context, kinds []string, limit int, lease tim
 
 // claimedJob is a job with the due time it was picked by (text sorts as time).
 type claimedJob struct {
-	jobs.Job
+	memory.Job
 	runAfter string
 }
 

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"maps"
 	"time"
 
 	"github.com/recall-mcp/recall/keywords"
@@ -33,7 +32,7 @@ func scanMemory(row scanner) (*memory.Memory, int64, error) {
 	}
 	m.Type = memory.Type(typ)
 	var err error
-	if m.Metadata, err = decodeMetadata(meta); err != nil {
+	if m.Metadata, err = memory.DecodeMetadata([]byte(meta)); err != nil {
 		return nil, 0, fmt.Errorf("memory %s: %w", m.ID, err)
 	}
 	if m.CreatedAt, err = parseTime(created); err != nil {
@@ -75,7 +74,7 @@ func getMemory(ctx context.Context, q querier, id string) (*memory.Memory, int64
 	if err != nil {
 		return nil, 0, fmt.Errorf("read memory %s: %w", id, err)
 	}
-	if err := checkVisible(ctx, m); err != nil {
+	if err := memory.CheckVisible(ctx, m); err != nil {
 		return nil, 0, err
 	}
 	return m, seq, nil
@@ -94,14 +93,14 @@ func (s *DB) InsertMemory(ctx context.Context, m *memory.Memory, vec []float32) 
 	if m.ContentHash == "" {
 		m.ContentHash = memory.ContentHash(m.Content)
 	}
-	meta, err := encodeMetadata(m.Metadata)
+	meta, err := memory.EncodeMetadata(m.Metadata)
 	if err != nil {
 		return nil, false, err
 	}
 	now := time.Now()
 	created, updated, accessed := orNow(m.CreatedAt, now), orNow(m.UpdatedAt, now), orNow(m.AccessedAt, now)
 
-	if err := checkWritable(ctx, m.Namespace); err != nil {
+	if err := memory.CheckWritable(ctx, m.Namespace); err != nil {
 		return nil, false, err
 	}
 	author := m.Author
@@ -237,35 +236,18 @@ func updateMemory(ctx context.Context, tx *sql.Tx, id string, fn func(m *memory.
 	if err != nil {
 		return nil, err
 	}
-	m := *before
-	m.Metadata = maps.Clone(before.Metadata)
-	if err := fn(&m); err != nil {
-		return nil, err
-	}
-	if m.ID != id {
-		return nil, memory.Invalidf("id", m.ID, "the id of the memory being updated ("+id+")")
+	m, write, err := memory.ApplyUpdate(before, fn)
+	if err != nil || !write {
+		return m, err
 	}
 	if m.Namespace != before.Namespace {
-		if err := checkWritable(ctx, m.Namespace); err != nil {
+		if err := memory.CheckWritable(ctx, m.Namespace); err != nil {
 			return nil, err
 		}
 	}
-	if m.Content != before.Content && m.ContentHash == before.ContentHash {
-		m.ContentHash = memory.ContentHash(m.Content)
-	}
-	meta, err := encodeMetadata(m.Metadata)
+	meta, err := memory.EncodeMetadata(m.Metadata)
 	if err != nil {
 		return nil, err
-	}
-	beforeMeta, _ := encodeMetadata(before.Metadata)
-	changed := m.Content != before.Content || m.Type != before.Type || m.Namespace != before.Namespace ||
-		m.Importance != before.Importance || m.Confidence != before.Confidence || meta != beforeMeta ||
-		!m.AccessedAt.Equal(before.AccessedAt) || m.AccessCount != before.AccessCount
-	if !changed && m.UpdatedAt.Equal(before.UpdatedAt) {
-		return before, nil
-	}
-	if changed && m.UpdatedAt.Equal(before.UpdatedAt) {
-		m.UpdatedAt = time.Now()
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE memories SET content = ?, content_hash = ?, memory_type = ?,
 		namespace = ?, importance = ?, confidence = ?, metadata = ?, updated_at = ?, accessed_at = ?,

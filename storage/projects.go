@@ -123,24 +123,11 @@ func projectInUse(ctx context.Context, tx *sql.Tx, ns string) (bool, error) {
 	return n > 0, err
 }
 
-// checkProjectPair validates the two namespaces of a rename or merge.
-func checkProjectPair(fromField, from, toField, to string) error {
-	for _, p := range [][2]string{{fromField, from}, {toField, to}} {
-		if !strings.HasPrefix(p[1], memory.ProjectNamespacePref) || memory.ValidateNamespace(p[1]) != nil {
-			return memory.Invalidf(p[0], fmt.Sprintf("%q", p[1]), `a project namespace "project:<name>"`)
-		}
-	}
-	if from == to {
-		return memory.Invalidf(toField, fmt.Sprintf("%q", to), "a namespace other than "+from)
-	}
-	return nil
-}
-
 // RenameProject gives project namespace from the name to: its memories, its
 // root bindings and its sessions move. to must be unused (merge otherwise).
 // It returns how many memories moved.
 func (s *DB) RenameProject(ctx context.Context, from, to string) (int, error) {
-	if err := checkProjectPair("from", from, "to", to); err != nil {
+	if err := memory.CheckProjectPair("from", from, "to", to); err != nil {
 		return 0, err
 	}
 	var moved int
@@ -189,7 +176,7 @@ func moveNamespace(ctx context.Context, tx *sql.Tx, from, to string) (int, error
 // copy in into is kept, the duplicate's edges and validation events move to
 // it, and the duplicate is deleted. All in one transaction.
 func (s *DB) MergeProjects(ctx context.Context, from, into string) (*memory.MergeReport, error) {
-	if err := checkProjectPair("from", from, "into", into); err != nil {
+	if err := memory.CheckProjectPair("from", from, "into", into); err != nil {
 		return nil, err
 	}
 	rep := &memory.MergeReport{From: from, Into: into, Duplicates: []memory.MergedDuplicate{}}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/recall-mcp/recall/memory"
 )
 
 // The Python Recall keeps its memories in a SQLite file at the same default
@@ -29,9 +31,9 @@ var pythonMigrationPause func()
 
 // PythonImport is what the migration of a Python Recall database did.
 type PythonImport struct {
-	At     time.Time    `json:"at"`
-	Backup string       `json:"backup"`
-	Result ImportResult `json:"result"`
+	At     time.Time           `json:"at"`
+	Backup string              `json:"backup"`
+	Result memory.ImportResult `json:"result"`
 }
 
 // pythonTables are the Python Recall's tables, dropped once their rows are

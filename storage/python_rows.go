@@ -14,8 +14,8 @@ import (
 // namespace such as "default", a relation such as "related", a weight above 1)
 // is mapped to the nearest accepted one and the original kept in metadata
 // under a "python_" key.
-func readPython(ctx context.Context, q querier) (Records, error) {
-	var recs Records
+func readPython(ctx context.Context, q querier) (memory.Records, error) {
+	var recs memory.Records
 	steps := []struct {
 		table string
 		add   func(pyRow)
@@ -23,7 +23,9 @@ func readPython(ctx context.Context, q querier) (Records, error) {
 		{"memories", func(r pyRow) { recs.Memories = append(recs.Memories, pythonMemory(r)) }},
 		{"edges", func(r pyRow) { recs.Edges = append(recs.Edges, pythonEdge(r)) }},
 		{"validation_events", func(r pyRow) { recs.Events = append(recs.Events, pythonEvent(r)) }},
-		{"file_activity", func(r pyRow) { recs.Files = append(recs.Files, FileRow{FileActivity: pythonFile(r), Touches: 1}) }},
+		{"file_activity", func(r pyRow) {
+			recs.Files = append(recs.Files, memory.FileRow{FileActivity: pythonFile(r), Touches: 1})
+		}},
 	}
 	for _, st := range steps {
 		rows, err := readTable(ctx, q, st.table)

@@ -24,8 +24,8 @@ const (
 // memories already have a vector staged for it (by an earlier run that
 // stopped). Vectors staged for another space are dropped.
 func (s *DB) BeginReindex(ctx context.Context, space memory.EmbeddingSpace) (staged int, err error) {
-	if space.Dimension <= 0 || space.Dimension > MaxDimension {
-		return 0, memory.Invalidf("embedding dimension", space.Dimension, fmt.Sprintf("1 to %d", MaxDimension))
+	if err := memory.CheckDimension("embedding dimension", space.Dimension); err != nil {
+		return 0, err
 	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		model, err := getMeta(ctx, tx, metaReindexModel)

@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"strconv"
 
 	"github.com/recall-mcp/recall/memory"
@@ -15,8 +14,8 @@ import (
 // vectors at once the second sees the first's space instead of resetting it
 // (ResetEmbeddings would drop the vectors the first one just wrote).
 func (s *DB) ClaimEmbeddingSpace(ctx context.Context, space memory.EmbeddingSpace) (memory.EmbeddingSpace, error) {
-	if space.Dimension <= 0 || space.Dimension > MaxDimension {
-		return space, memory.Invalidf("embedding dimension", space.Dimension, fmt.Sprintf("1 to %d", MaxDimension))
+	if err := memory.CheckDimension("embedding dimension", space.Dimension); err != nil {
+		return space, err
 	}
 	var out memory.EmbeddingSpace
 	err := s.write(ctx, func(tx *sql.Tx) error {

@@ -18,7 +18,6 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 		query string
 		dest  *int
 	}{
-		{`SELECT count(*) FROM memories`, &st.Memories},
 		{`SELECT count(*) FROM edges`, &st.Edges},
 		{`SELECT count(*) FROM validation_events`, &st.ValidationEvents},
 		{`SELECT count(*) FROM file_activity`, &st.FileActivity},
@@ -54,12 +53,7 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 			return nil, err
 		}
 	}
-	if vargs != nil {
-		st.Memories = 0
-		for _, n := range st.ByType {
-			st.Memories += n
-		}
-	}
+	st.TallyMemories()
 	if err := s.jobStats(ctx, st); err != nil {
 		return nil, fmt.Errorf("stats: %w", err)
 	}

@@ -12,16 +12,6 @@ import (
 	"github.com/recall-mcp/recall/memory"
 )
 
-// The trash's types are the domain's (memory); these names stay for the
-// packages that use them through storage.
-type (
-	TrashRecord = memory.TrashRecord
-	TrashItem   = memory.TrashItem
-)
-
-// TrashKeep is how long a deleted memory can be restored.
-const TrashKeep = memory.TrashKeep
-
 // trashNow is the clock of the trash (tests move it).
 var trashNow = func() time.Time { return time.Now().UTC() }
 
@@ -32,7 +22,7 @@ func toTrash(ctx context.Context, tx *sql.Tx, id string, archived bool) error {
 	if err != nil {
 		return err
 	}
-	rec := TrashRecord{Memory: m, Edges: []memory.Edge{}, Events: []memory.ValidationEvent{}}
+	rec := memory.TrashRecord{Memory: m, Edges: []memory.Edge{}, Events: []memory.ValidationEvent{}}
 	rows, err := tx.QueryContext(ctx, `SELECT id, source_id, target_id, relation, weight, metadata, created_at, author
 		FROM edges WHERE source_id = ? OR target_id = ? ORDER BY id`, id, id)
 	if err != nil {
@@ -46,7 +36,7 @@ func toTrash(ctx context.Context, tx *sql.Tx, id string, archived bool) error {
 			return fmt.Errorf("trash edges: %w", err)
 		}
 		e.Relation = memory.Relation(rel)
-		e.Metadata, _ = decodeOptionalMetadata(meta)
+		e.Metadata, _ = memory.DecodeOptionalMetadata([]byte(meta))
 		e.CreatedAt, _ = parseTime(created)
 		rec.Edges = append(rec.Edges, e)
 	}
@@ -97,7 +87,7 @@ func toTrash(ctx context.Context, tx *sql.Tx, id string, archived bool) error {
 }
 
 func purgeTrash(ctx context.Context, tx *sql.Tx, now time.Time) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM trash WHERE NOT archived AND deleted_at < ?`, formatTime(now.Add(-TrashKeep))); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM trash WHERE NOT archived AND deleted_at < ?`, formatTime(now.Add(-memory.TrashKeep))); err != nil {
 		return fmt.Errorf("purge trash: %w", err)
 	}
 	return nil
@@ -106,14 +96,14 @@ func purgeTrash(ctx context.Context, tx *sql.Tx, now time.Time) error {
 // Trash lists the deleted and archived memories that can still be restored,
 // last deleted first. It only reads: deleted ones past TrashKeep are left out
 // here and purged by the next delete.
-func (s *DB) Trash(ctx context.Context) ([]TrashItem, error) {
+func (s *DB) Trash(ctx context.Context) ([]memory.TrashItem, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+trashColumns+` FROM trash WHERE archived OR deleted_at >= ? ORDER BY deleted_at DESC, memory_id`,
-		formatTime(trashNow().Add(-TrashKeep)))
+		formatTime(trashNow().Add(-memory.TrashKeep)))
 	if err != nil {
 		return nil, fmt.Errorf("list trash: %w", err)
 	}
 	defer rows.Close()
-	out := []TrashItem{}
+	out := []memory.TrashItem{}
 	for rows.Next() {
 		it, err := scanTrashItem(rows)
 		if err != nil {
@@ -134,9 +124,9 @@ func (s *DB) Trash(ctx context.Context) ([]TrashItem, error) {
 const trashColumns = `memory_id, deleted_at, record, archived`
 
 // scanTrashItem decodes one row of trashColumns.
-func scanTrashItem(rows *sql.Rows) (TrashItem, error) {
+func scanTrashItem(rows *sql.Rows) (memory.TrashItem, error) {
 	var id, at, body string
-	var it TrashItem
+	var it memory.TrashItem
 	if err := rows.Scan(&id, &at, &body, &it.Archived); err != nil {
 		return it, err
 	}
@@ -154,27 +144,27 @@ func scanTrashItem(rows *sql.Rows) (TrashItem, error) {
 // made again (it comes back pending).
 // The change log names where the restore came from: the source ctx carries
 // (memory.WithSource), the viewer by default.
-func (s *DB) RestoreMemory(ctx context.Context, id string) (*ImportResult, error) {
+func (s *DB) RestoreMemory(ctx context.Context, id string) (*memory.ImportResult, error) {
 	source := memory.SourceFrom(ctx, memory.SourceViewer)
-	var res *ImportResult
+	var res *memory.ImportResult
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var body string
 		err := tx.QueryRowContext(ctx, `SELECT record FROM trash WHERE memory_id = ? AND (archived OR deleted_at >= ?)`,
-			id, formatTime(trashNow().Add(-TrashKeep))).Scan(&body)
+			id, formatTime(trashNow().Add(-memory.TrashKeep))).Scan(&body)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("memory %s is not in the trash: %w", id, memory.ErrNotFound)
 		}
 		if err != nil {
 			return err
 		}
-		var rec TrashRecord
+		var rec memory.TrashRecord
 		if err := json.Unmarshal([]byte(body), &rec); err != nil {
 			return fmt.Errorf("trash record: %w", err)
 		}
 		if rec.Memory == nil || !memory.PrincipalFrom(ctx).Sees(rec.Memory.Namespace) {
 			return fmt.Errorf("memory %s is not in the trash: %w", id, memory.ErrNotFound)
 		}
-		if res, err = writeRecords(ctx, tx, Records{Memories: []*memory.Memory{rec.Memory}, Edges: rec.Edges, Events: rec.Events, Changes: rec.Changes}); err != nil {
+		if res, err = writeRecords(ctx, tx, memory.Records{Memories: []*memory.Memory{rec.Memory}, Edges: rec.Edges, Events: rec.Events, Changes: rec.Changes}); err != nil {
 			return err
 		}
 		// The same text stored again since the delete: the record joins that
@@ -203,7 +193,7 @@ func (s *DB) RestoreMemory(ctx context.Context, id string) (*ImportResult, error
 
 // hideUnseenEdges drops from the listed records the edges whose other end the
 // principal in ctx may not see (another person's private memory).
-func hideUnseenEdges(ctx context.Context, q querier, items []TrashItem) error {
+func hideUnseenEdges(ctx context.Context, q querier, items []memory.TrashItem) error {
 	if !memory.PrincipalFrom(ctx).Restricted() {
 		return nil
 	}

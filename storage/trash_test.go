@@ -61,13 +61,13 @@ func TestDeleteKeepsRecordAndRestoreBringsItBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func(f func() time.Time) { trashNow = f }(trashNow)
-	later := time.Now().Add(TrashKeep + time.Hour)
+	later := time.Now().Add(memory.TrashKeep + time.Hour)
 	trashNow = func() time.Time { return later }
 	if _, err := db.RestoreMemory(ctx, b.ID); !errors.Is(err, memory.ErrNotFound) {
-		t.Errorf("restore after %v: %v, want not found", TrashKeep, err)
+		t.Errorf("restore after %v: %v, want not found", memory.TrashKeep, err)
 	}
 	if items, _ := db.Trash(ctx); len(items) != 0 {
-		t.Errorf("trash after %v: %+v", TrashKeep, items)
+		t.Errorf("trash after %v: %+v", memory.TrashKeep, items)
 	}
 }
 
@@ -110,20 +110,20 @@ func TestArchivedMemoryIsKeptUntilRestored(t *testing.T) {
 		t.Fatalf("an archived memory is still in the store: %v", err)
 	}
 	defer func(f func() time.Time) { trashNow = f }(trashNow)
-	later := time.Now().Add(TrashKeep + 24*time.Hour)
+	later := time.Now().Add(memory.TrashKeep + 24*time.Hour)
 	trashNow = func() time.Time { return later }
 	items, err := db.Trash(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(items) != 1 || items[0].Memory.ID != old.ID || !items[0].Archived {
-		t.Fatalf("trash %v after the archive: %+v", TrashKeep, items)
+		t.Fatalf("trash %v after the archive: %+v", memory.TrashKeep, items)
 	}
 	if ch := items[0].Changes; len(ch) == 0 || ch[len(ch)-1].Action != memory.ChangeArchive {
 		t.Errorf("the archive is not the last entry of the change log: %+v", ch)
 	}
 	if _, err := db.RestoreMemory(ctx, old.ID); err != nil {
-		t.Fatalf("restore an archived memory after %v: %v", TrashKeep, err)
+		t.Fatalf("restore an archived memory after %v: %v", memory.TrashKeep, err)
 	}
 	if got, err := db.GetMemory(ctx, old.ID); err != nil || got.Content != old.Content {
 		t.Fatalf("restored: %+v %v", got, err)
@@ -142,7 +142,7 @@ func TestTrashListingOnlyReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func(f func() time.Time) { trashNow = f }(trashNow)
-	later := time.Now().Add(TrashKeep + time.Hour)
+	later := time.Now().Add(memory.TrashKeep + time.Hour)
 	trashNow = func() time.Time { return later }
 
 	lock, err := db.SQL().Conn(ctx)

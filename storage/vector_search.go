@@ -33,9 +33,8 @@ func (s *DB) SearchVector(ctx context.Context, vec []float32, f memory.Filter, l
 	if sp.Dimension == 0 {
 		return nil, nil
 	}
-	if len(vec) != sp.Dimension {
-		return nil, fmt.Errorf("query vector of dimension %d, the database holds %q vectors of dimension %d: %w",
-			len(vec), sp.Model, sp.Dimension, memory.ErrEmbeddingMismatch)
+	if err := sp.Fits("query vector", vec); err != nil {
+		return nil, err
 	}
 	if err := memory.CheckVector(vec); err != nil {
 		return nil, err

@@ -15,9 +15,6 @@ import (
 // VectorChunk is the number of vectors per vec0 chunk (see createVectorTable).
 const VectorChunk = 8
 
-// MaxDimension bounds the embedding dimension a space may declare.
-const MaxDimension = 8192
-
 // The vec0 table memory_vectors holds one vector per memory, keyed by
 // memories.seq. Its dimension is part of its definition, so it is created when the
 // embedding space is first known and recreated by ResetEmbeddings. Namespace, type
@@ -92,8 +89,8 @@ func (s *DB) EmbeddingSpace(ctx context.Context) (memory.EmbeddingSpace, error) 
 // ResetEmbeddings drops every vector, records the new space and marks every
 // memory pending.
 func (s *DB) ResetEmbeddings(ctx context.Context, space memory.EmbeddingSpace) error {
-	if space.Dimension <= 0 || space.Dimension > MaxDimension {
-		return memory.Invalidf("embedding dimension", space.Dimension, fmt.Sprintf("1 to %d", MaxDimension))
+	if err := memory.CheckDimension("embedding dimension", space.Dimension); err != nil {
+		return err
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
 		if err := createVectorTable(ctx, tx, space.Dimension); err != nil {
@@ -130,8 +127,8 @@ func putVector(ctx context.Context, tx *sql.Tx, seq int64, vec []float32) error 
 		return err
 	}
 	if sp.Dimension == 0 {
-		if len(vec) == 0 || len(vec) > MaxDimension {
-			return memory.Invalidf("vector length", len(vec), fmt.Sprintf("1 to %d", MaxDimension))
+		if err := memory.CheckDimension("vector length", len(vec)); err != nil {
+			return err
 		}
 		if err := createVectorTable(ctx, tx, len(vec)); err != nil {
 			return err
@@ -141,9 +138,8 @@ func putVector(ctx context.Context, tx *sql.Tx, seq int64, vec []float32) error 
 		}
 		sp.Dimension = len(vec)
 	}
-	if len(vec) != sp.Dimension {
-		return fmt.Errorf("vector of dimension %d, the database holds %q vectors of dimension %d: %w",
-			len(vec), sp.Model, sp.Dimension, memory.ErrEmbeddingMismatch)
+	if err := sp.Fits("vector", vec); err != nil {
+		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM memory_vectors WHERE rowid = ?`, seq); err != nil {
 		return fmt.Errorf("replace vector: %w", err)

@@ -24,25 +24,6 @@ func visibleCond(ctx context.Context, alias string) (string, []any) {
 	return "(substr(" + ns + ", 1, 5) <> '" + memory.PersonNamespacePref + "' OR " + ns + " = ?)", []any{p.OwnNamespace()}
 }
 
-// checkVisible returns ErrNotFound, as for a missing memory, when the
-// principal in ctx may not see m.
-func checkVisible(ctx context.Context, m *memory.Memory) error {
-	if !memory.PrincipalFrom(ctx).Sees(m.Namespace) {
-		return memory.NotFound("memory", m.ID)
-	}
-	return nil
-}
-
-// checkWritable refuses a write into another person's namespace. It names
-// the rule, not any memory: nothing about what that namespace holds leaks.
-func checkWritable(ctx context.Context, namespace string) error {
-	p := memory.PrincipalFrom(ctx)
-	if p.Sees(namespace) {
-		return nil
-	}
-	return memory.Invalidf("namespace", namespace, `"private" or your own `+p.OwnNamespace()+`, "global" or "project:<name>": a user:<name> namespace is its person's alone`)
-}
-
 // hiddenCount counts the memories the principal in ctx may not see (others'
 // private ones), for searches that filter them out after ranking and must
 // ask for that many more.

@@ -192,7 +192,7 @@ func seedHookBench(b *testing.B, path string, n int) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	var rec storage.Records
+	var rec memory.Records
 	t0 := time.Now().Add(-time.Duration(n) * time.Second)
 	notes := corpus.Varied(min(n, corpus.MaxVaried), 11)
 	for i := range n {

@@ -208,7 +208,7 @@ func seedHookFigure(b *testing.B, path string, n int, model string) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	var rec storage.Records
+	var rec memory.Records
 	t0 := time.Now().Add(-time.Duration(n) * time.Second)
 	notes := corpus.Varied(min(n, corpus.MaxVaried), 11)
 	for i := range n {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
 )
 
 // ExportCounts says how many records of each kind an export wrote.
@@ -28,18 +27,18 @@ func ExportJSONL(ctx context.Context, src Source, w io.Writer, now time.Time) (E
 	if err := enc.Encode(header{Record: KindHeader, Format: Format, Version: Version, ExportedAt: now.UTC()}); err != nil {
 		return n, err
 	}
-	err := src.Export(ctx, storage.RecordVisitor{
+	err := src.Export(ctx, memory.RecordVisitor{
 		Memory: func(m *memory.Memory) error { n.Memories++; return enc.Encode(toMemoryRecord(m)) },
 		Edge:   func(e *memory.Edge) error { n.Edges++; return enc.Encode(toEdgeRecord(e)) },
 		Event:  func(ev *memory.ValidationEvent) error { n.Events++; return enc.Encode(toEventRecord(ev)) },
 		Change: func(c *memory.Change) error { n.Changes++; return enc.Encode(toChangeRecord(c)) },
-		File:   func(a *storage.FileRow) error { n.Files++; return enc.Encode(toFileRecord(a)) },
+		File:   func(a *memory.FileRow) error { n.Files++; return enc.Encode(toFileRecord(a)) },
 		Project: func(row map[string]any) error {
 			n.Projects++
 			row["record"] = KindProject
 			return enc.Encode(row)
 		},
-		Archived: func(it *storage.TrashItem) error { n.Archived++; return enc.Encode(toArchivedRecord(it)) },
+		Archived: func(it *memory.TrashItem) error { n.Archived++; return enc.Encode(toArchivedRecord(it)) },
 	})
 	if err != nil {
 		return n, err

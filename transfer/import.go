@@ -12,7 +12,6 @@ import (
 
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/privacy"
-	"github.com/recall-mcp/recall/storage"
 )
 
 // maxLineBytes bounds one line: a memory's content and metadata at their
@@ -35,10 +34,10 @@ func (e LineError) String() string { return fmt.Sprintf("line %d: %s", e.Line, e
 
 // ImportReport says what an import read, wrote and left out.
 type ImportReport struct {
-	Format   string                `json:"format"`
-	Lines    int                   `json:"lines"`
-	BadLines []LineError           `json:"bad_lines"`
-	Result   *storage.ImportResult `json:"result"`
+	Format   string               `json:"format"`
+	Lines    int                  `json:"lines"`
+	BadLines []LineError          `json:"bad_lines"`
+	Result   *memory.ImportResult `json:"result"`
 	// Mapping says how a foreign format was mapped onto memories and edges.
 	Mapping string `json:"mapping,omitempty"`
 }
@@ -61,7 +60,7 @@ func Import(ctx context.Context, sink Sink, r io.Reader, opts ImportOptions) (*I
 		return nil, err
 	}
 	rep := &ImportReport{Lines: len(lines), BadLines: []LineError{}}
-	var recs storage.Records
+	var recs memory.Records
 	switch detectFormat(lines) {
 	case FormatMemoryServer:
 		rep.Format, rep.Mapping = FormatMemoryServer, memoryServerMapping
@@ -133,8 +132,8 @@ func detectFormat(lines []line) string {
 // parseRecall checks every line of a Recall export. A header of a newer
 // version is an error for the whole file: its records may mean something this
 // build cannot know.
-func parseRecall(lines []line) (storage.Records, []LineError, error) {
-	var recs storage.Records
+func parseRecall(lines []line) (memory.Records, []LineError, error) {
+	var recs memory.Records
 	bad := []LineError{}
 	for _, l := range lines {
 		var probe struct {
@@ -160,7 +159,7 @@ func parseRecall(lines []line) (storage.Records, []LineError, error) {
 }
 
 // addRecord decodes and checks one record and adds it to recs.
-func addRecord(recs *storage.Records, kind string, text []byte) error {
+func addRecord(recs *memory.Records, kind string, text []byte) error {
 	switch kind {
 	case KindMemory:
 		var r memoryRecord
@@ -276,7 +275,7 @@ func checkMemory(m *memory.Memory) error {
 
 // checkArchived applies the rules of each part to an archived memory's record:
 // its edges, events and change log all belong to that memory.
-func checkArchived(it storage.TrashItem) error {
+func checkArchived(it memory.TrashItem) error {
 	if it.DeletedAt.IsZero() {
 		return memory.Invalidf("archived_at", "(missing)", "an RFC 3339 time")
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
 )
 
 // ExportMarkdown writes a readable record of every memory into dir: one file
@@ -24,7 +23,7 @@ func ExportMarkdown(ctx context.Context, src Source, dir string) ([]string, erro
 	byNS := map[string][]*memory.Memory{}
 	fileOf := map[string]string{}
 	links := map[string][]memory.Edge{}
-	err := src.Export(ctx, storage.RecordVisitor{
+	err := src.Export(ctx, memory.RecordVisitor{
 		Memory: func(m *memory.Memory) error {
 			byNS[m.Namespace] = append(byNS[m.Namespace], m)
 			fileOf[m.ID] = markdownFile(m.Namespace)

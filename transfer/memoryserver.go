@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
 )
 
 // The official MCP memory server (@modelcontextprotocol/server-memory) keeps a
@@ -36,8 +35,8 @@ type msRelation struct {
 }
 
 // parseMemoryServer maps a memory.jsonl onto memories and edges.
-func parseMemoryServer(lines []line, opts ImportOptions) (storage.Records, []LineError) {
-	var recs storage.Records
+func parseMemoryServer(lines []line, opts ImportOptions) (memory.Records, []LineError) {
+	var recs memory.Records
 	bad := []LineError{}
 	ns := opts.Namespace
 	if ns == "" {
@@ -129,7 +128,7 @@ func ExportMemoryServer(ctx context.Context, src Source, w io.Writer) error {
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	names := map[string]string{}
-	err := src.Export(ctx, storage.RecordVisitor{
+	err := src.Export(ctx, memory.RecordVisitor{
 		Memory: func(m *memory.Memory) error {
 			e := memoryEntity(m)
 			names[m.ID] = e.Name

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
 )
 
 // Format and Version name the JSONL export. An import refuses a newer
@@ -42,12 +41,12 @@ const (
 
 // Source is what an export reads.
 type Source interface {
-	Export(ctx context.Context, v storage.RecordVisitor) error
+	Export(ctx context.Context, v memory.RecordVisitor) error
 }
 
 // Sink is what an import writes to: all records in one transaction.
 type Sink interface {
-	Import(ctx context.Context, r storage.Records) (*storage.ImportResult, error)
+	Import(ctx context.Context, r memory.Records) (*memory.ImportResult, error)
 }
 
 // header is the first line of an export.
@@ -133,7 +132,7 @@ type archivedRecord struct {
 	Changes    []changeRecord `json:"changes"`
 }
 
-func toArchivedRecord(it *storage.TrashItem) archivedRecord {
+func toArchivedRecord(it *memory.TrashItem) archivedRecord {
 	r := archivedRecord{Record: KindArchived, ArchivedAt: it.DeletedAt, Memory: toMemoryRecord(it.Memory),
 		Edges: []edgeRecord{}, Events: []eventRecord{}, Changes: []changeRecord{}}
 	r.Memory.Record = ""
@@ -153,8 +152,8 @@ func toArchivedRecord(it *storage.TrashItem) archivedRecord {
 	return r
 }
 
-func (r archivedRecord) item() storage.TrashItem {
-	it := storage.TrashItem{DeletedAt: r.ArchivedAt.UTC(), Archived: true, TrashRecord: storage.TrashRecord{
+func (r archivedRecord) item() memory.TrashItem {
+	it := memory.TrashItem{DeletedAt: r.ArchivedAt.UTC(), Archived: true, TrashRecord: memory.TrashRecord{
 		Memory: r.Memory.memory(), Edges: []memory.Edge{}, Events: []memory.ValidationEvent{}}}
 	for _, e := range r.Edges {
 		it.Edges = append(it.Edges, e.edge())
@@ -216,14 +215,14 @@ func (r changeRecord) change() memory.Change {
 	return c
 }
 
-func toFileRecord(a *storage.FileRow) fileRecord {
+func toFileRecord(a *memory.FileRow) fileRecord {
 	return fileRecord{Record: KindFile, ID: a.ID, FilePath: a.FilePath, Action: a.Action, SessionID: a.SessionID,
 		ProjectRoot: a.ProjectRoot, FileType: a.FileType, Metadata: orEmpty(a.Metadata), CreatedAt: a.CreatedAt,
 		Touches: a.Touches, Summary: a.Summary}
 }
 
-func (r fileRecord) file() storage.FileRow {
-	return storage.FileRow{FileActivity: memory.FileActivity{ID: r.ID, FilePath: r.FilePath, Action: r.Action, SessionID: r.SessionID,
+func (r fileRecord) file() memory.FileRow {
+	return memory.FileRow{FileActivity: memory.FileActivity{ID: r.ID, FilePath: r.FilePath, Action: r.Action, SessionID: r.SessionID,
 		ProjectRoot: r.ProjectRoot, FileType: r.FileType, Metadata: r.Metadata, CreatedAt: r.CreatedAt.UTC()},
 		Touches: max(r.Touches, 1), Summary: r.Summary}
 }

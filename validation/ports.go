@@ -19,7 +19,7 @@ type Store interface {
 	memory.MemoryReader // the memories curated, listed for health and staleness
 	memory.Searcher     // a stored memory's neighbours, by vector and by words
 	memory.Graph        // relationships, contradictions, supersedes
-	memory.Records      // the validation loop's events; the not-a-contradiction verdicts
+	memory.EventLog     // the validation loop's events; the not-a-contradiction verdicts
 
 	// UpdateMemoryWithEvent moves a memory's confidence (and type, when it is
 	// promoted) with the event that records it, in one transaction.

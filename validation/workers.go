@@ -63,7 +63,7 @@ func (s *Service) relates() bool {
 // judgment whose reply does not parse is a failed judgment (recorded by
 // callJudge) and the others still run; any other failure ends the job, to be
 // retried later.
-func (s *Service) relateJob(ctx context.Context, job jobs.Job) error {
+func (s *Service) relateJob(ctx context.Context, job memory.Job) error {
 	m, err := s.store.GetMemory(ctx, job.Subject)
 	if errors.Is(err, memory.ErrNotFound) {
 		return nil

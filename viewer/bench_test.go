@@ -78,7 +78,7 @@ func openSeeded(b *testing.B, ctx context.Context, path string) *storage.DB {
 	}
 	r := rand.New(rand.NewPCG(7, 7))
 	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	var rec storage.Records
+	var rec memory.Records
 	for i := 1; i <= benchMemories; i++ {
 		content := benchSentence(r, 8+r.IntN(20)) + ". " + benchSentence(r, 6+r.IntN(12)) + "."
 		at := t0.Add(time.Duration(i) * time.Minute)

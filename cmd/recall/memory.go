@@ -17,7 +17,6 @@ import (
 
 	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
 	"github.com/recall-mcp/recall/validation"
 )
 
@@ -524,7 +523,7 @@ func runRm(fs *pflag.FlagSet) runFunc {
 			fmt.Fprintf(e.stdout, "deleted %s  %s\n", d.ID, d.Preview)
 		}
 		if all.DeletedCount > 0 {
-			fmt.Fprintf(e.stdout, "in the trash for %d days: recall restore ID brings one back\n", int(storage.TrashKeep.Hours()/24))
+			fmt.Fprintf(e.stdout, "in the trash for %d days: recall restore ID brings one back\n", int(memory.TrashKeep.Hours()/24))
 		}
 		return failed
 	}

@@ -27,10 +27,10 @@ type store interface {
 	project.Bindings
 	viewer.Store
 	team.Directory
-	Export(ctx context.Context, v storage.RecordVisitor) error
-	Import(ctx context.Context, r storage.Records) (*storage.ImportResult, error)
+	Export(ctx context.Context, v memory.RecordVisitor) error
+	Import(ctx context.Context, r memory.Records) (*memory.ImportResult, error)
 	RecordToolCall(ctx context.Context, e *journal.Entry, a *memory.FileActivity) error
-	Trash(ctx context.Context) ([]storage.TrashItem, error)
+	Trash(ctx context.Context) ([]memory.TrashItem, error)
 	ProjectSummaries(ctx context.Context) ([]memory.ProjectSummary, error)
 	RenameProject(ctx context.Context, from, to string) (int, error)
 	MergeProjects(ctx context.Context, from, into string) (*memory.MergeReport, error)

@@ -60,7 +60,7 @@ func Over(t testing.TB, db *storage.DB) *Env {
 // Seed writes records into db in one import, then gives every memory the
 // fake Ollama's vector for its text, staged and swapped in as a reindex does
 // (one transaction per 2000): fast enough for benchmarks of 100k memories.
-func Seed(tb testing.TB, db *storage.DB, rec storage.Records) {
+func Seed(tb testing.TB, db *storage.DB, rec memory.Records) {
 	tb.Helper()
 	ctx := context.Background()
 	if _, err := db.Import(ctx, rec); err != nil {

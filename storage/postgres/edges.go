@@ -24,7 +24,7 @@ func (s *DB) InsertEdge(ctx context.Context, e *memory.Edge) (int64, error) {
 	if _, err := memory.ParseRelation(string(e.Relation)); err != nil {
 		return 0, err
 	}
-	meta, err := encodeMetadata(e.Metadata)
+	meta, err := memory.EncodeMetadata(e.Metadata)
 	if err != nil {
 		return 0, err
 	}
@@ -78,7 +78,7 @@ func (s *DB) ResolveContradiction(ctx context.Context, r memory.Resolution) erro
 			return err
 		}
 		var err error
-		if meta, err = encodeMetadata(r.Add.Metadata); err != nil {
+		if meta, err = memory.EncodeMetadata(r.Add.Metadata); err != nil {
 			return err
 		}
 	}
@@ -181,7 +181,7 @@ func scanEdge(row pgx.CollectableRow) (memory.Edge, error) {
 	e.Relation = memory.Relation(rel)
 	e.CreatedAt = e.CreatedAt.UTC()
 	var err error
-	if e.Metadata, err = decodeOptionalMetadata(meta); err != nil {
+	if e.Metadata, err = memory.DecodeOptionalMetadata(meta); err != nil {
 		return e, fmt.Errorf("edge %d: %w", e.ID, err)
 	}
 	return e, nil

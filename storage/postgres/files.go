@@ -28,7 +28,7 @@ func checkFileActivity(a *memory.FileActivity) error {
 }
 
 func insertFileActivity(ctx context.Context, q querier, a *memory.FileActivity) (int64, error) {
-	meta, err := encodeMetadata(a.Metadata)
+	meta, err := memory.EncodeMetadata(a.Metadata)
 	if err != nil {
 		return 0, err
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/recall-mcp/recall/jobs"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -42,7 +41,7 @@ func enqueueJob(ctx context.Context, q querier, subject, kind string, at time.Ti
 // ones first, oldest first, then retried ones in the order they became due.
 // Rows another server is claiming at the same moment are skipped (FOR UPDATE
 // SKIP LOCKED), so each job runs once across servers.
-func (s *DB) ClaimJobs(ctx context.Context, kinds []string, limit int, lease time.Duration) ([]jobs.Job, error) {
+func (s *DB) ClaimJobs(ctx context.Context, kinds []string, limit int, lease time.Duration) ([]memory.Job, error) {
 	if limit <= 0 || len(kinds) == 0 {
 		return nil, nil
 	}
@@ -64,7 +63,7 @@ func (s *DB) ClaimJobs(ctx context.Context, kinds []string, limit int, lease tim
 		return nil, fmt.Errorf("claim jobs: %w", err)
 	}
 	type claimed struct {
-		jobs.Job
+		memory.Job
 		runAfter time.Time
 	}
 	got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (claimed, error) {
@@ -86,7 +85,7 @@ func (s *DB) ClaimJobs(ctx context.Context, kinds []string, limit int, lease tim
 		}
 		return a.ID < b.ID
 	})
-	out := make([]jobs.Job, len(got))
+	out := make([]memory.Job, len(got))
 	for i, j := range got {
 		out[i] = j.Job
 	}

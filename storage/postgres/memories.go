@@ -2,10 +2,8 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -43,7 +41,7 @@ func scanMemory(row pgx.Row) (*memory.Memory, int64, error) {
 	m.Type = memory.Type(typ)
 	m.CreatedAt, m.UpdatedAt, m.AccessedAt = m.CreatedAt.UTC(), m.UpdatedAt.UTC(), m.AccessedAt.UTC()
 	var err error
-	if m.Metadata, err = decodeMetadata(meta); err != nil {
+	if m.Metadata, err = memory.DecodeMetadata(meta); err != nil {
 		return nil, 0, fmt.Errorf("memory %s: %w", m.ID, err)
 	}
 	return &m, seq, nil
@@ -80,43 +78,10 @@ func getMemory(ctx context.Context, q querier, id string, forUpdate bool) (*memo
 	if err != nil {
 		return nil, 0, fmt.Errorf("read memory %s: %w", id, err)
 	}
-	if err := checkVisible(ctx, m); err != nil {
+	if err := memory.CheckVisible(ctx, m); err != nil {
 		return nil, 0, err
 	}
 	return m, seq, nil
-}
-
-// encodeMetadata stores nil as {}.
-func encodeMetadata(m map[string]any) (string, error) {
-	if len(m) == 0 {
-		return "{}", nil
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return "", fmt.Errorf("metadata: %w", err)
-	}
-	return string(b), nil
-}
-
-// decodeMetadata returns a non-nil map.
-func decodeMetadata(b []byte) (map[string]any, error) {
-	m := map[string]any{}
-	if len(b) == 0 {
-		return m, nil
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("stored metadata: %w", err)
-	}
-	return m, nil
-}
-
-// decodeOptionalMetadata returns nil for an empty object.
-func decodeOptionalMetadata(b []byte) (map[string]any, error) {
-	m, err := decodeMetadata(b)
-	if err != nil || len(m) == 0 {
-		return nil, err
-	}
-	return m, nil
 }
 
 func orNow(t, now time.Time) time.Time {
@@ -137,10 +102,10 @@ func (s *DB) InsertMemory(ctx context.Context, m *memory.Memory, vec []float32) 
 	if m.ContentHash == "" {
 		m.ContentHash = memory.ContentHash(m.Content)
 	}
-	if err := checkWritable(ctx, m.Namespace); err != nil {
+	if err := memory.CheckWritable(ctx, m.Namespace); err != nil {
 		return nil, false, err
 	}
-	meta, err := encodeMetadata(m.Metadata)
+	meta, err := memory.EncodeMetadata(m.Metadata)
 	if err != nil {
 		return nil, false, err
 	}
@@ -287,33 +252,16 @@ func updateMemory(ctx context.Context, tx pgx.Tx, id string, fn func(m *memory.M
 	if err != nil {
 		return nil, err
 	}
-	m := *before
-	m.Metadata = maps.Clone(before.Metadata)
-	if err := fn(&m); err != nil {
+	m, write, err := memory.ApplyUpdate(before, fn)
+	if err != nil || !write {
+		return m, err
+	}
+	if err := memory.CheckWritable(ctx, m.Namespace); err != nil {
 		return nil, err
 	}
-	if m.ID != id {
-		return nil, memory.Invalidf("id", m.ID, "the id of the memory being updated ("+id+")")
-	}
-	if err := checkWritable(ctx, m.Namespace); err != nil {
-		return nil, err
-	}
-	if m.Content != before.Content && m.ContentHash == before.ContentHash {
-		m.ContentHash = memory.ContentHash(m.Content)
-	}
-	meta, err := encodeMetadata(m.Metadata)
+	meta, err := memory.EncodeMetadata(m.Metadata)
 	if err != nil {
 		return nil, err
-	}
-	beforeMeta, _ := encodeMetadata(before.Metadata)
-	changed := m.Content != before.Content || m.Type != before.Type || m.Namespace != before.Namespace ||
-		m.Importance != before.Importance || m.Confidence != before.Confidence || meta != beforeMeta ||
-		!m.AccessedAt.Equal(before.AccessedAt) || m.AccessCount != before.AccessCount
-	if !changed && m.UpdatedAt.Equal(before.UpdatedAt) {
-		return before, nil
-	}
-	if changed && m.UpdatedAt.Equal(before.UpdatedAt) {
-		m.UpdatedAt = time.Now()
 	}
 	contentChanged := m.Content != before.Content
 	_, err = tx.Exec(ctx, `UPDATE memories SET content = $1, content_hash = $2, memory_type = $3,

@@ -9,14 +9,13 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
 )
 
 // Import writes records in one transaction: all of them or, on error, none.
 // It follows the SQLite store's rules (storage.DB.Import), so an export moves
 // between the two either way.
-func (s *DB) Import(ctx context.Context, r storage.Records) (*storage.ImportResult, error) {
-	var res *storage.ImportResult
+func (s *DB) Import(ctx context.Context, r memory.Records) (*memory.ImportResult, error) {
+	var res *memory.ImportResult
 	err := s.write(ctx, func(tx pgx.Tx) error {
 		var err error
 		if res, err = writeRecords(ctx, tx, r); err != nil {
@@ -37,25 +36,12 @@ func (s *DB) Import(ctx context.Context, r storage.Records) (*storage.ImportResu
 	return res, nil
 }
 
-// progress counts written rows for Records.Progress.
-type progress struct {
-	fn          func(done, total int)
-	done, total int
-}
-
-func (p *progress) step() {
-	p.done++
-	if p.fn != nil && (p.done%500 == 0 || p.done == p.total) {
-		p.fn(p.done, p.total)
-	}
-}
-
 // writeRecords writes records inside tx. Memories go first; ids map each
 // incoming memory id to the id it is stored under (itself, or the existing
 // memory with the same content).
-func writeRecords(ctx context.Context, tx pgx.Tx, r storage.Records) (*storage.ImportResult, error) {
-	res := &storage.ImportResult{}
-	p := &progress{fn: r.Progress, total: len(r.Memories) + len(r.Edges) + len(r.Events) + len(r.Changes) + len(r.Files) + len(r.Archived)}
+func writeRecords(ctx context.Context, tx pgx.Tx, r memory.Records) (*memory.ImportResult, error) {
+	res := &memory.ImportResult{}
+	p := r.Counter()
 	ids, err := writeMemories(ctx, tx, r.Memories, res, p)
 	if err != nil {
 		return nil, err
@@ -83,17 +69,17 @@ func orZero(t, fallback time.Time) time.Time {
 	return t
 }
 
-func writeMemories(ctx context.Context, tx pgx.Tx, ms []*memory.Memory, res *storage.ImportResult, p *progress) (map[string]string, error) {
+func writeMemories(ctx context.Context, tx pgx.Tx, ms []*memory.Memory, res *memory.ImportResult, p *memory.RecordCounter) (map[string]string, error) {
 	ids := make(map[string]string, len(ms))
 	for _, m := range ms {
-		p.step()
+		p.Step()
 		if m.ContentHash == "" {
 			m.ContentHash = memory.ContentHash(m.Content)
 		}
-		if err := checkWritable(ctx, m.Namespace); err != nil {
+		if err := memory.CheckWritable(ctx, m.Namespace); err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
 		}
-		meta, err := encodeMetadata(m.Metadata)
+		meta, err := memory.EncodeMetadata(m.Metadata)
 		if err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
 		}
@@ -152,9 +138,9 @@ func keepID(table string) string {
 		ELSE nextval(pg_get_serial_sequence('` + table + `', 'id')) END`
 }
 
-func writeEdges(ctx context.Context, tx pgx.Tx, es []memory.Edge, ids map[string]string, res *storage.ImportResult, p *progress) error {
+func writeEdges(ctx context.Context, tx pgx.Tx, es []memory.Edge, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
 	for _, e := range es {
-		p.step()
+		p.Step()
 		ends, err := resolveEnds(ctx, tx, ids, e.SourceID, e.TargetID)
 		if err != nil {
 			return err
@@ -164,7 +150,7 @@ func writeEdges(ctx context.Context, tx pgx.Tx, es []memory.Edge, ids map[string
 			res.Skipped = append(res.Skipped, fmt.Sprintf("edge %d %s -> %s: a memory at either end is missing", e.ID, e.SourceID, e.TargetID))
 			continue
 		}
-		meta, err := encodeMetadata(e.Metadata)
+		meta, err := memory.EncodeMetadata(e.Metadata)
 		if err != nil {
 			return fmt.Errorf("edge %d: %w", e.ID, err)
 		}
@@ -182,9 +168,9 @@ func writeEdges(ctx context.Context, tx pgx.Tx, es []memory.Edge, ids map[string
 	return nil
 }
 
-func writeEvents(ctx context.Context, tx pgx.Tx, evs []memory.ValidationEvent, ids map[string]string, res *storage.ImportResult, p *progress) error {
+func writeEvents(ctx context.Context, tx pgx.Tx, evs []memory.ValidationEvent, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
 	for _, ev := range evs {
-		p.step()
+		p.Step()
 		ends, err := resolveEnds(ctx, tx, ids, ev.MemoryID)
 		if err != nil {
 			return err
@@ -205,9 +191,9 @@ func writeEvents(ctx context.Context, tx pgx.Tx, evs []memory.ValidationEvent, i
 	return nil
 }
 
-func writeChanges(ctx context.Context, tx pgx.Tx, cs []memory.Change, ids map[string]string, res *storage.ImportResult, p *progress) error {
+func writeChanges(ctx context.Context, tx pgx.Tx, cs []memory.Change, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
 	for _, c := range cs {
-		p.step()
+		p.Step()
 		ends, err := resolveEnds(ctx, tx, ids, c.MemoryID, c.RelatedID)
 		if err != nil {
 			return err
@@ -237,10 +223,10 @@ func writeChanges(ctx context.Context, tx pgx.Tx, cs []memory.Change, ids map[st
 	return nil
 }
 
-func writeFiles(ctx context.Context, tx pgx.Tx, fs []storage.FileRow, res *storage.ImportResult, p *progress) error {
+func writeFiles(ctx context.Context, tx pgx.Tx, fs []memory.FileRow, res *memory.ImportResult, p *memory.RecordCounter) error {
 	for _, a := range fs {
-		p.step()
-		meta, err := encodeMetadata(a.Metadata)
+		p.Step()
+		meta, err := memory.EncodeMetadata(a.Metadata)
 		if err != nil {
 			return fmt.Errorf("file activity %d: %w", a.ID, err)
 		}
@@ -258,7 +244,7 @@ func writeFiles(ctx context.Context, tx pgx.Tx, fs []storage.FileRow, res *stora
 
 // writeProjects adds project bindings (root, namespace, created_at); a root
 // already bound keeps its binding.
-func writeProjects(ctx context.Context, tx pgx.Tx, rows []map[string]any, res *storage.ImportResult) error {
+func writeProjects(ctx context.Context, tx pgx.Tx, rows []map[string]any, res *memory.ImportResult) error {
 	for _, row := range rows {
 		root, _ := row["root"].(string)
 		ns, _ := row["namespace"].(string)
@@ -286,9 +272,9 @@ func writeProjects(ctx context.Context, tx pgx.Tx, rows []map[string]any, res *s
 
 // writeArchived puts archived memories' records into the trash, archived,
 // unless their id is a live memory or already in the trash.
-func writeArchived(ctx context.Context, tx pgx.Tx, items []storage.TrashItem, res *storage.ImportResult, p *progress) error {
+func writeArchived(ctx context.Context, tx pgx.Tx, items []memory.TrashItem, res *memory.ImportResult, p *memory.RecordCounter) error {
 	for _, it := range items {
-		p.step()
+		p.Step()
 		id := it.Memory.ID
 		body, err := json.Marshal(it.TrashRecord)
 		if err != nil {
@@ -312,7 +298,7 @@ func writeArchived(ctx context.Context, tx pgx.Tx, items []storage.TrashItem, re
 // Export reads every record inside one repeatable-read transaction (a
 // consistent snapshot while other processes write) and hands each to v, in
 // the SQLite store's order.
-func (s *DB) Export(ctx context.Context, v storage.RecordVisitor) error {
+func (s *DB) Export(ctx context.Context, v memory.RecordVisitor) error {
 	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		steps := []func() error{
 			func() error {
@@ -356,7 +342,7 @@ func (s *DB) Export(ctx context.Context, v storage.RecordVisitor) error {
 			func() error {
 				return each(ctx, tx, v.File != nil, `SELECT id, file_path, action, session_id, project_root, file_type, metadata,
 					created_at, touches, summary FROM file_activity ORDER BY id`, func(r pgx.Rows) error {
-					var f storage.FileRow
+					var f memory.FileRow
 					var action string
 					var meta []byte
 					if err := r.Scan(&f.ID, &f.FilePath, &action, &f.SessionID, &f.ProjectRoot, &f.FileType, &meta,
@@ -365,7 +351,7 @@ func (s *DB) Export(ctx context.Context, v storage.RecordVisitor) error {
 					}
 					f.Action, f.CreatedAt = memory.FileAction(action), f.CreatedAt.UTC()
 					var err error
-					if f.Metadata, err = decodeOptionalMetadata(meta); err != nil {
+					if f.Metadata, err = memory.DecodeOptionalMetadata(meta); err != nil {
 						return err
 					}
 					return v.File(&f)

@@ -18,7 +18,6 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 	var oldest *time.Time
 	var version string
 	err := s.pool.QueryRow(ctx, `SELECT
-		(SELECT count(*) FROM memories),
 		(SELECT count(*) FROM edges),
 		(SELECT count(*) FROM validation_events),
 		(SELECT count(*) FROM file_activity),
@@ -36,7 +35,7 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 		(SELECT count(*) FROM jobs WHERE kind = '`+journal.SummaryJobKind+`' AND failed_at IS NULL),
 		coalesce((SELECT value FROM meta WHERE key = 'schema_version'), '0'),
 		pg_database_size(current_database())`).Scan(
-		&st.Memories, &st.Edges, &st.ValidationEvents, &st.FileActivity, &st.PendingEmbeddings,
+		&st.Edges, &st.ValidationEvents, &st.FileActivity, &st.PendingEmbeddings,
 		&st.PendingJobs, &st.RetryingJobs, &oldest, &st.LastJobError, &st.FailedJobs, &st.LastJobFailure, &st.JournalEntries, &st.TrimmedEntries,
 		&st.PendingSummaries, &version, &st.FileBytes)
 	if err != nil {
@@ -65,6 +64,7 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
 	}
+	st.TallyMemories()
 	rows, err := s.pool.Query(ctx, `SELECT role, failures, last_error, failing_since, updated_at
 		FROM model_health WHERE failures > 0 ORDER BY role`)
 	if err != nil {

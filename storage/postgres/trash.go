@@ -10,20 +10,19 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
 )
 
 // trashNow is the clock of the trash.
 var trashNow = func() time.Time { return time.Now().UTC() }
 
 // toTrash copies memory id's record into the trash inside the delete's
-// transaction, and purges records past storage.TrashKeep.
+// transaction, and purges records past memory.TrashKeep.
 func toTrash(ctx context.Context, tx pgx.Tx, id string, archived bool) error {
 	m, _, err := getMemory(ctx, tx, id, true)
 	if err != nil {
 		return err
 	}
-	rec := storage.TrashRecord{Memory: m}
+	rec := memory.TrashRecord{Memory: m}
 	rows, err := tx.Query(ctx, `SELECT `+edgeColumns+` FROM edges WHERE source_id = $1 OR target_id = $1 ORDER BY id`, id)
 	if err != nil {
 		return fmt.Errorf("trash edges: %w", err)
@@ -71,15 +70,15 @@ func toTrash(ctx context.Context, tx pgx.Tx, id string, archived bool) error {
 }
 
 func purgeTrash(ctx context.Context, q querier, now time.Time) error {
-	if _, err := q.Exec(ctx, `DELETE FROM trash WHERE NOT archived AND deleted_at < $1`, now.Add(-storage.TrashKeep)); err != nil {
+	if _, err := q.Exec(ctx, `DELETE FROM trash WHERE NOT archived AND deleted_at < $1`, now.Add(-memory.TrashKeep)); err != nil {
 		return fmt.Errorf("purge trash: %w", err)
 	}
 	return nil
 }
 
 // Trash lists the deleted and archived memories that can still be restored,
-// last deleted first, after purging deleted ones past storage.TrashKeep.
-func (s *DB) Trash(ctx context.Context) ([]storage.TrashItem, error) {
+// last deleted first, after purging deleted ones past memory.TrashKeep.
+func (s *DB) Trash(ctx context.Context) ([]memory.TrashItem, error) {
 	if err := purgeTrash(ctx, s.pool, trashNow()); err != nil {
 		return nil, err
 	}
@@ -91,7 +90,7 @@ func (s *DB) Trash(ctx context.Context) ([]storage.TrashItem, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list trash: %w", err)
 	}
-	out := []storage.TrashItem{}
+	out := []memory.TrashItem{}
 	for _, it := range all {
 		if it.Memory != nil && memory.PrincipalFrom(ctx).Sees(it.Memory.Namespace) {
 			out = append(out, it)
@@ -100,8 +99,8 @@ func (s *DB) Trash(ctx context.Context) ([]storage.TrashItem, error) {
 	return out, nil
 }
 
-func scanTrash(row pgx.CollectableRow) (storage.TrashItem, error) {
-	var it storage.TrashItem
+func scanTrash(row pgx.CollectableRow) (memory.TrashItem, error) {
+	var it memory.TrashItem
 	var body []byte
 	if err := row.Scan(&it.DeletedAt, &body, &it.Archived); err != nil {
 		return it, err
@@ -117,32 +116,32 @@ func scanTrash(row pgx.CollectableRow) (storage.TrashItem, error) {
 // its id, its edges to memories that still exist, its validation events and
 // its change log (with the restore added), in one transaction. Its vector is
 // made again (it comes back pending).
-func (s *DB) RestoreMemory(ctx context.Context, id string) (*storage.ImportResult, error) {
+func (s *DB) RestoreMemory(ctx context.Context, id string) (*memory.ImportResult, error) {
 	return s.RestoreMemoryAs(ctx, id, memory.SourceFrom(ctx, memory.SourceViewer))
 }
 
 // RestoreMemoryAs is RestoreMemory with the change log naming source (the
 // viewer, the CLI) as where the restore came from.
-func (s *DB) RestoreMemoryAs(ctx context.Context, id, source string) (*storage.ImportResult, error) {
-	var res *storage.ImportResult
+func (s *DB) RestoreMemoryAs(ctx context.Context, id, source string) (*memory.ImportResult, error) {
+	var res *memory.ImportResult
 	err := s.write(ctx, func(tx pgx.Tx) error {
 		var body []byte
 		err := tx.QueryRow(ctx, `SELECT record FROM trash WHERE memory_id = $1 AND (archived OR deleted_at >= $2) FOR UPDATE`,
-			id, trashNow().Add(-storage.TrashKeep)).Scan(&body)
+			id, trashNow().Add(-memory.TrashKeep)).Scan(&body)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return fmt.Errorf("memory %s is not in the trash: %w", id, memory.ErrNotFound)
 		}
 		if err != nil {
 			return err
 		}
-		var rec storage.TrashRecord
+		var rec memory.TrashRecord
 		if err := json.Unmarshal(body, &rec); err != nil {
 			return fmt.Errorf("trash record: %w", err)
 		}
 		if rec.Memory == nil || !memory.PrincipalFrom(ctx).Sees(rec.Memory.Namespace) {
 			return fmt.Errorf("memory %s is not in the trash: %w", id, memory.ErrNotFound)
 		}
-		if res, err = writeRecords(ctx, tx, storage.Records{Memories: []*memory.Memory{rec.Memory}, Edges: rec.Edges, Events: rec.Events, Changes: rec.Changes}); err != nil {
+		if res, err = writeRecords(ctx, tx, memory.Records{Memories: []*memory.Memory{rec.Memory}, Edges: rec.Edges, Events: rec.Events, Changes: rec.Changes}); err != nil {
 			return err
 		}
 		// The same text stored again since the delete: the record joins that

@@ -12,9 +12,6 @@ import (
 	"github.com/recall-mcp/recall/memory"
 )
 
-// MaxDimension bounds the embedding dimension a space may declare.
-const MaxDimension = 8192
-
 // maxIndexedDimension is the largest dimension pgvector's HNSW index takes
 // for the vector type; larger vectors are searched exactly.
 const maxIndexedDimension = 2000
@@ -111,8 +108,8 @@ func setDimension(ctx context.Context, tx pgx.Tx, dim int) error {
 // ClaimEmbeddingSpace records space when none is recorded yet and returns the
 // space in force.
 func (s *DB) ClaimEmbeddingSpace(ctx context.Context, space memory.EmbeddingSpace) (memory.EmbeddingSpace, error) {
-	if space.Dimension <= 0 || space.Dimension > MaxDimension {
-		return space, memory.Invalidf("embedding dimension", space.Dimension, fmt.Sprintf("1 to %d", MaxDimension))
+	if err := memory.CheckDimension("embedding dimension", space.Dimension); err != nil {
+		return space, err
 	}
 	var out memory.EmbeddingSpace
 	err := s.write(ctx, func(tx pgx.Tx) error {
@@ -141,8 +138,8 @@ func (s *DB) ClaimEmbeddingSpace(ctx context.Context, space memory.EmbeddingSpac
 // ResetEmbeddings drops every vector, records the new space and marks every
 // memory pending.
 func (s *DB) ResetEmbeddings(ctx context.Context, space memory.EmbeddingSpace) error {
-	if space.Dimension <= 0 || space.Dimension > MaxDimension {
-		return memory.Invalidf("embedding dimension", space.Dimension, fmt.Sprintf("1 to %d", MaxDimension))
+	if err := memory.CheckDimension("embedding dimension", space.Dimension); err != nil {
+		return err
 	}
 	return s.write(ctx, func(tx pgx.Tx) error {
 		if _, err := lockSpace(ctx, tx); err != nil {
@@ -170,8 +167,8 @@ func putVector(ctx context.Context, tx pgx.Tx, seq int64, vec []float32) error {
 		return err
 	}
 	if sp.Dimension == 0 {
-		if len(vec) > MaxDimension {
-			return memory.Invalidf("vector length", len(vec), fmt.Sprintf("1 to %d", MaxDimension))
+		if err := memory.CheckDimension("vector length", len(vec)); err != nil {
+			return err
 		}
 		if sp, err = lockSpace(ctx, tx); err != nil {
 			return err
@@ -183,9 +180,8 @@ func putVector(ctx context.Context, tx pgx.Tx, seq int64, vec []float32) error {
 			sp.Dimension = len(vec)
 		}
 	}
-	if len(vec) != sp.Dimension {
-		return fmt.Errorf("vector of dimension %d, the database holds %q vectors of dimension %d: %w",
-			len(vec), sp.Model, sp.Dimension, memory.ErrEmbeddingMismatch)
+	if err := sp.Fits("vector", vec); err != nil {
+		return err
 	}
 	_, err = tx.Exec(ctx, `UPDATE memories SET embedding = $1, embedding_pending = false WHERE seq = $2`, vector(vec), seq)
 	if err != nil {
@@ -287,8 +283,8 @@ func (s *DB) SetChunkEmbeddings(ctx context.Context, id string, vecs [][]float32
 			if err := memory.CheckVector(vec); err != nil {
 				return err
 			}
-			if len(vec) != sp.Dimension {
-				return fmt.Errorf("part vector of dimension %d, the database holds vectors of dimension %d: %w", len(vec), sp.Dimension, memory.ErrEmbeddingMismatch)
+			if err := sp.Fits("part vector", vec); err != nil {
+				return err
 			}
 			if _, err := tx.Exec(ctx, `INSERT INTO memory_chunks (seq, part, embedding) VALUES ($1, $2, $3)`,
 				seq, i+1, vector(vec)); err != nil {
@@ -307,8 +303,8 @@ const (
 // BeginReindex records the target space and returns how many memories an
 // earlier, interrupted run already staged for it.
 func (s *DB) BeginReindex(ctx context.Context, space memory.EmbeddingSpace) (int, error) {
-	if space.Dimension <= 0 || space.Dimension > MaxDimension {
-		return 0, memory.Invalidf("embedding dimension", space.Dimension, fmt.Sprintf("1 to %d", MaxDimension))
+	if err := memory.CheckDimension("embedding dimension", space.Dimension); err != nil {
+		return 0, err
 	}
 	var staged int
 	err := s.write(ctx, func(tx pgx.Tx) error {

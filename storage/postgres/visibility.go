@@ -25,23 +25,6 @@ func visibleCond(ctx context.Context, alias string, p *params) string {
 	return "(left(" + ns + ", 5) <> '" + memory.PersonNamespacePref + "' OR " + ns + " = " + p.add(who.OwnNamespace()) + ")"
 }
 
-// checkVisible turns a memory the asker may not see into not found.
-func checkVisible(ctx context.Context, m *memory.Memory) error {
-	if !memory.PrincipalFrom(ctx).Sees(m.Namespace) {
-		return memory.NotFound("memory", m.ID)
-	}
-	return nil
-}
-
-// checkWritable refuses a write into another person's namespace.
-func checkWritable(ctx context.Context, namespace string) error {
-	p := memory.PrincipalFrom(ctx)
-	if p.Sees(namespace) {
-		return nil
-	}
-	return memory.Invalidf("namespace", namespace, `"private" or your own `+p.OwnNamespace()+`, "global" or "project:<name>": a user:<name> namespace is its person's alone`)
-}
-
 // author is who a change is recorded under: the one given, else the asker.
 func author(ctx context.Context, given string) string {
 	if given != "" {

@@ -8,8 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/memory"
 )
 
 // notifyChannel is where the triggers of migrations/0001 announce changes.
@@ -24,7 +23,7 @@ type watch struct {
 }
 
 // Watch starts listening for changes to memories and edges.
-func (s *DB) Watch(ctx context.Context) (storage.Watcher, error) {
+func (s *DB) Watch(ctx context.Context) (memory.Watcher, error) {
 	w := &watch{pool: s.pool}
 	if err := w.listen(ctx); err != nil {
 		return nil, err
@@ -79,8 +78,8 @@ func (w *watch) Changed(ctx context.Context) (bool, error) {
 
 // ChangedSince reads what changed: the memories written since a time, and
 // the counts that tell additions and deletions.
-func (w *watch) ChangedSince(ctx context.Context, since time.Time, limit int) (*storage.Changes, error) {
-	c := &storage.Changes{}
+func (w *watch) ChangedSince(ctx context.Context, since time.Time, limit int) (*memory.Changes, error) {
+	c := &memory.Changes{}
 	if err := w.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM memories),
 		(SELECT count(*) FROM edges), (SELECT coalesce(max(id), 0) FROM edges)`).Scan(&c.Total, &c.Edges[0], &c.Edges[1]); err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
@@ -90,8 +89,8 @@ func (w *watch) ChangedSince(ctx context.Context, since time.Time, limit int) (*
 	if err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
 	}
-	c.Memories, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.MemoryStamp, error) {
-		var st storage.MemoryStamp
+	c.Memories, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (memory.MemoryStamp, error) {
+		var st memory.MemoryStamp
 		err := r.Scan(&st.ID, &st.CreatedAt, &st.UpdatedAt)
 		st.CreatedAt, st.UpdatedAt = st.CreatedAt.UTC(), st.UpdatedAt.UTC()
 		return st, err

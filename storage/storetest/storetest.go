@@ -18,7 +18,6 @@ import (
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/jobs"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
 )
 
 // Store is what a store offers the rest of Recall: the memory and journal
@@ -27,8 +26,8 @@ type Store interface {
 	memory.Store
 	capture.Store
 	jobs.Queue
-	Trash(ctx context.Context) ([]storage.TrashItem, error)
-	RestoreMemory(ctx context.Context, id string) (*storage.ImportResult, error)
+	Trash(ctx context.Context) ([]memory.TrashItem, error)
+	RestoreMemory(ctx context.Context, id string) (*memory.ImportResult, error)
 	// RecordToolCall writes a hook's journal entry and file touch together.
 	RecordToolCall(ctx context.Context, e *journal.Entry, a *memory.FileActivity) error
 }
@@ -1472,5 +1471,11 @@ func testVisibility(t *testing.T, s Store) {
 	}
 	if n, _ := s.CountMemories(ctx, memory.Filter{}); n != 2 {
 		t.Errorf("the machine's own count = %d, want 2", n)
+	}
+	if st, err := s.Stats(bob); err != nil || st.Memories != 1 || st.ByNamespace["user:ann"] != 0 || st.ByType[string(memory.TypeDecision)] != 0 {
+		t.Errorf("bob's stats = %+v, %v; want 1 memory, none of ann's", st, err)
+	}
+	if st, _ := s.Stats(ctx); st.Memories != 2 {
+		t.Errorf("the machine's own stats count %d memories, want 2", st.Memories)
 	}
 }
