@@ -179,3 +179,50 @@ func TestPagesReadAWholeConversationOnce(t *testing.T) {
 		t.Error("a cursor past the file's end was accepted")
 	}
 }
+
+// CatchUp reads only the asked projects' new lines, within its budget.
+func TestCatchUpReadsTheProjectsNewLinesWithinItsBudget(t *testing.T) {
+	ctx := t.Context()
+	root := t.TempDir()
+	line := func(uuid, text string) string {
+		return `{"type":"user","uuid":"` + uuid + `","sessionId":"s","message":{"role":"user","content":"` + text + `"}}` + "\n"
+	}
+	write := func(project, name, text string) {
+		dir := filepath.Join(root, EscapeProject(project))
+		os.MkdirAll(dir, 0o700)
+		f, err := os.OpenFile(filepath.Join(dir, name+".jsonl"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(text)
+		f.Close()
+	}
+	write("/src/shop", "a", line("a1", "first"))
+	write("/src/shop/api", "b", line("b1", "from a subdirectory"))
+	write("/src/shopping", "c", line("c1", "another project"))
+	write("/src/blog", "d", line("d1", "another project"))
+	ix, err := Open(ctx, filepath.Join(t.TempDir(), "h.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	st, left, err := ix.CatchUp(ctx, CatchUpOptions{Root: root, Projects: []string{"/src/shop"}, MaxBytes: 1 << 20})
+	if err != nil || st.Messages != 2 || left != 0 {
+		t.Fatalf("first catch-up: %+v, left %d, %v; want the shop's two messages", st, left, err)
+	}
+	write("/src/shop", "a", line("a2", "second"))
+	write("/src/shop", "a", strings.Repeat(line("a3", "padding"), 100))
+	st, left, err = ix.CatchUp(ctx, CatchUpOptions{Root: root, Projects: []string{"/src/shop"}, MaxBytes: 1000})
+	if err != nil || st.Messages != 0 || left == 0 {
+		t.Fatalf("over budget: %+v, left %d, %v; want it left for a full update", st, left, err)
+	}
+	st, _, err = ix.CatchUp(ctx, CatchUpOptions{Root: root, Projects: []string{"/src/shop"}, MaxBytes: 1 << 20})
+	if err != nil || st.Messages != 101 {
+		t.Fatalf("appended lines: %+v, %v", st, err)
+	}
+	var n int
+	ix.db.QueryRow(`SELECT count(*) FROM messages`).Scan(&n)
+	if n != 103 {
+		t.Errorf("%d messages indexed, want the shop's 103 only", n)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/project"
 )
 
 // QueryEmbedder embeds a search query (embedding.Client is one).
@@ -26,8 +27,17 @@ type Service struct {
 	Embedder     QueryEmbedder // nil: keywords only
 	EmbedTimeout time.Duration // longest wait for the query's vector
 	Refresh      func()        // starts a background update; may be nil
-	Logger       *slog.Logger
+	// CatchUp, when set, reads the newest messages of the projects (every
+	// project's when none) into the index before a search, within a bound,
+	// and says what it could not read ("" when nothing is missing).
+	CatchUp func(ctx context.Context, projects []string) string
+	Logger  *slog.Logger
 }
+
+// ProjectPaths are the directories of the caller's project: its root and
+// its git worktrees, whose conversations Claude Code keeps apart (by the
+// working directory) though they are one project's.
+func (s *Service) ProjectPaths() []string { return project.Worktrees(s.Project) }
 
 // SearchRequest is a search as the tools and the CLI take it: the seed's
 // parameters, dates as text.
@@ -55,21 +65,33 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (*Response, err
 	if err != nil {
 		return nil, err
 	}
+	var caughtUp, embedded string
+	if s.CatchUp != nil {
+		caughtUp = s.CatchUp(ctx, q.Projects)
+	}
 	if s.Refresh != nil {
 		s.Refresh()
 	}
-	note := ""
 	if s.Embedder != nil {
-		q.Vector, note = s.queryVector(ctx, req.Query)
+		q.Vector, embedded = s.queryVector(ctx, req.Query)
 	}
 	resp, err := s.Index.Search(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	if note != "" {
-		resp.Note = strings.TrimPrefix(resp.Note+"; "+note, "; ")
-	}
+	resp.Note = joinNotes(resp.Note, caughtUp, embedded)
 	return resp, nil
+}
+
+// joinNotes joins the notes that say something.
+func joinNotes(notes ...string) string {
+	var out []string
+	for _, n := range notes {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // queryVector embeds the query when the index holds vectors; on failure the

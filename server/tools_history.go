@@ -63,7 +63,7 @@ func (h handlers) addHistoryTools(srv *mcp.Server, hs *history.Service) {
 		"Search this project's past Claude Code conversations (what compaction dropped too) by meaning and words; each match with its neighbours."+historyStaysLocal,
 		historySearchDefaults,
 		func(ctx context.Context, a historySearchArgs) (historySearchOutput, error) {
-			r, err := hs.Search(ctx, a.request([]string{hs.Project}))
+			r, err := hs.Search(ctx, a.request(hs.ProjectPaths()))
 			return historySearchOutput{Success: err == nil, Response: r}, err
 		})
 	addTool(srv, h, "search_global_history",

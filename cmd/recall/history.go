@@ -50,7 +50,7 @@ func openHistory(ctx context.Context, cfg *config.Config, log *slog.Logger) (*hi
 		return nil, err
 	}
 	s := &history.Service{Index: ix, Root: cfg.HistoryDir, Project: project.FindRoot(""),
-		EmbedTimeout: min(cfg.OllamaTimeout, maxQueryEmbedWait), Logger: log}
+		EmbedTimeout: min(cfg.OllamaTimeout, maxQueryEmbedWait), CatchUp: catchUp(cfg, log, ix), Logger: log}
 	if cfg.HistoryEmbed {
 		client, err := newOllama(cfg)
 		if err != nil {
@@ -98,7 +98,7 @@ func runHistorySearch(fs *pflag.FlagSet) runFunc {
 		req := history.SearchRequest{Query: query, After: *after, Before: *before, Context: *window, Threshold: *threshold,
 			MaxResults: *n, Offset: *offset, IncludeSubagents: !*noSub}
 		if !*global {
-			req.Projects = []string{hs.Project}
+			req.Projects = hs.ProjectPaths()
 		}
 		resp, err := hs.Search(ctx, req)
 		if err != nil {
