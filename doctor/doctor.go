@@ -19,6 +19,7 @@ import (
 
 	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/embedding"
+	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
@@ -75,6 +76,7 @@ func Run(ctx context.Context, cfg *config.Config, emit func(Finding)) {
 		db, st = checkDatabase(ctx, r, cfg)
 	}
 	status := checkOllama(ctx, r, cfg)
+	checkHooksOllamaNote(r, cfg)
 	if db != nil && st != nil {
 		checkEmbeddings(ctx, r, cfg, db, st, status)
 		db.Close()
@@ -209,6 +211,28 @@ func checkOllama(ctx context.Context, r *report, cfg *config.Config) *embedding.
 		r.check(OK, fmt.Sprintf("chat model %s (can chat%s)", st.ChatModel, contextNote(st.ChatInfo)))
 	}
 	return &st
+}
+
+// checkHooksOllamaNote reports the note the prompt hooks keep beside the
+// database while Ollama is down, hung or slower than their vector budget:
+// until it goes, prompts are recalled by keywords alone, even when Ollama
+// answered doctor just now.
+func checkHooksOllamaNote(r *report, cfg *config.Config) {
+	if cfg.OllamaOff || cfg.ClientMode() {
+		return
+	}
+	path := hook.OllamaStatePath(cfg.SQLitePath)
+	st, err := hook.ReadOllamaState(path)
+	switch {
+	case err != nil:
+		r.check(Warn, fmt.Sprintf("prompt hooks' note on Ollama unreadable: %v", err),
+			"rm "+path+" (the hooks write it again if Ollama fails them)")
+	case st != nil:
+		r.check(Warn, fmt.Sprintf("prompt hooks skip Ollama and recall by keywords only, since %s: %s (last tried %s; tried again in the background every %s; note %s)",
+			st.Since.Local().Format(time.DateTime), st.Reason, st.Checked.Local().Format(time.TimeOnly), hook.DefaultRetryAfter, path),
+			"recall hook --probe-ollama (tries Ollama now; the note goes when it embeds within RECALL_HOOK_TIMEOUT)",
+			fmt.Sprintf("or raise RECALL_HOOK_TIMEOUT (now %s) if this machine's model is slower than that", cfg.HookTimeout))
+	}
 }
 
 // modelProblem is one thing wrong with the configured models.

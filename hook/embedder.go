@@ -104,7 +104,7 @@ func (g *guardedEmbedder) failure() error {
 	if g.guard.State == "" {
 		return nil
 	}
-	st, err := readOllamaState(g.guard.State)
+	st, err := ReadOllamaState(g.guard.State)
 	if err != nil {
 		g.log().Warn("Ollama state unreadable; asking Ollama", "path", g.guard.State, "err", err)
 		return nil
@@ -151,7 +151,7 @@ func (g *guardedEmbedder) record(parent, bctx context.Context, start time.Time, 
 	g.mu.Unlock()
 	if g.guard.State != "" {
 		now := g.now()
-		if werr := writeOllamaState(g.guard.State, &ollamaState{Since: now, Checked: now, Reason: reason}); werr != nil {
+		if werr := writeOllamaState(g.guard.State, &OllamaState{Since: now, Checked: now, Reason: reason}); werr != nil {
 			g.log().Warn("Ollama state not written", "path", g.guard.State, "err", werr)
 		}
 	}
@@ -195,9 +195,9 @@ func Probe(ctx context.Context, inner memory.Embedder, state string, budget time
 }
 
 func probeFailed(state, reason string) error {
-	prev, _ := readOllamaState(state)
+	prev, _ := ReadOllamaState(state)
 	now := time.Now()
-	st := &ollamaState{Since: now, Checked: now, Reason: reason}
+	st := &OllamaState{Since: now, Checked: now, Reason: reason}
 	if prev != nil && !prev.Since.IsZero() {
 		st.Since = prev.Since
 	}

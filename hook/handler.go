@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -39,8 +40,35 @@ type Handler struct {
 	Summaries bool
 	Logger    *slog.Logger
 	Now       func() time.Time
+	// Vectors says in the log when the prompt hook's recall goes to keywords
+	// only and back; a server shares one among its events, so that it says so
+	// once per change rather than on every prompt. Nil: one for this Handler.
+	Vectors *VectorLog
+}
 
-	degraded bool // already logged that recall fell back to keywords
+// VectorLog logs the prompt hook's changes between recall with vectors and
+// recall on keywords only, once per change: a skipped prompt while nothing
+// changed is logged at debug level only.
+type VectorLog struct {
+	mu       sync.Mutex
+	keywords bool // the last prompt's recall was on keywords only
+}
+
+// note records how one prompt was recalled (reason: why keywords only; empty:
+// with vectors).
+func (v *VectorLog) note(log *slog.Logger, reason string) {
+	v.mu.Lock()
+	was := v.keywords
+	v.keywords = reason != ""
+	v.mu.Unlock()
+	switch {
+	case reason != "" && !was:
+		log.Info("prompt recall on keywords only", "reason", reason)
+	case reason != "":
+		log.Debug("prompt recall on keywords only", "reason", reason)
+	case was:
+		log.Info("prompt recall uses vectors again")
+	}
 }
 
 // Settings of the prompt hook's compact index.
@@ -209,10 +237,10 @@ func (h *Handler) relevant(ctx context.Context, prompt, project string) ([]memor
 	if err != nil {
 		return nil, fmt.Errorf("recall in %s and global: %w", project, err)
 	}
-	if res.Reason != "" && !h.degraded {
-		h.degraded = true
-		h.log().Info("prompt recall on keywords only", "reason", res.Reason)
+	if h.Vectors == nil {
+		h.Vectors = &VectorLog{}
 	}
+	h.Vectors.note(h.log(), res.Reason)
 	found := make([]memory.ScoredMemory, len(res.Matches))
 	for i, m := range res.Matches {
 		found[i] = m.ScoredMemory

@@ -10,10 +10,11 @@ import (
 	"time"
 )
 
-// ollamaState is the file beside the database that tells hooks to skip the
+// OllamaState is the note beside the database that tells hooks to skip the
 // vector side: it exists while Ollama is down, hung or slower than the budget.
-// It is a hint, not data: losing it costs one hook one budget.
-type ollamaState struct {
+// It is a hint, not data: losing it costs one hook one budget. recall doctor
+// reports it.
+type OllamaState struct {
 	Since   time.Time `json:"since"`   // when Ollama was first found wanting
 	Checked time.Time `json:"checked"` // when it was last tried (or a try started)
 	Reason  string    `json:"reason"`
@@ -22,9 +23,9 @@ type ollamaState struct {
 // OllamaStatePath is the state file of the database at dbPath.
 func OllamaStatePath(dbPath string) string { return dbPath + ".ollama" }
 
-// readOllamaState returns the state, or nil when there is none (Ollama is
-// believed to answer).
-func readOllamaState(path string) (*ollamaState, error) {
+// ReadOllamaState returns the state at path (OllamaStatePath), or nil when
+// there is none (Ollama is believed to answer).
+func ReadOllamaState(path string) (*OllamaState, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -32,7 +33,7 @@ func readOllamaState(path string) (*ollamaState, error) {
 	if err != nil {
 		return nil, err
 	}
-	var st ollamaState
+	var st OllamaState
 	if err := json.Unmarshal(b, &st); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -41,7 +42,7 @@ func readOllamaState(path string) (*ollamaState, error) {
 
 // writeOllamaState replaces the state at once (a rename), so that a reader
 // never sees half a file. No fsync: after a crash the worst is one more try.
-func writeOllamaState(path string, st *ollamaState) error {
+func writeOllamaState(path string, st *OllamaState) error {
 	b, err := json.Marshal(st)
 	if err != nil {
 		return err

@@ -87,6 +87,8 @@ func Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer, d
 				log.Debug("answered by recall serve", "socket", sock.Path)
 				done <- answer{out: a.Output}
 				return
+			case errors.Is(err, ErrNotTaken):
+				log.Warn("recall serve did not take the hook; the hook does the work itself", "err", err)
 			case !errors.Is(err, ErrNoServer):
 				asked = true
 				log.Warn("recall serve did not answer; the hook does the work itself", "err", err)

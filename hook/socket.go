@@ -8,10 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/recall-mcp/recall/spool"
@@ -21,6 +23,16 @@ import (
 // beside it: the hook sends one request and prints the answer, and the server
 // answers from its warm indexes and does the writes. Without a server, or when
 // it does not answer in time, the hook does the work itself.
+//
+// On a Unix socket a connection succeeds as soon as the kernel queues it,
+// whether or not the server ever takes it, so the server greets every
+// connection it takes (after checking who made it) and the hook sends its
+// request only after the greeting: a server that is stuck, or too busy to take
+// the connection within a few milliseconds, costs a hook those milliseconds
+// and never sees the request.
+
+// greeting is the server's first line on every connection it takes.
+const greeting = "recall-hooks 1\n"
 
 // Request is one hook event handed to a server.
 type Request struct {
@@ -44,33 +56,57 @@ func SocketPath(dbPath string) string { return dbPath + ".sock" }
 // ErrNoServer is Ask's error when no server listens: the hook does the work.
 var ErrNoServer = errors.New("no recall serve answers hooks for this database")
 
+// ErrNotTaken is Ask's error when a server's socket is there but nobody greets
+// the hook within the connect wait (a server stuck or too busy, or one that
+// refused the connection): the request was not sent, so nothing was done.
+var ErrNotTaken = fmt.Errorf("%w in time", ErrNoServer)
+
 // Ask sends req to the server at path and returns its answer. It gives up with
-// an error when nobody listens, when the connection is not taken within
-// connectWait, or when no answer comes within answerWait: the caller then does
-// the work itself.
+// an error when nobody listens or no server takes the connection within
+// connectWait (both ErrNoServer: the request was not sent), or when no answer
+// comes within answerWait (the server may have begun the work): the caller then
+// does the work itself.
 func Ask(ctx context.Context, path string, req Request, connectWait, answerWait time.Duration) (*Answer, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, ErrNoServer
 	}
-	d := net.Dialer{Timeout: connectWait}
+	// The connection and the greeting share the connect wait.
+	taken := within(ctx, connectWait)
+	d := net.Dialer{Deadline: taken}
 	conn, err := d.DialContext(ctx, "unix", path)
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %v", ErrNoServer, err) // a socket left by a server that died
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoServer, err)
+		return nil, fmt.Errorf("%w (%s): %v", ErrNotTaken, connectWait, err)
 	}
 	defer conn.Close()
-	deadline := time.Now().Add(answerWait)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
+	r := bufio.NewReader(conn)
+	conn.SetDeadline(taken)
+	if hello, err := r.ReadString('\n'); err != nil || hello != greeting {
+		if err == nil {
+			err = fmt.Errorf("greeted with %q", hello)
+		}
+		return nil, fmt.Errorf("%w (%s): %v", ErrNotTaken, connectWait, err)
 	}
-	conn.SetDeadline(deadline)
+	conn.SetDeadline(within(ctx, answerWait))
 	if err := json.NewEncoder(conn).Encode(req); err != nil {
 		return nil, fmt.Errorf("send to recall serve: %w", err)
 	}
 	var a Answer
-	if err := json.NewDecoder(bufio.NewReader(conn)).Decode(&a); err != nil {
+	if err := json.NewDecoder(r).Decode(&a); err != nil {
 		return nil, fmt.Errorf("no answer from recall serve: %w", err)
 	}
 	return &a, nil
+}
+
+// within is the time d from now, or ctx's deadline when that comes first.
+func within(ctx context.Context, d time.Duration) time.Time {
+	t := time.Now().Add(d)
+	if dl, ok := ctx.Deadline(); ok && dl.Before(t) {
+		return dl
+	}
+	return t
 }
 
 // HandleFunc answers one event for a server; spool.WriteID(ctx) names its
@@ -150,8 +186,17 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 	ctx, cancel := context.WithTimeout(ctx, s.Deadline)
 	defer cancel()
 	conn.SetDeadline(time.Now().Add(s.Deadline))
+	if _, err := io.WriteString(conn, greeting); err != nil {
+		log.Debug("hook socket: the hook left before the greeting", "err", err)
+		return
+	}
 	var req Request
 	if err := json.NewDecoder(io.LimitReader(conn, maxInputBytes+4096)).Decode(&req); err != nil {
+		if errors.Is(err, io.EOF) {
+			// It gave up waiting for the greeting and does the work itself.
+			log.Debug("hook socket: the hook left before sending its request")
+			return
+		}
 		log.Warn("hook socket: bad request", "err", err)
 		return
 	}

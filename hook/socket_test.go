@@ -3,6 +3,8 @@ package hook
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -65,6 +67,37 @@ func TestSocketRefusesOtherUsers(t *testing.T) {
 	_, err := Ask(context.Background(), path, Request{ID: "hook-1", Event: UserPromptSubmit, Input: json.RawMessage(`{"prompt":"cache?"}`)}, time.Second, 5*time.Second)
 	if err == nil {
 		t.Fatal("a connection from another user was answered")
+	}
+	if !errors.Is(err, ErrNotTaken) {
+		t.Fatalf("a refused hook should know that it sent nothing (ErrNotTaken): %v", err)
+	}
+}
+
+// On a Unix socket the kernel completes a connection nobody takes; the hook
+// waits for the server's greeting, not for an answer, and sends nothing.
+func TestAskGivesUpOnAServerThatTakesNoConnection(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "recall.db.sock")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close() // never accepts
+	start := time.Now()
+	_, err = Ask(context.Background(), path, Request{ID: "hook-1", Event: UserPromptSubmit, Input: json.RawMessage(`{"prompt":"cache?"}`)}, 20*time.Millisecond, time.Minute)
+	if !errors.Is(err, ErrNotTaken) || !errors.Is(err, ErrNoServer) {
+		t.Fatalf("Ask = %v, want ErrNotTaken", err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Fatalf("Ask waited %s for a server that never took the connection", took)
+	}
+	conn, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetReadDeadline(time.Now().Add(time.Second))
+	if b, _ := io.ReadAll(conn); len(b) != 0 {
+		t.Fatalf("the hook sent %q before it was greeted", b)
 	}
 }
 

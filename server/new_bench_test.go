@@ -1,13 +1,19 @@
 package server
 
-import "testing"
+import (
+	"testing"
 
-// BenchmarkNew measures building the server with its 18 tools (schema
-// inference and resolution), which every `recall serve` start pays.
+	"github.com/recall-mcp/recall/memory"
+)
+
+// BenchmarkNew measures building the server with its tools (schema inference
+// and resolution), which every `recall serve` start pays before it answers
+// initialize.
 //
 //	go test -tags sqlite_fts5 -run '^$' -bench BenchmarkNew ./server/
 func BenchmarkNew(b *testing.B) {
+	mem := memory.NewService(nil, nil, memory.Options{})
 	for b.Loop() {
-		New(Deps{})
+		New(Deps{Memory: mem})
 	}
 }

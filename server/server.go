@@ -8,6 +8,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -34,6 +36,9 @@ type Deps struct {
 	CallerDir string
 	Version   string
 	Logger    *slog.Logger
+	// Initialized, when set, is called when a client finishes the handshake
+	// (notifications/initialized), for every session.
+	Initialized func()
 }
 
 // instructions tell the client how the tools fit together; clients show them
@@ -55,20 +60,57 @@ func New(d Deps) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "recall", Version: version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       d.Logger,
+		// The tools are the same for the server's whole life: no
+		// notifications that they changed (they are added after a client
+		// may have connected, below).
+		Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{ListChanged: false}},
+		InitializedHandler: func(context.Context, *mcp.InitializedRequest) {
+			if d.Initialized != nil {
+				d.Initialized()
+			}
+		},
 	})
-	srv.AddReceivingMiddleware(guard(d.Logger), asPrincipal)
+	// Inferring and resolving the tools' schemas is most of a start's CPU
+	// (BenchmarkNew), and a client spawning `recall serve` waits for the
+	// answer to initialize, which needs none of it: the tools are built in
+	// the background, side by side, and every request but initialize, ping and
+	// notifications waits until they are there.
+	tools := make(chan struct{})
+	srv.AddReceivingMiddleware(guard(d.Logger), asPrincipal, awaitTools(tools))
 	h := handlers{mem: d.Memory, cur: d.Curation, projects: d.Projects, callerDir: d.CallerDir, log: d.Logger}
-	h.addMemoryTools(srv)
-	h.addGraphTools(srv)
-	h.addCurationTools(srv)
-	h.addFileTools(srv)
+	var wg sync.WaitGroup
+	wg.Go(func() { h.addMemoryTools(srv) })
+	wg.Go(func() { h.addGraphTools(srv) })
+	wg.Go(func() { h.addCurationTools(srv) })
+	wg.Go(func() { h.addFileTools(srv) })
 	if d.Capture != nil {
-		h.addCaptureTools(srv, d.Capture)
+		wg.Go(func() { h.addCaptureTools(srv, d.Capture) })
 	}
 	if d.History != nil {
-		h.addHistoryTools(srv, d.History)
+		wg.Go(func() { h.addHistoryTools(srv, d.History) })
 	}
+	go func() {
+		wg.Wait()
+		close(tools)
+	}()
 	return srv
+}
+
+// awaitTools holds every request that may need the tools (tools/list,
+// tools/call, ...) until ready is closed; the handshake goes through at once.
+func awaitTools(ready <-chan struct{}) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "initialize" && method != "ping" && !strings.HasPrefix(method, "notifications/") {
+				select {
+				case <-ready:
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			return next(ctx, method, req)
+		}
+	}
 }
 
 // handlers hold the services the tools call.

@@ -2,6 +2,8 @@ package tests
 
 import (
 	"bufio"
+	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -16,10 +18,14 @@ func TestHooksAreAnsweredByARunningServer(t *testing.T) {
 	c := newCLIEnv(t)
 	root, cwd := newProject(t, c, "shop-api")
 	redis := c.store("Orders MUST be cached in Redis with a five minute TTL", "--type", "decision", "--namespace", "project:shop-api")
-	const session = "4f1c2d9e-session" // hookInput's
-	orders := filepath.Join(root, "internal", "api", "orders.go")
 	sock := c.dbPath + ".sock"
 
+	// On a loaded machine a hook may find the server too busy to take it in
+	// time and rightly do the work itself; each try is a session of its own
+	// (and a file of its own), and the checks are made on the one the server
+	// answered.
+	var session, orders string
+	try := 0
 	c.serveUntil("answering hooks", func() bool {
 		if _, err := os.Stat(sock); err != nil {
 			return false
@@ -28,18 +34,23 @@ func TestHooksAreAnsweredByARunningServer(t *testing.T) {
 		if err != nil || info.Mode().Perm() != 0o600 {
 			t.Fatalf("the socket must be its owner's alone: %v, %v", info.Mode(), err)
 		}
-		a, r := c.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "how are orders cached in redis?"}))
+		try++
+		session = fmt.Sprintf("4f1c2d9e-session-%d", try)
+		orders = filepath.Join(root, "internal", "api", fmt.Sprintf("orders%d.go", try))
+		a, r := c.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"session_id": session, "prompt": "how are orders cached in redis?"}))
 		if a == nil || !strings.Contains(a.HookSpecificOutput.AdditionalContext, redis) {
-			t.Fatalf("the server's answer should list %s; stdout %q stderr %s", redis, r.stdout, r.stderr)
+			t.Fatalf("the answer should list %s; stdout %q stderr %s", redis, r.stdout, r.stderr)
 		}
 		if !strings.Contains(r.stderr, "answered by recall serve") {
-			t.Fatalf("the hook did the work itself while a server ran:\n%s", r.stderr)
+			t.Logf("try %d: the hook did the work itself while a server ran:\n%s", try, r.stderr)
+			return false
 		}
-		_, r = c.hook("post-tool-use", hookInput(t, "PostToolUse", cwd, map[string]any{"tool_name": "Edit",
+		_, r = c.hook("post-tool-use", hookInput(t, "PostToolUse", cwd, map[string]any{"session_id": session, "tool_name": "Edit",
 			"tool_input":    map[string]any{"file_path": orders, "old_string": "ttl := 0", "new_string": "ttl := 5 * time.Minute"},
 			"tool_response": map[string]any{"filePath": orders, "success": true}}))
 		if !strings.Contains(r.stderr, "answered by recall serve") {
-			t.Fatalf("post-tool-use did the work itself while a server ran:\n%s", r.stderr)
+			t.Logf("try %d: post-tool-use did the work itself while a server ran:\n%s", try, r.stderr)
+			return false
 		}
 		return true
 	})
@@ -48,15 +59,16 @@ func TestHooksAreAnsweredByARunningServer(t *testing.T) {
 		t.Fatalf("journal after the server answered: %q", titles)
 	}
 	if n := c.fileTouches(orders); n != 1 {
-		t.Errorf("orders.go has %d touches, want 1", n)
+		t.Errorf("%s has %d touches, want 1", orders, n)
 	}
 	if _, err := os.Stat(sock); !os.IsNotExist(err) {
 		t.Errorf("the server left its socket behind: %v", err)
 	}
 }
 
-// stuckServer takes a hook's connection on the database's socket, reads its
-// request and never answers, as a server stuck mid-request does.
+// stuckServer takes a hook's connection on the database's socket, greets it as
+// recall serve does, reads its request and never answers, as a server stuck
+// mid-request does.
 func stuckServer(t *testing.T, path string) (requests chan string) {
 	t.Helper()
 	ln, err := net.Listen("unix", path)
@@ -72,6 +84,7 @@ func stuckServer(t *testing.T, path string) (requests chan string) {
 				return
 			}
 			held = append(held, conn)
+			io.WriteString(conn, "recall-hooks 1\n")
 			line, _ := bufio.NewReader(conn).ReadString('\n')
 			requests <- line
 		}
@@ -120,5 +133,58 @@ func TestHookFallsBackWhenTheServerStopsAnswering(t *testing.T) {
 	}
 	if n := c.fileTouches(orders); n != 1 {
 		t.Errorf("orders.go has %d touches, want 1", n)
+	}
+}
+
+// A server that does not take connections at all (stuck, or its process
+// stopped): on a Unix socket the kernel still completes the connection, so
+// only the missing greeting tells the hook. It waits a few milliseconds, not
+// the answer's whole wait, and sends nothing the server could act on later.
+func TestHookFallsBackWhenTheServerTakesNoConnection(t *testing.T) {
+	c := newCLIEnv(t)
+	root, cwd := newProject(t, c, "shop-api")
+	redis := c.store("Orders MUST be cached in Redis with a five minute TTL", "--type", "decision", "--namespace", "project:shop-api")
+	const session = "4f1c2d9e-session"
+	orders := filepath.Join(root, "internal", "api", "orders.go")
+	ln, err := net.Listen("unix", c.dbPath+".sock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()                     // never accepts: connections wait in the kernel's queue
+	c.vars["RECALL_HOOK_TIMEOUT"] = "5s" // the answer's wait would be 5.4 s
+
+	start := time.Now()
+	a, r := c.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "how are orders cached in redis?"}))
+	took := time.Since(start)
+	if a == nil || !strings.Contains(a.HookSpecificOutput.AdditionalContext, redis) {
+		t.Fatalf("the hook should do the work itself when the server takes no connection; stdout %q stderr %s", r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "did not take the hook") {
+		t.Errorf("the hook should say the server did not take it:\n%s", r.stderr)
+	}
+	if took > 3*time.Second {
+		t.Errorf("the hook took %s: it waited for an answer from a server that never took the connection", took)
+	}
+	c.hook("post-tool-use", hookInput(t, "PostToolUse", cwd, map[string]any{"tool_name": "Edit",
+		"tool_input":    map[string]any{"file_path": orders, "old_string": "a", "new_string": "b"},
+		"tool_response": map[string]any{"success": true}}))
+	if titles := c.journalTitles(session); len(titles) != 2 {
+		t.Fatalf("journal after the fallback: %q", titles)
+	}
+	if n := c.fileTouches(orders); n != 1 {
+		t.Errorf("orders.go has %d touches, want 1", n)
+	}
+	// The queued connections carry no request: a server that takes them
+	// late finds nothing to do twice.
+	for range 2 {
+		conn, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.SetReadDeadline(time.Now().Add(time.Second))
+		if b, _ := io.ReadAll(conn); len(b) != 0 {
+			t.Errorf("a hook sent %q to a server that had not greeted it", b)
+		}
+		conn.Close()
 	}
 }

@@ -421,14 +421,23 @@ func TestHookLearnsOnceThatOllamaHangs(t *testing.T) {
 		t.Errorf("later hooks took %s at the median; they should not wait for Ollama (%v)", median, took)
 	}
 
-	// Ollama answers again: the probe (which a hook starts in the background
-	// once the state is 30 s old) finds it and the hooks use vectors again.
+	// Ollama answers again, but until a probe says so the hooks skip it:
+	// doctor tells why prompts are recalled by keywords and what to run.
 	c.vars["RECALL_OLLAMA_HOST"] = c.ollama.URL()
+	if r := c.run("", "doctor"); !strings.Contains(r.stdout, "[warn] prompt hooks skip Ollama and recall by keywords only") ||
+		!strings.Contains(r.stdout, "within the hooks' budget of 1s") || !strings.Contains(r.stdout, "fix: recall hook --probe-ollama") {
+		t.Errorf("doctor should report the hooks' note on Ollama and the probe that clears it:\n%s", r.stdout)
+	}
+	// The probe (which a hook starts in the background once the state is
+	// 30 s old) finds it and the hooks use vectors again.
 	if r := c.run("", "hook", "--probe-ollama"); r.code != 0 {
 		t.Fatalf("probe exited %d: %s", r.code, r.stderr)
 	}
 	if _, err := os.Stat(state); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("a probe that got an answer in time should remove the state: %v", err)
+	}
+	if r := c.run("", "doctor"); strings.Contains(r.stdout, "prompt hooks skip Ollama") {
+		t.Errorf("with the note gone doctor should not report it:\n%s", r.stdout)
 	}
 	_, r = c.hook("user-prompt-submit", prompt)
 	if strings.Contains(r.stderr, "keywords only") {

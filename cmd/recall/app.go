@@ -14,6 +14,7 @@ import (
 	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/history"
+	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/jobs"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/privacy"
@@ -37,6 +38,9 @@ type app struct {
 	// and the MCP server alike.
 	projects *project.Resolver
 	hist     *history.Service // nil unless opened (serve), or with RECALL_HISTORY=off
+	// vectors logs when the prompt hooks this process answers go to keywords
+	// only and back, once per change.
+	vectors hook.VectorLog
 }
 
 // appMode says how much of Recall a command needs.
@@ -148,16 +152,22 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 // openHistory adds the conversation history to the app; searches start a
 // background index at most once a minute.
 func (a *app) openHistory(ctx context.Context) {
-	if !a.cfg.History {
-		return
+	a.hist = historyService(ctx, a.cfg, a.log)
+}
+
+// historyService opens the conversation history for an app, or returns nil
+// (logged) when it is off or unavailable.
+func historyService(ctx context.Context, cfg *config.Config, log *slog.Logger) *history.Service {
+	if !cfg.History {
+		return nil
 	}
-	hs, err := openHistory(ctx, a.cfg, a.log)
+	hs, err := openHistory(ctx, cfg, log)
 	if err != nil {
-		a.log.Warn("conversation history unavailable", "err", err)
-		return
+		log.Warn("conversation history unavailable", "err", err)
+		return nil
 	}
-	hs.Refresh = refresher(a.cfg, a.log, time.Minute)
-	a.hist = hs
+	hs.Refresh = refresher(cfg, log, time.Minute)
+	return hs
 }
 
 // Close closes the database.
@@ -173,10 +183,15 @@ func (a *app) Close() {
 // mcpServer builds the MCP server over the app's services. callerDir is the
 // working directory of a local caller (`recall call`), empty when serving.
 func (a *app) mcpServer(callerDir string) *mcp.Server {
-	return server.New(server.Deps{
+	return server.New(a.mcpDeps(callerDir))
+}
+
+// mcpDeps are what the MCP server's tools work on.
+func (a *app) mcpDeps(callerDir string) server.Deps {
+	return server.Deps{
 		Memory: a.mem, Curation: a.cur, History: a.hist, Projects: a.projects, CallerDir: callerDir,
 		Capture: &capture.Reader{Store: a.db, Memories: a.mem, TranscriptRoot: a.cfg.HistoryDir}, Version: version(), Logger: a.log,
-	})
+	}
 }
 
 // memoryOptions are the memory service's settings from the configuration.

@@ -111,7 +111,7 @@ func runHook(ctx context.Context, e *env, args []string) error {
 // socketConnectWait and answers within the vector budget plus
 // socketAnswerSlack; past either the hook does the work itself.
 const (
-	socketConnectWait = 5 * time.Millisecond
+	socketConnectWait = 10 * time.Millisecond
 	socketAnswerSlack = 400 * time.Millisecond
 )
 
@@ -125,6 +125,7 @@ func (a *app) hookHandler(mem *memory.Service) *hook.Handler {
 		Summaries:   a.cfg.Summaries,
 		Floor:       memory.Floor{MinCoverage: a.cfg.PromptMinCoverage, MinSimilarity: a.cfg.MatchMinSimilarity},
 		Logger:      a.log,
+		Vectors:     &a.vectors,
 		ToolCalls:   a.db,
 		Context: func(ctx context.Context, query, project string, budget int) (string, error) {
 			res, err := a.cur.Context(ctx, validation.ContextRequest{Query: query, Project: project, TokenBudget: budget})

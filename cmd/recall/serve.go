@@ -13,6 +13,7 @@ import (
 	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/doctor"
+	"github.com/recall-mcp/recall/history"
 	"github.com/recall-mcp/recall/internal/loopback"
 	"github.com/recall-mcp/recall/server"
 	"github.com/recall-mcp/recall/spool"
@@ -81,31 +82,54 @@ func runServe(fs *pflag.FlagSet) runFunc {
 
 		ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 		defer stop()
+		// A client waits for the answer to initialize through all that comes
+		// before it: the history index opens beside the database, and the
+		// background work starts once the client has its answer (or after
+		// backgroundAfter, for a client that never completes the handshake),
+		// so that it does not compete with the answer for the CPU.
+		hist := make(chan *history.Service, 1)
+		go func() { hist <- historyService(ctx, cfg, log) }()
 		a, err := openAppWith(ctx, cfg, log, modeFull)
 		if err != nil {
+			if hs := <-hist; hs != nil {
+				hs.Index.Close()
+			}
 			return err
 		}
 		defer a.Close()
-		a.openHistory(ctx)
-		if a.hist != nil {
-			a.hist.Refresh() // the index catches up while the client starts
-		}
+		a.hist = <-hist
+		handshake := make(chan struct{})
+		var handshakeOnce sync.Once
+		deps := a.mcpDeps("") // clients' projects come from their roots
+		deps.Initialized = func() { handshakeOnce.Do(func() { close(handshake) }) }
+		srv := server.New(deps)
 
 		// Background work runs on its own context: a signal stops new requests, but
 		// what was accepted (a queued curation job, an embedding batch) finishes.
 		work := context.WithoutCancel(ctx)
 		var wg sync.WaitGroup
-		// Pending vectors are filled while the server runs (they can wait for the
-		// next start once a signal came).
-		wg.Go(func() { a.mem.FillInBackground(ctx) })
-		wg.Go(func() { a.warnAboutModels(ctx) })
-		wg.Go(func() { a.keepFileActivityBounded(ctx) })
-		wg.Go(func() { a.drainSpool(ctx) })
-		wg.Go(func() { a.serveHooks(ctx) })
-		a.handleSummaries()
-		a.jobs.Start(work)
-
-		srv := a.mcpServer("") // clients' projects come from their roots
+		begun := make(chan struct{}) // closed once the background work started, or never will
+		go func() {
+			defer close(begun)
+			select {
+			case <-handshake:
+			case <-time.After(backgroundAfter):
+			case <-ctx.Done():
+				return
+			}
+			if a.hist != nil {
+				a.hist.Refresh() // the index catches up while the client starts
+			}
+			// Pending vectors are filled while the server runs (they can wait for the
+			// next start once a signal came).
+			wg.Go(func() { a.mem.FillInBackground(ctx) })
+			wg.Go(func() { a.warnAboutModels(ctx) })
+			wg.Go(func() { a.keepFileActivityBounded(ctx) })
+			wg.Go(func() { a.drainSpool(ctx) })
+			wg.Go(func() { a.serveHooks(ctx) })
+			a.handleSummaries()
+			a.jobs.Start(work)
+		}()
 		if *addr != "" {
 			a.log.Info("serving MCP over Streamable HTTP", "addr", *addr, "database", a.cfg.SQLitePath)
 			// The administrator's token and the people's (recall users): each
@@ -140,6 +164,7 @@ func runServe(fs *pflag.FlagSet) runFunc {
 		signalled := ctx.Err() != nil
 		stop()
 
+		<-begun
 		closeCtx, cancel := context.WithTimeout(work, shutdownGrace)
 		defer cancel()
 		if cerr := a.jobs.Close(closeCtx); cerr != nil {
@@ -152,6 +177,10 @@ func runServe(fs *pflag.FlagSet) runFunc {
 		return nil
 	}
 }
+
+// backgroundAfter is the longest the background work (vectors, jobs, the
+// hooks' socket) waits for a client's handshake before it starts anyway.
+const backgroundAfter = 200 * time.Millisecond
 
 // handleSummaries makes the job runner summarise sessions (an extractive
 // summary at once, the chat model's when it answers); with capture or
