@@ -272,13 +272,6 @@ func (s *DB) sessionBrief(ctx context.Context, sessionID string) (journal.Sessio
 	return b, nil
 }
 
-// RecentSummaries returns the newest summaries of a namespace.
-func (s *DB) RecentSummaries(ctx context.Context, namespace string, limit int) ([]*journal.Entry, error) {
-	return s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
-		WHERE namespace = ? AND kind = ? ORDER BY created_at DESC, id DESC LIMIT ?`,
-		namespace, string(journal.KindSummary), limit)
-}
-
 // ForgetEntries deletes captured material of a session and/or before a time.
 func (s *DB) ForgetEntries(ctx context.Context, sessionID string, before time.Time) (int, []string, error) {
 	if sessionID == "" && before.IsZero() {

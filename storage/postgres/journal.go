@@ -187,13 +187,6 @@ func reversed(es []*journal.Entry) []*journal.Entry {
 	return es
 }
 
-// RecentSummaries returns the newest summaries of a namespace, newest first.
-func (s *DB) RecentSummaries(ctx context.Context, namespace string, limit int) ([]*journal.Entry, error) {
-	return s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j
-		WHERE j.namespace = $1 AND j.kind = $2 ORDER BY j.created_at DESC, j.id DESC LIMIT $3`,
-		namespace, string(journal.KindSummary), limit)
-}
-
 // entryWhere selects the entries of a session (when set) and/or created
 // before a time (when not zero).
 func entryWhere(sessionID string, before time.Time, p *params) string {
