@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +13,9 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -52,6 +56,21 @@ type Answer struct {
 
 // SocketPath is the socket of the database at dbPath.
 func SocketPath(dbPath string) string { return dbPath + ".sock" }
+
+// ServerSocketPath is the socket of the database server at dbURL (a
+// PostgreSQL database), in dir (the directory of this machine's Recall files,
+// beside the SQLite path): one socket per database, named by a digest of the
+// URL without its password, so that servers of two databases on one machine
+// never answer each other's hooks, and a changed password keeps the socket.
+func ServerSocketPath(dir, dbURL string) string {
+	key := dbURL
+	if u, err := url.Parse(dbURL); err == nil && u.User != nil {
+		u.User = url.User(u.User.Username())
+		key = u.String()
+	}
+	sum := sha256.Sum256([]byte(key))
+	return filepath.Join(dir, "recall-db-"+hex.EncodeToString(sum[:6])+".sock")
+}
 
 // ErrNoServer is Ask's error when no server listens: the hook does the work.
 var ErrNoServer = errors.New("no recall serve answers hooks for this database")

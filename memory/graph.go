@@ -27,7 +27,9 @@ const (
 // same (source, target, relation) again updates the weight of the existing
 // edge. Weights lie in (0, 1], default 1: expansion and path relevance multiply
 // by them, so a weight above 1 would rank a related memory above the memory it
-// was reached from.
+// was reached from. A supersedes edge follows the rule of every door
+// (maySupersede): a golden rule only with Force, never against the edge the
+// other way round.
 func (s *Service) Relate(ctx context.Context, req RelateRequest) (int64, error) {
 	if err := ValidateID("source_id", req.SourceID); err != nil {
 		return 0, err
@@ -60,7 +62,7 @@ func (s *Service) Relate(ctx context.Context, req RelateRequest) (int64, error) 
 		return 0, NotFound("target memory", req.TargetID)
 	}
 	if rel == RelationSupersedes {
-		if err := s.noReverseSupersedes(ctx, req.SourceID, req.TargetID); err != nil {
+		if err := s.maySupersede(ctx, req.SourceID, req.TargetID, req.Force); err != nil {
 			return 0, err
 		}
 	}

@@ -144,7 +144,15 @@ type Reindexer interface {
 type Graph interface {
 	// InsertEdge adds an edge; the same (source, target, relation) again updates
 	// the weight and returns the existing edge's id. Both ends must exist.
+	// A supersedes edge against one the other way round is refused
+	// (ErrInvalid): both memories would leave recall.
 	InsertEdge(ctx context.Context, e *Edge) (id int64, err error)
+	// LinkOnce adds e unless an edge of its relation already links its two
+	// memories either way, in one transaction, so that two servers judging
+	// the same pair at once leave one edge; it returns the edge's id and
+	// whether it is new. A contradicts edge for a pair a person judged not to
+	// contradict is not added (id 0, false).
+	LinkOnce(ctx context.Context, e *Edge) (id int64, created bool, err error)
 	// Edges lists edges touching ids in the direction and of the relations asked
 	// (all relations when empty).
 	Edges(ctx context.Context, q EdgeQuery) ([]Edge, error)

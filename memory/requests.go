@@ -85,6 +85,9 @@ type RelateRequest struct {
 	TargetID string   `json:"target_id"`
 	Relation Relation `json:"relation"`
 	Weight   *float64 `json:"weight,omitempty"` // default 1.0
+	// Force lets a supersedes edge mark a golden rule as superseded (see
+	// Service.ResolveContradiction: the same rule at every door).
+	Force bool `json:"force,omitempty"`
 }
 
 // EdgeForgetRequest removes edges by id, by memory (with direction), or by pair;

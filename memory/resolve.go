@@ -148,7 +148,21 @@ func (s *Service) noReverseSupersedes(ctx context.Context, newer, older string) 
 		return err
 	}
 	if len(back) > 0 {
-		return fmt.Errorf("%s already supersedes %s: remove that edge first (two memories superseding each other would both leave recall): %w", older, newer, ErrInvalid)
+		return ReverseSupersedes(newer, older)
 	}
 	return nil
+}
+
+// ReverseSupersedes is the error of newer superseding older when older
+// already supersedes newer; the stores give it too, where they check the rule
+// inside the transaction that adds the edge.
+func ReverseSupersedes(newer, older string) error {
+	return fmt.Errorf("%s already supersedes %s: remove that edge first (two memories superseding each other would both leave recall): %w", older, newer, ErrInvalid)
+}
+
+// AlreadyResolved is the error of a verdict on a contradiction that was
+// resolved meanwhile (a supersedes edge links the pair): the first verdict
+// stands.
+func AlreadyResolved(edgeID int64, newer, older string) error {
+	return fmt.Errorf("contradiction %d was already resolved: %s supersedes %s (remove that supersedes edge to judge it again): %w", edgeID, newer, older, ErrInvalid)
 }

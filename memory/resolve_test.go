@@ -3,6 +3,7 @@ package memory_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/recall-mcp/recall/memory"
@@ -71,6 +72,17 @@ func TestResolveContradictionKeepsTheRules(t *testing.T) {
 	if log, _ := e.svc.Changes(ctx, golden); len(log) != 0 {
 		t.Errorf("a refused resolution was logged: %+v", log)
 	}
+	// memory_relate_tool and the viewer's edge form follow the same rule.
+	_, err := e.svc.Relate(ctx, memory.RelateRequest{SourceID: other, TargetID: golden, Relation: memory.RelationSupersedes})
+	if !errors.Is(err, memory.ErrProtected) || strings.Count(err.Error(), "force") != 1 {
+		t.Fatalf("a supersedes edge onto a golden rule without force: %v, want ErrProtected saying force once", err)
+	}
+	if es, _ := e.db.Edges(ctx, memory.EdgeQuery{SourceID: other, TargetID: golden, Relations: []memory.Relation{memory.RelationSupersedes}}); len(es) != 0 {
+		t.Fatalf("a refused supersedes edge was stored: %+v", es)
+	}
+	if _, err := e.svc.Relate(ctx, memory.RelateRequest{SourceID: other, TargetID: golden, Relation: memory.RelationRelatesTo}); err != nil {
+		t.Errorf("relating to a golden rule needs no force: %v", err)
+	}
 	// No supersedes against one the other way round.
 	if _, err := e.svc.Relate(ctx, memory.RelateRequest{SourceID: golden, TargetID: other, Relation: memory.RelationSupersedes}); err != nil {
 		t.Fatal(err)
@@ -78,7 +90,7 @@ func TestResolveContradictionKeepsTheRules(t *testing.T) {
 	if _, err := e.svc.ResolveContradiction(ctx, memory.ResolveRequest{EdgeID: edge, Resolution: memory.ResolveBSupersedesA, Force: true}); !errors.Is(err, memory.ErrInvalid) {
 		t.Errorf("a reverse supersedes through the review: %v, want ErrInvalid", err)
 	}
-	if _, err := e.svc.Relate(ctx, memory.RelateRequest{SourceID: other, TargetID: golden, Relation: memory.RelationSupersedes}); !errors.Is(err, memory.ErrInvalid) {
+	if _, err := e.svc.Relate(ctx, memory.RelateRequest{SourceID: other, TargetID: golden, Relation: memory.RelationSupersedes, Force: true}); !errors.Is(err, memory.ErrInvalid) {
 		t.Errorf("a reverse supersedes through memory_relate_tool: %v, want ErrInvalid", err)
 	}
 	// An unknown verdict says what is accepted.

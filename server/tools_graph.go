@@ -28,6 +28,7 @@ type relateArgs struct {
 	TargetID string  `json:"target_id"`
 	Relation string  `json:"relation" jsonschema:"relates_to, supersedes, caused_by, contradicts"`
 	Weight   float64 `json:"weight,omitempty"`
+	Force    bool    `json:"force,omitempty" jsonschema:"needed for supersedes when the target is a golden rule"`
 }
 
 type relateOutput struct {
@@ -72,7 +73,7 @@ func (h handlers) addGraphTools(srv *mcp.Server) {
 
 	addTool(srv, h, "memory_relate_tool",
 		"Link two memories with a relation. Returns edge_id.",
-		map[string]any{"weight": 1.0},
+		map[string]any{"weight": 1.0, "force": false},
 		func(ctx context.Context, a relateArgs) (relateOutput, error) {
 			weight := a.Weight
 			id, err := h.mem.Relate(ctx, memory.RelateRequest{
@@ -80,6 +81,7 @@ func (h handlers) addGraphTools(srv *mcp.Server) {
 				TargetID: a.TargetID,
 				Relation: memory.Relation(a.Relation),
 				Weight:   &weight,
+				Force:    a.Force,
 			})
 			return relateOutput{Success: err == nil, EdgeID: id}, err
 		})

@@ -63,7 +63,7 @@ func TestToolsListNamesDefaultsAndSize(t *testing.T) {
 		"memory_edge_forget_tool":      {"direction": "both"},
 		"memory_recall_tool":           {"n_results": 5.0, "include_related": false, "max_depth": 1.0, "max_expanded": 20.0, "decay_factor": 0.7},
 		"memory_inspect_graph_tool":    {"max_depth": 2.0, "direction": "both", "include_scores": true, "decay_factor": 0.7, "output_format": "json"},
-		"memory_relate_tool":           {"weight": 1.0},
+		"memory_relate_tool":           {"weight": 1.0, "force": false},
 		"memory_context_tool":          {"token_budget": 4000.0},
 		"memory_forget_tool":           {"n_results": 5.0, "confirm": true, "force": false},
 		"memory_validate_tool":         {"adjustment": 0.1},

@@ -85,7 +85,7 @@ func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *me
 			m.ContentHash = memory.ContentHash(m.Content)
 		}
 		// An export made before the change log carries it in metadata.edits.
-		legacy := editsToChanges(m)
+		legacy := memory.LegacyEdits(m)
 		meta, err := memory.EncodeMetadata(m.Metadata)
 		if err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)

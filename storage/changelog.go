@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/recall-mcp/recall/memory"
 )
@@ -192,55 +191,6 @@ func writeChanges(ctx context.Context, tx *sql.Tx, cs []memory.Change, ids map[s
 	return nil
 }
 
-// editsToChanges turns the entries a memory kept in metadata.edits (before
-// the change log existed) into change log entries, oldest first, and takes
-// the key out of the metadata. A demotion's entry becomes a demote. An edits
-// key of another shape (an agent's own metadata) is left alone.
-func editsToChanges(m *memory.Memory) []memory.Change {
-	entries, ok := m.Metadata[memory.MetaEdits].([]any)
-	if !ok || len(entries) == 0 {
-		return nil
-	}
-	for _, e := range entries {
-		edit, ok := e.(map[string]any)
-		if !ok || edit["by"] == nil || edit["fields"] == nil {
-			return nil
-		}
-	}
-	delete(m.Metadata, memory.MetaEdits)
-	var out []memory.Change
-	for _, e := range entries {
-		edit := e.(map[string]any)
-		c := memory.Change{MemoryID: m.ID, Namespace: m.Namespace, Action: memory.ChangeEdit, Fields: []memory.FieldChange{}}
-		c.At, _ = time.Parse(time.RFC3339, fmt.Sprint(edit["at"]))
-		if c.At.IsZero() {
-			c.At = m.UpdatedAt
-		}
-		c.Source, _ = edit["by"].(string)
-		if c.Source == "" {
-			c.Source = "unknown"
-		}
-		c.Reason, _ = edit["reason"].(string)
-		fields, _ := edit["fields"].([]any)
-		for _, f := range fields {
-			name, _ := f.(string)
-			switch name {
-			case "content":
-				c.Fields = append(c.Fields, memory.FieldChange{Field: "content_hash", Before: edit["previous_content_hash"]})
-			case "memory_type":
-				c.Fields = append(c.Fields, memory.FieldChange{Field: "memory_type", Before: edit["previous_memory_type"]})
-				if edit["previous_memory_type"] == string(memory.TypeGoldenRule) {
-					c.Action = memory.ChangeDemote
-				}
-			case "importance":
-				c.Fields = append(c.Fields, memory.FieldChange{Field: "importance", Before: edit["previous_importance"]})
-			}
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
 // moveEditsToLog moves every memory's metadata.edits into the change log
 // (the change log migration). The memories' updated_at stays: nothing about
 // them changed. It names the columns of the schema at that migration, not
@@ -270,7 +220,7 @@ func moveEditsToLog(ctx context.Context, tx *sql.Tx) error {
 		return err
 	}
 	for _, m := range ms {
-		for _, c := range editsToChanges(m) {
+		for _, c := range memory.LegacyEdits(m) {
 			body, err := json.Marshal(c.Fields)
 			if err != nil {
 				return err

@@ -34,9 +34,32 @@ func (s *DB) InsertEdge(ctx context.Context, e *memory.Edge) (int64, error) {
 	return id, err
 }
 
+// edgeBetween returns the id of an edge of rel from source to target, or
+// either way round when both; 0 when none.
+func edgeBetween(ctx context.Context, tx *sql.Tx, source, target string, rel memory.Relation, both bool) (int64, error) {
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT id FROM edges WHERE relation = ?
+		AND ((source_id = ? AND target_id = ?) OR (? AND source_id = ? AND target_id = ?))
+		ORDER BY id LIMIT 1`, string(rel), source, target, both, target, source).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return id, err
+}
+
 // insertEdge writes e (its metadata encoded) inside tx, both ends checked; the
-// same triple again updates the weight of the existing edge.
+// same triple again updates the weight of the existing edge. A supersedes edge
+// against one the other way round is refused.
 func insertEdge(ctx context.Context, tx *sql.Tx, e *memory.Edge, meta string) (int64, error) {
+	if e.Relation == memory.RelationSupersedes {
+		back, err := edgeBetween(ctx, tx, e.TargetID, e.SourceID, memory.RelationSupersedes, false)
+		if err != nil {
+			return 0, fmt.Errorf("insert edge: %w", err)
+		}
+		if back != 0 {
+			return 0, memory.ReverseSupersedes(e.SourceID, e.TargetID)
+		}
+	}
 	visible, vargs := visibleCond(ctx, "m")
 	for _, end := range []struct{ field, id string }{{"source", e.SourceID}, {"target", e.TargetID}} {
 		var n int
@@ -61,6 +84,48 @@ func insertEdge(ctx context.Context, tx *sql.Tx, e *memory.Edge, meta string) (i
 	return id, nil
 }
 
+// LinkOnce adds e unless an edge of its relation already links its two
+// memories either way; see memory.Graph. One write transaction: writers of
+// every process take turns, so two judging the same pair leave one edge.
+func (s *DB) LinkOnce(ctx context.Context, e *memory.Edge) (int64, bool, error) {
+	if e == nil {
+		return 0, false, memory.Invalidf("edge", "nil", "an edge")
+	}
+	if _, err := memory.ParseRelation(string(e.Relation)); err != nil {
+		return 0, false, err
+	}
+	meta, err := memory.EncodeMetadata(e.Metadata)
+	if err != nil {
+		return 0, false, err
+	}
+	var id int64
+	var created bool
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		if e.Relation == memory.RelationContradicts {
+			var dismissed bool
+			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM change_log
+				WHERE memory_id = ? AND related_id = ? AND action = ?)`,
+				e.SourceID, e.TargetID, string(memory.ChangeNotContradiction)).Scan(&dismissed); err != nil || dismissed {
+				return err
+			}
+		}
+		existing, err := edgeBetween(ctx, tx, e.SourceID, e.TargetID, e.Relation, true)
+		if err != nil || existing != 0 {
+			id = existing
+			return err
+		}
+		if id, err = insertEdge(ctx, tx, e, meta); err != nil {
+			return err
+		}
+		created = true
+		return nil
+	})
+	if err != nil {
+		return 0, false, err
+	}
+	return id, created, nil
+}
+
 // ResolveContradiction writes a verdict on the contradicts edge r.EdgeID in
 // one transaction: r.Add added (or its triple's weight updated), the edge
 // removed when r.Remove, r.Changes written. A crash leaves the contradiction
@@ -78,8 +143,8 @@ func (s *DB) ResolveContradiction(ctx context.Context, r memory.Resolution) erro
 		}
 	}
 	return s.write(ctx, func(tx *sql.Tx) error {
-		var rel string
-		err := tx.QueryRowContext(ctx, `SELECT relation FROM edges WHERE id = ?`, r.EdgeID).Scan(&rel)
+		var rel, a, b string
+		err := tx.QueryRowContext(ctx, `SELECT relation, source_id, target_id FROM edges WHERE id = ?`, r.EdgeID).Scan(&rel, &a, &b)
 		if errors.Is(err, sql.ErrNoRows) {
 			return memory.NotFound("edge", strconv.FormatInt(r.EdgeID, 10))
 		}
@@ -88,6 +153,17 @@ func (s *DB) ResolveContradiction(ctx context.Context, r memory.Resolution) erro
 		}
 		if memory.Relation(rel) != memory.RelationContradicts {
 			return fmt.Errorf("edge %d is %s, not contradicts: only a contradiction is resolved here: %w", r.EdgeID, rel, memory.ErrInvalid)
+		}
+		// A verdict given meanwhile (a supersedes edge either way) stands.
+		var newer, older string
+		err = tx.QueryRowContext(ctx, `SELECT source_id, target_id FROM edges WHERE relation = ?
+			AND ((source_id = ? AND target_id = ?) OR (source_id = ? AND target_id = ?)) LIMIT 1`,
+			string(memory.RelationSupersedes), a, b, b, a).Scan(&newer, &older)
+		if err == nil {
+			return memory.AlreadyResolved(r.EdgeID, newer, older)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("resolve contradiction: %w", err)
 		}
 		if r.Add != nil {
 			if _, err := insertEdge(ctx, tx, r.Add, meta); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/storage/postgres/pgtest"
 )
 
@@ -156,5 +157,47 @@ func TestPostgresFourInstancesEightClients(t *testing.T) {
 		if n != want {
 			t.Errorf("%s: %d rows, want %d", table, n, want)
 		}
+	}
+}
+
+// TestPostgresHooksAnsweredByARunningServer: with a PostgreSQL database, a
+// running recall serve answers this machine's hooks on a socket of that
+// database's own; a hook for another database is not answered by it.
+func TestPostgresHooksAnsweredByARunningServer(t *testing.T) {
+	u := pgtest.Schema(t)
+	c := newCLIEnv(t)
+	c.vars["RECALL_DATABASE_URL"] = u
+	_, cwd := newProject(t, c, "shop-api")
+	redis := c.store("Orders MUST be cached in Redis with a five minute TTL", "--type", "decision", "--namespace", "project:shop-api")
+	sock := hook.ServerSocketPath(c.dir, u)
+	other := pgtest.Schema(t)
+	if hook.ServerSocketPath(c.dir, other) == sock {
+		t.Fatal("two databases share a socket")
+	}
+	prompt := hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "how are orders cached in redis?"})
+	c.serveUntil("answering hooks", func() bool {
+		if _, err := os.Stat(sock); err != nil {
+			return false
+		}
+		if _, err := os.Stat(c.dbPath + ".sock"); err == nil {
+			t.Fatal("the server of a PostgreSQL database listens on the SQLite file's socket")
+		}
+		a, r := c.hook("user-prompt-submit", prompt)
+		if a == nil || !strings.Contains(a.HookSpecificOutput.AdditionalContext, redis) {
+			t.Fatalf("the server's answer should list %s; stdout %q stderr %s", redis, r.stdout, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "answered by recall serve") {
+			return false // the server is busy starting: ask again
+		}
+		c.vars["RECALL_DATABASE_URL"] = other
+		_, r = c.hook("user-prompt-submit", prompt)
+		c.vars["RECALL_DATABASE_URL"] = u
+		if strings.Contains(r.stderr, "answered by recall serve") {
+			t.Fatalf("a hook of another database was answered by this database's server:\n%s", r.stderr)
+		}
+		return true
+	})
+	if _, err := os.Stat(sock); !os.IsNotExist(err) {
+		t.Errorf("the server left its socket behind: %v", err)
 	}
 }

@@ -53,6 +53,26 @@ func TestUIServesTheViewerAndStopsOnSignal(t *testing.T) {
 		t.Fatalf("GET /api/memories: %+v, %v; want the stored memory %s", page, err, id)
 	}
 
+	// The Journal page reads what the hooks captured, through the capture
+	// service recall ui wires in.
+	_, cwd := newProject(t, c, "viewer-journal")
+	c.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "Why does the journal page stay empty?"}))
+	res, err = client.Get(wantURL + "api/journal?kind=prompt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var feed struct {
+		Entries []struct {
+			ID    string `json:"id"`
+			Title string `json:"title"`
+		} `json:"entries"`
+	}
+	err = json.NewDecoder(res.Body).Decode(&feed)
+	res.Body.Close()
+	if err != nil || res.StatusCode != http.StatusOK || len(feed.Entries) != 1 || !strings.Contains(feed.Entries[0].Title, "journal page") {
+		t.Fatalf("GET /api/journal: %d %+v, %v; want the prompt the hook recorded", res.StatusCode, feed, err)
+	}
+
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -84,28 +84,16 @@ func (s *Service) DetectContradictions(ctx context.Context, req DetectRequest) (
 // relation already links the two either way; it returns the edge's id and
 // whether it is new. Symmetric facts (contradicts, relates_to) so get one edge
 // per pair, and a supersedes edge is never added against an existing one.
-// A contradiction a person ruled out is not added again (id 0).
+// A contradiction a person ruled out is not added again (id 0). The store
+// decides in one transaction, so servers judging the same pair at once leave
+// one edge.
 func (s *Service) linkOnce(ctx context.Context, source, target string, rel memory.Relation, weight float64, meta map[string]any) (int64, bool, error) {
-	if rel == memory.RelationContradicts {
-		dismissed, err := s.store.NotContradiction(ctx, source, target)
-		if err != nil {
-			return 0, false, err
-		}
-		if dismissed {
-			s.log().Info("contradiction not recorded: a person judged the pair not to contradict", "source", source, "target", target)
-			return 0, false, nil
-		}
-	}
-	existing, err := s.store.Edges(ctx, memory.EdgeQuery{SourceID: source, TargetID: target, Direction: memory.DirectionBoth, Relations: []memory.Relation{rel}})
-	if err != nil {
-		return 0, false, fmt.Errorf("reading edges: %w", err)
-	}
-	if len(existing) > 0 {
-		return existing[0].ID, false, nil
-	}
-	id, err := s.store.InsertEdge(ctx, &memory.Edge{SourceID: source, TargetID: target, Relation: rel, Weight: round4(weight), Metadata: meta, CreatedAt: s.now()})
+	id, created, err := s.store.LinkOnce(ctx, &memory.Edge{SourceID: source, TargetID: target, Relation: rel, Weight: round4(weight), Metadata: meta, CreatedAt: s.now()})
 	if err != nil {
 		return 0, false, fmt.Errorf("adding %s edge %s -> %s: %w", rel, source, target, err)
 	}
-	return id, true, nil
+	if id == 0 {
+		s.log().Info("contradiction not recorded: a person judged the pair not to contradict", "source", source, "target", target)
+	}
+	return id, created, nil
 }

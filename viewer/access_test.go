@@ -18,7 +18,7 @@ const testToken = "correct-horse-battery-staple-42"
 // recall ui --addr or recall serve --allow-remote wire them.
 func (f *fixture) withAccess(a Access) *fixture {
 	g := *f
-	g.h = New(Deps{Memory: f.mem, Validation: f.val, DB: f.db, Access: a, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	g.h = New(Deps{Memory: f.mem, Validation: f.val, DB: f.db, Journal: f.journal(), Access: a, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	return &g
 }
 

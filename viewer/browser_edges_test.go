@@ -49,3 +49,34 @@ func TestBrowserLinkAndUnlinkMemories(t *testing.T) {
 		t.Errorf("the other memory went with the edge: %v", err)
 	}
 }
+
+// TestBrowserSupersedeAGoldenRuleNeedsForce: picking a golden rule for a
+// supersedes edge shows the force box, and Add stays off until it is ticked,
+// as memory_relate_tool needs force=true.
+func TestBrowserSupersedeAGoldenRuleNeedsForce(t *testing.T) {
+	ctx := newBrowser(t)
+	f := newFixture(t)
+	newer := f.store(t, "Deploys on Fridays are fine before noon", memory.TypeDecision, "global")
+	golden := f.store(t, "Never deploy on Fridays", memory.TypeGoldenRule, "global")
+	srv := newLoopbackServer(t, f)
+	open(t, ctx, srv+"/#/m/"+newer, "#edge-search")
+
+	err := within(ctx, 20*time.Second,
+		chromedp.SetValue(chromedp.CSS(`#edge-relation`), "supersedes"),
+		chromedp.SendKeys(chromedp.CSS(`#edge-search`), "deploy fridays"),
+		chromedp.Click(chromedp.CSS(`#edge-hits .edge-hit[data-id="`+golden+`"]`)),
+		until(`document.querySelector("#edge-add").disabled && document.querySelector("#edge-force").checkVisibility()`))
+	if err != nil {
+		t.Fatalf("a golden rule picked for supersedes: want the force box shown and Add off: %v", err)
+	}
+	err = within(ctx, 20*time.Second,
+		chromedp.Click(chromedp.CSS(`#edge-force`)),
+		chromedp.Click(chromedp.CSS(`#edge-add`)),
+		chromedp.WaitVisible(chromedp.CSS(`#edges tr.edge.supersedes`)))
+	if err != nil {
+		t.Fatalf("superseding with force: %v", err)
+	}
+	if es, _ := f.db.Edges(t.Context(), memory.EdgeQuery{SourceID: newer, TargetID: golden, Relations: []memory.Relation{memory.RelationSupersedes}}); len(es) != 1 {
+		t.Errorf("supersedes edges %+v, want the one added with force", es)
+	}
+}

@@ -24,7 +24,7 @@ func (f *fixture) withDoctor(t *testing.T) {
 	host := strings.Replace(f.ol, "http://", "http://recall:s3cret-pass@", 1)
 	cfg := &config.Config{SQLitePath: f.path, OllamaHost: host, OllamaModel: ollamatest.DefaultEmbedModel,
 		OllamaChatModel: ollamatest.DefaultChatModel, OllamaTimeout: 5 * time.Second}
-	f.h = New(Deps{Memory: f.mem, Validation: f.val, DB: f.db, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	f.h = New(Deps{Memory: f.mem, Validation: f.val, DB: f.db, Journal: f.journal(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Doctor: func(ctx context.Context) []doctor.Finding { found, _ := doctor.Collect(ctx, cfg); return found }})
 }
 

@@ -58,7 +58,7 @@ func TestBrowserCatchesUpAcrossARestart(t *testing.T) {
 		t.Skipf("could not listen on %s again: %v", addr, err)
 	}
 	serve(ln2, func() *fixture {
-		return &fixture{h: New(Deps{Memory: f.mem, Validation: f.val, DB: f.db})}
+		return &fixture{h: New(Deps{Memory: f.mem, Validation: f.val, DB: f.db, Journal: f.journal()})}
 	})
 	for _, id := range missed {
 		sel := `#memories li[data-id="` + id + `"]`

@@ -12,15 +12,17 @@ import (
 type edgeBody struct {
 	TargetID string          `json:"target_id"`
 	Relation memory.Relation `json:"relation"`
+	// Force lets a supersedes edge mark a golden rule superseded.
+	Force bool `json:"force"`
 }
 
 func (h *handler) addEdge(w http.ResponseWriter, r *http.Request) {
 	var body edgeBody
 	if err := decodeBody(w, r, &body); err != nil || body.TargetID == "" || body.Relation == "" {
-		writeError(w, http.StatusBadRequest, `invalid body: accepted a JSON object {"target_id": "mem_...", "relation": "relates_to", "supersedes", "caused_by" or "contradicts"}`)
+		writeError(w, http.StatusBadRequest, `invalid body: accepted a JSON object {"target_id": "mem_...", "relation": "relates_to", "supersedes", "caused_by" or "contradicts", "force": false}`)
 		return
 	}
-	id, err := h.mem.Relate(r.Context(), memory.RelateRequest{SourceID: r.PathValue("id"), TargetID: body.TargetID, Relation: body.Relation})
+	id, err := h.mem.Relate(r.Context(), memory.RelateRequest{SourceID: r.PathValue("id"), TargetID: body.TargetID, Relation: body.Relation, Force: body.Force})
 	if err != nil {
 		h.fail(w, r, err)
 		return

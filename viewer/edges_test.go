@@ -3,6 +3,7 @@ package viewer
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/recall-mcp/recall/memory"
@@ -39,4 +40,18 @@ func TestAddAndRemoveAnEdge(t *testing.T) {
 	if w := f.do(t, "DELETE", "/api/edges/x", "", same); w.Code != http.StatusBadRequest {
 		t.Errorf("edge x: %d, want 400", w.Code)
 	}
+}
+
+// TestSupersedingAGoldenRuleNeedsForce: the edge form keeps the service's rule
+// (409 naming force once), and force lets it through.
+func TestSupersedingAGoldenRuleNeedsForce(t *testing.T) {
+	f := newFixture(t)
+	same := map[string]string{"Origin": "http://127.0.0.1:28000", "Content-Type": "application/json"}
+	newer := f.store(t, "Deploys on Fridays are fine before noon", memory.TypeDecision, "global")
+	golden := f.store(t, "Never deploy on Fridays", memory.TypeGoldenRule, "global")
+	w := f.do(t, "POST", "/api/memories/"+newer+"/edges", `{"target_id": "`+golden+`", "relation": "supersedes"}`, same)
+	if w.Code != http.StatusConflict || strings.Count(w.Body.String(), "force") != 1 {
+		t.Fatalf("without force: %d %s, want 409 saying force once", w.Code, w.Body)
+	}
+	decode[map[string]int64](t, f.do(t, "POST", "/api/memories/"+newer+"/edges", `{"target_id": "`+golden+`", "relation": "supersedes", "force": true}`, same), http.StatusCreated)
 }

@@ -214,7 +214,7 @@ func TestEventsResetAfterARestart(t *testing.T) {
 		t.Fatalf("first event %+v, want the position", pos)
 	}
 	f.store(t, "Stored while the viewer was down", memory.TypeDecision, "global")
-	restarted := &fixture{mem: f.mem, val: f.val, db: f.db, h: New(Deps{Memory: f.mem, Validation: f.val, DB: f.db})}
+	restarted := &fixture{mem: f.mem, val: f.val, db: f.db, h: New(Deps{Memory: f.mem, Validation: f.val, DB: f.db, Journal: f.journal()})}
 	ev := next(t, stream(t, newLoopbackServer(t, restarted), pos.id), 2*time.Second)
 	if ev.name != "reset" || ev.id == "" || ev.id == pos.id {
 		t.Errorf("reconnecting with %s to a restarted server: %+v, want a reset with the new position", pos.id, ev)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/embedding/ollamatest"
 	"github.com/recall-mcp/recall/internal/servicetest"
@@ -36,8 +37,12 @@ func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	e := servicetest.New(t)
 	return &fixture{mem: e.Mem, val: e.Val, db: e.DB, path: e.Path, ol: e.Ollama.URL(), fake: e.Ollama,
-		h: New(Deps{Memory: e.Mem, Validation: e.Val, DB: e.DB, Logger: e.Log})}
+		h: New(Deps{Memory: e.Mem, Validation: e.Val, DB: e.DB, Journal: &capture.Reader{Store: e.DB, Memories: e.Mem}, Logger: e.Log})}
 }
+
+// journal is the capture service's journal feed over the fixture's database,
+// as recall ui wires it.
+func (f *fixture) journal() Journal { return &capture.Reader{Store: f.db, Memories: f.mem} }
 
 // store saves a memory and returns its id.
 func (f *fixture) store(t testing.TB, content string, typ memory.Type, ns string) string {

@@ -33,9 +33,9 @@ type Deps struct {
 	// Done, when closed, ends the event streams (a server shutting down
 	// would otherwise wait for them).
 	Done <-chan struct{}
-	// Journal is the session journal the Journal page reads; without it
-	// the DB's when it has one, else /api/journal is off.
-	Journal JournalReader
+	// Journal is the session journal the Journal page reads (the capture
+	// service); without it /api/journal is off.
+	Journal Journal
 	// Doctor runs recall doctor's checks for the Health page; without it
 	// /api/doctor is off.
 	Doctor func(ctx context.Context) []doctor.Finding
@@ -56,7 +56,7 @@ type handler struct {
 	acc     Access
 	done    <-chan struct{}
 	log     *slog.Logger
-	journal JournalReader // nil: no journal page
+	journal Journal // nil: no journal page
 	// doctor runs recall doctor's checks (nil: not offered).
 	doctor func(ctx context.Context) []doctor.Finding
 }
@@ -71,9 +71,6 @@ func New(d Deps) http.Handler {
 		d.Logger = slog.Default()
 	}
 	h := &handler{mem: d.Memory, val: d.Validation, acc: d.Access, log: d.Logger, done: d.Done, doctor: d.Doctor, journal: d.Journal}
-	if jr, ok := d.DB.(JournalReader); ok && h.journal == nil {
-		h.journal = jr // the store's own journal (capture's EntryReader has it)
-	}
 	if d.DB != nil {
 		h.hub = newHub(d.DB, d.Logger)
 	}

@@ -190,8 +190,14 @@ func (a *app) mcpServer(callerDir string) *mcp.Server {
 func (a *app) mcpDeps(callerDir string) server.Deps {
 	return server.Deps{
 		Memory: a.mem, Curation: a.cur, History: a.hist, Projects: a.projects, CallerDir: callerDir,
-		Capture: &capture.Reader{Store: a.db, Memories: a.mem, TranscriptRoot: a.cfg.HistoryDir}, Version: version(), Logger: a.log,
+		Capture: a.reader(), Version: version(), Logger: a.log,
 	}
+}
+
+// reader is the capture service's three reading steps and journal feed over
+// the app's store, for the MCP tools and the viewer.
+func (a *app) reader() *capture.Reader {
+	return &capture.Reader{Store: a.db, Memories: a.mem, TranscriptRoot: a.cfg.HistoryDir}
 }
 
 // memoryOptions are the memory service's settings from the configuration.

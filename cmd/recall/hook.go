@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -102,7 +103,7 @@ func runHook(ctx context.Context, e *env, args []string) error {
 		// connection would checkpoint the WAL while Claude Code waits.
 		return a.hookHandler(a.mem), func() {}, nil
 	}
-	sock := hook.Socket{Path: hook.SocketPath(cfg.SQLitePath), ConnectWait: socketConnectWait, AnswerWait: cfg.HookTimeout + socketAnswerSlack}
+	sock := hook.Socket{Path: hookSocketPath(cfg), ConnectWait: socketConnectWait, AnswerWait: cfg.HookTimeout + socketAnswerSlack}
 	hook.Run(ctx, rest[0], e.stdin, e.stdout, cfg.HookTimeout+hookSlack, log, open, sock)
 	return nil
 }
@@ -160,7 +161,7 @@ func (a *app) answerHook(ctx context.Context, event string, in *hook.Input) (*ho
 // from the server's warm indexes, with the hooks' own vector budget and
 // knowledge of Ollama. Another server already answering is left to it.
 func (a *app) serveHooks(ctx context.Context) {
-	path := hook.SocketPath(a.cfg.SQLitePath)
+	path := hookSocketPath(a.cfg)
 	ln, err := hook.Listen(path)
 	if err != nil {
 		a.log.Info("hooks not served on a socket; they open the database themselves", "socket", path, "err", err)
@@ -176,6 +177,16 @@ func (a *app) serveHooks(ctx context.Context) {
 	if err := s.Serve(ctx, ln); err != nil {
 		a.log.Warn("hook socket closed", "err", err)
 	}
+}
+
+// hookSocketPath is where this machine's hooks find the server of the
+// database: beside the SQLite file, or for a PostgreSQL database a socket of
+// its own in the same directory.
+func hookSocketPath(cfg *config.Config) string {
+	if cfg.DatabaseURL != "" {
+		return hook.ServerSocketPath(filepath.Dir(cfg.SQLitePath), cfg.DatabaseURL)
+	}
+	return hook.SocketPath(cfg.SQLitePath)
 }
 
 // hookGuard is how hooks treat Ollama: RECALL_HOOK_TIMEOUT is the vector

@@ -18,10 +18,20 @@ import (
 // only on a terminal and never with NO_COLOR, long output through a pager on
 // a terminal. Scripts get the same data whole with --json.
 
-// isTerminal reports whether f (stdin, stdout or stderr) is a terminal.
+// terminal returns the file descriptor of w (stdin, stdout or stderr) when
+// it is a terminal; ok is false for a pipe, a file or /dev/null.
+func terminal(w any) (fd int, ok bool) {
+	f, isFile := w.(*os.File)
+	if !isFile || !term.IsTerminal(int(f.Fd())) {
+		return 0, false
+	}
+	return int(f.Fd()), true
+}
+
+// isTerminal reports whether w (stdin, stdout or stderr) is a terminal.
 func isTerminal(w any) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	_, ok := terminal(w)
+	return ok
 }
 
 // defaultWidth is the width of tables written to a pipe or a file.
@@ -30,8 +40,8 @@ const defaultWidth = 120
 // termWidth is the width tables are cut to: the terminal's, else $COLUMNS,
 // else defaultWidth.
 func termWidth(w io.Writer) int {
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		if width, _, err := term.GetSize(int(f.Fd())); err == nil && width > 20 {
+	if fd, ok := terminal(w); ok {
+		if width, _, err := term.GetSize(fd); err == nil && width > 20 {
 			return width
 		}
 	}
@@ -160,12 +170,12 @@ func (p *paged) Write(b []byte) (int, error) { return p.buf.Write(b) }
 
 // flush writes what was collected, through the pager when it is needed.
 func (p *paged) flush() error {
-	f, ok := p.out.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+	fd, ok := terminal(p.out)
+	if !ok {
 		_, err := p.out.Write(p.buf.Bytes())
 		return err
 	}
-	_, height, err := term.GetSize(int(f.Fd()))
+	_, height, err := term.GetSize(fd)
 	if err != nil || bytes.Count(p.buf.Bytes(), []byte("\n")) < height-1 {
 		_, err := p.out.Write(p.buf.Bytes())
 		return err
@@ -187,7 +197,7 @@ func (p *paged) flush() error {
 		cmd.Env = append(cmd.Env, "LESS=FRX") // quit if one screen, keep colours, leave the text on screen
 	}
 	cmd.Stdin = bytes.NewReader(p.buf.Bytes())
-	cmd.Stdout, cmd.Stderr = f, os.Stderr
+	cmd.Stdout, cmd.Stderr = p.out, os.Stderr
 	if err := cmd.Run(); err != nil {
 		if _, isExit := err.(*exec.ExitError); isExit {
 			return nil // the reader quit the pager

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 	"github.com/recall-mcp/recall/storage/postgres/pgtest"
 )
 
@@ -102,47 +104,73 @@ func BenchmarkSearch(b *testing.B) {
 }
 
 // BenchmarkStore times acknowledged stores (a memory with its 1024-d vector,
-// committed) from 16 writers across 4 stores, as four servers would.
+// committed) from 16 writers across 4 open stores, as four servers would:
+// on PostgreSQL, and on one SQLite file in the same run (synchronous=FULL,
+// as Recall opens it).
 //
 //	go test -tags sqlite_fts5 ./storage/postgres/ -run '^$' -bench Store -benchtime 2000x -count 3
 func BenchmarkStore(b *testing.B) {
-	u := pgtest.Schema(b)
+	type inserter interface {
+		InsertMemory(ctx context.Context, m *memory.Memory, vec []float32) (*memory.Memory, bool, error)
+		ClaimEmbeddingSpace(ctx context.Context, space memory.EmbeddingSpace) (memory.EmbeddingSpace, error)
+		Close() error
+	}
 	ctx := context.Background()
-	var dbs []*DB
-	for range 4 {
-		db, err := Open(ctx, u)
-		if err != nil {
+	run := func(b *testing.B, open func() inserter) {
+		var dbs []inserter
+		for range 4 {
+			db := open()
+			defer db.Close()
+			dbs = append(dbs, db)
+		}
+		if _, err := dbs[0].ClaimEmbeddingSpace(ctx, memory.EmbeddingSpace{Model: "bench", Dimension: benchDim}); err != nil {
 			b.Fatal(err)
 		}
-		defer db.Close()
-		dbs = append(dbs, db)
-	}
-	if _, err := dbs[0].ClaimEmbeddingSpace(ctx, memory.EmbeddingSpace{Model: "bench", Dimension: benchDim}); err != nil {
-		b.Fatal(err)
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	b.ResetTimer()
-	start := time.Now()
-	for w := range 16 {
-		db := dbs[w%4]
-		r := rand.New(rand.NewPCG(uint64(w), 7))
-		wg.Go(func() {
-			for {
-				i := next.Add(1)
-				if i > int64(b.N) {
-					return
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		b.ResetTimer()
+		start := time.Now()
+		for w := range 16 {
+			db := dbs[w%4]
+			r := rand.New(rand.NewPCG(uint64(w), 7))
+			wg.Go(func() {
+				for {
+					i := next.Add(1)
+					if i > int64(b.N) {
+						return
+					}
+					content := fmt.Sprintf("stored memory %d of writer %d", i, w)
+					m := &memory.Memory{ID: memory.NewID(time.Now()) + strconv.FormatInt(i, 16), Content: content,
+						Type: memory.TypeDecision, Namespace: "global", Importance: 0.5, Confidence: 0.3}
+					if _, _, err := db.InsertMemory(ctx, m, randomVector(r)); err != nil {
+						b.Error(err)
+						return
+					}
 				}
-				content := fmt.Sprintf("stored memory %d of writer %d", i, w)
-				m := &memory.Memory{ID: memory.NewID(time.Now()) + strconv.FormatInt(i, 16), Content: content,
-					Type: memory.TypeDecision, Namespace: "global", Importance: 0.5, Confidence: 0.3}
-				if _, _, err := db.InsertMemory(ctx, m, randomVector(r)); err != nil {
-					b.Error(err)
-					return
-				}
+			})
+		}
+		wg.Wait()
+		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "stores/s")
+	}
+	b.Run("postgres", func(b *testing.B) {
+		u := pgtest.Schema(b)
+		run(b, func() inserter {
+			db, err := Open(ctx, u)
+			if err != nil {
+				b.Fatal(err)
 			}
+
+			return db
 		})
-	}
-	wg.Wait()
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "stores/s")
+	})
+	b.Run("sqlite", func(b *testing.B) {
+		path := filepath.Join(b.TempDir(), "recall.db")
+		run(b, func() inserter {
+			db, err := storage.Open(ctx, path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return db
+		})
+	})
 }

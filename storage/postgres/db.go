@@ -20,6 +20,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -36,6 +37,12 @@ type DB struct {
 	url  string
 	// hasIterative: the server's pgvector scans HNSW iteratively (0.8+).
 	hasIterative bool
+	// dimension is the vector column's dimension as last seen (0: not known
+	// yet). A store whose vector has it writes in one statement; the column's
+	// type still refuses another, should another process change it.
+	dimension atomic.Int64
+	// announce tells other servers' viewers of changes (announce.go).
+	announce announcer
 }
 
 // Options tune Open.
@@ -94,8 +101,9 @@ func OpenWith(ctx context.Context, dbURL string, opts Options) (*DB, error) {
 	return &DB{pool: pool, log: log, url: dbURL, hasIterative: !VersionLess(installed, "0.8.0")}, nil
 }
 
-// Close releases the pool.
+// Close sends the announcement still on its way and releases the pool.
 func (s *DB) Close() error {
+	s.announce.drains.Wait()
 	s.pool.Close()
 	return nil
 }
@@ -106,8 +114,41 @@ func (s *DB) Pool() *pgxpool.Pool { return s.pool }
 // write runs fn in one transaction, committed when fn returns nil. PostgreSQL
 // runs writers at once; rows a read-modify-write depends on are locked by the
 // statements themselves (SELECT ... FOR UPDATE, INSERT ... ON CONFLICT).
+//
+// A connection lost before the transaction began (one the pool still held
+// after the server restarted) is retried once on a fresh one: nothing was
+// sent. A connection lost in the middle rolls the whole transaction back on
+// the server; the caller gets the error and may try again.
 func (s *DB) write(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	return s.unreachable(pgx.BeginFunc(ctx, s.pool, fn))
+	tx, err := s.pool.Begin(ctx)
+	if err != nil && lostConnection(err) && ctx.Err() == nil {
+		tx, err = s.pool.Begin(ctx)
+	}
+	if err != nil {
+		return s.unreachable(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // a no-op after Commit; a lost connection rolls back by itself
+	if err := fn(tx); err != nil {
+		return s.unreachable(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		if lostConnection(err) {
+			// The commit may have reached the server before the line went.
+			return fmt.Errorf("PostgreSQL connection lost while committing (%v): the change may or may not be stored; look before repeating it", err)
+		}
+		return err
+	}
+	return nil
+}
+
+// writeChanged is write for a change to memories or edges: committed, it is
+// announced to the viewers of every server.
+func (s *DB) writeChanged(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	if err := s.write(ctx, fn); err != nil {
+		return err
+	}
+	s.changed(ctx)
+	return nil
 }
 
 // unreachable turns an error of a lost or refused connection (the server

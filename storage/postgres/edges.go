@@ -29,16 +29,57 @@ func (s *DB) InsertEdge(ctx context.Context, e *memory.Edge) (int64, error) {
 		return 0, err
 	}
 	var id int64
-	err = s.write(ctx, func(tx pgx.Tx) error {
+	err = s.writeChanged(ctx, func(tx pgx.Tx) error {
 		id, err = insertEdge(ctx, tx, e, meta)
 		return err
 	})
 	return id, err
 }
 
+// lockPair serializes the edge writes between two memories until tx ends,
+// whichever way round they are named: the checks of one writer (an edge that
+// already links them, a supersedes the other way round) then see what
+// another wrote. An advisory lock, so that updates of the memories
+// themselves never wait on it.
+func lockPair(ctx context.Context, tx pgx.Tx, a, b string) error {
+	if a > b {
+		a, b = b, a
+	}
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 23))`, "edge pair "+a+" "+b); err != nil {
+		return fmt.Errorf("lock the edges of %s and %s: %w", a, b, err)
+	}
+	return nil
+}
+
+// edgeBetween returns the id of an edge of rel from source to target, or
+// either way round when both; 0 when none.
+func edgeBetween(ctx context.Context, tx pgx.Tx, source, target string, rel memory.Relation, both bool) (int64, error) {
+	var id int64
+	err := tx.QueryRow(ctx, `SELECT id FROM edges WHERE relation = $3
+		AND ((source_id = $1 AND target_id = $2) OR ($4 AND source_id = $2 AND target_id = $1))
+		ORDER BY id LIMIT 1`, source, target, string(rel), both).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil
+	}
+	return id, err
+}
+
 // insertEdge writes e (its metadata encoded) inside tx; the same triple again
-// updates the weight of the existing edge.
+// updates the weight of the existing edge. A supersedes edge against one the
+// other way round is refused.
 func insertEdge(ctx context.Context, tx pgx.Tx, e *memory.Edge, meta string) (int64, error) {
+	if err := lockPair(ctx, tx, e.SourceID, e.TargetID); err != nil {
+		return 0, err
+	}
+	if e.Relation == memory.RelationSupersedes {
+		back, err := edgeBetween(ctx, tx, e.TargetID, e.SourceID, memory.RelationSupersedes, false)
+		if err != nil {
+			return 0, fmt.Errorf("insert edge: %w", err)
+		}
+		if back != 0 {
+			return 0, memory.ReverseSupersedes(e.SourceID, e.TargetID)
+		}
+	}
 	// The ends are locked against a concurrent delete until the edge is in;
 	// an end the asker may not see is not found.
 	p := params{e.SourceID, e.TargetID}
@@ -67,6 +108,55 @@ func insertEdge(ctx context.Context, tx pgx.Tx, e *memory.Edge, meta string) (in
 	return id, nil
 }
 
+// LinkOnce adds e unless an edge of its relation already links its two
+// memories either way; see memory.Graph. The pair is locked first, so two
+// servers judging the same pair at once leave one edge.
+func (s *DB) LinkOnce(ctx context.Context, e *memory.Edge) (int64, bool, error) {
+	if e == nil {
+		return 0, false, memory.Invalidf("edge", "nil", "an edge")
+	}
+	if _, err := memory.ParseRelation(string(e.Relation)); err != nil {
+		return 0, false, err
+	}
+	meta, err := memory.EncodeMetadata(e.Metadata)
+	if err != nil {
+		return 0, false, err
+	}
+	var id int64
+	var created bool
+	err = s.write(ctx, func(tx pgx.Tx) error {
+		id, created = 0, false
+		if err := lockPair(ctx, tx, e.SourceID, e.TargetID); err != nil {
+			return err
+		}
+		if e.Relation == memory.RelationContradicts {
+			var dismissed bool
+			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM change_log
+				WHERE memory_id = $1 AND related_id = $2 AND action = $3)`,
+				e.SourceID, e.TargetID, string(memory.ChangeNotContradiction)).Scan(&dismissed); err != nil || dismissed {
+				return err
+			}
+		}
+		existing, err := edgeBetween(ctx, tx, e.SourceID, e.TargetID, e.Relation, true)
+		if err != nil || existing != 0 {
+			id = existing
+			return err
+		}
+		if id, err = insertEdge(ctx, tx, e, meta); err != nil {
+			return err
+		}
+		created = true
+		return nil
+	})
+	if err != nil {
+		return 0, false, err
+	}
+	if created {
+		s.changed(ctx)
+	}
+	return id, created, nil
+}
+
 // ResolveContradiction writes a verdict on the contradicts edge r.EdgeID in
 // one transaction: r.Add added (or its triple's weight updated), the edge
 // removed when r.Remove, r.Changes written. The edge row is locked first, so
@@ -82,19 +172,33 @@ func (s *DB) ResolveContradiction(ctx context.Context, r memory.Resolution) erro
 			return err
 		}
 	}
-	return s.write(ctx, func(tx pgx.Tx) error {
-		var rel string
+	return s.writeChanged(ctx, func(tx pgx.Tx) error {
+		notFound := memory.NotFound("edge", strconv.FormatInt(r.EdgeID, 10))
+		var rel, a, b string
 		p := params{r.EdgeID}
-		err := tx.QueryRow(ctx, `SELECT relation FROM edges WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM memories m
-			WHERE m.id IN (edges.source_id, edges.target_id) AND NOT `+visibleCond(ctx, "m", &p)+`) FOR UPDATE`, p...).Scan(&rel)
+		err := tx.QueryRow(ctx, `SELECT relation, source_id, target_id FROM edges WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM memories m
+			WHERE m.id IN (edges.source_id, edges.target_id) AND NOT `+visibleCond(ctx, "m", &p)+`)`, p...).Scan(&rel, &a, &b)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return memory.NotFound("edge", strconv.FormatInt(r.EdgeID, 10))
+			return notFound
 		}
 		if err != nil {
 			return fmt.Errorf("resolve contradiction: %w", err)
 		}
 		if memory.Relation(rel) != memory.RelationContradicts {
 			return fmt.Errorf("edge %d is %s, not contradicts: only a contradiction is resolved here: %w", r.EdgeID, rel, memory.ErrInvalid)
+		}
+		// Two verdicts on the pair at once: the second waits here and then
+		// finds the edge gone or the pair already resolved.
+		if err := lockPair(ctx, tx, a, b); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, `SELECT id FROM edges WHERE id = $1 FOR UPDATE`, r.EdgeID).Scan(new(int64)); errors.Is(err, pgx.ErrNoRows) {
+			return notFound
+		} else if err != nil {
+			return fmt.Errorf("resolve contradiction: %w", err)
+		}
+		if err := resolvedAlready(ctx, tx, r.EdgeID, a, b); err != nil {
+			return err
 		}
 		if r.Add != nil {
 			if _, err := insertEdge(ctx, tx, r.Add, meta); err != nil {
@@ -220,6 +324,25 @@ func (s *DB) DeleteEdges(ctx context.Context, q memory.EdgeQuery) ([]int64, erro
 	if err != nil {
 		return nil, fmt.Errorf("delete edges: %w", err)
 	}
+	if len(ids) > 0 {
+		s.changed(ctx)
+	}
 	slices.Sort(ids)
 	return ids, nil
+}
+
+// resolvedAlready refuses a verdict on the contradiction edgeID between a and
+// b when a supersedes edge links them either way: a verdict resolved it.
+func resolvedAlready(ctx context.Context, tx pgx.Tx, edgeID int64, a, b string) error {
+	var newer, older string
+	err := tx.QueryRow(ctx, `SELECT source_id, target_id FROM edges WHERE relation = $3
+		AND ((source_id = $1 AND target_id = $2) OR (source_id = $2 AND target_id = $1)) LIMIT 1`,
+		a, b, string(memory.RelationSupersedes)).Scan(&newer, &older)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("resolve contradiction: %w", err)
+	}
+	return memory.AlreadyResolved(edgeID, newer, older)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/recall-mcp/recall/memory"
 )
@@ -114,10 +115,17 @@ func (s *DB) InsertMemory(ctx context.Context, m *memory.Memory, vec []float32) 
 			return nil, false, err
 		}
 	}
+	if vec == nil || int64(len(vec)) == s.dimension.Load() {
+		stored, isNew, err := s.insertMemory(ctx, m, meta, vec)
+		if !isDimensionError(err) {
+			return stored, isNew, s.unreachable(err)
+		}
+		s.dimension.Store(0) // another process changed the space: look again
+	}
 	now := time.Now()
 	var stored *memory.Memory
 	var isNew bool
-	err = s.write(ctx, func(tx pgx.Tx) error {
+	err = s.writeChanged(ctx, func(tx pgx.Tx) error {
 		var seq int64
 		err := tx.QueryRow(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
 			namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
@@ -150,7 +158,52 @@ func (s *DB) InsertMemory(ctx context.Context, m *memory.Memory, vec []float32) 
 	if err != nil {
 		return nil, false, err
 	}
+	if vec != nil {
+		s.dimension.Store(int64(len(vec)))
+	}
 	return stored, isNew, nil
+}
+
+// insertMemory is InsertMemory in one statement, one round trip: the memory
+// with its vector (whose dimension the column has) or pending. The same
+// content in the namespace returns the stored memory.
+func (s *DB) insertMemory(ctx context.Context, m *memory.Memory, meta string, vec []float32) (*memory.Memory, bool, error) {
+	now := time.Now()
+	var embedding any // SQL NULL without a vector
+	if vec != nil {
+		embedding = vector(vec)
+	}
+	stored, _, err := scanMemory(s.pool.QueryRow(ctx, `INSERT INTO memories AS m (id, content, content_hash, memory_type,
+		namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
+		access_count, embedding_pending, search_words, author, embedding)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $15::vector IS NULL, to_tsvector('`+stemmed+`', $13), $14, $15)
+		ON CONFLICT (namespace, content_hash) DO NOTHING RETURNING `+memoryColumns,
+		m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence,
+		meta, orNow(m.CreatedAt, now), orNow(m.UpdatedAt, now), orNow(m.AccessedAt, now), m.AccessCount,
+		memoryWords(m.Content), author(ctx, m.Author), embedding))
+	switch {
+	case err == nil:
+		s.changed(ctx)
+		return stored, true, nil
+	case isUniqueViolation(err, ""):
+		return nil, false, fmt.Errorf("memory id %q is already taken: %w", m.ID, memory.ErrInvalid)
+	case errors.Is(err, pgx.ErrNoRows):
+		stored, _, err = scanMemory(s.pool.QueryRow(ctx, `SELECT `+memoryColumns+
+			` FROM memories m WHERE m.namespace = $1 AND m.content_hash = $2`, m.Namespace, m.ContentHash))
+		if errors.Is(err, pgx.ErrNoRows) {
+			// Deleted between the two statements: store it after all.
+			return s.insertMemory(ctx, m, meta, vec)
+		}
+		return stored, false, err
+	}
+	return nil, false, fmt.Errorf("insert memory: %w", err)
+}
+
+// isDimensionError reports pgvector refusing a vector of another dimension
+// than the column's.
+func isDimensionError(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "22000" && strings.Contains(pe.Message, "dimensions")
 }
 
 // GetMemory returns one memory or an error wrapping ErrNotFound.
@@ -181,7 +234,7 @@ func (s *DB) GetMemories(ctx context.Context, ids []string) (map[string]*memory.
 // memory at once apply one after the other, never losing a change.
 func (s *DB) UpdateMemory(ctx context.Context, id string, fn func(m *memory.Memory) error) (*memory.Memory, error) {
 	var out *memory.Memory
-	err := s.write(ctx, func(tx pgx.Tx) error {
+	err := s.writeChanged(ctx, func(tx pgx.Tx) error {
 		var err error
 		out, err = updateMemory(ctx, tx, id, fn)
 		return err
@@ -196,7 +249,7 @@ func (s *DB) UpdateMemory(ctx context.Context, id string, fn func(m *memory.Memo
 // entry describing what it did; both are written in one transaction.
 func (s *DB) UpdateMemoryLogged(ctx context.Context, id string, fn func(m *memory.Memory) (*memory.Change, error)) (*memory.Memory, error) {
 	var out *memory.Memory
-	err := s.write(ctx, func(tx pgx.Tx) error {
+	err := s.writeChanged(ctx, func(tx pgx.Tx) error {
 		var c *memory.Change
 		var err error
 		out, err = updateMemory(ctx, tx, id, func(m *memory.Memory) error {
@@ -220,7 +273,7 @@ func (s *DB) UpdateMemoryLogged(ctx context.Context, id string, fn func(m *memor
 func (s *DB) UpdateMemoryWithEvent(ctx context.Context, id string, fn func(m *memory.Memory) (*memory.ValidationEvent, *memory.Change, error)) (*memory.Memory, int64, error) {
 	var out *memory.Memory
 	var eventID int64
-	err := s.write(ctx, func(tx pgx.Tx) error {
+	err := s.writeChanged(ctx, func(tx pgx.Tx) error {
 		var ev *memory.ValidationEvent
 		var change *memory.Change
 		var err error
@@ -315,7 +368,7 @@ const (
 )
 
 func (s *DB) deleteMemory(ctx context.Context, id string, keepGolden bool, kind deleteKind) error {
-	return s.write(ctx, func(tx pgx.Tx) error {
+	return s.writeChanged(ctx, func(tx pgx.Tx) error {
 		m, _, err := getMemory(ctx, tx, id, true)
 		if err != nil {
 			return err // not found, or not the asker's to see

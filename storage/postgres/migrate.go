@@ -51,6 +51,15 @@ func migrateAt(ctx context.Context, cc *pgx.ConnConfig) error {
 		return connectError(cc, err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	// A current schema (every start but the first after an upgrade) needs no
+	// lock: a fresh process (a hook, a CLI call) goes straight to work.
+	if current, err := schemaVersion(ctx, conn); err == nil && current == len(ms) {
+		return nil
+	}
 	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
 		return connectError(cc, err)
 	}
@@ -58,10 +67,6 @@ func migrateAt(ctx context.Context, cc *pgx.ConnConfig) error {
 	current, err := schemaVersion(ctx, conn)
 	if err != nil {
 		return fmt.Errorf("read schema version: %w", err)
-	}
-	ms, err := migrations()
-	if err != nil {
-		return err
 	}
 	if current > len(ms) {
 		return fmt.Errorf("database schema version %d is newer than this recall supports (%d): upgrade recall", current, len(ms))

@@ -127,7 +127,7 @@ func (s *DB) RenameProject(ctx context.Context, from, to string) (int, error) {
 		return 0, err
 	}
 	var moved int
-	err := s.write(ctx, func(tx pgx.Tx) error {
+	err := s.writeChanged(ctx, func(tx pgx.Tx) error {
 		if used, err := projectInUse(ctx, tx, from); err != nil {
 			return fmt.Errorf("rename project: %w", err)
 		} else if !used {
@@ -170,7 +170,7 @@ func (s *DB) MergeProjects(ctx context.Context, from, into string) (*memory.Merg
 		return nil, err
 	}
 	rep := &memory.MergeReport{From: from, Into: into, Duplicates: []memory.MergedDuplicate{}}
-	err := s.write(ctx, func(tx pgx.Tx) error {
+	err := s.writeChanged(ctx, func(tx pgx.Tx) error {
 		for _, ns := range []string{from, into} {
 			if used, err := projectInUse(ctx, tx, ns); err != nil {
 				return fmt.Errorf("merge projects: %w", err)

@@ -16,7 +16,7 @@ import (
 // between the two either way.
 func (s *DB) Import(ctx context.Context, r memory.Records) (*memory.ImportResult, error) {
 	var res *memory.ImportResult
-	err := s.write(ctx, func(tx pgx.Tx) error {
+	err := s.writeChanged(ctx, func(tx pgx.Tx) error {
 		var err error
 		if res, err = writeRecords(ctx, tx, r); err != nil {
 			return err
@@ -79,6 +79,8 @@ func writeMemories(ctx context.Context, tx pgx.Tx, ms []*memory.Memory, res *mem
 		if err := memory.CheckWritable(ctx, m.Namespace); err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
 		}
+		// An export made before the change log carries it in metadata.edits.
+		legacy := memory.LegacyEdits(m)
 		meta, err := memory.EncodeMetadata(m.Metadata)
 		if err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
@@ -97,6 +99,11 @@ func writeMemories(ctx context.Context, tx pgx.Tx, ms []*memory.Memory, res *mem
 		if tag.RowsAffected() == 1 {
 			ids[m.ID] = m.ID
 			res.Memories++
+			for _, c := range legacy {
+				if _, err := writeChange(ctx, tx, &c); err != nil {
+					return nil, err
+				}
+			}
 			continue
 		}
 		var id string

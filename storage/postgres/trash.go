@@ -124,7 +124,7 @@ func (s *DB) RestoreMemory(ctx context.Context, id string) (*memory.ImportResult
 // viewer, the CLI) as where the restore came from.
 func (s *DB) RestoreMemoryAs(ctx context.Context, id, source string) (*memory.ImportResult, error) {
 	var res *memory.ImportResult
-	err := s.write(ctx, func(tx pgx.Tx) error {
+	err := s.writeChanged(ctx, func(tx pgx.Tx) error {
 		var body []byte
 		err := tx.QueryRow(ctx, `SELECT record FROM trash WHERE memory_id = $1 AND (archived OR deleted_at >= $2) FOR UPDATE`,
 			id, trashNow().Add(-memory.TrashKeep)).Scan(&body)

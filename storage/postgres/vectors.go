@@ -93,6 +93,8 @@ func setDimension(ctx context.Context, tx pgx.Tx, dim int) error {
 		`UPDATE memories SET embedding = NULL, embedding_pending = true WHERE embedding IS NOT NULL`,
 		`ALTER TABLE memories ALTER COLUMN embedding TYPE vector(` + d + `)`,
 		`DELETE FROM memory_chunks`,
+		// The fusion's record judged the vectors being replaced.
+		`DELETE FROM meta WHERE key = '` + metaVectorAgreement + `'`,
 	}
 	if dim <= maxIndexedDimension {
 		stmts = append(stmts, `CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops)`)

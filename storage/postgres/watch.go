@@ -11,9 +11,6 @@ import (
 	"github.com/recall-mcp/recall/memory"
 )
 
-// notifyChannel is where the triggers of migrations/0001 announce changes.
-const notifyChannel = "recall_changes"
-
 // watch listens for the change notifications on a connection of its own, so
 // a viewer served by one server sees what another server wrote at once,
 // without reading tables to find out.

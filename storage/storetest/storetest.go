@@ -72,6 +72,9 @@ func Run(t *testing.T, open Open) {
 		{"EdgesUniquePerTriple", testEdgesUnique},
 		{"EdgesQueriesAndDelete", testEdgesQueries},
 		{"ResolveContradiction", testResolveContradiction},
+		{"ResolveContradictionOnce", testResolveOnce},
+		{"SupersedesNeverBothWays", testSupersedesOneWay},
+		{"LinkOnce", testLinkOnce},
 		{"EventsAndLastEventTimes", testEvents},
 		{"ChangeLog", testChangeLog},
 		{"FileActivity", testFileActivity},
@@ -929,6 +932,89 @@ func testResolveContradiction(t *testing.T, s Store) {
 	}
 	if log, _ := s.Changes(ctx, memory.ChangeQuery{MemoryID: b.ID}); len(log) != 1 {
 		t.Fatalf("a failed resolution wrote its log: %+v", log)
+	}
+}
+
+// testResolveOnce: a contradiction one verdict resolved (a supersedes edge
+// now links the pair) refuses a second verdict, whichever it is.
+func testResolveOnce(t *testing.T, s Store) {
+	a, b := add(t, s, "once a"), add(t, s, "once b")
+	c, err := s.InsertEdge(ctx, &memory.Edge{SourceID: a.ID, TargetID: b.ID, Relation: memory.RelationContradicts, Weight: 0.8})
+	must(t, err)
+	supersede := func(newer, older string) memory.Resolution {
+		return memory.Resolution{EdgeID: c, Add: &memory.Edge{SourceID: newer, TargetID: older, Relation: memory.RelationSupersedes, Weight: 1},
+			Changes: []memory.Change{{MemoryID: newer, Namespace: memory.GlobalNamespace, At: time.Now(), Action: memory.ChangeSupersede, Source: memory.SourceViewer, RelatedID: older}}}
+	}
+	must(t, s.ResolveContradiction(ctx, supersede(a.ID, b.ID)))
+	for _, r := range []memory.Resolution{
+		supersede(b.ID, a.ID),
+		supersede(a.ID, b.ID),
+		{EdgeID: c, Remove: true, Add: &memory.Edge{SourceID: a.ID, TargetID: b.ID, Relation: memory.RelationRelatesTo, Weight: 1}},
+		{EdgeID: c, Remove: true},
+	} {
+		if err := s.ResolveContradiction(ctx, r); !errors.Is(err, memory.ErrInvalid) || !strings.Contains(err.Error(), "already resolved") {
+			t.Fatalf("a second verdict %+v: %v, want ErrInvalid saying it was already resolved", r.Add, err)
+		}
+	}
+	es, err := s.Edges(ctx, memory.EdgeQuery{MemoryIDs: []string{a.ID}})
+	must(t, err)
+	if len(es) != 2 || es[0].Relation != memory.RelationContradicts || es[1].Relation != memory.RelationSupersedes || es[1].SourceID != a.ID {
+		t.Fatalf("edges after one verdict and four refused: %+v", es)
+	}
+	if log, _ := s.Changes(ctx, memory.ChangeQuery{MemoryID: b.ID}); len(log) != 0 {
+		t.Fatalf("a refused verdict wrote its log: %+v", log)
+	}
+}
+
+// testSupersedesOneWay: a supersedes edge against one the other way round is
+// refused by the store itself (both memories would leave recall).
+func testSupersedesOneWay(t *testing.T, s Store) {
+	a, b := add(t, s, "one way a"), add(t, s, "one way b")
+	_, err := s.InsertEdge(ctx, &memory.Edge{SourceID: a.ID, TargetID: b.ID, Relation: memory.RelationSupersedes, Weight: 1})
+	must(t, err)
+	if _, err := s.InsertEdge(ctx, &memory.Edge{SourceID: b.ID, TargetID: a.ID, Relation: memory.RelationSupersedes, Weight: 1}); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("supersedes both ways: %v, want ErrInvalid", err)
+	}
+	if _, err := s.InsertEdge(ctx, &memory.Edge{SourceID: a.ID, TargetID: b.ID, Relation: memory.RelationSupersedes, Weight: 0.5}); err != nil {
+		t.Fatalf("the same supersedes again (a new weight): %v", err)
+	}
+}
+
+// testLinkOnce: one edge of a relation per pair, whichever way it is asked;
+// a pair a person ruled out gets no contradiction.
+func testLinkOnce(t *testing.T, s Store) {
+	a, b, c := add(t, s, "link a"), add(t, s, "link b"), add(t, s, "link c")
+	link := func(src, dst string, rel memory.Relation) (int64, bool) {
+		t.Helper()
+		id, created, err := s.LinkOnce(ctx, &memory.Edge{SourceID: src, TargetID: dst, Relation: rel, Weight: 0.8})
+		must(t, err)
+		return id, created
+	}
+	id, created := link(a.ID, b.ID, memory.RelationContradicts)
+	if id == 0 || !created {
+		t.Fatalf("first link: id %d created %v", id, created)
+	}
+	if again, created := link(b.ID, a.ID, memory.RelationContradicts); again != id || created {
+		t.Fatalf("the pair the other way round: id %d created %v, want %d false", again, created, id)
+	}
+	if other, created := link(b.ID, a.ID, memory.RelationSupersedes); other == id || !created {
+		t.Fatalf("another relation on the pair: id %d created %v", other, created)
+	}
+	if back, created := link(a.ID, b.ID, memory.RelationSupersedes); created || back == 0 {
+		t.Fatalf("supersedes against the existing one: id %d created %v, want the existing edge", back, created)
+	}
+	must(t, s.AddChanges(ctx, memory.Change{MemoryID: a.ID, Namespace: memory.GlobalNamespace, At: time.Now(),
+		Action: memory.ChangeNotContradiction, Source: memory.SourceViewer, RelatedID: c.ID}))
+	if id, created := link(a.ID, c.ID, memory.RelationContradicts); id != 0 || created {
+		t.Fatalf("a pair ruled out: id %d created %v, want none", id, created)
+	}
+	if _, _, err := s.LinkOnce(ctx, &memory.Edge{SourceID: a.ID, TargetID: "mem_1_deadbeef", Relation: memory.RelationRelatesTo, Weight: 1}); !errors.Is(err, memory.ErrNotFound) {
+		t.Fatalf("a link to a missing memory: %v", err)
+	}
+	es, err := s.Edges(ctx, memory.EdgeQuery{MemoryIDs: []string{a.ID}})
+	must(t, err)
+	if len(es) != 2 {
+		t.Fatalf("edges of a: %+v, want one contradicts and one supersedes", es)
 	}
 }
 

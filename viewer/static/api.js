@@ -233,12 +233,13 @@ export function createMemory(fields) {
   });
 }
 
-// addEdge links memory id to target with a relation, as memory_relate_tool does.
-export function addEdge(id, target, relation) {
+// addEdge links memory id to target with a relation, as memory_relate_tool
+// does (force: supersede a golden rule).
+export function addEdge(id, target, relation, force = false) {
   return call(`api/memories/${encodeURIComponent(id)}/edges`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ target_id: target, relation }),
+    body: JSON.stringify({ target_id: target, relation, force }),
   });
 }
 

@@ -38,15 +38,28 @@ export function linkForm(m, done, setStatus) {
   const hits = el("ol", { id: "edge-hits", class: "edge-hits" });
   const relation = el("select", { id: "edge-relation", "aria-label": "Relation" }, RELATIONS.map((r) => el("option", { value: r }, `this ${r.replace("_", " ")} →`)));
   const add = el("button", { type: "submit", id: "edge-add", disabled: true }, "Add edge");
+  // Superseding a golden rule needs the force box ticked, as
+  // memory_relate_tool needs force.
+  const force = el("input", { type: "checkbox", id: "edge-force" });
+  const forceBox = el("label", { class: "force", hidden: true }, force, " It is a golden rule: supersede it anyway (force)");
   let target = null;
+  let targetGolden = false;
   let timer = 0;
   let inflight = null;
+  const update = () => {
+    const needsForce = targetGolden && relation.value === "supersedes";
+    forceBox.hidden = !needsForce;
+    add.disabled = !target || (needsForce && !force.checked);
+  };
+  relation.addEventListener("change", update);
+  force.addEventListener("change", update);
   search.addEventListener("input", () => {
     clearTimeout(timer);
     timer = setTimeout(async () => {
       const q = search.value.trim();
       target = null;
-      add.disabled = true;
+      targetGolden = false;
+      update();
       if (!q) { hits.replaceChildren(); return; }
       inflight?.abort();
       inflight = new AbortController();
@@ -57,8 +70,9 @@ export function linkForm(m, done, setStatus) {
             el("span", { class: `badge ${x.memory_type}` }, x.memory_type), " ", x.content.length > 120 ? x.content.slice(0, 119) + "…" : x.content);
           pick.addEventListener("click", () => {
             target = x.id;
+            targetGolden = x.memory_type === "golden_rule";
             hits.querySelectorAll(".edge-hit").forEach((h) => h.classList.toggle("selected", h === pick));
-            add.disabled = false;
+            update();
           });
           return el("li", {}, pick);
         }));
@@ -67,17 +81,17 @@ export function linkForm(m, done, setStatus) {
       }
     }, 200);
   });
-  const form = el("form", { class: "link-form", id: "edge-add-box" }, el("div", { class: "row" }, relation, search), hits, add);
+  const form = el("form", { class: "link-form", id: "edge-add-box" }, el("div", { class: "row" }, relation, search), hits, forceBox, add);
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     if (!target) return;
     add.disabled = true;
     try {
-      await addEdge(m.id, target, relation.value);
+      await addEdge(m.id, target, relation.value, !forceBox.hidden && force.checked);
       setStatus(`added: this ${relation.value.replace("_", " ")} the chosen memory`);
       done();
     } catch (err) {
-      add.disabled = false;
+      update();
       setStatus(err.message, true);
     }
   });

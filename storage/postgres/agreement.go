@@ -1,0 +1,75 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// metaVectorAgreement keeps memory.Agreement, the fusion's record of how often
+// the vector side agreed with keywords, shared by every process and server of
+// the database (a prompt hook is one search per process). A new embedding
+// space (ResetEmbeddings, FinishReindex, a first dimension) starts it afresh:
+// it judges a model.
+const metaVectorAgreement = "vector_agreement"
+
+// VectorAgreement reads the record (zero when none is kept yet).
+func (s *DB) VectorAgreement(ctx context.Context) (memory.Agreement, error) {
+	a, err := readAgreement(ctx, s.pool)
+	return a, s.unreachable(err)
+}
+
+func readAgreement(ctx context.Context, q querier) (memory.Agreement, error) {
+	var a memory.Agreement
+	v, err := getMeta(ctx, q, metaVectorAgreement)
+	if err != nil || v == "" {
+		return a, err
+	}
+	if err := json.Unmarshal([]byte(v), &a); err != nil {
+		return memory.Agreement{}, fmt.Errorf("vector agreement %q: %w", v, err)
+	}
+	return a, nil
+}
+
+// RecordVectorAgreement counts one search in the record. The row is locked
+// for the read-modify-write, so searches of several servers at once each
+// count; best effort: behind another's lock for more than a moment it gives
+// up, as TouchMemories does, rather than slow a search down.
+func (s *DB) RecordVectorAgreement(ctx context.Context, matched bool) error {
+	return s.write(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '100ms'`); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ($1, '') ON CONFLICT (key) DO NOTHING`, metaVectorAgreement); err != nil {
+			return err
+		}
+		var v string
+		if err := tx.QueryRow(ctx, `SELECT value FROM meta WHERE key = $1 FOR UPDATE`, metaVectorAgreement).Scan(&v); err != nil {
+			return err
+		}
+		var a memory.Agreement
+		if v != "" && json.Unmarshal([]byte(v), &a) != nil {
+			a = memory.Agreement{} // a record that does not read is started over
+		}
+		b, err := json.Marshal(a.Add(matched))
+		if err != nil {
+			return err
+		}
+		return setMeta(ctx, tx, metaVectorAgreement, string(b))
+	})
+}
+
+// forgetAgreement drops the record, for a new embedding space.
+func forgetAgreement(ctx context.Context, tx pgx.Tx) error {
+	_, err := tx.Exec(ctx, `DELETE FROM meta WHERE key = $1`, metaVectorAgreement)
+	return err
+}
+
+// ForgetVectorAgreement drops the record, as a new embedding model does.
+func (s *DB) ForgetVectorAgreement(ctx context.Context) error {
+	return s.write(ctx, func(tx pgx.Tx) error { return forgetAgreement(ctx, tx) })
+}

@@ -1,0 +1,177 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/recall-mcp/recall/embedding"
+	"github.com/recall-mcp/recall/embedding/ollamatest"
+	"github.com/recall-mcp/recall/internal/benchreport"
+	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage/postgres/pgtest"
+)
+
+var hybridWords = strings.Fields(`cache redis postgres sqlite index query latency deploy build test
+	lint format commit branch merge review release config token secret user session
+	request response handler router server client worker queue job retry timeout
+	error panic log metric trace span context budget vector embedding keyword search
+	decision preference file path directory module package import export version`)
+
+func hybridText(r *rand.Rand, words int) string {
+	parts := make([]string, words)
+	for i := range parts {
+		parts[i] = hybridWords[r.IntN(len(hybridWords))]
+	}
+	return strings.Join(parts, " ")
+}
+
+// BenchmarkHybridRecall is memory_recall_tool's search (10 results, hybrid,
+// the fake Ollama answering the query's vector) on PostgreSQL, every memory
+// with a 1024-d vector: warm in one process, with and without a namespace,
+// and as the first search of a fresh process (open, one recall, close), as a
+// hook or a CLI call runs it; then keyword-only. The seeded schema is kept
+// (recall_bench_hybrid_<n>) for the next run.
+//
+//	RECALL_BENCH_MEMORIES=100000 go test -tags sqlite_fts5 ./storage/postgres/ -run '^$' -bench HybridRecall -benchtime 50x
+func BenchmarkHybridRecall(b *testing.B) {
+	n := benchMemories()
+	u := cachedHybridSchema(b, n)
+	srv := ollamatest.New(b)
+	emb, err := embedding.New(embedding.Options{Host: srv.URL(), EmbedModel: ollamatest.DefaultEmbedModel})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	recall := func(svc *memory.Service, r *rand.Rand, ns string, want string) {
+		res, err := svc.Recall(ctx, memory.RecallRequest{Query: hybridText(r, 3), Namespace: ns, NResults: 10})
+		if err != nil || len(res.Memories) == 0 || res.SearchMode != want {
+			b.Fatalf("recall: %+v, %v", res, err)
+		}
+	}
+	b.Run(fmt.Sprintf("memories=%d/fresh-process", n), func(b *testing.B) {
+		r := rand.New(rand.NewPCG(4, 4))
+		var lat benchreport.Latencies
+		for b.Loop() {
+			lat.Time(func() {
+				db, err := Open(ctx, u)
+				if err != nil {
+					b.Fatal(err)
+				}
+				recall(memory.NewService(db, emb, memory.Options{}), r, "", memory.SearchHybrid)
+				db.Close()
+			})
+		}
+		lat.Report(b, 90)
+	})
+	db, err := Open(ctx, u)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	hybrid := memory.NewService(db, emb, memory.Options{})
+	keyword := memory.NewService(db, nil, memory.Options{})
+	for _, c := range []struct {
+		name string
+		svc  *memory.Service
+		ns   string
+		mode string
+	}{{"hybrid", hybrid, "", memory.SearchHybrid}, {"hybrid/namespace=project:a", hybrid, "project:a", memory.SearchHybrid}, {"keyword", keyword, "", memory.SearchKeyword}} {
+		b.Run(fmt.Sprintf("memories=%d/warm/%s", n, c.name), func(b *testing.B) {
+			r := rand.New(rand.NewPCG(3, 3))
+			recall(c.svc, r, c.ns, c.mode) // the process's first search
+			var lat benchreport.Latencies
+			for b.Loop() {
+				lat.Time(func() { recall(c.svc, r, c.ns, c.mode) })
+			}
+			lat.Report(b, 90)
+			benchreport.ReportRSS(b)
+		})
+	}
+}
+
+// cachedHybridSchema returns a URL whose schema holds n memories with the
+// fake Ollama's vectors, seeding it on first use: rows copied in bulk, then
+// the HNSW index built over them (minutes at 100k).
+func cachedHybridSchema(b *testing.B, n int) string {
+	b.Helper()
+	base := pgtest.URL(b)
+	ctx := context.Background()
+	name := fmt.Sprintf("recall_bench_hybrid_%d", n)
+	pu, err := url.Parse(base)
+	if err != nil {
+		b.Fatal(err)
+	}
+	q := pu.Query()
+	q.Set("search_path", name+",public")
+	pu.RawQuery = q.Encode()
+	u := pu.String()
+
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var have int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_indexes WHERE schemaname = $1 AND indexname = 'memories_embedding'`, name).Scan(&have); err == nil && have == 1 {
+		var count int
+		if conn.QueryRow(ctx, `SELECT count(*) FROM `+name+`.memories`).Scan(&count) == nil && count == n {
+			return u
+		}
+	}
+	if _, err := conn.Exec(ctx, `DROP SCHEMA IF EXISTS `+name+` CASCADE; CREATE SCHEMA `+name); err != nil {
+		b.Fatal(err)
+	}
+	start := time.Now()
+	db, err := Open(ctx, u)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	dim := ollamatest.DefaultDimension
+	if _, err := db.ClaimEmbeddingSpace(ctx, memory.EmbeddingSpace{Model: ollamatest.DefaultEmbedModel, Dimension: dim}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := db.pool.Exec(ctx, `DROP INDEX memories_embedding`); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := db.pool.Exec(ctx, `CREATE UNLOGGED TABLE bench_seed (id text, content text, hash text, typ text, ns text,
+		at timestamptz, words text, embedding vector(`+fmt.Sprint(dim)+`))`); err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, uint64(n)))
+	now := time.Now()
+	rows := make([][]any, 0, n)
+	for i := range n {
+		content := fmt.Sprintf("%s (note %d)", hybridText(r, 8+r.IntN(12)), i)
+		at := now.Add(time.Duration(i) * time.Millisecond)
+		rows = append(rows, []any{memory.NewID(at), content, memory.ContentHash(content), string(memory.Types[i%5]),
+			[]string{"global", "project:a", "project:b"}[i%3], at, memoryWords(content), vector(ollamatest.Vector(content, dim))})
+	}
+	if _, err := db.pool.CopyFrom(ctx, pgx.Identifier{"bench_seed"}, []string{"id", "content", "hash", "typ", "ns", "at", "words", "embedding"},
+		pgx.CopyFromRows(rows)); err != nil {
+		b.Fatal(err)
+	}
+	for _, stmt := range []string{
+		`INSERT INTO memories (id, content, content_hash, memory_type, namespace, importance, confidence,
+			created_at, updated_at, accessed_at, embedding_pending, search_words, embedding)
+		SELECT id, content, hash, typ, ns, 0.5, ` + fmt.Sprint(memory.DefaultConfidence) + `, at, at, at, false,
+			to_tsvector('` + stemmed + `', words), embedding FROM bench_seed`,
+		`DROP TABLE bench_seed`,
+		// One statement string: the setting holds for the index's connection.
+		`SET maintenance_work_mem = '1GB'; CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops)`,
+		`VACUUM ANALYZE memories`,
+	} {
+		if _, err := db.pool.Exec(ctx, stmt); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Logf("seeded %d memories of dimension %d in %v", n, dim, time.Since(start).Round(time.Second))
+	return u
+}
