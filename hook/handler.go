@@ -41,8 +41,8 @@ type Handler struct {
 	// Losses tells session start what could not be kept since the last
 	// one; nil when the store loses nothing it could tell of.
 	Losses LossReporter
-	Logger    *slog.Logger
-	Now       func() time.Time
+	Logger *slog.Logger
+	Now    func() time.Time
 	// Vectors says in the log when the prompt hook's recall goes to keywords
 	// only and back; a server shares one among its events, so that it says so
 	// once per change rather than on every prompt. Nil: one for this Handler.
