@@ -25,8 +25,9 @@ type Guard struct {
 	// RetryAfter is how long the state holds before Ollama is tried again.
 	RetryAfter time.Duration
 	// StartProbe starts a check of Ollama in the background (a detached
-	// process running Probe); nil tries nothing until the state expires, when
-	// the next prompt tries itself.
+	// process running Probe): at once after a late vector, else once the
+	// state is RetryAfter old; nil tries nothing until the state expires,
+	// when the next prompt tries itself.
 	StartProbe func()
 	Logger     *slog.Logger
 	Now        func() time.Time
@@ -142,7 +143,8 @@ func (g *guardedEmbedder) record(parent, bctx context.Context, start time.Time, 
 		return err
 	}
 	reason := fmt.Sprintf("Ollama failed: %v", err)
-	if bctx.Err() != nil {
+	late := bctx.Err() != nil
+	if late {
 		reason = fmt.Sprintf("Ollama gave no embedding within the hooks' budget of %s", g.guard.Budget)
 		err = fmt.Errorf("%w: no embedding within %s: %v", memory.ErrUnavailable, g.guard.Budget, err)
 	}
@@ -153,6 +155,16 @@ func (g *guardedEmbedder) record(parent, bctx context.Context, start time.Time, 
 		now := g.now()
 		if werr := writeOllamaState(g.guard.State, &OllamaState{Since: now, Checked: now, Reason: reason}); werr != nil {
 			g.log().Warn("Ollama state not written", "path", g.guard.State, "err", werr)
+		}
+		if late && g.guard.StartProbe != nil {
+			// A late vector is most often a model being loaded (Ollama
+			// unloads one left idle for five minutes). The probe waits for
+			// it off the prompt's path, which finishes warming the model,
+			// and lifts the state as soon as Ollama embeds within the
+			// budget: the next prompt has its vector instead of waiting
+			// out RetryAfter. An Ollama that refuses or errs is tried
+			// again after RetryAfter only.
+			g.guard.StartProbe()
 		}
 	}
 	return err

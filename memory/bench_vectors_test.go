@@ -41,7 +41,7 @@ func BenchmarkHybridRecall(b *testing.B) {
 			}
 			b.Run("fresh-process", func(b *testing.B) {
 				r := rand.New(rand.NewPCG(4, 4))
-				var lat benchreport.Latencies
+				var lat benchreport.Timer
 				for b.Loop() {
 					lat.Time(func() {
 						db, err := storage.OpenWith(ctx, path, storage.Options{ShortLived: true})
@@ -65,7 +65,7 @@ func BenchmarkHybridRecall(b *testing.B) {
 					r := rand.New(rand.NewPCG(3, 3))
 					recall(svc, r, ns)          // the process's first search
 					time.Sleep(2 * time.Second) // a sign copy loading in the background
-					var lat benchreport.Latencies
+					var lat benchreport.Timer
 					for b.Loop() {
 						lat.Time(func() { recall(svc, r, ns) })
 					}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"time"
 )
 
 // How much the vector side of a hybrid search counts. A meaningless embedder
@@ -71,10 +72,22 @@ type Agreement struct {
 // the Service.
 type AgreementKeeper interface {
 	VectorAgreement(ctx context.Context) (Agreement, error)
-	// RecordVectorAgreement fades the record by 1/agreeMemory and adds one
-	// search, matched or not. Best effort, as TouchMemories.
-	RecordVectorAgreement(ctx context.Context, matched bool) error
+	// RecordVectorAgreement adds searches to the record in one write, in
+	// order, each as Agreement.Add does. Best effort, as TouchMemories.
+	RecordVectorAgreement(ctx context.Context, matched ...bool) error
 }
+
+// agreementEvery is how often a Service writes its searches' agreement to an
+// AgreementKeeper: a process's first search writes at once (a hook searches
+// once), later ones are kept and written together at most this often, so a
+// busy server does not add a write (and its sync to disk) to every search.
+// A process that exits loses at most this long of its searches, out of a
+// record that reads the last agreeMemory.
+const agreementEvery = 2 * time.Second
+
+// agreementBacklog bounds the searches kept for the next write while writes
+// fail (another process holding the write lock); older ones are dropped.
+const agreementBacklog = agreeMemory
 
 // Add fades the record and counts one search.
 func (a Agreement) Add(matched bool) Agreement {
@@ -115,9 +128,7 @@ func (s *Service) vectorShare(ctx context.Context, keyword, vector []Hit) float6
 	rec, keeper := s.agreementRecord(ctx)
 	rec = rec.Add(matched)
 	if keeper != nil {
-		if err := keeper.RecordVectorAgreement(ctx, matched); err != nil {
-			s.log().Debug("vector agreement not recorded", "err", err)
-		}
+		s.recordAgreement(ctx, keeper, matched)
 	} else {
 		s.agreeMu.Lock()
 		s.agreement = s.agreement.Add(matched)
@@ -126,19 +137,48 @@ func (s *Service) vectorShare(ctx context.Context, keyword, vector []Hit) float6
 	return max(standout, rec.weight())
 }
 
-// agreementRecord reads the record from the store when it keeps one, else
-// from the Service.
+// agreementRecord reads the record from the store when it keeps one (with
+// this process's searches not written yet), else from the Service.
 func (s *Service) agreementRecord(ctx context.Context) (Agreement, AgreementKeeper) {
 	if keeper, ok := s.store.(AgreementKeeper); ok {
 		rec, err := keeper.VectorAgreement(ctx)
 		if err != nil {
 			s.log().Warn("reading the vector agreement failed", "err", err)
 		}
+		s.agreeMu.Lock()
+		defer s.agreeMu.Unlock()
+		for _, m := range s.unrecorded {
+			rec = rec.Add(m)
+		}
 		return rec, keeper
 	}
 	s.agreeMu.Lock()
 	defer s.agreeMu.Unlock()
 	return s.agreement, nil
+}
+
+// recordAgreement writes this search's agreement, with those kept since the
+// last write, unless the last write was less than agreementEvery ago.
+func (s *Service) recordAgreement(ctx context.Context, keeper AgreementKeeper, matched bool) {
+	s.agreeMu.Lock()
+	s.unrecorded = append(s.unrecorded, matched)
+	if n := len(s.unrecorded); n > agreementBacklog {
+		s.unrecorded = slices.Delete(s.unrecorded, 0, n-agreementBacklog)
+	}
+	now := s.now()
+	if !s.recordedAt.IsZero() && now.Sub(s.recordedAt) < agreementEvery {
+		s.agreeMu.Unlock()
+		return
+	}
+	batch := s.unrecorded
+	s.unrecorded, s.recordedAt = nil, now
+	s.agreeMu.Unlock()
+	if err := keeper.RecordVectorAgreement(ctx, batch...); err != nil {
+		s.log().Debug("vector agreement not recorded", "err", err)
+		s.agreeMu.Lock()
+		s.unrecorded = append(batch, s.unrecorded...) // tried again next time
+		s.agreeMu.Unlock()
+	}
 }
 
 // standoutWeight is the share vectorStandout earns one search's hits (best

@@ -2,10 +2,12 @@ package memory
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 )
 
 // hitsOf makes a best-first hit list from scores.
@@ -120,6 +122,65 @@ func TestVectorShareLearnsFromSearches(t *testing.T) {
 	}
 	if math.Abs(s.agreement.Searches-s.agreement.Matched) > 1e-9 || s.agreement.Searches < 25 {
 		t.Errorf("record %+v, want 30 faded searches, all matched", s.agreement)
+	}
+}
+
+// keepingStore is a store that keeps the agreement record, counting its writes.
+type keepingStore struct {
+	Store
+	record Agreement
+	writes [][]bool
+}
+
+func (k *keepingStore) VectorAgreement(context.Context) (Agreement, error) { return k.record, nil }
+
+func (k *keepingStore) RecordVectorAgreement(_ context.Context, matched ...bool) error {
+	k.writes = append(k.writes, matched)
+	for _, m := range matched {
+		k.record = k.record.Add(m)
+	}
+	return nil
+}
+
+// A store that keeps the record gets a process's first search at once (a hook
+// searches once) and later ones together, at most every agreementEvery; the
+// weight counts the searches not written yet.
+func TestAgreementIsWrittenInBatches(t *testing.T) {
+	store := &keepingStore{}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := &Service{store: store, opts: Options{Now: func() time.Time { return now }}}
+	ctx := context.Background()
+	keyword := []Hit{{ID: "k"}}
+	// Twenty hits of one score: no standout, the weight is the record's.
+	agreeing := []Hit{{ID: "x", Score: 0.5}, {ID: "k", Score: 0.5}}
+	for i := range 18 {
+		agreeing = append(agreeing, Hit{ID: fmt.Sprint(i), Score: 0.5})
+	}
+	if w := standoutWeight(agreeing); w != 0 {
+		t.Fatalf("standout weight %.2f, want 0", w)
+	}
+	s.vectorShare(ctx, keyword, agreeing)
+	if len(store.writes) != 1 || len(store.writes[0]) != 1 {
+		t.Fatalf("after the first search: writes %v, want one of one search", store.writes)
+	}
+	var w float64
+	for range 29 {
+		now = now.Add(10 * time.Millisecond)
+		w = s.vectorShare(ctx, keyword, agreeing)
+	}
+	if len(store.writes) != 1 {
+		t.Errorf("29 searches within %v wrote %d times, want none", agreementEvery, len(store.writes)-1)
+	}
+	if w != 1 {
+		t.Errorf("after 30 agreeing searches the weight is %.2f, want 1 (the unwritten ones count)", w)
+	}
+	now = now.Add(agreementEvery)
+	s.vectorShare(ctx, keyword, agreeing)
+	if len(store.writes) != 2 || len(store.writes[1]) != 30 {
+		t.Fatalf("after %v: writes of %d searches, want a second write of 30", agreementEvery, len(store.writes[len(store.writes)-1]))
+	}
+	if math.Abs(store.record.Searches-store.record.Matched) > 1e-9 || store.record.Searches < 25 {
+		t.Errorf("record %+v, want 31 faded searches, all matched", store.record)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 )
@@ -229,7 +230,7 @@ func (s *Service) expand(ctx context.Context, direct []ScoredMemory, q recallQue
 		frontier[d.ID] = d.Score
 	}
 	for hop := 1; hop <= q.depth && len(frontier) > 0 && len(out) < q.maxExpanded; hop++ {
-		edges, err := s.store.Edges(ctx, EdgeQuery{MemoryIDs: sortedKeys(frontier), Direction: DirectionBoth, Relations: q.include})
+		edges, err := s.store.Edges(ctx, EdgeQuery{MemoryIDs: slices.Sorted(maps.Keys(frontier)), Direction: DirectionBoth, Relations: q.include})
 		if err != nil {
 			return nil, fmt.Errorf("expanding along edges: %w", err)
 		}
@@ -254,7 +255,7 @@ func (s *Service) expand(ctx context.Context, direct []ScoredMemory, q recallQue
 			break
 		}
 		f := q.expandNS
-		f.IDs = sortedKeys(reached)
+		f.IDs = slices.Sorted(maps.Keys(reached))
 		allowed, err := s.store.ListMemories(ctx, ListQuery{Filter: f, OrderBy: OrderCreatedAt, Limit: len(f.IDs)})
 		if err != nil {
 			return nil, fmt.Errorf("loading related memories: %w", err)
@@ -311,13 +312,4 @@ func (s *Service) markAccessed(ctx context.Context, ids []string, now time.Time)
 	if err := s.store.TouchMemories(ctx, ids, now); err != nil {
 		s.log().Warn("access counts not updated", "memories", len(ids), "err", err)
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

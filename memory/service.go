@@ -48,9 +48,12 @@ type Service struct {
 	// fillWake tells the background fill that a store left a memory pending.
 	fillWake chan struct{}
 	// agreement is how often the vector side has agreed with keywords in
-	// this process (see vectorWeight).
-	agreeMu   sync.Mutex
-	agreement Agreement
+	// this process, for a store that keeps no record (see vectorShare);
+	// unrecorded and recordedAt batch the writes of one that does.
+	agreeMu    sync.Mutex
+	agreement  Agreement
+	unrecorded []bool
+	recordedAt time.Time
 }
 
 // NewService builds a Service. embedder may be nil (keywords only). Zero

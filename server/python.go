@@ -22,17 +22,28 @@ func isoTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.00
 // since the epoch, the REAL its database stores.
 func epochTime(t time.Time) float64 { return float64(t.UnixMicro()) / 1e6 }
 
+// memoryRow is the fields every memory result of the Python Recall starts
+// with (type twice: the Python Recall names it both ways).
+type memoryRow struct {
+	ID          string      `json:"id"`
+	Content     string      `json:"content"`
+	ContentHash string      `json:"content_hash"`
+	Type        memory.Type `json:"type"`
+	MemoryType  memory.Type `json:"memory_type"`
+	Namespace   string      `json:"namespace"`
+	Importance  float64     `json:"importance"`
+	Confidence  float64     `json:"confidence"`
+}
+
+func rowOf(m *memory.Memory) memoryRow {
+	return memoryRow{ID: m.ID, Content: m.Content, ContentHash: m.ContentHash, Type: m.Type, MemoryType: m.Type,
+		Namespace: m.Namespace, Importance: m.Importance, Confidence: m.Confidence}
+}
+
 // listedMemory is a memory as memory_list_tool returns it: the Python Recall's
 // database row (times as epoch seconds, metadata null when empty).
 type listedMemory struct {
-	ID          string         `json:"id"`
-	Content     string         `json:"content"`
-	ContentHash string         `json:"content_hash"`
-	Type        memory.Type    `json:"type"`
-	MemoryType  memory.Type    `json:"memory_type"`
-	Namespace   string         `json:"namespace"`
-	Importance  float64        `json:"importance"`
-	Confidence  float64        `json:"confidence"`
+	memoryRow
 	CreatedAt   float64        `json:"created_at"`
 	UpdatedAt   float64        `json:"updated_at"`
 	AccessedAt  float64        `json:"accessed_at"`
@@ -44,9 +55,7 @@ func listed(ms []*memory.Memory) []listedMemory {
 	out := make([]listedMemory, len(ms))
 	for i, m := range ms {
 		out[i] = listedMemory{
-			ID: m.ID, Content: m.Content, ContentHash: m.ContentHash,
-			Type: m.Type, MemoryType: m.Type, Namespace: m.Namespace,
-			Importance: m.Importance, Confidence: m.Confidence,
+			memoryRow: rowOf(m),
 			CreatedAt: epochTime(m.CreatedAt), UpdatedAt: epochTime(m.UpdatedAt), AccessedAt: epochTime(m.AccessedAt),
 			AccessCount: m.AccessCount, Metadata: nilIfEmpty(m.Metadata),
 		}
@@ -56,14 +65,7 @@ func listed(ms []*memory.Memory) []listedMemory {
 
 // recalledMemory is a direct hit of memory_recall_tool (times in ISO form).
 type recalledMemory struct {
-	ID               string         `json:"id"`
-	Content          string         `json:"content"`
-	ContentHash      string         `json:"content_hash"`
-	Type             memory.Type    `json:"type"`
-	MemoryType       memory.Type    `json:"memory_type"`
-	Namespace        string         `json:"namespace"`
-	Importance       float64        `json:"importance"`
-	Confidence       float64        `json:"confidence"`
+	memoryRow
 	CreatedAt        string         `json:"created_at"`
 	AccessedAt       string         `json:"accessed_at"`
 	AccessCount      int            `json:"access_count"`
@@ -77,9 +79,7 @@ func recalled(hits []memory.ScoredMemory) []recalledMemory {
 	for i, h := range hits {
 		m := h.Memory
 		out[i] = recalledMemory{
-			ID: m.ID, Content: m.Content, ContentHash: m.ContentHash,
-			Type: m.Type, MemoryType: m.Type, Namespace: m.Namespace,
-			Importance: m.Importance, Confidence: m.Confidence,
+			memoryRow: rowOf(m),
 			CreatedAt: isoTime(m.CreatedAt), AccessedAt: isoTime(m.AccessedAt),
 			AccessCount: m.AccessCount, Metadata: nilIfEmpty(m.Metadata),
 			Score: h.Score, EmbeddingPending: m.EmbeddingPending,

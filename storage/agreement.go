@@ -32,15 +32,22 @@ func readAgreement(ctx context.Context, q querier) (memory.Agreement, error) {
 	return a, nil
 }
 
-// RecordVectorAgreement counts one search in the record, best effort: behind
-// another process's write lock it gives up, as TouchMemories does.
-func (s *DB) RecordVectorAgreement(ctx context.Context, matched bool) error {
+// RecordVectorAgreement counts searches in the record in one write, best
+// effort: behind another process's write lock it gives up, as TouchMemories
+// does.
+func (s *DB) RecordVectorAgreement(ctx context.Context, matched ...bool) error {
+	if len(matched) == 0 {
+		return nil
+	}
 	return s.writeBestEffort(ctx, func(tx *sql.Tx) error {
 		a, err := readAgreement(ctx, tx)
 		if err != nil {
 			a = memory.Agreement{} // a record that does not read is started over
 		}
-		b, err := json.Marshal(a.Add(matched))
+		for _, m := range matched {
+			a = a.Add(m)
+		}
+		b, err := json.Marshal(a)
 		if err != nil {
 			return err
 		}

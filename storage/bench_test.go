@@ -105,6 +105,9 @@ func seedVectors(ctx context.Context, db *DB, n int, r *rand.Rand, next func() [
 		if err := putSigns(ctx, tx, int64(i), vec); err != nil {
 			return err
 		}
+		if err := putCode(ctx, tx, int64(i), vec); err != nil {
+			return err
+		}
 	}
 	return tx.Commit()
 }

@@ -11,10 +11,13 @@ import (
 	"github.com/recall-mcp/recall/memory"
 )
 
-// BenchmarkSignCandidates reports, for candidate lists of several lengths, the
-// share of the exact 10 and 40 nearest neighbours that ranking the candidates
-// finds (recall@10, recall@40) over topic-shaped vectors, to choose how many
-// candidates a search ranks. Run:
+// BenchmarkSignCandidates reports, for several numbers of candidates kept by
+// the sign-weighted step, the share of the exact 10 and 40 nearest neighbours
+// that the whole search (Hamming distance, sign-weighted step, codes, floats;
+// sized by planSearch otherwise) finds (recall@10, recall@40) over
+// topic-shaped vectors, with no filter, a namespace of a tenth of the memories
+// and that namespace with three types, to choose how many candidates a search
+// keeps. Run:
 //
 //	go test -tags sqlite_fts5 -run '^$' -bench SignCandidates/100k -benchtime 1x ./storage/
 func BenchmarkSignCandidates(b *testing.B) {
@@ -33,9 +36,10 @@ func BenchmarkSignCandidates(b *testing.B) {
 				b.Fatal(err)
 			}
 			db.loader.wait()
-			for _, f := range []memory.Filter{{}, {Namespaces: []string{"project:api"}}} {
-				for _, count := range []int{100, 200, 400, 800, 1600, 3200} {
-					b.Run(fmt.Sprintf("ns=%d/candidates=%d", len(f.Namespaces), count), func(b *testing.B) {
+			for _, f := range []memory.Filter{{}, {Namespaces: []string{"project:api"}}, filteredTopics()} {
+				for _, count := range []int{100, 200, 400, 800, 1600} {
+					name := fmt.Sprintf("namespaces=%d/types=%d/projected=%d", len(f.Namespaces), len(f.Types), count)
+					b.Run(name, func(b *testing.B) {
 						var r10, r40 float64
 						for b.Loop() {
 							r10, r40 = 0, 0
@@ -54,13 +58,19 @@ func BenchmarkSignCandidates(b *testing.B) {
 	}
 }
 
-// candidateRecall ranks the count nearest candidates by signs exactly and
-// returns the share of the exact 10 and 40 nearest it finds.
-func candidateRecall(b *testing.B, db *DB, q []float32, f memory.Filter, count int) (float64, float64) {
+// candidateRecall runs the steps of a search for 40 results keeping projected
+// candidates after the sign-weighted step and returns the share of the exact
+// 10 and 40 nearest it finds.
+func candidateRecall(b *testing.B, db *DB, q []float32, f memory.Filter, projected int) (float64, float64) {
 	ctx := context.Background()
+	plan := planSearch(40, filtered(f), 0)
 	db.signs.mu.Lock()
-	seqs := db.signs.candidates(signBits(q), f, memory.Principal{}, count)
+	seqs := db.signs.candidates(q, f, memory.Principal{}, plan.hamming, projected)
 	db.signs.mu.Unlock()
+	seqs, err := db.rankByCodes(ctx, q, seqs, plan.exact)
+	if err != nil {
+		b.Fatal(err)
+	}
 	list, _ := json.Marshal(seqs)
 	rows, err := db.SQL().QueryContext(ctx, `SELECT v.rowid FROM memory_vectors v
 		WHERE v.rowid IN (SELECT value FROM json_each(?))

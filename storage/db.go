@@ -201,6 +201,16 @@ func (s *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("begin write: %w", err)
 	}
+	if err := commit(tx, fn); err != nil {
+		return err
+	}
+	s.checkpointIfLarge()
+	return nil
+}
+
+// commit runs fn in tx and commits what it did; on fn's error nothing is
+// kept.
+func commit(tx *sql.Tx, fn func(tx *sql.Tx) error) error {
 	defer tx.Rollback()
 	if err := fn(tx); err != nil {
 		return err
@@ -208,7 +218,6 @@ func (s *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
-	s.checkpointIfLarge()
 	return nil
 }
 
@@ -270,14 +279,7 @@ func (s *DB) writeBestEffort(ctx context.Context, fn func(tx *sql.Tx) error) err
 	if err != nil {
 		return fmt.Errorf("begin best-effort write: %w", err)
 	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
+	return commit(tx, fn)
 }
 
 // errLockSeen is the busy error of a hook's write not tried because an earlier

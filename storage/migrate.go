@@ -109,6 +109,8 @@ var afterMigration = map[string]func(context.Context, *sql.Tx) error{
 	"journal_keywords.sql": backfillJournalWords,
 	// Who made each change.
 	"people.sql": addAuthorColumns,
+	// Vectors stored before vector_codes existed need their codes.
+	"vector_codes.sql": backfillCodes,
 	// A journal entry's own message in its transcript.
 	"journal_anchor.sql": addJournalAnchor,
 }

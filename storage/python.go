@@ -136,14 +136,7 @@ func (s *DB) withoutForeignKeys(ctx context.Context, fn func(tx *sql.Tx) error) 
 	if err != nil {
 		return fmt.Errorf("begin write: %w", err)
 	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
+	return commit(tx, fn)
 }
 
 // backupPython copies the database to a new file beside it, consistently

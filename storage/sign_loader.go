@@ -24,20 +24,25 @@ var exactScanBelow = 20_000
 // would pay that on every prompt, a server only once.
 var catchUpInline = 5_000
 
-// signCandidates returns the candidates of a search by sign bits, or ok false
+// signCandidates returns the n candidates of a search by sign bits (see
+// signIndex.candidates: wide of them by Hamming distance first), or ok false
 // when the search should run the exact scan instead.
-func (s *DB) signCandidates(ctx context.Context, vec []float32, f memory.Filter, n int) (seqs []int64, ok bool, err error) {
+func (s *DB) signCandidates(ctx context.Context, vec []float32, f memory.Filter, wide, n int) (seqs []int64, ok bool, err error) {
 	x := s.signs
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	var behind int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM vector_signs WHERE version > ?`, x.version).Scan(&behind); err != nil {
-		return nil, false, err
-	}
-	if behind > catchUpInline && !x.snapshotTried {
+	fromSnapshot := false
+	if len(x.seqs) == 0 && !x.snapshotTried {
+		// An empty copy starts from the file's snapshot when there is one
+		// (counting the rows changed since version 0 would read the whole
+		// version index first: 100k entries).
 		x.snapshotTried = true
-		if since, ok := s.readSnapshot(ctx, x); ok {
-			behind = since
+		behind, fromSnapshot = s.readSnapshot(ctx, x)
+	}
+	if !fromSnapshot {
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM vector_signs WHERE version > ?`, x.version).Scan(&behind); err != nil {
+			return nil, false, err
 		}
 	}
 	total := len(x.seqs) + behind // at most: some rows are updates or removals
@@ -61,7 +66,7 @@ func (s *DB) signCandidates(ctx context.Context, vec []float32, f memory.Filter,
 	if len(x.seqs) >= exactScanBelow && x.version-x.snapshot > snapshotLag {
 		s.loader.writeSnapshot(s.db, x)
 	}
-	return x.candidates(signBits(vec), f, memory.PrincipalFrom(ctx), n), true, nil
+	return x.candidates(vec, f, memory.PrincipalFrom(ctx), wide, n), true, nil
 }
 
 // readSnapshot fills the empty copy x from the file's snapshot when one is
@@ -196,7 +201,7 @@ func (x *signIndex) adopt(fresh *signIndex) {
 func (x *signIndex) take(fresh *signIndex) {
 	x.version, x.words, x.slot, x.seqs, x.signs = fresh.version, fresh.words, fresh.slot, fresh.seqs, fresh.signs
 	x.live, x.namespaces, x.types, x.importance = fresh.live, fresh.namespaces, fresh.types, fresh.importance
-	x.strings, x.snapshot = fresh.strings, fresh.snapshot
+	x.names, x.nameIDs, x.snapshot = fresh.names, fresh.nameIDs, fresh.snapshot
 }
 
 // knnVectorSearch is sqlite-vec's exact scan: namespace, type and importance are

@@ -64,7 +64,7 @@ func TestFirstSearchExactThenSigns(t *testing.T) {
 		t.Errorf("first search = %v, want %v", got, want)
 	}
 	db.loader.wait()
-	if _, ok, err := db.signCandidates(ctx, q, f, 1000); err != nil || !ok {
+	if _, ok, err := db.signCandidates(ctx, q, f, 1000, 100); err != nil || !ok {
 		t.Fatalf("after the background load: signs used %v, %v; want true", ok, err)
 	}
 	if n := len(db.signs.seqs); n != 300 {

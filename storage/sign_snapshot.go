@@ -71,14 +71,15 @@ func (x *signIndex) readSnapshot(ctx context.Context, q querier) (bool, error) {
 	x.seqs = make([]int64, n)
 	x.signs = make([]uint64, n*words)
 	x.live = make([]bool, n)
-	x.namespaces = make([]string, n)
-	x.types = make([]string, n)
+	x.namespaces = make([]uint32, n)
+	x.types = make([]uint32, n)
 	x.importance = make([]float64, n)
-	for i := range dict.Namespaces {
-		dict.Namespaces[i] = x.intern([]byte(dict.Namespaces[i]))
+	nsIDs, typeIDs := make([]uint32, len(dict.Namespaces)), make([]uint32, len(dict.Types))
+	for i, name := range dict.Namespaces {
+		nsIDs[i] = x.intern([]byte(name))
 	}
-	for i := range dict.Types {
-		dict.Types[i] = x.intern([]byte(dict.Types[i]))
+	for i, name := range dict.Types {
+		typeIDs[i] = x.intern([]byte(name))
 	}
 	for i := range n {
 		rec := data[i*size : (i+1)*size]
@@ -91,10 +92,11 @@ func (x *signIndex) readSnapshot(ctx context.Context, q querier) (bool, error) {
 			return false, fmt.Errorf("vector sign snapshot: seqs out of order at record %d", i)
 		}
 		x.seqs[i], x.live[i] = seq, true
-		x.namespaces[i], x.types[i] = dict.Namespaces[ns], dict.Types[typ]
+		x.namespaces[i], x.types[i] = nsIDs[ns], typeIDs[typ]
 		x.importance[i] = math.Float64frombits(binary.LittleEndian.Uint64(rec[12:]))
-		for w := range words {
-			x.signs[i*words+w] = binary.LittleEndian.Uint64(rec[20+8*w:])
+		signs, src := x.signs[i*words:(i+1)*words], rec[20:]
+		for w := range signs {
+			signs[w] = binary.LittleEndian.Uint64(src[8*w:])
 		}
 	}
 	x.version, x.snapshot = version, version
@@ -127,7 +129,7 @@ func (x *signIndex) encodeSnapshot() (dict string, data []byte, err error) {
 	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(x.seqs[a], x.seqs[b]) })
 	for _, i := range order {
 		seq := x.seqs[i]
-		ns, typ := code(nsIndex, &d.Namespaces, x.namespaces[i]), code(typeIndex, &d.Types, x.types[i])
+		ns, typ := code(nsIndex, &d.Namespaces, x.names[x.namespaces[i]]), code(typeIndex, &d.Types, x.names[x.types[i]])
 		if ns > math.MaxUint16 || typ > math.MaxUint16 {
 			return "", nil, fmt.Errorf("more than %d namespaces: no snapshot", math.MaxUint16)
 		}

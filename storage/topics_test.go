@@ -303,7 +303,7 @@ func TestSearchVectorRecallWithFiltersAt30k(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if keep := candidateCount(10, true); inFilter <= keep {
+	if keep := planSearch(10, true, 0).hamming; inFilter <= keep {
 		t.Fatalf("the filter keeps %d vectors, not more than the prefilter's %d: the test could not fail", inFilter, keep)
 	}
 	ts := newTopicSpace(rand.New(rand.NewPCG(n, 1)), n/50, benchDim)

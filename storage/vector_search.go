@@ -16,12 +16,18 @@ const maxKNN = 4096
 // vector of another dimension than the stored ones wraps ErrEmbeddingMismatch.
 //
 // The exact cosine of every stored vector is too slow at 100k memories (sqlite-vec
-// scans 400 MB of floats), so the search runs in two steps: the sign bits of the
-// vectors (signIndex) pick the nearest candidates by Hamming distance, many more
-// than asked for, and SQLite ranks just those by exact cosine. Namespace, type
-// and importance are checked in the first step, so filters never starve the
-// result; superseded memories are removed in the second, so the first asks for
-// as many more candidates as there are superseded memories.
+// scans 400 MB of floats), so the search narrows the field in steps, each on
+// fewer memories with more of each vector (see searchPlan):
+//
+//  1. sign bits kept in memory (signIndex): the nearest by Hamming distance,
+//     then the best of those by the query's components taken with the stored
+//     signs;
+//  2. the int8 codes of those candidates, read from vector_codes (one page each);
+//  3. the exact cosine of the float vectors of the best few, in SQLite.
+//
+// Namespace, type and importance are checked in the first step, so filters
+// never starve the result; superseded memories are removed in the last, so
+// every step keeps as many more candidates as there are superseded memories.
 //
 // Below exactScanBelow vectors, and while this process's copy of the signs is
 // not loaded yet, the search is sqlite-vec's exact scan (see signCandidates).
@@ -55,7 +61,8 @@ func (s *DB) SearchVector(ctx context.Context, vec []float32, f memory.Filter, l
 			return nil, fmt.Errorf("vector search: %w", err)
 		}
 	}
-	seqs, ok, err := s.signCandidates(ctx, vec, f, candidateCount(limit, filtered(f))+superseded)
+	plan := planSearch(limit, filtered(f), superseded)
+	seqs, ok, err := s.signCandidates(ctx, vec, f, plan.hamming, plan.projected)
 	if err != nil {
 		return nil, fmt.Errorf("vector search: read vector signs: %w", err)
 	}
@@ -69,6 +76,9 @@ func (s *DB) SearchVector(ctx context.Context, vec []float32, f memory.Filter, l
 	if len(seqs) == 0 {
 		return nil, nil
 	}
+	if seqs, err = s.rankByCodes(ctx, vec, seqs, plan.exact); err != nil {
+		return nil, fmt.Errorf("vector search: rank by codes: %w", err)
+	}
 	list, err := json.Marshal(seqs)
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
@@ -76,8 +86,9 @@ func (s *DB) SearchVector(ctx context.Context, vec []float32, f memory.Filter, l
 	// The filter is checked again here: the signs may lag a write committed since.
 	where, args := whereFilter(ctx, f)
 	query := `SELECT m.id, vec_distance_cosine(v.embedding, ?) AS distance
-		FROM memories m JOIN memory_vectors v ON v.rowid = m.seq
-		WHERE m.seq IN (SELECT value FROM json_each(?)) AND ` + where + `
+		FROM json_each(?) c CROSS JOIN memories m ON m.seq = c.value
+		JOIN memory_vectors v ON v.rowid = m.seq
+		WHERE ` + where + `
 		ORDER BY distance, m.seq LIMIT ?`
 	return queryHits(ctx, s, query, append(append([]any{encodeVector(vec), string(list)}, args...), limit))
 }
@@ -86,33 +97,38 @@ func (s *DB) SearchVector(ctx context.Context, vec []float32, f memory.Filter, l
 // by relation (every search runs it).
 const supersededCountQuery = `SELECT count(DISTINCT target_id) FROM edges WHERE relation = 'supersedes'`
 
-// candidateCount is how many memories are ranked exactly to return limit of them.
-// Over the whole store the nearest by cosine are almost always among the
-// nearest 10 times as many by sign bits (BenchmarkSignCandidates at 100k topic
-// vectors: 100 candidates already find every exact top 10 and 99.3% of the top
-// 40); at least 200 are ranked. Each costs about 20 µs at 100k (half the time
-// of a hybrid search went to ranking 1000), and the tail of a long list is near
-// ties, which more candidates order no better for fusion. Within a namespace or type
-// the nearest are farther from the query, where sign bits tell distances apart
-// less well (at 100k in one namespace: recall@10 .69 with 100 candidates, .93
-// with 800), so a filtered search ranks many more.
-//
-// Past a point more candidates only cost time (each is a vector read and a
-// cosine): a long list (the viewer's page of 50 fuses 200 hits) keeps its
-// head as good as a short one's and ranks its tail among fewer.
-func candidateCount(limit int, filtered bool) int {
-	if filtered {
-		return min(max(250*limit, 2500), maxCandidatesFiltered)
-	}
-	return min(max(10*limit, 200), maxCandidates)
+// searchPlan is how many candidates each step of a vector search keeps (see
+// SearchVector): hamming by Hamming distance, projected of those by the
+// query's components, exact of those by their codes, to be ranked by the
+// float vectors.
+type searchPlan struct {
+	hamming, projected, exact int
 }
 
-// The most candidates one search ranks exactly: about 9 µs each at 100k
-// memories of dimension 1024.
-const (
-	maxCandidates         = 1000
-	maxCandidatesFiltered = 5000
-)
+// planSearch sizes the steps of a search for limit results, each step with
+// room for the superseded memories the last step removes.
+//
+// Over the whole store the nearest by cosine are almost always among the
+// nearest 10 times as many by sign bits (BenchmarkSignCandidates at 100k topic
+// vectors: 100 candidates already find every exact top 10). Within a
+// namespace or type the nearest are farther from the query, where sign bits
+// tell distances apart less well (at 100k in a namespace of 10k: recall@10
+// .69 with 100 candidates by Hamming distance, .94 with 800), so a filtered
+// search keeps many more in its first two steps; the codes order those
+// nearly as the floats do, so the last step ranks few either way.
+func planSearch(limit int, filtered bool, superseded int) searchPlan {
+	var p searchPlan
+	if filtered {
+		p = searchPlan{hamming: min(max(250*limit, 2500), 5000), projected: min(max(40*limit, 1600), 3000)}
+	} else {
+		p = searchPlan{hamming: min(max(10*limit, 200), 1000), projected: min(max(4*limit, 100), 500)}
+	}
+	p.exact = limit + max(limit, 20)
+	p.hamming += superseded
+	p.projected += superseded
+	p.exact += superseded
+	return p
+}
 
 // filtered tells whether f narrows a vector search by namespace, type or
 // importance.

@@ -151,6 +151,9 @@ func putVector(ctx context.Context, tx *sql.Tx, seq int64, vec []float32) error 
 	if err := putSigns(ctx, tx, seq, vec); err != nil {
 		return err
 	}
+	if err := putCode(ctx, tx, seq, vec); err != nil {
+		return err
+	}
 	_, err = tx.ExecContext(ctx, `UPDATE memories SET embedding_pending = 0 WHERE seq = ?`, seq)
 	return err
 }

@@ -3,7 +3,9 @@ package tests
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -90,8 +92,45 @@ func newHookFigure(b *testing.B, n int, model string) *hookFigure {
 	if model == "" {
 		model = "mxbai-embed-large"
 	}
-	seedHookFigure(b, c.dbPath, n, model)
+	seedOnce(b, c.dbPath, n, model)
 	return &hookFigure{c: c, cwd: cwd, model: model}
+}
+
+// seeded holds a database seeded by seedHookFigure per size and model, to
+// copy for the next figure of the same size (seeding 100k vectors takes
+// longer than timing the hooks on them).
+var seeded = map[string]string{}
+
+func seedOnce(b *testing.B, path string, n int, model string) {
+	b.Helper()
+	key := fmt.Sprintf("%d-%s", n, model)
+	if from, ok := seeded[key]; ok {
+		copyDatabase(b, from, path)
+		return
+	}
+	seedHookFigure(b, path, n, model)
+	keep := filepath.Join(filepath.Dir(recallBin), "seeded-"+key+".db") // removed with the binary
+	copyDatabase(b, path, keep)
+	seeded[key] = keep
+}
+
+// copyDatabase copies a closed SQLite database with its write-ahead log.
+func copyDatabase(b *testing.B, from, to string) {
+	b.Helper()
+	for _, suffix := range []string{"", "-wal"} {
+		data, err := os.ReadFile(from + suffix)
+		if errors.Is(err, fs.ErrNotExist) && suffix != "" {
+			os.Remove(to + suffix)
+			continue
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(to+suffix, data, 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	os.Remove(to + "-shm")
 }
 
 func (f *hookFigure) prompt() string {
@@ -208,7 +247,7 @@ func seedHookFigure(b *testing.B, path string, n int, model string) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	var rec memory.Records
+	var rec seedRecords
 	t0 := time.Now().Add(-time.Duration(n) * time.Second)
 	notes := corpus.Varied(min(n, corpus.MaxVaried), 11)
 	for i := range n {
@@ -275,10 +314,14 @@ func closedPortURL(b *testing.B) string {
 }
 
 // hungOllama is a listener that accepts connections and never answers, as an
-// Ollama stuck loading a model does. It counts the connections.
+// Ollama stuck loading a model does. It counts the connections and keeps what
+// each one sent.
 type hungOllama struct {
 	ln    net.Listener
 	conns atomic.Int32
+
+	mu       sync.Mutex
+	requests []*bytes.Buffer
 }
 
 func newHungOllama(t testing.TB) *hungOllama {
@@ -289,7 +332,6 @@ func newHungOllama(t testing.TB) *hungOllama {
 	}
 	h := &hungOllama{ln: ln}
 	var held []net.Conn
-	var mu sync.Mutex
 	go func() {
 		for {
 			conn, err := ln.Accept()
@@ -297,15 +339,29 @@ func newHungOllama(t testing.TB) *hungOllama {
 				return
 			}
 			h.conns.Add(1)
-			mu.Lock()
+			req := &bytes.Buffer{}
+			h.mu.Lock()
 			held = append(held, conn)
-			mu.Unlock()
+			h.requests = append(h.requests, req)
+			h.mu.Unlock()
+			go func() {
+				buf := make([]byte, 4096)
+				for {
+					n, err := conn.Read(buf)
+					h.mu.Lock()
+					req.Write(buf[:n])
+					h.mu.Unlock()
+					if err != nil {
+						return
+					}
+				}
+			}()
 		}
 	}()
 	t.Cleanup(func() {
 		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
+		h.mu.Lock()
+		defer h.mu.Unlock()
 		for _, c := range held {
 			c.Close()
 		}
@@ -314,3 +370,16 @@ func newHungOllama(t testing.TB) *hungOllama {
 }
 
 func (h *hungOllama) URL() string { return "http://" + h.ln.Addr().String() }
+
+// asked counts the connections whose request contains text.
+func (h *hungOllama) asked(text string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, r := range h.requests {
+		if bytes.Contains(r.Bytes(), []byte(text)) {
+			n++
+		}
+	}
+	return n
+}

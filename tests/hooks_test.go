@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -381,6 +382,8 @@ func TestHookLearnsOnceThatOllamaHangs(t *testing.T) {
 	hung := newHungOllama(t)
 	c.vars["RECALL_OLLAMA_HOST"] = hung.URL()
 	c.vars["RECALL_HOOK_TIMEOUT"] = "1s" // the vector side's budget
+	// The probe the first hook starts in the background gives up after this.
+	c.vars["RECALL_OLLAMA_TIMEOUT"] = "2s"
 	prompt := hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "how are orders cached in redis?"})
 	state := c.dbPath + ".ollama"
 
@@ -393,7 +396,13 @@ func TestHookLearnsOnceThatOllamaHangs(t *testing.T) {
 	if first > 3*time.Second {
 		t.Errorf("the first hook took %s; its vector budget is 1s", first)
 	}
-	tried := hung.conns.Load() // the embedding and the model check, at once
+	// The prompt's embedding; the probe the first hook starts in the
+	// background embeds a text of its own.
+	const promptText = "how are orders cached in redis?"
+	tried := 0
+	for deadline := time.Now().Add(5 * time.Second); tried == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		tried = hung.asked(promptText)
+	}
 	if tried == 0 {
 		t.Errorf("the first hook did not try Ollama")
 	}
@@ -413,19 +422,39 @@ func TestHookLearnsOnceThatOllamaHangs(t *testing.T) {
 			t.Errorf("a later hook should log that it skipped vectors; stderr:\n%s", r.stderr)
 		}
 	}
-	if n := hung.conns.Load(); n != tried {
-		t.Errorf("the 10 later hooks connected to the hung Ollama %d times; they should not have tried", n-tried)
+	if n := hung.asked(promptText); n != tried {
+		t.Errorf("the 10 later hooks asked the hung Ollama %d times; they should not have tried", n-tried)
 	}
 	slices.Sort(took)
 	if median := took[len(took)/2]; median > 500*time.Millisecond {
 		t.Errorf("later hooks took %s at the median; they should not wait for Ollama (%v)", median, took)
 	}
 
+	// The probe the first hook started gives up on the hung Ollama and
+	// renews the state (this test's own probe, below, must come after it).
+	noted, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		now, _ := os.ReadFile(state)
+		if len(now) > 0 && !bytes.Equal(now, noted) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the background probe never renewed the state: %s", now)
+		}
+	}
+
 	// Ollama answers again, but until a probe says so the hooks skip it:
 	// doctor tells why prompts are recalled by keywords and what to run.
 	c.vars["RECALL_OLLAMA_HOST"] = c.ollama.URL()
+	var note struct{ Reason string }
+	if b, err := os.ReadFile(state); err != nil || json.Unmarshal(b, &note) != nil || note.Reason == "" {
+		t.Fatalf("state %q: %v", b, err)
+	}
 	if r := c.run("", "doctor"); !strings.Contains(r.stdout, "[warn] prompt hooks skip Ollama and recall by keywords only") ||
-		!strings.Contains(r.stdout, "within the hooks' budget of 1s") || !strings.Contains(r.stdout, "fix: recall hook --probe-ollama") {
+		!strings.Contains(r.stdout, note.Reason) || !strings.Contains(r.stdout, "fix: recall hook --probe-ollama") {
 		t.Errorf("doctor should report the hooks' note on Ollama and the probe that clears it:\n%s", r.stdout)
 	}
 	// The probe (which a hook starts in the background once the state is
@@ -442,6 +471,45 @@ func TestHookLearnsOnceThatOllamaHangs(t *testing.T) {
 	_, r = c.hook("user-prompt-submit", prompt)
 	if strings.Contains(r.stderr, "keywords only") {
 		t.Errorf("with Ollama back the hook should use vectors again; stderr:\n%s", r.stderr)
+	}
+}
+
+// A prompt that finds the model still loading (Ollama unloads one left idle)
+// answers from keywords within its budget; the late vector is not waited out
+// for RetryAfter: a probe starts at once, off the prompt's path, waits for the
+// model and lifts the state, so the next prompt has its vector again.
+func TestALateVectorWarmsOllamaForTheNextPrompt(t *testing.T) {
+	c := newCLIEnv(t)
+	_, cwd := newProject(t, c, "shop-api")
+	redis := c.store("Orders MUST be cached in Redis with a five minute TTL", "--type", "decision", "--namespace", "project:shop-api")
+	c.vars["RECALL_HOOK_TIMEOUT"] = "300ms"
+	prompt := hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "how are orders cached in redis?"})
+	state := c.dbPath + ".ollama"
+
+	c.ollama.SetDelay(2 * time.Second) // the model is being loaded
+	a, r := c.hook("user-prompt-submit", prompt)
+	if a == nil || !strings.Contains(a.HookSpecificOutput.AdditionalContext, redis) || !strings.Contains(r.stderr, "keywords only") {
+		t.Fatalf("the first prompt should answer from keywords within its budget; stdout %q stderr %s", r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(state); err != nil {
+		t.Fatalf("the late vector should be noted for the next hooks: %v", err)
+	}
+	c.ollama.SetDelay(0) // loaded
+
+	// Well within RetryAfter (30 s): the probe the first hook started lifts
+	// the state once the model answers in time.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(state); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(state)
+			t.Fatalf("no probe lifted the state after the late vector: %s", b)
+		}
+	}
+	a, r = c.hook("user-prompt-submit", prompt)
+	if a == nil || !strings.Contains(a.HookSpecificOutput.AdditionalContext, redis) || strings.Contains(r.stderr, "keywords only") {
+		t.Fatalf("the next prompt should have its vector; stdout %q stderr %s", r.stdout, r.stderr)
 	}
 }
 

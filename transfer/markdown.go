@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,7 +43,7 @@ func ExportMarkdown(ctx context.Context, src Source, dir string) ([]string, erro
 		return nil, err
 	}
 	var written []string
-	for _, ns := range sortedKeys(byNS) {
+	for _, ns := range slices.Sorted(maps.Keys(byNS)) {
 		page := markdownPage(ns, byNS[ns], links, fileOf)
 		path := filepath.Join(dir, markdownFile(ns))
 		if err := writeFileAtomic(path, []byte(page)); err != nil {
@@ -116,15 +117,6 @@ func quoteBlock(s string) string {
 		lines[i] = strings.TrimRight("> "+l, " ")
 	}
 	return strings.Join(lines, "\n")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // writeFileAtomic writes a file under a temporary name and renames it.

@@ -25,7 +25,14 @@ func (f *fixture) withDoctor(t *testing.T) {
 	cfg := &config.Config{SQLitePath: f.path, OllamaHost: host, OllamaModel: ollamatest.DefaultEmbedModel,
 		OllamaChatModel: ollamatest.DefaultChatModel, OllamaTimeout: 5 * time.Second}
 	f.h = New(Deps{Memory: f.mem, Validation: f.val, DB: f.db, Journal: f.journal(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Doctor: func(ctx context.Context) []doctor.Finding { found, _ := doctor.Collect(ctx, cfg); return found }})
+		Doctor: func(ctx context.Context) []Finding {
+			found, _ := doctor.Collect(ctx, cfg)
+			out := make([]Finding, len(found))
+			for i, f := range found {
+				out[i] = Finding{Level: f.Level.String(), What: f.What, Fix: f.Fix}
+			}
+			return out
+		}})
 }
 
 // /api/doctor gives recall doctor's findings with their fixes, and never the

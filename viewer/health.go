@@ -3,7 +3,6 @@ package viewer
 import (
 	"net/http"
 
-	"github.com/recall-mcp/recall/doctor"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/validation"
 )
@@ -40,6 +39,16 @@ func (h *handler) health(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, p)
 }
 
+// Finding is one of recall doctor's checks as the Health page shows it: its
+// level (ok, warn or fail), what it found and the commands that fix it. The
+// viewer declares it, so that it needs none of the stores and clients the
+// checks open.
+type Finding struct {
+	Level string   `json:"level"`
+	What  string   `json:"what"`
+	Fix   []string `json:"fix,omitempty"`
+}
+
 // checkup is GET /api/doctor: recall doctor's findings, each with its level
 // (ok, warn, fail) and the commands that fix it. Slower than the panel (it
 // asks Ollama), so the page loads it on its own.
@@ -54,7 +63,7 @@ func (h *handler) checkup(w http.ResponseWriter, r *http.Request) {
 	}
 	findings := h.doctor(r.Context())
 	if findings == nil {
-		findings = []doctor.Finding{}
+		findings = []Finding{}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"findings": findings})
 }

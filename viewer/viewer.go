@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/recall-mcp/recall/doctor"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/validation"
 )
@@ -38,7 +37,7 @@ type Deps struct {
 	Journal Journal
 	// Doctor runs recall doctor's checks for the Health page; without it
 	// /api/doctor is off.
-	Doctor func(ctx context.Context) []doctor.Finding
+	Doctor func(ctx context.Context) []Finding
 }
 
 // Store is what the viewer needs of the store beside the services: a watch
@@ -58,7 +57,7 @@ type handler struct {
 	log     *slog.Logger
 	journal Journal // nil: no journal page
 	// doctor runs recall doctor's checks (nil: not offered).
-	doctor func(ctx context.Context) []doctor.Finding
+	doctor func(ctx context.Context) []Finding
 }
 
 // New returns the viewer as one http.Handler with its security checks in place:

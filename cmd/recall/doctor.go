@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/recall-mcp/recall/doctor"
+	"github.com/recall-mcp/recall/viewer"
 
 	"github.com/spf13/pflag"
 )
@@ -85,7 +86,11 @@ func runDoctor(fs *pflag.FlagSet) runFunc {
 }
 
 // checkup is recall doctor's findings for the viewer's Health page.
-func (a *app) checkup(ctx context.Context) []doctor.Finding {
+func (a *app) checkup(ctx context.Context) []viewer.Finding {
 	findings, _ := doctor.Collect(ctx, a.cfg)
-	return findings
+	out := make([]viewer.Finding, len(findings))
+	for i, f := range findings {
+		out[i] = viewer.Finding{Level: f.Level.String(), What: f.What, Fix: f.Fix}
+	}
+	return out
 }

@@ -40,6 +40,16 @@ var historyCommand = &command{
 	},
 }
 
+// openHistoryFor loads the configuration and opens the history service for
+// a history command; close it with hs.Index.Close.
+func openHistoryFor(ctx context.Context, e *env) (*history.Service, error) {
+	cfg, log, err := loadConfig(e.stderr)
+	if err != nil {
+		return nil, err
+	}
+	return openHistory(ctx, cfg, log)
+}
+
 // openHistory opens the history index and the service over it.
 func openHistory(ctx context.Context, cfg *config.Config, log *slog.Logger) (*history.Service, error) {
 	if !cfg.History {
@@ -86,11 +96,7 @@ func runHistorySearch(fs *pflag.FlagSet) runFunc {
 		if strings.TrimSpace(query) == "" {
 			return usagef("missing the query")
 		}
-		cfg, log, err := loadConfig(e.stderr)
-		if err != nil {
-			return err
-		}
-		hs, err := openHistory(ctx, cfg, log)
+		hs, err := openHistoryFor(ctx, e)
 		if err != nil {
 			return err
 		}
@@ -154,11 +160,7 @@ func runHistoryShow(fs *pflag.FlagSet) runFunc {
 		if len(rest) != 1 {
 			return usagef("want one session id")
 		}
-		cfg, log, err := loadConfig(e.stderr)
-		if err != nil {
-			return err
-		}
-		hs, err := openHistory(ctx, cfg, log)
+		hs, err := openHistoryFor(ctx, e)
 		if err != nil {
 			return err
 		}
@@ -197,11 +199,7 @@ func runHistoryStats(fs *pflag.FlagSet) runFunc {
 		if err := noArgs(rest); err != nil {
 			return err
 		}
-		cfg, log, err := loadConfig(e.stderr)
-		if err != nil {
-			return err
-		}
-		hs, err := openHistory(ctx, cfg, log)
+		hs, err := openHistoryFor(ctx, e)
 		if err != nil {
 			return err
 		}
@@ -213,7 +211,7 @@ func runHistoryStats(fs *pflag.FlagSet) runFunc {
 		if *asJSON {
 			return writeJSON(e.stdout, st)
 		}
-		fmt.Fprintf(e.stdout, "index %s (%.1f MB), transcripts from %s\n", st.Path, float64(st.Bytes)/1e6, cfg.HistoryDir)
+		fmt.Fprintf(e.stdout, "index %s (%.1f MB), transcripts from %s\n", st.Path, float64(st.Bytes)/1e6, hs.Root)
 		fmt.Fprintf(e.stdout, "%s in %s of %s (%s, %s skipped)\n",
 			describe.Count(st.Messages, "message", "messages"), describe.Count(st.Sessions, "session", "sessions"),
 			describe.Count(st.Projects, "project", "projects"), describe.Count(st.Transcripts, "transcript", "transcripts"),

@@ -610,44 +610,38 @@ func orEmpty(s []string) []string {
 // completeMemoryIDs offers the ids of the newest memories, each with the
 // start of its content.
 func completeMemoryIDs(e *env, args []string, typed string) []string {
-	ctx, cancel := completionContext()
-	defer cancel()
-	a, err := openQuiet(ctx)
-	if err != nil {
-		return nil
-	}
-	defer a.Close()
-	desc := true
-	res, err := a.mem.List(ctx, memory.ListRequest{Limit: 200, OrderBy: string(memory.OrderBy("accessed_at")), Descending: &desc, IncludeSuperseded: true})
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, m := range res.Memories {
-		if strings.HasPrefix(m.ID, typed) && !containsString(args, m.ID) {
-			out = append(out, m.ID+"\t"+cut(m.Content, 50))
+	return completing(func(ctx context.Context, a *app) []string {
+		desc := true
+		res, err := a.mem.List(ctx, memory.ListRequest{Limit: 200, OrderBy: string(memory.OrderBy("accessed_at")), Descending: &desc, IncludeSuperseded: true})
+		if err != nil {
+			return nil
 		}
-	}
-	return out
+		return offerIDs(args, typed, res.Memories)
+	})
 }
 
 // completeTrashIDs offers the ids in the trash.
 func completeTrashIDs(e *env, args []string, typed string) []string {
-	ctx, cancel := completionContext()
-	defer cancel()
-	a, err := openQuiet(ctx)
-	if err != nil {
-		return nil
-	}
-	defer a.Close()
-	items, err := a.mem.Trash(ctx)
-	if err != nil {
-		return nil
-	}
+	return completing(func(ctx context.Context, a *app) []string {
+		items, err := a.mem.Trash(ctx)
+		if err != nil {
+			return nil
+		}
+		ms := make([]*memory.Memory, len(items))
+		for i, it := range items {
+			ms[i] = it.Memory
+		}
+		return offerIDs(args, typed, ms)
+	})
+}
+
+// offerIDs offers the ids of ms that start with typed and are not among args
+// yet, each with the start of its content.
+func offerIDs(args []string, typed string, ms []*memory.Memory) []string {
 	var out []string
-	for _, it := range items {
-		if strings.HasPrefix(it.Memory.ID, typed) && !containsString(args, it.Memory.ID) {
-			out = append(out, it.Memory.ID+"\t"+cut(it.Memory.Content, 50))
+	for _, m := range ms {
+		if strings.HasPrefix(m.ID, typed) && !containsString(args, m.ID) {
+			out = append(out, m.ID+"\t"+cut(m.Content, 50))
 		}
 	}
 	return out
@@ -675,7 +669,15 @@ func openQuiet(ctx context.Context) (*app, error) {
 	return openAppWith(ctx, cfg, slog.New(slog.DiscardHandler), modeFull)
 }
 
-// completionContext bounds the work a completion does: a shell waits on it.
-func completionContext() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), 2*time.Second)
+// completing runs fn over the app opened quietly for a shell completion,
+// within the time a shell waits; it offers nothing when the app cannot open.
+func completing(fn func(ctx context.Context, a *app) []string) []string {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	a, err := openQuiet(ctx)
+	if err != nil {
+		return nil
+	}
+	defer a.Close()
+	return fn(ctx, a)
 }

@@ -19,7 +19,9 @@ import (
 
 // store is the database every command works on: the SQLite file, or the
 // team's PostgreSQL database when RECALL_DATABASE_URL is set. Both pass the
-// same contract (storage/storetest).
+// same contract (storage/storetest). It is the union of every service's
+// ports, which is large for a reason: this package wires every service to the
+// one store, and each service takes only its own small port.
 type store interface {
 	memory.Store
 	capture.Store
@@ -30,8 +32,6 @@ type store interface {
 	Export(ctx context.Context, v memory.RecordVisitor) error
 	Import(ctx context.Context, r memory.Records) (*memory.ImportResult, error)
 	RecordToolCall(ctx context.Context, e *journal.Entry, a *memory.FileActivity) error
-	Trash(ctx context.Context) ([]memory.TrashItem, error)
-	ProjectSummaries(ctx context.Context) ([]memory.ProjectSummary, error)
 	RenameProject(ctx context.Context, from, to string) (int, error)
 	MergeProjects(ctx context.Context, from, into string) (*memory.MergeReport, error)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -178,22 +179,17 @@ Dates are RFC 3339 in UTC. Fields are added over time, never renamed.`
 
 // completeNamespaces offers the namespaces that hold memories.
 func completeNamespaces(e *env, typed string) []string {
-	ctx, cancel := completionContext()
-	defer cancel()
-	a, err := openQuiet(ctx)
-	if err != nil {
-		return nil
-	}
-	defer a.Close()
-	st, err := a.mem.Stats(ctx)
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for ns, n := range st.ByNamespace {
-		if strings.HasPrefix(ns, typed) {
-			out = append(out, ns+"\t"+describe.Count(n, "memory", "memories"))
+	return completing(func(ctx context.Context, a *app) []string {
+		st, err := a.mem.Stats(ctx)
+		if err != nil {
+			return nil
 		}
-	}
-	return out
+		var out []string
+		for ns, n := range st.ByNamespace {
+			if strings.HasPrefix(ns, typed) {
+				out = append(out, ns+"\t"+describe.Count(n, "memory", "memories"))
+			}
+		}
+		return out
+	})
 }

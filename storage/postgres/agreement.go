@@ -35,11 +35,14 @@ func readAgreement(ctx context.Context, q querier) (memory.Agreement, error) {
 	return a, nil
 }
 
-// RecordVectorAgreement counts one search in the record. The row is locked
+// RecordVectorAgreement counts searches in the record, in order, in one write. The row is locked
 // for the read-modify-write, so searches of several servers at once each
 // count; best effort: behind another's lock for more than a moment it gives
 // up, as TouchMemories does, rather than slow a search down.
-func (s *DB) RecordVectorAgreement(ctx context.Context, matched bool) error {
+func (s *DB) RecordVectorAgreement(ctx context.Context, matched ...bool) error {
+	if len(matched) == 0 {
+		return nil
+	}
 	return s.write(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '100ms'`); err != nil {
 			return err
@@ -55,7 +58,10 @@ func (s *DB) RecordVectorAgreement(ctx context.Context, matched bool) error {
 		if v != "" && json.Unmarshal([]byte(v), &a) != nil {
 			a = memory.Agreement{} // a record that does not read is started over
 		}
-		b, err := json.Marshal(a.Add(matched))
+		for _, m := range matched {
+			a = a.Add(m)
+		}
+		b, err := json.Marshal(a)
 		if err != nil {
 			return err
 		}
