@@ -91,6 +91,10 @@ func (s *Summarizer) Run(ctx context.Context, job memory.Job) error {
 	if len(entries) == 0 {
 		return nil // nothing new since the last summary
 	}
+	// A person's session is summarised as theirs: its summary entry and
+	// session memory are recorded under their name, and what it reads and
+	// writes is what they may see.
+	ctx = memory.WithPrincipal(ctx, memory.AuthorPrincipal(entries[0].Author))
 	draft, err := s.recordDraft(ctx, sessionID, prog.DraftMemoryID, entries)
 	if err != nil {
 		return err

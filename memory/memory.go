@@ -185,6 +185,7 @@ type FileActivity struct {
 	FileType    string         `json:"file_type,omitempty"`
 	Metadata    map[string]any `json:"metadata,omitempty"`
 	CreatedAt   time.Time      `json:"created_at"`
+	Author      string         `json:"author,omitempty"` // whose session (empty: this machine's); a person reads their own alone
 }
 
 // FileSummary aggregates the activity of one file.

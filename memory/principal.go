@@ -15,25 +15,74 @@ import (
 type Principal struct {
 	Person string // a person's name; empty for the administrator and this machine
 	Admin  bool   // the administrator's token
+	// Curator marks this machine's background curation working on one
+	// memory: it sees what the memory's owner sees (Person, see CuratorOf),
+	// or, for a shared memory, the shared namespaces alone, so that no
+	// judgment, edge or merge ever pairs one person's private memory with
+	// another's. Its changes are recorded with no author, as the machine's.
+	Curator bool
+}
+
+// CuratorOf is the principal background curation of a memory of namespace ns
+// works under: the owner's view for a private memory, the shared namespaces
+// alone for a shared one.
+func CuratorOf(ns string) Principal {
+	if person, ok := strings.CutPrefix(ns, PersonNamespacePref); ok && person != "" {
+		return Principal{Person: person, Curator: true}
+	}
+	return Principal{Curator: true}
 }
 
 // Restricted reports whether the principal sees less than everything.
-func (p Principal) Restricted() bool { return p.Person != "" }
+func (p Principal) Restricted() bool { return p.Person != "" || p.Curator }
 
 // Author is the name a change is recorded under: the person, "admin" for the
-// administrator's token, empty for this machine's own processes.
+// administrator's token, empty for this machine's own processes (its
+// curation among them).
 func (p Principal) Author() string {
 	switch {
+	case p.Curator:
+		return ""
 	case p.Person != "":
 		return p.Person
 	case p.Admin:
-		return "admin"
+		return adminAuthor
 	}
 	return ""
 }
 
+// AuthorPrincipal is the principal an author name was recorded under (see
+// Author): background work done for a session or a memory acts as its
+// author.
+func AuthorPrincipal(author string) Principal {
+	switch author {
+	case "":
+		return Principal{}
+	case adminAuthor:
+		return Principal{Admin: true}
+	}
+	return Principal{Person: author}
+}
+
+// adminAuthor records the administrator's changes; no new person may take it
+// (CheckNewPersonName).
+const adminAuthor = "admin"
+
+// CheckNewPersonName is ValidatePersonName for a person being added, who may
+// not be called "admin": that name records the administrator's changes.
+func CheckNewPersonName(name string) error {
+	if err := ValidatePersonName(name); err != nil {
+		return err
+	}
+	if name == adminAuthor {
+		return Invalidf("name", `"admin"`, `any other name: "admin" records the administrator's changes`)
+	}
+	return nil
+}
+
 // OwnNamespace is the person's private namespace, empty for a principal that
-// is not a person.
+// is not a person (a restricted one without a person sees no user:
+// namespace: no memory has an empty namespace).
 func (p Principal) OwnNamespace() string {
 	if p.Person == "" {
 		return ""

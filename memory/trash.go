@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -64,4 +65,40 @@ type TrashStore interface {
 	// to memories that still exist, its events and its change log, in one
 	// transaction; ErrNotFound when it is not there.
 	RestoreMemory(ctx context.Context, id string) (*ImportResult, error)
+}
+
+// OtherMemories lists the memories items name beside their own: the ends of
+// their edges and the related memories of their change logs. A store keeps
+// those its asker may see and passes them to HideUnseen.
+func OtherMemories(items []TrashItem) []string {
+	var ids []string
+	for _, it := range items {
+		for _, e := range it.Edges {
+			ids = append(ids, e.SourceID, e.TargetID)
+		}
+		for _, c := range it.Changes {
+			if c.RelatedID != "" {
+				ids = append(ids, c.RelatedID)
+			}
+		}
+	}
+	return ids
+}
+
+// HideUnseen takes out of items what would name a memory the asker may not
+// see (seen holds those they may): an edge with such an end goes, and a
+// change keeps its entry but not the related id. Another person's private
+// memory so stays unnamed, even in the trash of a memory that pointed at it.
+func HideUnseen(items []TrashItem, seen map[string]bool) {
+	for i := range items {
+		self := items[i].Memory.ID
+		items[i].Edges = slices.DeleteFunc(items[i].Edges, func(e Edge) bool {
+			return (e.SourceID != self && !seen[e.SourceID]) || (e.TargetID != self && !seen[e.TargetID])
+		})
+		for j, c := range items[i].Changes {
+			if c.RelatedID != "" && c.RelatedID != self && !seen[c.RelatedID] {
+				items[i].Changes[j].RelatedID = ""
+			}
+		}
+	}
 }

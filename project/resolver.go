@@ -29,6 +29,8 @@ const (
 	SourceRoots Source = "roots"
 	// SourceNone: no project could be known; global memories only.
 	SourceNone Source = "none"
+	// SourceClient: sent by a client machine of a team server (Header).
+	SourceClient Source = "client"
 )
 
 // Project is a resolved project: its namespace, its root when known, and how
@@ -76,7 +78,13 @@ func (r *Resolver) Pinned() (Project, bool) {
 // ForDir returns the project of dir (the process's working directory when
 // empty): the pinned namespace, else the one bound to dir's root, binding the
 // root on first sight. Root is dir's root either way.
+//
+// Serving a client machine (ctx carries its project, WithClient), dir is a
+// path of that machine: the client's project is the answer.
 func (r *Resolver) ForDir(ctx context.Context, dir string) (Project, error) {
+	if c, ok := ClientFrom(ctx); ok {
+		return r.ForClient(ctx, c)
+	}
 	root := FindRoot(dir)
 	if p, ok := r.Pinned(); ok {
 		p.Root = root
@@ -93,6 +101,10 @@ func (r *Resolver) ForDir(ctx context.Context, dir string) (Project, error) {
 // reads never write. bound is false when dir's root has no binding yet (the
 // namespace is then the one it would get, which a later binding may change).
 func (r *Resolver) Peek(ctx context.Context, dir string) (p Project, bound bool, err error) {
+	if c, ok := ClientFrom(ctx); ok {
+		p, err := r.ForClient(ctx, c)
+		return p, err == nil, err
+	}
 	root := FindRoot(dir)
 	if p, ok := r.Pinned(); ok {
 		p.Root = root
@@ -111,6 +123,20 @@ func (r *Resolver) Peek(ctx context.Context, dir string) (p Project, bound bool,
 	}
 	p.Namespace = firstFree(Candidates(root), bindings)
 	return p, false, nil
+}
+
+// ForClient returns the project a client machine sent: the namespace it
+// pins, else the one bound to its root key, binding it on first sight, so
+// every person's clone of a repository shares one namespace.
+func (r *Resolver) ForClient(ctx context.Context, c Client) (Project, error) {
+	if c.Namespace != "" {
+		return Project{Namespace: c.Namespace, Source: SourceClient}, nil
+	}
+	ns, err := r.namespaceOf(ctx, c.Root)
+	if err != nil {
+		return Project{}, err
+	}
+	return Project{Namespace: ns, Root: c.Root, Source: SourceClient}, nil
 }
 
 // ForRoots returns the project of the first file:// URI among an MCP client's

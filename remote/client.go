@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"os"
 	"strings"
+
+	"github.com/recall-mcp/recall/project"
 )
 
 // Client reaches the team server.
@@ -67,7 +69,9 @@ func tlsConfig(caFile string) (*tls.Config, error) {
 	return &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}, nil
 }
 
-// bearer adds the token to every request.
+// bearer adds the token to every request, and this machine's project when
+// the request's context carries it (project.WithClient), so the server
+// scopes the request to the project this machine is in.
 type bearer struct {
 	token string
 	next  http.RoundTripper
@@ -76,5 +80,8 @@ type bearer struct {
 func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
+	if c, ok := project.ClientFrom(r.Context()); ok && r.Header.Get(project.Header) == "" {
+		r.Header.Set(project.Header, c.Encode())
+	}
 	return b.next.RoundTrip(r)
 }

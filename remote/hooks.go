@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/recall-mcp/recall/project"
 	"github.com/recall-mcp/recall/spool"
 )
 
@@ -27,12 +28,18 @@ type Hooks struct {
 	// past it the hook answers nothing and its event waits in the outbox.
 	Budget time.Duration
 	Logger *slog.Logger
+	// Pinned is this machine's RECALL_PROJECT: every event's project.
+	Pinned string
 }
 
 // hookEvent is what the outbox keeps of one event.
 type hookEvent struct {
 	Event string          `json:"event"`
 	Input json.RawMessage `json:"input"`
+	// Project is the project this machine resolved from the event's cwd
+	// when it happened (project.Client, encoded): the server has none of
+	// this machine's paths.
+	Project string `json:"project,omitempty"`
 }
 
 // outboxKind is the spool kind of a hook event.
@@ -54,27 +61,22 @@ func (h *Hooks) Run(ctx context.Context, event string, stdin io.Reader, stdout i
 		log.Error("hook not answered", "err", err)
 		return
 	}
-	w, err := h.Outbox.Add(outboxKind, hookEvent{Event: event, Input: input})
+	ev := hookEvent{Event: event, Input: input, Project: h.projectOf(input)}
+	w, err := h.Outbox.Add(outboxKind, ev)
 	if err != nil {
 		// Without the outbox the event can still go straight to the server.
 		log.Warn("hook event not kept in the outbox", "err", err)
-		if answer, err := h.send(ctx, spool.Write{Kind: outboxKind}, event, input); err == nil {
+		if answer, err := h.send(ctx, spool.Write{Kind: outboxKind}, ev); err == nil {
 			_, _ = stdout.Write(answer)
 		}
 		return
 	}
 	var answer []byte
-	res, err := h.Outbox.Drain(ctx, func(ctx context.Context, sw spool.Write) error {
-		var ev hookEvent
-		if err := json.Unmarshal(sw.Data, &ev); err != nil {
-			return fmt.Errorf("outbox event %s: %w", sw.ID, err)
-		}
-		out, err := h.send(ctx, sw, ev.Event, ev.Input)
-		if err == nil && sw.ID == w.ID {
+	res, err := h.drain(ctx, func(sw spool.Write, out []byte) {
+		if sw.ID == w.ID {
 			answer = out
 		}
-		return err
-	}, spool.Budget{})
+	})
 	if err != nil || res.Left > 0 {
 		log.Warn("team server did not answer; the events wait in the outbox for the next hook", "server", h.Client.URL, "waiting", res.Left, "err", err)
 	}
@@ -83,14 +85,63 @@ func (h *Hooks) Run(ctx context.Context, event string, stdin io.Reader, stdout i
 	}
 }
 
+// drain sends the outbox, oldest first, until it is empty or an event must
+// wait (the server is away, slow or busy); answered gets each answer.
+func (h *Hooks) drain(ctx context.Context, answered func(sw spool.Write, out []byte)) (spool.Result, error) {
+	return h.Outbox.Drain(ctx, func(ctx context.Context, sw spool.Write) error {
+		var ev hookEvent
+		if err := json.Unmarshal(sw.Data, &ev); err != nil {
+			return fmt.Errorf("outbox event %s: %w", sw.ID, err)
+		}
+		out, err := h.send(ctx, sw, ev)
+		if err == nil {
+			answered(sw, out)
+		}
+		return err
+	}, spool.Budget{})
+}
+
+// KeepSending sends what waits in the outbox every interval until ctx ends:
+// `recall serve` runs it, so that events kept while the team server was away
+// arrive once it is back even when no hook runs for a while (a session left
+// idle, or ended). A round of sending ends after sendRound, a server that
+// hangs so holds up nothing but the next round.
+func (h *Hooks) KeepSending(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		rctx, cancel := context.WithTimeout(ctx, sendRound)
+		res, err := h.drain(rctx, func(spool.Write, []byte) {})
+		cancel()
+		if res.Applied > 0 {
+			h.Logger.Info("sent hook events kept while the team server was away", "sent", res.Applied, "waiting", res.Left)
+		}
+		if err != nil && ctx.Err() == nil {
+			h.Logger.Debug("team server still away; the hook events wait in the outbox", "waiting", res.Left, "err", err)
+		}
+	}
+}
+
+// sendRound bounds one round of KeepSending.
+const sendRound = 30 * time.Second
+
 // send posts one event; an error the server may not make again (it is away,
 // slow, or busy) is marked spool.Later, so the event stays in the outbox.
-func (h *Hooks) send(ctx context.Context, w spool.Write, event string, input json.RawMessage) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.Client.URL+"/hook/"+event, bytes.NewReader(input))
+func (h *Hooks) send(ctx context.Context, w spool.Write, ev hookEvent) ([]byte, error) {
+	event := ev.Event
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.Client.URL+"/hook/"+event, bytes.NewReader(ev.Input))
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if ev.Project != "" {
+		req.Header.Set(project.Header, ev.Project)
+	}
 	if w.ID != "" {
 		req.Header.Set("Recall-Event-Id", w.ID)
 	}
@@ -112,6 +163,16 @@ func (h *Hooks) send(ctx context.Context, w spool.Write, event string, input jso
 	default:
 		return nil, fmt.Errorf("team server refused the %s event: %s: %s", event, res.Status, bytes.TrimSpace(body))
 	}
+}
+
+// projectOf is the project of the hook input's cwd, as this machine resolves
+// it (project.ClientOf), encoded for the header.
+func (h *Hooks) projectOf(input json.RawMessage) string {
+	var in struct {
+		Cwd string `json:"cwd"`
+	}
+	_ = json.Unmarshal(input, &in) // no cwd: the hook's own working directory
+	return project.ClientOf(in.Cwd, h.Pinned).Encode()
 }
 
 // readInput reads the hook's JSON input, within ctx (stdin may never end).

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/project"
 	"github.com/recall-mcp/recall/team"
 )
 
@@ -86,15 +87,39 @@ func unauthorized(w http.ResponseWriter, wrong bool, msg string) {
 // asks, read from the token its HTTP request carried; the store's visibility
 // rule reads it there. Requests over stdio carry none: this machine's own
 // process sees everything.
+//
+// A client machine's project (project.Header) goes on the same way: the
+// resolver answers with it rather than with paths of that machine.
 func asPrincipal(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil {
+		extra := req.GetExtra()
+		if extra != nil && extra.TokenInfo != nil {
 			if p, ok := extra.TokenInfo.Extra[principalKey].(memory.Principal); ok {
 				ctx = memory.WithPrincipal(ctx, p)
 			} else {
 				return nil, fmt.Errorf("%s: the request carries a token of unknown form", method)
 			}
 		}
+		if extra != nil {
+			var err error
+			if ctx, err = withClientProject(ctx, extra.Header); err != nil {
+				return nil, fmt.Errorf("%s: %w", method, err)
+			}
+		}
 		return next(ctx, method, req)
 	}
+}
+
+// withClientProject returns ctx carrying the project a client machine sent
+// in header, if it sent one.
+func withClientProject(ctx context.Context, header http.Header) (context.Context, error) {
+	v := header.Get(project.Header)
+	if v == "" {
+		return ctx, nil
+	}
+	c, err := project.ParseClient(v)
+	if err != nil {
+		return ctx, memory.Invalidf("header", project.Header, err.Error())
+	}
+	return project.WithClient(ctx, c), nil
 }

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/recall-mcp/recall/project"
 )
 
 // Remote is the team server's side of a forwarding server: its tools, and a
@@ -21,7 +23,12 @@ type Remote interface {
 // team server checks it and knows who asks from the token), except the
 // conversation history tools, which answer from this machine's transcripts
 // (d.History; left out when nil).
-func NewForwarding(ctx context.Context, d Deps, remote Remote) (*mcp.Server, error) {
+//
+// Each call goes with this machine's project (project.WithClient; the remote
+// sends it as project.Header): pinned is RECALL_PROJECT here; else the first
+// file:// root the agent offers; else this process's working directory,
+// where the agent started it.
+func NewForwarding(ctx context.Context, d Deps, remote Remote, pinned string) (*mcp.Server, error) {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
@@ -35,13 +42,21 @@ func NewForwarding(ctx context.Context, d Deps, remote Remote) (*mcp.Server, err
 	})
 	srv.AddReceivingMiddleware(guard(d.Logger))
 	local := map[string]bool{"search_project_history": true, "search_global_history": true, "read_history": true}
+	here := project.ClientOf("", pinned)
+	roots := &clientRootCache{log: d.Logger}
 	for _, t := range tools {
 		if local[t.Name] {
 			continue
 		}
 		name := t.Name
 		srv.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			res, err := remote.Call(ctx, name, req.Params.Arguments)
+			c := here
+			if pinned == "" {
+				if fromRoots, ok := project.ClientOfRoots(roots.of(ctx, sessionOf(req)), ""); ok {
+					c = fromRoots
+				}
+			}
+			res, err := remote.Call(project.WithClient(ctx, c), name, req.Params.Arguments)
 			if err != nil {
 				// The team server is away: a tool error the agent can read,
 				// not a broken session.

@@ -64,6 +64,12 @@ func (h *Hooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.Deadline)
 	defer cancel()
+	// The hook's cwd is a path of the client machine; the project it
+	// resolved there comes with the request.
+	if ctx, err = withClientProject(ctx, r.Header); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
 	if id := r.Header.Get(EventIDHeader); id != "" {
 		if !eventIDPattern.MatchString(id) {
 			http.Error(w, EventIDHeader+" must be 1 to 128 letters, digits and . _ -", http.StatusBadRequest)

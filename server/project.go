@@ -5,7 +5,9 @@ package server
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,6 +43,13 @@ func (h handlers) contextProject(ctx context.Context, req *mcp.CallToolRequest, 
 	}
 	if h.projects == nil {
 		return noProject("no project resolver configured"), nil, nil
+	}
+	if c, ok := project.ClientFrom(ctx); ok {
+		p, err := h.projects.ForClient(ctx, c)
+		if err != nil {
+			return projectUsed{}, nil, fmt.Errorf("resolving the client machine's project: %w", err)
+		}
+		return used(p, "the project your machine resolved and sent ("+clientOrigin(c)+")"), nil, nil
 	}
 	if p, ok := h.projects.Pinned(); ok {
 		return used(p, "RECALL_PROJECT pins it"), nil, nil
@@ -115,10 +124,57 @@ func offersRoots(ss *mcp.ServerSession) bool {
 	return ip != nil && ip.Capabilities != nil && ip.Capabilities.RootsV2 != nil
 }
 
+// clientOrigin says in a few words where a client machine's project came from.
+func clientOrigin(c project.Client) string {
+	if c.Namespace != "" {
+		return "RECALL_PROJECT there"
+	}
+	return c.Root
+}
+
 func used(p project.Project, note string) projectUsed {
 	return projectUsed{Namespace: p.Namespace, Root: p.Root, Source: p.Source, Note: note}
 }
 
 func noProject(note string) projectUsed {
 	return projectUsed{Source: project.SourceNone, Note: note}
+}
+
+// clientRootCache keeps the roots the agent offered to this forwarding
+// server, asked once per session (an agent's roots are its project, which a
+// session does not change).
+type clientRootCache struct {
+	log  *slog.Logger
+	mu   sync.Mutex
+	ss   *mcp.ServerSession
+	uris []string
+}
+
+// of returns the file roots ss offers; none when it declared no roots
+// capability, speaks a protocol on which a server may not ask during a call,
+// or does not answer within listRootsTimeout.
+func (c *clientRootCache) of(ctx context.Context, ss *mcp.ServerSession) []string {
+	if ss == nil || !offersRoots(ss) {
+		return nil
+	}
+	if ip := ss.InitializeParams(); ip != nil && ip.ProtocolVersion >= mrtrProtocol {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ss == ss {
+		return c.uris
+	}
+	lctx, cancel := context.WithTimeout(ctx, listRootsTimeout)
+	defer cancel()
+	res, err := ss.ListRoots(lctx, nil)
+	if err != nil {
+		c.log.Info("the agent's roots are unavailable; the working directory gives the project", "err", err)
+		return nil
+	}
+	c.ss, c.uris = ss, nil
+	for _, r := range res.Roots {
+		c.uris = append(c.uris, r.URI)
+	}
+	return c.uris
 }

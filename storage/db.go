@@ -65,10 +65,16 @@ var loadVec sync.Once
 // carry.
 const driverName = "sqlite3_recall"
 
-// MmapSize is how much of the file each connection maps into memory. Vector
-// search reads every vector of the vec0 table; through mmap those reads are
-// page-cache lookups instead of read system calls (several times faster).
-const MmapSize = 1 << 30
+// MmapSize is how much of the file each connection maps into memory: none.
+// Mapped, every page a process ever read stayed in its resident memory (a
+// server searching 100k memories grew to 200-400 MB of file pages), and each
+// write by any connection made every other connection of the process drop its
+// mapping and fault its pages in again on the next read (SQLite unmaps when
+// the file changed): at 100k memories a warm hybrid search cost 22 ms of CPU
+// mapped, 14 ms not, and 36 against 26 ms in one namespace; a fresh process's
+// first search costs the same either way. Mapping paid off for scans of every
+// vector, which searches no longer make above exactScanBelow vectors.
+const MmapSize = 0
 
 // JournalSizeLimit is the size SQLite truncates the WAL to when a checkpoint
 // has emptied it; without it the file keeps its largest size forever.

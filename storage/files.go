@@ -19,6 +19,7 @@ func (s *DB) AddFileActivity(ctx context.Context, a *memory.FileActivity) (int64
 	}
 	rec := *a
 	rec.CreatedAt = orNow(a.CreatedAt, time.Now()) // a spooled touch keeps its time
+	rec.Author = workAuthor(ctx, a.Author)
 	insert, err := fileActivityInsert(ctx, &rec)
 	if err != nil {
 		return 0, err
@@ -47,8 +48,8 @@ func fileActivityInsert(ctx context.Context, a *memory.FileActivity) (func(tx *s
 	created := formatTime(orNow(a.CreatedAt, time.Now()))
 	return func(tx *sql.Tx) (int64, error) {
 		res, err := tx.ExecContext(ctx, `INSERT INTO file_activity (file_path, action, session_id,
-			project_root, file_type, metadata, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			a.FilePath, string(a.Action), a.SessionID, a.ProjectRoot, a.FileType, meta, created)
+			project_root, file_type, metadata, created_at, author) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			a.FilePath, string(a.Action), a.SessionID, a.ProjectRoot, a.FileType, meta, created, a.Author)
 		if err != nil {
 			return 0, fmt.Errorf("add file activity: %w", err)
 		}
@@ -64,8 +65,9 @@ func fileActivityInsert(ctx context.Context, a *memory.FileActivity) (func(tx *s
 // those files' touches, so its cost follows the files asked for, not the
 // activity stored.
 func (s *DB) RecentFiles(ctx context.Context, projectRoot string, since time.Time, limit int) ([]memory.FileSummary, error) {
-	where := `created_at >= ?`
-	args := []any{formatOptionalTime(since)}
+	where, args := ownWork(ctx, "")
+	where += ` AND created_at >= ?`
+	args = append(args, formatOptionalTime(since))
 	if projectRoot != "" {
 		where += ` AND project_root = ?`
 		args = append(args, projectRoot)
@@ -145,7 +147,7 @@ func (s *DB) countTouches(ctx context.Context, where string, args []any, files [
 }
 
 // SummarizeFileActivity folds the touches older than before into one summary
-// row per file, project and action, keeping their count and latest time, and
+// row per file, project, action and author, keeping their count and latest time, and
 // returns how many rows it removed. With nothing to fold it only reads, so an
 // idle process never takes the write lock for it.
 func (s *DB) SummarizeFileActivity(ctx context.Context, before time.Time) (int64, error) {
@@ -165,11 +167,12 @@ func (s *DB) SummarizeFileActivity(ctx context.Context, before time.Time) (int64
 			return err
 		}
 		// A bare column next to max() takes its value from the row holding the max.
+		// Each person's touches are folded apart: a summary row stays theirs.
 		if _, err := tx.ExecContext(ctx, `INSERT INTO file_activity (file_path, action, project_root, file_type,
-				created_at, touches, summary)
-			SELECT file_path, action, project_root, file_type, max(created_at), sum(touches), 1
+				created_at, touches, summary, author)
+			SELECT file_path, action, project_root, file_type, max(created_at), sum(touches), 1, author
 			FROM file_activity WHERE created_at < ? AND id <= ?
-			GROUP BY file_path, project_root, action`, cutoff, maxID); err != nil {
+			GROUP BY file_path, project_root, action, author`, cutoff, maxID); err != nil {
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM file_activity WHERE created_at < ? AND id <= ?`, cutoff, maxID)

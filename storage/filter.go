@@ -52,7 +52,9 @@ func whereFilter(ctx context.Context, f memory.Filter) (string, []any) {
 		args = append(args, anySlice(f.IDs)...)
 	}
 	if !f.IncludeSuperseded {
-		conds = append(conds, notSuperseded)
+		cond, sargs := notSupersededFor(ctx)
+		conds = append(conds, cond)
+		args = append(args, sargs...)
 	}
 	if len(conds) == 0 {
 		return "1", nil
@@ -62,3 +64,15 @@ func whereFilter(ctx context.Context, f memory.Filter) (string, []any) {
 
 // notSuperseded holds for a memory that no supersedes edge points at.
 const notSuperseded = `NOT EXISTS (SELECT 1 FROM edges s WHERE s.target_id = m.id AND s.relation = 'supersedes')`
+
+// notSupersededFor is notSuperseded as the asker in ctx sees it: only a
+// memory they may see can supersede one for them, so another person's
+// private memory never hides a shared one from the rest of the team.
+func notSupersededFor(ctx context.Context) (string, []any) {
+	cond, args := visibleCond(ctx, "sm")
+	if args == nil {
+		return notSuperseded, nil
+	}
+	return `NOT EXISTS (SELECT 1 FROM edges s JOIN memories sm ON sm.id = s.source_id
+		WHERE s.target_id = m.id AND s.relation = 'supersedes' AND ` + cond + `)`, args
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,7 +16,7 @@ import (
 )
 
 const journalColumns = `id, kind, namespace, session_id, turn_id, transcript_path, tool_name,
-	title, body, files, memory_id, trimmed_bytes, created_at, anchor_id, transcript_offset`
+	title, body, files, memory_id, trimmed_bytes, created_at, author, anchor_id, transcript_offset`
 
 // AddEntry appends an entry to the journal and returns its id. It is a hook
 // write: behind another writer it may be spooled (see spooled.go), and then
@@ -25,6 +26,7 @@ func (s *DB) AddEntry(ctx context.Context, e *journal.Entry) (int64, error) {
 		return 0, err
 	}
 	e.CreatedAt = orNow(e.CreatedAt, time.Now()) // a spooled entry keeps its time
+	e.Author = workAuthor(ctx, e.Author)
 	var id int64
 	err := s.hookWrite(ctx, spoolJournal, e, func(tx *sql.Tx) error {
 		var err error
@@ -51,11 +53,11 @@ func insertEntry(ctx context.Context, tx *sql.Tx, e *journal.Entry) (int64, erro
 	}
 	var id int64
 	err = tx.QueryRowContext(ctx, `INSERT INTO journal (kind, namespace, session_id, turn_id, transcript_path,
-			tool_name, title, body, files, memory_id, trimmed_bytes, created_at, search_words, anchor_id, transcript_offset)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			tool_name, title, body, files, memory_id, trimmed_bytes, created_at, search_words, author, anchor_id, transcript_offset)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		string(e.Kind), e.Namespace, e.SessionID, e.TurnID, e.TranscriptPath, e.ToolName,
 		e.Title, e.Body, string(files), e.MemoryID, e.TrimmedBytes, formatTime(orNow(e.CreatedAt, time.Now())),
-		entrySearchWords(e.Title, e.Body), e.AnchorID, e.TranscriptOffset).Scan(&id)
+		entrySearchWords(e.Title, e.Body), e.Author, e.AnchorID, e.TranscriptOffset).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("add journal entry: %w", err)
 	}
@@ -81,7 +83,9 @@ func (s *DB) Entries(ctx context.Context, ids []int64) ([]*journal.Entry, error)
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	found, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal WHERE id IN (`+placeholders(len(ids))+`)`, anySlice(ids)...)
+	own, oargs := ownWork(ctx, "journal")
+	found, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal WHERE id IN (`+placeholders(len(ids))+`) AND `+own,
+		append(anySlice(ids), oargs...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -107,9 +111,10 @@ func (s *DB) SearchEntries(ctx context.Context, text string, namespaces []string
 	if limit <= 0 {
 		limit = defaultSearchLimit
 	}
-	where, args := "1", []any{q}
+	where, args := ownWork(ctx, "j")
+	args = append([]any{q}, args...)
 	if len(namespaces) > 0 {
-		where = "j.namespace IN (" + placeholders(len(namespaces)) + ")"
+		where += " AND j.namespace IN (" + placeholders(len(namespaces)) + ")"
 		args = append(args, anySlice(namespaces)...)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+prefixColumns("j.", journalColumns)+`, bm25(journal_fts) AS rank
@@ -149,7 +154,8 @@ func (s *DB) SessionEntries(ctx context.Context, sessionID string, afterID int64
 // Around returns the entry id with its neighbours in the same session.
 func (s *DB) Around(ctx context.Context, id int64, before, after int) ([]*journal.Entry, error) {
 	var session string
-	err := s.db.QueryRowContext(ctx, `SELECT session_id FROM journal WHERE id = ?`, id).Scan(&session)
+	own, oargs := ownWork(ctx, "journal")
+	err := s.db.QueryRowContext(ctx, `SELECT session_id FROM journal WHERE id = ? AND `+own, append([]any{id}, oargs...)...).Scan(&session)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, memory.NotFound("journal entry", journal.EntryID(id))
 	}
@@ -157,12 +163,12 @@ func (s *DB) Around(ctx context.Context, id int64, before, after int) ([]*journa
 		return nil, fmt.Errorf("read journal entry: %w", err)
 	}
 	older, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
-		WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?`, session, id, before)
+		WHERE session_id = ? AND id < ? AND `+own+` ORDER BY id DESC LIMIT ?`, append(append([]any{session, id}, oargs...), before)...)
 	if err != nil {
 		return nil, err
 	}
 	rest, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
-		WHERE session_id = ? AND id >= ? ORDER BY id LIMIT ?`, session, id, after+1)
+		WHERE session_id = ? AND id >= ? AND `+own+` ORDER BY id LIMIT ?`, append(append([]any{session, id}, oargs...), after+1)...)
 	if err != nil {
 		return nil, err
 	}
@@ -172,14 +178,19 @@ func (s *DB) Around(ctx context.Context, id int64, before, after int) ([]*journa
 // NamespaceAround returns the entries of a namespace nearest a moment.
 func (s *DB) NamespaceAround(ctx context.Context, namespace string, at time.Time, before, after int) ([]*journal.Entry, error) {
 	t := formatTime(at)
+	where, args := ownWork(ctx, "journal")
 	// An empty namespace is every namespace (a global memory's moment).
+	if namespace != "" {
+		where += " AND namespace = ?"
+		args = append(args, namespace)
+	}
 	older, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
-		WHERE (?1 = '' OR namespace = ?1) AND created_at <= ?2 ORDER BY created_at DESC, id DESC LIMIT ?3`, namespace, t, before)
+		WHERE `+where+` AND created_at <= ? ORDER BY created_at DESC, id DESC LIMIT ?`, append(slices.Clip(args), t, before)...)
 	if err != nil {
 		return nil, err
 	}
 	newer, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
-		WHERE (?1 = '' OR namespace = ?1) AND created_at > ?2 ORDER BY created_at, id LIMIT ?3`, namespace, t, after)
+		WHERE `+where+` AND created_at > ? ORDER BY created_at, id LIMIT ?`, append(slices.Clip(args), t, after)...)
 	if err != nil {
 		return nil, err
 	}
@@ -206,11 +217,13 @@ func (s *DB) RecentSessions(ctx context.Context, namespace, exclude string, limi
 	if limit <= 0 {
 		return nil, nil
 	}
+	own, oargs := ownWork(ctx, "journal")
 	rows, err := s.db.QueryContext(ctx, `SELECT session_id FROM (
-			SELECT session_id, created_at FROM journal WHERE namespace = ? AND kind = 'prompt'
+			SELECT session_id, created_at FROM journal WHERE namespace = ? AND kind = 'prompt' AND `+own+`
 			ORDER BY created_at DESC LIMIT ?)
 		WHERE session_id != '' AND session_id != ?
-		GROUP BY session_id ORDER BY max(created_at) DESC LIMIT ?`, namespace, recentPromptWindow, exclude, limit)
+		GROUP BY session_id ORDER BY max(created_at) DESC LIMIT ?`,
+		append(append([]any{namespace}, oargs...), recentPromptWindow, exclude, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("recent sessions: %w", err)
 	}
@@ -240,9 +253,11 @@ func (s *DB) RecentSessions(ctx context.Context, namespace, exclude string, limi
 
 func (s *DB) sessionBrief(ctx context.Context, sessionID string) (journal.SessionBrief, error) {
 	b := journal.SessionBrief{SessionID: sessionID}
+	own, oargs := ownWork(ctx, "journal")
+	args := append([]any{sessionID}, oargs...)
 	var last string
 	err := s.db.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE kind = 'prompt'), count(*) FILTER (WHERE kind = 'observation'),
-		coalesce(max(created_at), '') FROM journal WHERE session_id = ?`, sessionID).Scan(&b.Prompts, &b.ToolCalls, &last)
+		coalesce(max(created_at), '') FROM journal WHERE session_id = ? AND `+own, args...).Scan(&b.Prompts, &b.ToolCalls, &last)
 	if err != nil {
 		return b, fmt.Errorf("recent session %s: %w", sessionID, err)
 	}
@@ -251,11 +266,11 @@ func (s *DB) sessionBrief(ctx context.Context, sessionID string) (journal.Sessio
 			return b, err
 		}
 	}
-	first, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal WHERE session_id = ? AND kind = 'prompt' ORDER BY id LIMIT 1`, sessionID)
+	first, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal WHERE session_id = ? AND `+own+` AND kind = 'prompt' ORDER BY id LIMIT 1`, args...)
 	if err != nil {
 		return b, err
 	}
-	sum, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal WHERE session_id = ? AND kind = 'summary' ORDER BY id DESC LIMIT 1`, sessionID)
+	sum, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal WHERE session_id = ? AND `+own+` AND kind = 'summary' ORDER BY id DESC LIMIT 1`, args...)
 	if err != nil {
 		return b, err
 	}
@@ -287,6 +302,12 @@ func (s *DB) ForgetEntries(ctx context.Context, sessionID string, before time.Ti
 		conds = append(conds, "created_at < ?")
 		args = append(args, formatTime(before))
 	}
+	// A person forgets their own sessions alone.
+	restricted := memory.PrincipalFrom(ctx).Restricted()
+	own, oargs := ownWork(ctx, "")
+	if restricted {
+		conds, args = append(conds, own), append(args, oargs...)
+	}
 	where := strings.Join(conds, " AND ")
 	var n int
 	var memIDs []string
@@ -315,6 +336,12 @@ func (s *DB) ForgetEntries(ctx context.Context, sessionID string, before time.Ti
 		// File activity is captured by the same hooks.
 		if _, err := tx.ExecContext(ctx, `DELETE FROM file_activity WHERE `+where, args...); err != nil {
 			return fmt.Errorf("forget file activity: %w", err)
+		}
+		if restricted && (sessionID == "" || n == 0) {
+			// The session bookkeeping and jobs below are shared by every
+			// author's rows; a person's forget by date leaves them to the
+			// summariser, which finds nothing left to summarise.
+			return nil
 		}
 		if sessionID != "" {
 			// The extractive summary awaiting the model's is the session's too.
@@ -346,13 +373,14 @@ func (s *DB) ForgetEntries(ctx context.Context, sessionID string, before time.Ti
 // CountEntries counts the journal entries of a session (when set) and/or
 // created before a time (when not zero).
 func (s *DB) CountEntries(ctx context.Context, sessionID string, before time.Time) (int, error) {
-	q := `SELECT count(*) FROM journal WHERE (? = '' OR session_id = ?) AND (? = '' OR created_at < ?)`
+	own, oargs := ownWork(ctx, "journal")
+	q := `SELECT count(*) FROM journal WHERE (? = '' OR session_id = ?) AND (? = '' OR created_at < ?) AND ` + own
 	b := ""
 	if !before.IsZero() {
 		b = formatTime(before)
 	}
 	var n int
-	if err := s.db.QueryRowContext(ctx, q, sessionID, sessionID, b, b).Scan(&n); err != nil {
+	if err := s.db.QueryRowContext(ctx, q, append([]any{sessionID, sessionID, b, b}, oargs...)...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count journal: %w", err)
 	}
 	return n, nil
@@ -379,7 +407,7 @@ func scanEntry(rows *sql.Rows, extra ...any) (*journal.Entry, error) {
 	var e journal.Entry
 	var kind, files, created string
 	dest := append([]any{&e.ID, &kind, &e.Namespace, &e.SessionID, &e.TurnID, &e.TranscriptPath, &e.ToolName,
-		&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &created, &e.AnchorID, &e.TranscriptOffset}, extra...)
+		&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &created, &e.Author, &e.AnchorID, &e.TranscriptOffset}, extra...)
 	if err := rows.Scan(dest...); err != nil {
 		return nil, fmt.Errorf("read journal: %w", err)
 	}
@@ -408,6 +436,12 @@ type toolCall struct {
 func (s *DB) RecordToolCall(ctx context.Context, e *journal.Entry, a *memory.FileActivity) error {
 	if e == nil && a == nil {
 		return nil
+	}
+	if e != nil {
+		e.Author = workAuthor(ctx, e.Author)
+	}
+	if a != nil {
+		a.Author = workAuthor(ctx, a.Author)
 	}
 	c := toolCall{Entry: e, Activity: a}
 	write, err := toolCallWrite(ctx, &c)

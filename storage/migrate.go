@@ -108,7 +108,16 @@ var afterMigration = map[string]func(context.Context, *sql.Tx) error{
 	// Journal entries written before the journal's search_words need theirs.
 	"journal_keywords.sql": backfillJournalWords,
 	// Who made each change.
-	"people.sql": addAuthorColumns,
+	"people.sql": addAuthorColumns("memories", "change_log", "validation_events", "edges"),
+	// Whose sessions the journal and file activity record.
+	"journal_author.sql": func(ctx context.Context, tx *sql.Tx) error {
+		if err := addAuthorColumns("journal", "file_activity")(ctx, tx); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS journal_author ON journal (author, namespace, kind, created_at);
+			CREATE INDEX IF NOT EXISTS file_activity_author ON file_activity (author, created_at)`)
+		return err
+	},
 	// Vectors stored before vector_codes existed need their codes.
 	"vector_codes.sql": backfillCodes,
 	// A journal entry's own message in its transcript.
@@ -138,10 +147,16 @@ func addJournalAnchor(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-// addAuthorColumns gives the tables that record changes an author column,
-// unless they have one (SQLite has no ADD COLUMN IF NOT EXISTS).
-func addAuthorColumns(ctx context.Context, tx *sql.Tx) error {
-	for _, table := range []string{"memories", "change_log", "validation_events", "edges"} {
+// addAuthorColumns gives tables an author column, unless they have one
+// (SQLite has no ADD COLUMN IF NOT EXISTS).
+func addAuthorColumns(tables ...string) func(ctx context.Context, tx *sql.Tx) error {
+	return func(ctx context.Context, tx *sql.Tx) error {
+		return addAuthorColumnsTo(ctx, tx, tables)
+	}
+}
+
+func addAuthorColumnsTo(ctx context.Context, tx *sql.Tx, tables []string) error {
+	for _, table := range tables {
 		var has bool
 		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pragma_table_info(?) WHERE name = 'author')`, table).Scan(&has); err != nil {
 			return err

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
@@ -117,7 +116,7 @@ func (s *DB) Trash(ctx context.Context) ([]memory.TrashItem, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	return out, hideUnseenEdges(ctx, s.db, out)
+	return out, hideUnseen(ctx, s.db, out)
 }
 
 // trashColumns are the columns scanTrashItem reads.
@@ -191,27 +190,16 @@ func (s *DB) RestoreMemory(ctx context.Context, id string) (*memory.ImportResult
 	return res, err
 }
 
-// hideUnseenEdges drops from the listed records the edges whose other end the
-// principal in ctx may not see (another person's private memory).
-func hideUnseenEdges(ctx context.Context, q querier, items []memory.TrashItem) error {
+// hideUnseen takes out of items the edges and related ids that name a memory
+// the asker in ctx may not see (memory.HideUnseen).
+func hideUnseen(ctx context.Context, q querier, items []memory.TrashItem) error {
 	if !memory.PrincipalFrom(ctx).Restricted() {
 		return nil
 	}
-	var ends []string
-	for _, it := range items {
-		for _, e := range it.Edges {
-			ends = append(ends, e.SourceID, e.TargetID)
-		}
-	}
-	seen, err := visibleIDs(ctx, q, ends...)
+	seen, err := visibleIDs(ctx, q, memory.OtherMemories(items)...)
 	if err != nil {
 		return err
 	}
-	for i := range items {
-		self := items[i].Memory.ID
-		items[i].Edges = slices.DeleteFunc(items[i].Edges, func(e memory.Edge) bool {
-			return (e.SourceID != self && !seen[e.SourceID]) || (e.TargetID != self && !seen[e.TargetID])
-		})
-	}
+	memory.HideUnseen(items, seen)
 	return nil
 }

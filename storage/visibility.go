@@ -64,3 +64,29 @@ func visibleIDs(ctx context.Context, q querier, ids ...string) (map[string]bool,
 	}
 	return out, nil
 }
+
+// ownWork is the condition that a row of the journal or of file activity
+// (table alias; none when empty) records the asker's own sessions, with its argument; "1" when
+// they read every one. A person's prompts and tool calls are theirs alone,
+// whatever namespace they were captured in; the administrator and this
+// machine read them all.
+func ownWork(ctx context.Context, alias string) (string, []any) {
+	p := memory.PrincipalFrom(ctx)
+	if !p.Restricted() {
+		return "1", nil
+	}
+	col := "author"
+	if alias != "" {
+		col = alias + ".author"
+	}
+	return col + " = ?", []any{p.Person}
+}
+
+// workAuthor is who captured work is recorded under: the one given (a
+// spooled or summarised entry keeps its session's), else the asker.
+func workAuthor(ctx context.Context, given string) string {
+	if given != "" {
+		return given
+	}
+	return memory.PrincipalFrom(ctx).Author()
+}

@@ -96,7 +96,7 @@ type People struct {
 // Add creates a person and returns their token, which is shown once: only
 // its hash is kept.
 func (p People) Add(ctx context.Context, name string) (string, error) {
-	if err := memory.ValidatePersonName(name); err != nil {
+	if err := memory.CheckNewPersonName(name); err != nil {
 		return "", err
 	}
 	tok, err := NewToken()

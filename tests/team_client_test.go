@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // clientOf is a laptop's environment as a client of ts, with alice's token
@@ -214,4 +216,156 @@ func journalPrompts(t *testing.T, dbPath string) []string {
 		out = append(out, b)
 	}
 	return out
+}
+
+// clone makes a person's clone of a repository under their laptop's
+// directory, at a path of their own, with its origin remote.
+func clone(t *testing.T, laptop *cliEnv, path, origin string) string {
+	t.Helper()
+	root := filepath.Join(laptop.dir, path)
+	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "internal"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	config := "[remote \"origin\"]\n\turl = " + origin + "\n"
+	if err := os.WriteFile(filepath.Join(root, ".git", "config"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// serveIn starts the laptop's `recall serve` in dir, as Claude Code starts
+// it in the project it opened.
+func (c *cliEnv) serveIn(dir string) *mcp.ClientSession {
+	c.t.Helper()
+	cmd := exec.Command(recallBin, "serve")
+	cmd.Env = c.environ()
+	cmd.Dir = dir
+	cmd.Stderr = stderrFile(c.t)
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		c.t.Fatalf("start recall serve: %v", err)
+	}
+	c.t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// Two people, two laptops, one team server: each clones the team's
+// repository where they like; their hooks and their agents' tools land in
+// the one project of that repository on the server, and each reads back
+// their own sessions alone.
+func TestTwoLaptopsShareTheirRepositorysProjectAndKeepTheirSessions(t *testing.T) {
+	ts := startTeam(t)
+	alice, bob := clientOf(t, ts, ts.alice), clientOf(t, ts, ts.bob)
+	aliceRoot := clone(t, alice, "src/shop-api", "git@github.com:acme/shop-api.git")
+	bobRoot := clone(t, bob, "work/api", "https://github.com/acme/shop-api.git")
+	admin := ts.session(t, ts.admin)
+	ok(t, admin, "memory_store_tool", map[string]any{"content": "Orders MUST be cached for five minutes", "memory_type": "decision", "namespace": "project:shop-api"})
+
+	prompt := func(laptop *cliEnv, cwd, session, text string) (*hookAnswer, cliResult) {
+		return laptop.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"session_id": session, "prompt": text}))
+	}
+	a, r := prompt(alice, filepath.Join(aliceRoot, "internal"), "alice-session-1", "How long are orders cached?")
+	if a == nil || !strings.Contains(r.stdout, "cached for five minutes") {
+		t.Errorf("alice's prompt was not given the project's memory: %q\n%s", r.stdout, r.stderr)
+	}
+	a, r = prompt(bob, bobRoot, "bob-session-1", "Are orders cached, and how long?")
+	if a == nil || !strings.Contains(r.stdout, "cached for five minutes") {
+		t.Errorf("bob's prompt was not given the project's memory: %q\n%s", r.stdout, r.stderr)
+	}
+	rows := journalRows(t, ts.cli.dbPath)
+	if len(rows) != 2 {
+		t.Fatalf("the server's journal = %+v, want two prompts", rows)
+	}
+	for _, row := range rows {
+		if row.namespace != "project:shop-api" {
+			t.Errorf("%s's prompt went to %s, want project:shop-api (the clones share it)", row.author, row.namespace)
+		}
+	}
+	if rows[0].author != "alice" || rows[1].author != "bob" {
+		t.Errorf("journal authors = %s, %s; want alice, bob", rows[0].author, rows[1].author)
+	}
+
+	// Each one's next session starts with their own recent sessions alone.
+	start := func(laptop *cliEnv, cwd, session string) string {
+		_, r := laptop.hook("session-start", hookInput(t, "SessionStart", cwd, map[string]any{"session_id": session, "source": "startup"}))
+		return r.stdout
+	}
+	if out := start(bob, bobRoot, "bob-session-2"); strings.Contains(out, "How long are orders cached?") || !strings.Contains(out, "project:shop-api") {
+		t.Errorf("bob's session start shows alice's session, or not the shared project:\n%s", out)
+	}
+	if out := start(alice, aliceRoot, "alice-session-2"); strings.Contains(out, "Are orders cached, and how long?") {
+		t.Errorf("alice's session start shows bob's session:\n%s", out)
+	}
+
+	// Bob's agent, started in his clone, has the shared project as its
+	// context's project, told by his laptop.
+	cs := bob.serveIn(filepath.Join(bobRoot, "internal"))
+	got := ok(t, cs, "memory_context_tool", map[string]any{"query": "orders cache"})
+	if b := mustJSON(t, got); !strings.Contains(b, `"namespace":"project:shop-api"`) || !strings.Contains(b, `"source":"client"`) || !strings.Contains(b, "cached for five minutes") {
+		t.Errorf("bob's context through his laptop: %s", b)
+	}
+	// His capture tools read back his sessions alone.
+	found := mustJSON(t, ok(t, cs, "recall_search", map[string]any{"query": "orders cached"}))
+	if strings.Contains(found, "How long are orders cached?") || !strings.Contains(found, "Are orders cached, and how long?") {
+		t.Errorf("bob's journal search: %s", found)
+	}
+}
+
+type journalRow struct{ namespace, author, body string }
+
+// journalRows reads the prompts of the server's journal, in order.
+func journalRows(t *testing.T, dbPath string) []journalRow {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+dbPath+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT namespace, author, body FROM journal WHERE kind = 'prompt' ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []journalRow
+	for rows.Next() {
+		var r journalRow
+		if err := rows.Scan(&r.namespace, &r.author, &r.body); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// A session left idle while the server was away loses nothing either: the
+// laptop's `recall serve` sends what waits in the outbox once it is back,
+// without another hook.
+func TestClientModeServeSendsTheOutboxWhenTheServerReturns(t *testing.T) {
+	ts := startTeam(t)
+	laptop := clientOf(t, ts, ts.alice)
+	_, cwd := newProject(t, laptop, "shop")
+	laptop.serveIn(cwd)
+	addr := strings.TrimPrefix(ts.url, "http://")
+	ts.stop(t)
+	laptop.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "the last prompt before lunch"}))
+	outbox := laptop.dbPath + ".outbox"
+	if n := countJSON(t, outbox); n != 1 {
+		t.Fatalf("outbox holds %d events with the server away, want 1", n)
+	}
+	back := startHTTPAt(t, laptop.environForServer(ts), addr)
+	deadline := time.Now().Add(20 * time.Second)
+	for countJSON(t, outbox) > 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	back.stop(t)
+	if n := countJSON(t, outbox); n != 0 {
+		t.Fatalf("recall serve left %d events in the outbox after the server came back", n)
+	}
+	if rows := journalRows(t, ts.cli.dbPath); len(rows) != 1 || rows[0].body != "the last prompt before lunch" || rows[0].author != "alice" {
+		t.Errorf("the server's journal = %+v, want alice's prompt once", rows)
+	}
 }

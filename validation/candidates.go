@@ -55,10 +55,14 @@ func (s *Service) memoryVector(ctx context.Context, m *memory.Memory) ([]float32
 	return vec, nil
 }
 
-// similar returns up to limit memories in m's scope, other than m, whose
+// similar returns up to limit memories in m's scope (never another person's
+// private memory, nor a private one for a shared m), other than m, whose
 // cosine similarity to vec is at least threshold, most similar first, with
 // superseded memories left out.
 func (s *Service) similar(ctx context.Context, m *memory.Memory, vec []float32, threshold float64, limit int) ([]candidate, error) {
+	// The store enforces the boundary too: a private memory meets the shared
+	// ones and its owner's, a shared one the shared ones alone, whoever asks.
+	ctx = memory.WithPrincipal(ctx, memory.CuratorOf(m.Namespace))
 	hits, err := s.store.SearchVector(ctx, vec, memory.Filter{Namespaces: scope(m)}, limit+1)
 	if err != nil {
 		return nil, fmt.Errorf("searching similar memories: %w", err)

@@ -71,6 +71,9 @@ func (s *Service) relateJob(ctx context.Context, job memory.Job) error {
 	if err != nil {
 		return err
 	}
+	// Background work on m sees what m's owner would (memory.CuratorOf), so
+	// no edge it adds pairs one person's private memory with another's.
+	ctx = memory.WithPrincipal(ctx, memory.CuratorOf(m.Namespace))
 	vec, err := s.memoryVector(ctx, m)
 	if err != nil {
 		return err

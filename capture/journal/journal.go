@@ -34,6 +34,7 @@ type Entry struct {
 	MemoryID       string    `json:"memory_id,omitempty"`
 	TrimmedBytes   int       `json:"trimmed_bytes,omitempty"`
 	CreatedAt      time.Time `json:"created_at"`
+	Author         string    `json:"author,omitempty"` // whose session (empty: this machine's); a person reads their own alone
 	// AnchorID is the entry's own message in the transcript, by the id Claude
 	// Code gives the hook: a tool call's tool_use_id, a prompt's prompt_id.
 	AnchorID string `json:"anchor_id,omitempty"`

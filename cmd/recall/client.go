@@ -54,11 +54,14 @@ func serveAsClient(ctx context.Context, cfg *config.Config, log *slog.Logger) er
 		}
 	}
 	startCtx, cancel := context.WithTimeout(ctx, connectWait)
-	srv, err := server.NewForwarding(startCtx, d, sess)
+	srv, err := server.NewForwarding(startCtx, d, sess, cfg.Project)
 	cancel()
 	if err != nil {
 		return errors.New("team server " + cfg.ServerURL + " did not list its tools: " + err.Error() + "; check RECALL_SERVER_URL and RECALL_TOKEN, or unset RECALL_SERVER_URL to use this machine's own database")
 	}
+	// Hook events kept while the server was away go out from here too, not
+	// only with the next hook.
+	go clientHooks(cfg, c, log).KeepSending(ctx, outboxInterval)
 	log.Debug("serving MCP on stdio as a client of the team server", "server", cfg.ServerURL)
 	err = server.ServeStdio(ctx, srv)
 	if ctx.Err() != nil {
@@ -84,8 +87,21 @@ func runHookAsClient(ctx context.Context, e *env, cfg *config.Config, log *slog.
 		log.Error("hook not answered", "err", err)
 		return
 	}
-	h := &remote.Hooks{Client: c, Outbox: spool.New(remote.OutboxDir(cfg.SQLitePath), log), Budget: cfg.HookTimeout, Logger: log}
-	h.Run(ctx, ev, e.stdin, e.stdout)
+	clientHooks(cfg, c, log).Run(ctx, ev, e.stdin, e.stdout)
+}
+
+// outboxInterval is how often `recall serve` in client mode sends the hook
+// events waiting in the outbox.
+const outboxInterval = 5 * time.Second
+
+// clientHooks sends this machine's hook events to the team server. A hook
+// waits for it as long as a hook on the server's own machine waits for a
+// running server (RECALL_HOOK_TIMEOUT, the server's budget for the prompt's
+// vector, plus socketAnswerSlack for the search and the journal), then
+// answers nothing and leaves its event in the outbox.
+func clientHooks(cfg *config.Config, c *remote.Client, log *slog.Logger) *remote.Hooks {
+	return &remote.Hooks{Client: c, Outbox: spool.New(remote.OutboxDir(cfg.SQLitePath), log),
+		Budget: cfg.HookTimeout + socketAnswerSlack, Logger: log, Pinned: cfg.Project}
 }
 
 // serveUIAsClient serves the team server's viewer on 127.0.0.1, through a
@@ -130,7 +146,7 @@ func clientCall(ctx context.Context, cfg *config.Config, log *slog.Logger, tool 
 			d.History = hs
 		}
 	}
-	srv, err := server.NewForwarding(ctx, d, sess)
+	srv, err := server.NewForwarding(ctx, d, sess, cfg.Project)
 	if err != nil {
 		return nil, fmt.Errorf("team server %s: %w", cfg.ServerURL, err)
 	}

@@ -33,9 +33,10 @@ func insertFileActivity(ctx context.Context, q querier, a *memory.FileActivity) 
 		return 0, err
 	}
 	var id int64
+	a.Author = author(ctx, a.Author)
 	err = q.QueryRow(ctx, `INSERT INTO file_activity (file_path, action, session_id,
-		project_root, file_type, metadata, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-		a.FilePath, string(a.Action), a.SessionID, a.ProjectRoot, a.FileType, meta, orNow(a.CreatedAt, time.Now())).Scan(&id)
+		project_root, file_type, metadata, created_at, author) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+		a.FilePath, string(a.Action), a.SessionID, a.ProjectRoot, a.FileType, meta, orNow(a.CreatedAt, time.Now()), a.Author).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("add file activity: %w", err)
 	}
@@ -47,9 +48,9 @@ func insertFileActivity(ctx context.Context, q querier, a *memory.FileActivity) 
 // and last action come from the latest touch. A limit of 0 or less means all.
 func (s *DB) RecentFiles(ctx context.Context, projectRoot string, since time.Time, limit int) ([]memory.FileSummary, error) {
 	var p params
-	where := `true`
+	where := ownWork(ctx, "", &p)
 	if !since.IsZero() {
-		where = `created_at >= ` + p.add(since)
+		where += ` AND created_at >= ` + p.add(since)
 	}
 	if projectRoot != "" {
 		where += ` AND project_root = ` + p.add(projectRoot)
@@ -112,11 +113,11 @@ func (s *DB) SummarizeFileActivity(ctx context.Context, before time.Time) (int64
 			return err
 		}
 		rows, err := tx.Query(ctx, `DELETE FROM file_activity WHERE created_at < $1
-			RETURNING file_path, action, project_root, file_type, created_at, touches`, before)
+			RETURNING file_path, action, project_root, file_type, created_at, touches, author`, before)
 		if err != nil {
 			return err
 		}
-		type key struct{ path, action, root string }
+		type key struct{ path, action, root, author string } // each person's touches fold apart
 		type fold struct {
 			fileType string
 			last     time.Time
@@ -129,7 +130,7 @@ func (s *DB) SummarizeFileActivity(ctx context.Context, before time.Time) (int64
 			var ft string
 			var at time.Time
 			var n int
-			if err := rows.Scan(&k.path, &k.action, &k.root, &ft, &at, &n); err != nil {
+			if err := rows.Scan(&k.path, &k.action, &k.root, &ft, &at, &n, &k.author); err != nil {
 				rows.Close()
 				return err
 			}
@@ -152,8 +153,8 @@ func (s *DB) SummarizeFileActivity(ctx context.Context, before time.Time) (int64
 		for _, k := range order {
 			f := folds[k]
 			if _, err := tx.Exec(ctx, `INSERT INTO file_activity (file_path, action, project_root, file_type,
-				created_at, touches, summary) VALUES ($1, $2, $3, $4, $5, $6, true)`,
-				k.path, k.action, k.root, f.fileType, f.last, f.touches); err != nil {
+				created_at, touches, summary, author) VALUES ($1, $2, $3, $4, $5, $6, true, $7)`,
+				k.path, k.action, k.root, f.fileType, f.last, f.touches, k.author); err != nil {
 				return err
 			}
 		}

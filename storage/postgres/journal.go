@@ -15,7 +15,7 @@ import (
 )
 
 const journalColumns = `j.id, j.kind, j.namespace, j.session_id, j.turn_id, j.transcript_path, j.tool_name,
-	j.title, j.body, j.files, j.memory_id, j.trimmed_bytes, j.created_at, j.anchor_id, j.transcript_offset`
+	j.title, j.body, j.files, j.memory_id, j.trimmed_bytes, j.created_at, j.author, j.anchor_id, j.transcript_offset`
 
 // AddEntry records a journal entry and returns its id.
 func (s *DB) AddEntry(ctx context.Context, e *journal.Entry) (int64, error) {
@@ -35,11 +35,12 @@ func insertEntry(ctx context.Context, q querier, e *journal.Entry) (int64, error
 		return 0, fmt.Errorf("encode files: %w", err)
 	}
 	e.CreatedAt = orNow(e.CreatedAt, time.Now())
+	e.Author = author(ctx, e.Author)
 	err = q.QueryRow(ctx, `INSERT INTO journal (kind, namespace, session_id, turn_id, transcript_path,
-			tool_name, title, body, files, memory_id, trimmed_bytes, created_at, search_words, anchor_id, transcript_offset)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, to_tsvector('`+stemmed+`', $13), $14, $15) RETURNING id`,
+			tool_name, title, body, files, memory_id, trimmed_bytes, created_at, search_words, author, anchor_id, transcript_offset)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, to_tsvector('`+stemmed+`', $13), $14, $15, $16) RETURNING id`,
 		string(e.Kind), e.Namespace, e.SessionID, e.TurnID, e.TranscriptPath, e.ToolName,
-		e.Title, e.Body, string(body), e.MemoryID, e.TrimmedBytes, e.CreatedAt, journalWords(e.Title, e.Body),
+		e.Title, e.Body, string(body), e.MemoryID, e.TrimmedBytes, e.CreatedAt, journalWords(e.Title, e.Body), e.Author,
 		e.AnchorID, e.TranscriptOffset).Scan(&e.ID)
 	if err != nil {
 		return 0, fmt.Errorf("add journal entry: %w", err)
@@ -52,7 +53,7 @@ func scanEntry(row pgx.CollectableRow) (*journal.Entry, error) {
 	var kind string
 	var files []byte
 	if err := row.Scan(&e.ID, &kind, &e.Namespace, &e.SessionID, &e.TurnID, &e.TranscriptPath, &e.ToolName,
-		&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &e.CreatedAt, &e.AnchorID, &e.TranscriptOffset); err != nil {
+		&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &e.CreatedAt, &e.Author, &e.AnchorID, &e.TranscriptOffset); err != nil {
 		return nil, fmt.Errorf("read journal: %w", err)
 	}
 	e.Kind, e.CreatedAt = journal.Kind(kind), e.CreatedAt.UTC()
@@ -75,7 +76,8 @@ func (s *DB) Entries(ctx context.Context, ids []int64) ([]*journal.Entry, error)
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	found, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j WHERE j.id = ANY($1)`, ids)
+	p := params{ids}
+	found, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j WHERE j.id = ANY($1) AND `+ownWork(ctx, "j", &p), p...)
 	if err != nil {
 		return nil, err
 	}
@@ -103,9 +105,9 @@ func (s *DB) SearchEntries(ctx context.Context, text string, namespaces []string
 	if limit <= 0 {
 		limit = defaultSearchLimit
 	}
-	where := "true"
+	where := ownWork(ctx, "j", &p)
 	if len(namespaces) > 0 {
-		where = "j.namespace = ANY(" + p.add(namespaces) + ")"
+		where += " AND j.namespace = ANY(" + p.add(namespaces) + ")"
 	}
 	rows, err := s.pool.Query(ctx, `SELECT `+journalColumns+`, ts_rank(j.search_words, `+q+`, `+rankNormalization+`) AS rank
 		FROM journal j WHERE j.search_words @@ (`+q+`) AND `+where+`
@@ -119,7 +121,7 @@ func (s *DB) SearchEntries(ctx context.Context, text string, namespaces []string
 		var kind string
 		var files []byte
 		if err := r.Scan(&e.ID, &kind, &e.Namespace, &e.SessionID, &e.TurnID, &e.TranscriptPath, &e.ToolName,
-			&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &e.CreatedAt, &e.AnchorID, &e.TranscriptOffset, &rank); err != nil {
+			&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &e.CreatedAt, &e.Author, &e.AnchorID, &e.TranscriptOffset, &rank); err != nil {
 			return journal.EntryHit{}, err
 		}
 		e.Kind, e.CreatedAt = journal.Kind(kind), e.CreatedAt.UTC()
@@ -144,20 +146,23 @@ func (s *DB) SessionEntries(ctx context.Context, sessionID string, afterID int64
 // entry id in the same session, and the entry itself, oldest first.
 func (s *DB) Around(ctx context.Context, id int64, before, after int) ([]*journal.Entry, error) {
 	var session string
-	err := s.pool.QueryRow(ctx, `SELECT session_id FROM journal WHERE id = $1`, id).Scan(&session)
+	p := params{id}
+	err := s.pool.QueryRow(ctx, `SELECT session_id FROM journal j WHERE j.id = $1 AND `+ownWork(ctx, "j", &p), p...).Scan(&session)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, memory.NotFound("journal entry", journal.EntryID(id))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read journal entry: %w", err)
 	}
+	p = params{session, id, before}
 	older, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j
-		WHERE j.session_id = $1 AND j.id < $2 ORDER BY j.id DESC LIMIT $3`, session, id, before)
+		WHERE j.session_id = $1 AND j.id < $2 AND `+ownWork(ctx, "j", &p)+` ORDER BY j.id DESC LIMIT $3`, p...)
 	if err != nil {
 		return nil, err
 	}
+	p = params{session, id, after + 1}
 	rest, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j
-		WHERE j.session_id = $1 AND j.id >= $2 ORDER BY j.id LIMIT $3`, session, id, after+1)
+		WHERE j.session_id = $1 AND j.id >= $2 AND `+ownWork(ctx, "j", &p)+` ORDER BY j.id LIMIT $3`, p...)
 	if err != nil {
 		return nil, err
 	}
@@ -167,13 +172,15 @@ func (s *DB) Around(ctx context.Context, id int64, before, after int) ([]*journa
 // NamespaceAround is Around for a moment of a namespace; an empty namespace
 // is every namespace (a global memory's moment).
 func (s *DB) NamespaceAround(ctx context.Context, namespace string, at time.Time, before, after int) ([]*journal.Entry, error) {
+	p := params{namespace, at, before}
 	older, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j
-		WHERE ($1 = '' OR j.namespace = $1) AND j.created_at <= $2 ORDER BY j.created_at DESC, j.id DESC LIMIT $3`, namespace, at, before)
+		WHERE ($1 = '' OR j.namespace = $1) AND j.created_at <= $2 AND `+ownWork(ctx, "j", &p)+` ORDER BY j.created_at DESC, j.id DESC LIMIT $3`, p...)
 	if err != nil {
 		return nil, err
 	}
+	p = params{namespace, at, after}
 	newer, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j
-		WHERE ($1 = '' OR j.namespace = $1) AND j.created_at > $2 ORDER BY j.created_at, j.id LIMIT $3`, namespace, at, after)
+		WHERE ($1 = '' OR j.namespace = $1) AND j.created_at > $2 AND `+ownWork(ctx, "j", &p)+` ORDER BY j.created_at, j.id LIMIT $3`, p...)
 	if err != nil {
 		return nil, err
 	}
@@ -187,10 +194,10 @@ func reversed(es []*journal.Entry) []*journal.Entry {
 	return es
 }
 
-// entryWhere selects the entries of a session (when set) and/or created
-// before a time (when not zero).
-func entryWhere(sessionID string, before time.Time, p *params) string {
-	where := "true"
+// entryWhere selects the asker's own entries (see ownWork) of a session
+// (when set) and/or created before a time (when not zero).
+func entryWhere(ctx context.Context, sessionID string, before time.Time, p *params) string {
+	where := ownWork(ctx, "", p)
 	if sessionID != "" {
 		where += " AND session_id = " + p.add(sessionID)
 	}
@@ -208,7 +215,7 @@ func (s *DB) ForgetEntries(ctx context.Context, sessionID string, before time.Ti
 		return 0, nil, memory.Invalidf("session or before", `""`, "a session id or a date")
 	}
 	var p params
-	where := entryWhere(sessionID, before, &p)
+	where := entryWhere(ctx, sessionID, before, &p)
 	var n int
 	var memIDs []string
 	err := s.write(ctx, func(tx pgx.Tx) error {
@@ -228,6 +235,12 @@ func (s *DB) ForgetEntries(ctx context.Context, sessionID string, before time.Ti
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM file_activity WHERE `+where, p...); err != nil {
 			return fmt.Errorf("forget file activity: %w", err)
+		}
+		if memory.PrincipalFrom(ctx).Restricted() && (sessionID == "" || n == 0) {
+			// The session bookkeeping and jobs below are shared by every
+			// author's rows; a person's forget by date leaves them to the
+			// summariser, which finds nothing left to summarise.
+			return nil
 		}
 		if sessionID != "" {
 			var draft string
@@ -258,7 +271,7 @@ func (s *DB) ForgetEntries(ctx context.Context, sessionID string, before time.Ti
 // CountEntries counts what ForgetEntries would delete.
 func (s *DB) CountEntries(ctx context.Context, sessionID string, before time.Time) (int, error) {
 	var p params
-	where := entryWhere(sessionID, before, &p)
+	where := entryWhere(ctx, sessionID, before, &p)
 	var n int
 	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM journal WHERE `+where, p...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count journal: %w", err)
@@ -307,6 +320,7 @@ func (s *DB) SetDraftSummary(ctx context.Context, sessionID, memoryID string) er
 // transaction.
 func (s *DB) RecordSummary(ctx context.Context, e *journal.Entry, through int64, byModel bool) (int64, error) {
 	var id int64
+	e.Author = author(ctx, e.Author)
 	err := s.write(ctx, func(tx pgx.Tx) error {
 		var err error
 		if id, err = insertEntry(ctx, tx, e); err != nil {
@@ -381,11 +395,12 @@ func (s *DB) RecentSessions(ctx context.Context, namespace, exclude string, limi
 	if limit <= 0 {
 		return nil, nil
 	}
+	p := params{namespace, recentPromptWindow, exclude, limit}
 	rows, err := s.pool.Query(ctx, `SELECT session_id FROM (
-			SELECT session_id, created_at FROM journal WHERE namespace = $1 AND kind = 'prompt'
+			SELECT session_id, created_at FROM journal WHERE namespace = $1 AND kind = 'prompt' AND `+ownWork(ctx, "", &p)+`
 			ORDER BY created_at DESC LIMIT $2) recent
 		WHERE session_id <> '' AND session_id <> $3
-		GROUP BY session_id ORDER BY max(created_at) DESC LIMIT $4`, namespace, recentPromptWindow, exclude, limit)
+		GROUP BY session_id ORDER BY max(created_at) DESC LIMIT $4`, p...)
 	if err != nil {
 		return nil, fmt.Errorf("recent sessions: %w", err)
 	}
@@ -406,20 +421,22 @@ func (s *DB) RecentSessions(ctx context.Context, namespace, exclude string, limi
 
 func (s *DB) sessionBrief(ctx context.Context, sessionID string) (journal.SessionBrief, error) {
 	b := journal.SessionBrief{SessionID: sessionID}
+	p := params{sessionID}
+	own := ownWork(ctx, "j", &p)
 	var last *time.Time
 	err := s.pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE kind = 'prompt'), count(*) FILTER (WHERE kind = 'observation'),
-		max(created_at) FROM journal WHERE session_id = $1`, sessionID).Scan(&b.Prompts, &b.ToolCalls, &last)
+		max(created_at) FROM journal j WHERE j.session_id = $1 AND `+own, p...).Scan(&b.Prompts, &b.ToolCalls, &last)
 	if err != nil {
 		return b, fmt.Errorf("recent session %s: %w", sessionID, err)
 	}
 	if last != nil {
 		b.LastAt = last.UTC()
 	}
-	first, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j WHERE j.session_id = $1 AND j.kind = 'prompt' ORDER BY j.id LIMIT 1`, sessionID)
+	first, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j WHERE j.session_id = $1 AND `+own+` AND j.kind = 'prompt' ORDER BY j.id LIMIT 1`, p...)
 	if err != nil {
 		return b, err
 	}
-	sum, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j WHERE j.session_id = $1 AND j.kind = 'summary' ORDER BY j.id DESC LIMIT 1`, sessionID)
+	sum, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j WHERE j.session_id = $1 AND `+own+` AND j.kind = 'summary' ORDER BY j.id DESC LIMIT 1`, p...)
 	if err != nil {
 		return b, err
 	}

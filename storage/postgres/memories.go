@@ -435,7 +435,7 @@ func whereFilter(ctx context.Context, f memory.Filter, p *params) string {
 		conds = append(conds, "m.id = ANY("+p.add(f.IDs)+")")
 	}
 	if !f.IncludeSuperseded {
-		conds = append(conds, notSuperseded)
+		conds = append(conds, notSupersededFor(ctx, p))
 	}
 	if len(conds) == 0 {
 		return "true"
@@ -445,6 +445,17 @@ func whereFilter(ctx context.Context, f memory.Filter, p *params) string {
 
 // notSuperseded holds for a memory that no supersedes edge points at.
 const notSuperseded = `NOT EXISTS (SELECT 1 FROM edges s WHERE s.target_id = m.id AND s.relation = 'supersedes')`
+
+// notSupersededFor is notSuperseded as the asker in ctx sees it: only a
+// memory they may see can supersede one for them, so another person's
+// private memory never hides a shared one from the rest of the team.
+func notSupersededFor(ctx context.Context, p *params) string {
+	if !memory.PrincipalFrom(ctx).Restricted() {
+		return notSuperseded
+	}
+	return `NOT EXISTS (SELECT 1 FROM edges s JOIN memories sm ON sm.id = s.source_id
+		WHERE s.target_id = m.id AND s.relation = 'supersedes' AND ` + visibleCond(ctx, "sm", p) + `)`
+}
 
 // ListMemories lists memories by filter, order and page; ties are broken by
 // insertion order so pages never overlap.

@@ -96,6 +96,15 @@ func (s *DB) Trash(ctx context.Context) ([]memory.TrashItem, error) {
 			out = append(out, it)
 		}
 	}
+	if !memory.PrincipalFrom(ctx).Restricted() {
+		return out, nil
+	}
+	// Nothing in what is listed may name another person's private memory.
+	seen, err := visibleIDs(ctx, s.pool, memory.OtherMemories(out))
+	if err != nil {
+		return nil, fmt.Errorf("list trash: %w", err)
+	}
+	memory.HideUnseen(out, seen)
 	return out, nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -44,4 +46,41 @@ func visibleSQL(ctx context.Context, alias string) string {
 	ns := alias + ".namespace"
 	own := strings.ReplaceAll(who.OwnNamespace(), "'", "''")
 	return "(left(" + ns + ", 5) <> '" + memory.PersonNamespacePref + "' OR " + ns + " = '" + own + "')"
+}
+
+// ownWork is the condition that a row of the journal or of file activity
+// (table alias; none when empty) records the asker's own sessions, binding
+// its value in p; "true" when they read every one. A person's prompts and
+// tool calls are theirs alone, as on SQLite.
+func ownWork(ctx context.Context, alias string, p *params) string {
+	who := memory.PrincipalFrom(ctx)
+	if !who.Restricted() {
+		return "true"
+	}
+	col := "author"
+	if alias != "" {
+		col = alias + ".author"
+	}
+	return col + " = " + p.add(who.Person)
+}
+
+// visibleIDs keeps, of ids, those of memories the asker may see.
+func visibleIDs(ctx context.Context, q querier, ids []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	p := params{ids}
+	rows, err := q.Query(ctx, `SELECT m.id FROM memories m WHERE m.id = ANY($1) AND `+visibleCond(ctx, "m", &p), p...)
+	if err != nil {
+		return nil, err
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range got {
+		out[id] = true
+	}
+	return out, nil
 }

@@ -87,6 +87,8 @@ func Run(t *testing.T, open Open) {
 		{"SummaryJobs", testSummaryJobs},
 		{"ToolCallInOneTransaction", testToolCall},
 		{"PrivateNamespacesPerPerson", testVisibility},
+		{"PrivateMemoryNeverHidesOrNamesForOthers", testVisibilityAround},
+		{"JournalAndFileActivityPerPerson", testOwnWork},
 		{"Stats", testStats},
 	}
 	for _, c := range cases {
@@ -1572,5 +1574,118 @@ func testVisibility(t *testing.T, s Store) {
 	}
 	if st, _ := s.Stats(ctx); st.Memories != 2 {
 		t.Errorf("the machine's own stats count %d memories, want 2", st.Memories)
+	}
+}
+
+// testVisibilityAround: what surrounds another person's private memory does
+// not give it away: a supersedes edge from it hides nothing from the others,
+// the trash of a memory that pointed at it names it nowhere, and curation
+// working for a shared memory (memory.CuratorOf) sees no private one.
+func testVisibilityAround(t *testing.T, s Store) {
+	ann := memory.WithPrincipal(ctx, memory.Principal{Person: "ann"})
+	bob := memory.WithPrincipal(ctx, memory.Principal{Person: "bob"})
+	shared := insert(t, s, newMemory("the deploy runs on fridays", "project:p", memory.TypeDecision), vec(0, 0))
+	private, _, err := s.InsertMemory(ann, newMemory("the deploy runs on mondays now", "user:ann", memory.TypeDecision), vec(0, 0.01))
+	must(t, err)
+	_, err = s.InsertEdge(ann, &memory.Edge{SourceID: private.ID, TargetID: shared.ID, Relation: memory.RelationSupersedes, Weight: 1})
+	must(t, err)
+	if hits, _ := s.SearchKeyword(bob, "deploy", memory.Filter{}, 10); !slices.Equal(ids(hits), []string{shared.ID}) {
+		t.Errorf("ann's private supersedes edge hides the shared memory from bob: keyword search = %v", ids(hits))
+	}
+	if n, _ := s.CountMemories(bob, memory.Filter{}); n != 1 {
+		t.Errorf("bob counts %d memories, want the shared one", n)
+	}
+	if hits, _ := s.SearchVector(bob, vec(0, 0), memory.Filter{}, 10); !slices.Equal(ids(hits), []string{shared.ID}) {
+		t.Errorf("bob's vector search = %v, want the shared memory", ids(hits))
+	}
+	if hits, _ := s.SearchKeyword(ann, "deploy", memory.Filter{}, 10); !slices.Equal(ids(hits), []string{private.ID}) {
+		t.Errorf("ann's keyword search = %v, want her memory alone (it supersedes the shared one for her)", ids(hits))
+	}
+	if hits, _ := s.SearchVector(memory.WithPrincipal(ctx, memory.CuratorOf("project:p")), vec(0, 0), memory.Filter{IncludeSuperseded: true}, 10); !slices.Equal(ids(hits), []string{shared.ID}) {
+		t.Errorf("curation of a shared memory sees %v, want the shared memory alone", ids(hits))
+	}
+	if hits, _ := s.SearchVector(memory.WithPrincipal(ctx, memory.CuratorOf("user:bob")), vec(0, 0), memory.Filter{IncludeSuperseded: true}, 10); !slices.Equal(ids(hits), []string{shared.ID}) {
+		t.Errorf("curation of bob's memory sees %v, want the shared memory alone", ids(hits))
+	}
+	// A shared memory linked to ann's private one, with a change naming it,
+	// goes to the trash: bob's trash lists it without either.
+	other := insert(t, s, newMemory("release checklist", "project:p", memory.TypeDecision), vec(1, 0))
+	_, err = s.InsertEdge(ann, &memory.Edge{SourceID: other.ID, TargetID: private.ID, Relation: memory.RelationRelatesTo, Weight: 1})
+	must(t, err)
+	must(t, s.AddChanges(ctx, memory.Change{MemoryID: other.ID, Namespace: other.Namespace, Action: memory.ChangeNotContradiction, RelatedID: private.ID, Source: "test"}))
+	must(t, s.TrashMemory(ctx, other.ID, true))
+	items, err := s.Trash(bob)
+	must(t, err)
+	if len(items) != 1 || items[0].Memory.ID != other.ID {
+		t.Fatalf("bob's trash = %+v", items)
+	}
+	if len(items[0].Edges) != 0 {
+		t.Errorf("bob's trash shows an edge to ann's private memory: %+v", items[0].Edges)
+	}
+	for _, c := range items[0].Changes {
+		if c.RelatedID == private.ID {
+			t.Errorf("bob's trash names ann's private memory in a change: %+v", c)
+		}
+	}
+	items, err = s.Trash(ann)
+	must(t, err)
+	if len(items) != 1 || len(items[0].Edges) != 1 {
+		t.Errorf("ann's trash = %+v, want the edge to her memory", items)
+	}
+}
+
+// testOwnWork: a person's journal entries and file activity are theirs
+// alone, whatever namespace they were captured in; the machine's own
+// processes read every one.
+func testOwnWork(t *testing.T, s Store) {
+	ann := memory.WithPrincipal(ctx, memory.Principal{Person: "ann"})
+	bob := memory.WithPrincipal(ctx, memory.Principal{Person: "bob"})
+	prompt := entry(capture.KindPrompt, "project:p", "ann-1", "why does the migration lock")
+	annID, err := s.AddEntry(ann, prompt)
+	must(t, err)
+	must(t, s.RecordToolCall(ann, entry(capture.KindObservation, "project:p", "ann-1", "Edit migration lock"),
+		&memory.FileActivity{FilePath: "/ann/p/lock.go", Action: memory.ActionEdit, ProjectRoot: "/ann/p", SessionID: "ann-1"}))
+	bobID, err := s.AddEntry(bob, entry(capture.KindPrompt, "project:p", "bob-1", "the migration lock again"))
+	must(t, err)
+
+	if es, _ := s.Entries(ann, []int64{annID, bobID}); len(es) != 1 || es[0].ID != annID || es[0].Author != "ann" {
+		t.Errorf("ann's Entries = %+v, want her own, by her", es)
+	}
+	if hits, _ := s.SearchEntries(bob, "migration lock", nil, 10); len(hits) != 1 || hits[0].Entry.ID != bobID {
+		t.Errorf("bob's journal search = %+v, want his entry alone", hits)
+	}
+	if _, err := s.Around(bob, annID, 2, 2); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("bob reads around ann's entry: %v", err)
+	}
+	if es, _ := s.NamespaceAround(bob, "project:p", time.Now(), 10, 10); len(es) != 1 || es[0].ID != bobID {
+		t.Errorf("bob's timeline of project:p = %+v, want his entry alone", es)
+	}
+	if ss, _ := s.RecentSessions(bob, "project:p", "", 5); len(ss) != 1 || ss[0].SessionID != "bob-1" {
+		t.Errorf("bob's recent sessions = %+v, want his own", ss)
+	}
+	if ss, _ := s.RecentSessions(ann, "project:p", "", 5); len(ss) != 1 || ss[0].SessionID != "ann-1" || ss[0].ToolCalls != 1 {
+		t.Errorf("ann's recent sessions = %+v, want hers with one tool call", ss)
+	}
+	if n, _ := s.CountEntries(bob, "ann-1", time.Time{}); n != 0 {
+		t.Errorf("bob counts %d entries of ann's session", n)
+	}
+	if files, _ := s.RecentFiles(bob, "", time.Time{}, 10); len(files) != 0 {
+		t.Errorf("bob sees ann's file activity: %+v", files)
+	}
+	if files, _ := s.RecentFiles(ann, "", time.Time{}, 10); len(files) != 1 {
+		t.Errorf("ann's file activity = %+v, want her touch", files)
+	}
+	// bob cannot forget ann's session, nor her work by date.
+	if n, _, err := s.ForgetEntries(bob, "ann-1", time.Time{}); err != nil || n != 0 {
+		t.Errorf("bob forgets ann's session: %d entries, %v", n, err)
+	}
+	if n, _, err := s.ForgetEntries(bob, "", time.Now().Add(time.Hour)); err != nil || n != 1 {
+		t.Errorf("bob forgets his work by date: %d entries (want 1), %v", n, err)
+	}
+	if n, _ := s.CountEntries(ctx, "", time.Time{}); n != 2 {
+		t.Errorf("the machine counts %d entries after bob's forget, want ann's 2", n)
+	}
+	if files, _ := s.RecentFiles(ctx, "", time.Time{}, 10); len(files) != 1 {
+		t.Errorf("the machine's file activity = %+v, want ann's touch", files)
 	}
 }
