@@ -35,16 +35,19 @@ func readAgreement(ctx context.Context, q querier) (memory.Agreement, error) {
 	return a, nil
 }
 
-// RecordVectorAgreement counts searches in the record, in order, in one write. The row is locked
-// for the read-modify-write, so searches of several servers at once each
-// count; best effort: behind another's lock for more than a moment it gives
-// up, as TouchMemories does, rather than slow a search down.
+// RecordVectorAgreement counts searches in the record, in order, in one
+// write. The row is locked for the read-modify-write, so searches of several
+// servers at once each count; best effort: behind another's lock for more
+// than a moment it gives up, as TouchMemories does, rather than slow a search
+// down.
 func (s *DB) RecordVectorAgreement(ctx context.Context, matched ...bool) error {
 	if len(matched) == 0 {
 		return nil
 	}
 	return s.write(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '100ms'`); err != nil {
+		// Best effort, and committed without waiting for the disk: a count
+		// lost in a crash only fades the record a little less.
+		if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', '100ms', true), set_config('synchronous_commit', 'off', true)`); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ($1, '') ON CONFLICT (key) DO NOTHING`, metaVectorAgreement); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -32,17 +33,25 @@ func hybridText(r *rand.Rand, words int) string {
 	return strings.Join(parts, " ")
 }
 
+// benchVectors tells whether the seeded memories have vectors
+// (RECALL_BENCH_VECTORS=0 seeds words only, for a million memories).
+func benchVectors() bool { return os.Getenv("RECALL_BENCH_VECTORS") != "0" }
+
 // BenchmarkHybridRecall is memory_recall_tool's search (10 results, hybrid,
 // the fake Ollama answering the query's vector) on PostgreSQL, every memory
 // with a 1024-d vector: warm in one process, with and without a namespace,
 // and as the first search of a fresh process (open, one recall, close), as a
-// hook or a CLI call runs it; then keyword-only. The seeded schema is kept
-// (recall_bench_hybrid_<n>) for the next run.
+// hook or a CLI call runs it; then keyword-only, and one store's latency
+// (the memory with its vector, committed). The seeded schema is kept
+// (recall_bench_hybrid_<n>) for the next run. RECALL_BENCH_VECTORS=0 seeds
+// words only and runs the keyword searches and stores.
 //
 //	RECALL_BENCH_MEMORIES=100000 go test -tags sqlite_fts5 ./storage/postgres/ -run '^$' -bench HybridRecall -benchtime 50x
+//	RECALL_BENCH_MEMORIES=1000000 RECALL_BENCH_VECTORS=0 go test -tags sqlite_fts5 ./storage/postgres/ -run '^$' -bench HybridRecall -benchtime 50x
 func BenchmarkHybridRecall(b *testing.B) {
 	n := benchMemories()
 	u := cachedHybridSchema(b, n)
+	vectors := benchVectors()
 	srv := ollamatest.New(b)
 	emb, err := embedding.New(embedding.Options{Host: srv.URL(), EmbedModel: ollamatest.DefaultEmbedModel})
 	if err != nil {
@@ -56,6 +65,9 @@ func BenchmarkHybridRecall(b *testing.B) {
 		}
 	}
 	b.Run(fmt.Sprintf("memories=%d/fresh-process", n), func(b *testing.B) {
+		if !vectors {
+			b.Skip("no vectors seeded")
+		}
 		r := rand.New(rand.NewPCG(4, 4))
 		var lat benchreport.Latencies
 		for b.Loop() {
@@ -84,6 +96,9 @@ func BenchmarkHybridRecall(b *testing.B) {
 		mode string
 	}{{"hybrid", hybrid, "", memory.SearchHybrid}, {"hybrid/namespace=project:a", hybrid, "project:a", memory.SearchHybrid}, {"keyword", keyword, "", memory.SearchKeyword}} {
 		b.Run(fmt.Sprintf("memories=%d/warm/%s", n, c.name), func(b *testing.B) {
+			if !vectors && c.mode == memory.SearchHybrid {
+				b.Skip("no vectors seeded")
+			}
 			r := rand.New(rand.NewPCG(3, 3))
 			recall(c.svc, r, c.ns, c.mode) // the process's first search
 			var lat benchreport.Latencies
@@ -94,6 +109,29 @@ func BenchmarkHybridRecall(b *testing.B) {
 			benchreport.ReportRSS(b)
 		})
 	}
+	b.Run(fmt.Sprintf("memories=%d/store", n), func(b *testing.B) {
+		r := rand.New(rand.NewPCG(5, uint64(time.Now().UnixNano())))
+		var lat benchreport.Latencies
+		for i := 0; b.Loop(); i++ {
+			content := fmt.Sprintf("%s (stored %d at %d)", hybridText(r, 12), i, time.Now().UnixNano())
+			var vec []float32
+			if vectors {
+				vec = ollamatest.Vector(content, ollamatest.DefaultDimension)
+			}
+			m := &memory.Memory{ID: memory.NewID(time.Now()), Content: content, Type: memory.TypeDecision,
+				Namespace: "project:a", Importance: 0.5, Confidence: memory.DefaultConfidence}
+			lat.Time(func() {
+				if _, _, err := db.InsertMemory(ctx, m, vec); err != nil {
+					b.Fatal(err)
+				}
+			})
+			// The seeded count stays n for the next run.
+			if _, err := db.pool.Exec(ctx, `DELETE FROM memories WHERE id = $1`, m.ID); err != nil {
+				b.Fatal(err)
+			}
+		}
+		lat.Report(b, 90)
+	})
 }
 
 // cachedHybridSchema returns a URL whose schema holds n memories with the
@@ -104,6 +142,9 @@ func cachedHybridSchema(b *testing.B, n int) string {
 	base := pgtest.URL(b)
 	ctx := context.Background()
 	name := fmt.Sprintf("recall_bench_hybrid_%d", n)
+	if !benchVectors() {
+		name = fmt.Sprintf("recall_bench_words_%d", n)
+	}
 	pu, err := url.Parse(base)
 	if err != nil {
 		b.Fatal(err)
@@ -119,7 +160,7 @@ func cachedHybridSchema(b *testing.B, n int) string {
 	}
 	defer conn.Close(ctx)
 	var have int
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_indexes WHERE schemaname = $1 AND indexname = 'memories_embedding'`, name).Scan(&have); err == nil && have == 1 {
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_indexes WHERE schemaname = $1 AND indexname IN ('memories_embedding', 'memories_search_words')`, name).Scan(&have); err == nil && (have == 2 || have == 1 && !benchVectors()) {
 		var count int
 		if conn.QueryRow(ctx, `SELECT count(*) FROM `+name+`.memories`).Scan(&count) == nil && count == n {
 			return u
@@ -138,7 +179,8 @@ func cachedHybridSchema(b *testing.B, n int) string {
 	if _, err := db.ClaimEmbeddingSpace(ctx, memory.EmbeddingSpace{Model: ollamatest.DefaultEmbedModel, Dimension: dim}); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := db.pool.Exec(ctx, `DROP INDEX memories_embedding`); err != nil {
+	// Indexes are built after the rows are in, as a bulk load does.
+	if _, err := db.pool.Exec(ctx, `DROP INDEX memories_embedding; DROP INDEX memories_search_words`); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := db.pool.Exec(ctx, `CREATE UNLOGGED TABLE bench_seed (id text, content text, hash text, typ text, ns text,
@@ -151,8 +193,12 @@ func cachedHybridSchema(b *testing.B, n int) string {
 	for i := range n {
 		content := fmt.Sprintf("%s (note %d)", hybridText(r, 8+r.IntN(12)), i)
 		at := now.Add(time.Duration(i) * time.Millisecond)
+		var vec any
+		if benchVectors() {
+			vec = vector(ollamatest.Vector(content, dim))
+		}
 		rows = append(rows, []any{memory.NewID(at), content, memory.ContentHash(content), string(memory.Types[i%5]),
-			[]string{"global", "project:a", "project:b"}[i%3], at, memoryWords(content), vector(ollamatest.Vector(content, dim))})
+			[]string{"global", "project:a", "project:b"}[i%3], at, memoryWords(content), vec})
 	}
 	if _, err := db.pool.CopyFrom(ctx, pgx.Identifier{"bench_seed"}, []string{"id", "content", "hash", "typ", "ns", "at", "words", "embedding"},
 		pgx.CopyFromRows(rows)); err != nil {
@@ -164,8 +210,19 @@ func cachedHybridSchema(b *testing.B, n int) string {
 		SELECT id, content, hash, typ, ns, 0.5, ` + fmt.Sprint(memory.DefaultConfidence) + `, at, at, at, false,
 			to_tsvector('` + stemmed + `', words), embedding FROM bench_seed`,
 		`DROP TABLE bench_seed`,
+		`CREATE INDEX memories_search_words ON memories USING gin (search_words)`,
+	} {
+		if _, err := db.pool.Exec(ctx, stmt); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if benchVectors() {
 		// One statement string: the setting holds for the index's connection.
-		`SET maintenance_work_mem = '1GB'; CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops)`,
+		if _, err := db.pool.Exec(ctx, `SET maintenance_work_mem = '1GB'; CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops)`); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, stmt := range []string{
 		`VACUUM ANALYZE memories`,
 	} {
 		if _, err := db.pool.Exec(ctx, stmt); err != nil {

@@ -85,13 +85,23 @@ func OpenWith(ctx context.Context, dbURL string, opts Options) (*DB, error) {
 		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	}
 	cfg.HealthCheckPeriod = 5 * time.Second
-	if err := migrateAt(ctx, cfg.ConnConfig); err != nil {
-		return nil, err
-	}
 	cfg.AfterConnect = pgxvec.RegisterTypes
+	// Most starts find the schema current: then the pool's first connection
+	// is the only one made (a hook, a CLI call starts at once). Otherwise the
+	// schema is migrated on a connection of its own and the pool starts
+	// afresh (its connections learn the vector type once it exists).
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, connectError(cfg.ConnConfig, err)
+	}
+	if !schemaCurrent(ctx, pool) {
+		pool.Close()
+		if err := migrateAt(ctx, cfg.ConnConfig); err != nil {
+			return nil, err
+		}
+		if pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+			return nil, connectError(cfg.ConnConfig, err)
+		}
 	}
 	installed, _, err := VectorVersions(ctx, pool)
 	if err != nil {

@@ -249,6 +249,14 @@ func TestAgreementSharedBetweenInstances(t *testing.T) {
 	if a, err := dbs[0].VectorAgreement(ctx); err != nil || a != (memory.Agreement{}) {
 		t.Fatalf("after a new embedding space: %+v, %v", a, err)
 	}
+	// A batch of searches counts in order, as one by one.
+	if err := dbs[1].RecordVectorAgreement(ctx, true, false, false); err != nil {
+		t.Fatal(err)
+	}
+	want = memory.Agreement{}.Add(true).Add(false).Add(false)
+	if a, err := dbs[2].VectorAgreement(ctx); err != nil || a != want {
+		t.Fatalf("after a batch of three: %+v, %v, want %+v", a, err, want)
+	}
 }
 
 // TestConnectionDroppedMidTransaction: the server ends a store's connection

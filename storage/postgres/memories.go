@@ -453,8 +453,8 @@ func notSupersededFor(ctx context.Context, p *params) string {
 	if !memory.PrincipalFrom(ctx).Restricted() {
 		return notSuperseded
 	}
-	return `NOT EXISTS (SELECT 1 FROM edges s JOIN memories sm ON sm.id = s.source_id
-		WHERE s.target_id = m.id AND s.relation = 'supersedes' AND ` + visibleCond(ctx, "sm", p) + `)`
+	return `NOT EXISTS (SELECT 1 FROM edges s WHERE s.target_id = m.id AND s.relation = 'supersedes'
+		AND EXISTS (SELECT 1 FROM memories sm WHERE sm.id = s.source_id AND ` + visibleCond(ctx, "sm", p) + `))`
 }
 
 // ListMemories lists memories by filter, order and page; ties are broken by
@@ -504,14 +504,15 @@ func (s *DB) TouchMemories(ctx context.Context, ids []string, at time.Time) erro
 	if len(ids) == 0 {
 		return nil
 	}
-	return s.write(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '250ms'`); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `UPDATE memories SET accessed_at = $1, access_count = access_count + 1
-			WHERE id = ANY($2)`, at, ids); err != nil {
-			return fmt.Errorf("touch memories: %w", err)
-		}
-		return nil
-	})
+	// One round trip (a batch is one implicit transaction, so the settings
+	// hold for the update), committed without waiting for the disk: an
+	// access count lost in a crash is no memory lost, and every search
+	// waiting on a flush was the price.
+	b := &pgx.Batch{}
+	b.Queue(`SELECT set_config('lock_timeout', '250ms', true), set_config('synchronous_commit', 'off', true)`)
+	b.Queue(`UPDATE memories SET accessed_at = $1, access_count = access_count + 1 WHERE id = ANY($2)`, at, ids)
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return s.unreachable(fmt.Errorf("touch memories: %w", err))
+	}
+	return nil
 }

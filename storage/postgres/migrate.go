@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 //go:embed migrations/*.sql
@@ -55,11 +56,6 @@ func migrateAt(ctx context.Context, cc *pgx.ConnConfig) error {
 	if err != nil {
 		return err
 	}
-	// A current schema (every start but the first after an upgrade) needs no
-	// lock: a fresh process (a hook, a CLI call) goes straight to work.
-	if current, err := schemaVersion(ctx, conn); err == nil && current == len(ms) {
-		return nil
-	}
 	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, migrationLock); err != nil {
 		return connectError(cc, err)
 	}
@@ -92,6 +88,15 @@ func migrateAt(ctx context.Context, cc *pgx.ConnConfig) error {
 		}
 	}
 	return nil
+}
+
+// schemaCurrent tells whether the database's schema is this binary's (every
+// start but the first after an upgrade): then no migration lock is taken. A
+// connection that fails (no server, no vector extension yet) is not current:
+// migrating says why.
+func schemaCurrent(ctx context.Context, pool *pgxpool.Pool) bool {
+	v, err := schemaVersion(ctx, pool)
+	return err == nil && v == SchemaVersion()
 }
 
 // schemaVersion reads the recorded version; 0 for a database Recall never

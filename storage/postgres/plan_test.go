@@ -62,10 +62,10 @@ func TestHotQueriesUseTheirIndexes(t *testing.T) {
 			return vectorSQL(ctx, q, memory.Filter{Namespaces: []string{"project:p3"}, Types: []memory.Type{memory.TypeDecision}}, 10, false)
 		}},
 		{"keywords", "memories_search_words", true, func() (string, params) {
-			return keywordSQL(ctx, keywords.Terms("topic42 zebras"), "||", memory.Filter{}, 10)
+			return keywordSQL(ctx, keywords.Terms("topic42 zebras"), "||", "", 0, memory.Filter{}, 10)
 		}},
 		{"keywords in a namespace", "memories_search_words", true, func() (string, params) {
-			return keywordSQL(ctx, keywords.Terms("topic42"), "&&", memory.Filter{Namespaces: []string{"project:p3"}}, 10)
+			return keywordSQL(ctx, keywords.Terms("topic42"), "&&", "", 0, memory.Filter{Namespaces: []string{"project:p3"}}, 10)
 		}},
 	} {
 		query, p := c.sql()

@@ -1,7 +1,9 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -22,23 +24,124 @@ const rankNormalization = "1"
 // SearchKeyword ranks memories containing any content word of text, best
 // first; Hit.Score is ts_rank (higher is better). Filters apply before the
 // limit, so they never starve the result.
+//
+// ts_rank reads every match's words, and at 100k memories a few common words
+// match half of them (hundreds of milliseconds). So, as on SQLite, when more
+// than rankWindow memories match, only the newest rankWindow of them are
+// ranked, together with every match of the query's rare words (those in at
+// most rareWordDocs memories) wherever they are: an old memory is found by
+// what sets it apart, not by its common words.
 func (s *DB) SearchKeyword(ctx context.Context, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
-	return s.rankKeywords(ctx, keywords.Terms(text), "||", f, limit)
+	if limit <= 0 {
+		limit = defaultSearchLimit
+	}
+	terms := keywords.Terms(text)
+	oldest, err := s.windowStart(ctx, terms)
+	if err != nil || oldest == 0 {
+		if err != nil {
+			return nil, err
+		}
+		return s.rankKeywords(ctx, terms, "||", "", 0, f, limit)
+	}
+	hits, err := s.rankKeywords(ctx, terms, "||", ">=", oldest, f, limit)
+	if err != nil {
+		return nil, err
+	}
+	rare, err := s.rareTerms(ctx, terms)
+	if err != nil {
+		return nil, err
+	}
+	if len(rare) > 0 {
+		older, err := s.rankKeywords(ctx, rare, "||", "<", oldest, f, limit)
+		if err != nil {
+			return nil, err
+		}
+		hits = mergeHits(hits, older, limit)
+	}
+	if len(hits) < limit {
+		// The filter kept too few of the window: rank every match after all.
+		return s.rankKeywords(ctx, terms, "||", "", 0, f, limit)
+	}
+	return hits, nil
+}
+
+// Bounds of the ranked part of a keyword search (see SearchKeyword): the
+// SQLite store's.
+const (
+	rankWindow   = 2000
+	rareWordDocs = 500
+)
+
+// windowStart is the seq of the rankWindow-th newest match of terms (any of
+// them), or 0 when fewer match (then all of them are ranked).
+func (s *DB) windowStart(ctx context.Context, terms []keywords.Term) (int64, error) {
+	var p params
+	q := tsQuery(terms, "||", stemmed, &p)
+	if q == "" {
+		return 0, nil
+	}
+	var seq int64
+	err := s.pool.QueryRow(ctx, `SELECT seq FROM memories WHERE search_words @@ (`+q+`)
+		ORDER BY seq DESC LIMIT 1 OFFSET `+p.add(rankWindow-1), p...).Scan(&seq)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, s.unreachable(fmt.Errorf("keyword search: %w", err))
+	}
+	return seq, nil
+}
+
+// rareTerms keeps the terms found in at most rareWordDocs memories; counting
+// stops there, so a common word costs no more than a rare one.
+func (s *DB) rareTerms(ctx context.Context, terms []keywords.Term) ([]keywords.Term, error) {
+	var rare []keywords.Term
+	for _, t := range terms {
+		var p params
+		q := tsQuery([]keywords.Term{t}, "||", stemmed, &p)
+		if q == "" {
+			continue
+		}
+		var n int
+		if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories WHERE search_words @@ (`+q+`)
+			LIMIT `+p.add(rareWordDocs+1)+`) c`, p...).Scan(&n); err != nil {
+			return nil, s.unreachable(fmt.Errorf("keyword search: %w", err))
+		}
+		if n <= rareWordDocs {
+			rare = append(rare, t)
+		}
+	}
+	return rare, nil
+}
+
+// mergeHits merges two ranked lists by score, each memory once, best first.
+func mergeHits(a, b []memory.Hit, limit int) []memory.Hit {
+	seen := make(map[string]bool, len(a)+len(b))
+	all := make([]memory.Hit, 0, len(a)+len(b))
+	for _, h := range append(a, b...) {
+		if !seen[h.ID] {
+			seen[h.ID] = true
+			all = append(all, h)
+		}
+	}
+	slices.SortStableFunc(all, func(x, y memory.Hit) int { return cmp.Compare(y.Score, x.Score) })
+	return all[:min(len(all), limit)]
 }
 
 // MatchAllKeywords ranks, like SearchKeyword, the memories that contain every
 // content word of text.
 func (s *DB) MatchAllKeywords(ctx context.Context, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
-	return s.rankKeywords(ctx, keywords.Terms(text), "&&", f, limit)
+	return s.rankKeywords(ctx, keywords.Terms(text), "&&", "", 0, f, limit)
 }
 
 // rankKeywords runs the keyword query: the GIN index finds the matches, the
-// filter narrows them, ts_rank orders them.
-func (s *DB) rankKeywords(ctx context.Context, terms []keywords.Term, op string, f memory.Filter, limit int) ([]memory.Hit, error) {
+// filter narrows them, ts_rank orders them. With seqOp (">=" or "<") only the
+// matches whose seq is so to seq are ranked.
+func (s *DB) rankKeywords(ctx context.Context, terms []keywords.Term, op, seqOp string, seq int64, f memory.Filter, limit int) ([]memory.Hit, error) {
 	if limit <= 0 {
 		limit = defaultSearchLimit
 	}
-	query, p := keywordSQL(ctx, terms, op, f, limit)
+	query, p := keywordSQL(ctx, terms, op, seqOp, seq, f, limit)
 	if query == "" {
 		return nil, nil
 	}
@@ -61,13 +164,16 @@ func (s *DB) rankKeywords(ctx context.Context, terms []keywords.Term, op string,
 
 // keywordSQL is the keyword query: the GIN index finds the matches, the
 // filter narrows them, ts_rank orders them. "" when terms is empty.
-func keywordSQL(ctx context.Context, terms []keywords.Term, op string, f memory.Filter, limit int) (string, params) {
+func keywordSQL(ctx context.Context, terms []keywords.Term, op, seqOp string, seq int64, f memory.Filter, limit int) (string, params) {
 	var p params
 	q := tsQuery(terms, op, stemmed, &p)
 	if q == "" {
 		return "", nil
 	}
 	where := whereFilter(ctx, f, &p)
+	if seqOp != "" {
+		where = "m.seq " + seqOp + " " + p.add(seq) + " AND " + where
+	}
 	return `SELECT m.id, ts_rank(m.search_words, ` + q + `, ` + rankNormalization + `) AS rank
 		FROM memories m WHERE m.search_words @@ (` + q + `) AND ` + where + `
 		ORDER BY rank DESC, m.seq LIMIT ` + p.add(limit), p

@@ -1,0 +1,47 @@
+package postgres
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/recall-mcp/recall/keywords"
+	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage/postgres/pgtest"
+)
+
+// TestSearchKeywordFindsOldRareMatchesBeyondTheRankWindow: with more matches
+// than the ranked window, an old memory holding the query's rare word still
+// comes first, and filters still apply (the SQLite store's rule).
+func TestSearchKeywordFindsOldRareMatchesBeyondTheRankWindow(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, pgtest.Schema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	old := &memory.Memory{ID: memory.NewID(time.Now().Add(-time.Hour)), Content: "the deploy script renders a flamegraph",
+		Type: memory.TypePattern, Namespace: "project:a", Importance: 0.5, Confidence: 0.3}
+	if _, _, err := db.InsertMemory(ctx, old, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.pool.Exec(ctx, `INSERT INTO memories (id, content, content_hash, memory_type, namespace, importance,
+		confidence, created_at, updated_at, accessed_at, search_words)
+		SELECT 'mem_1_' || i, 'deploy script step ' || i, md5(i::text), 'session', 'project:a', 0.5, 0.3, now(), now(), now(),
+			to_tsvector('`+stemmed+`', 'deploy script step ' || i) FROM generate_series(1, $1) i`, rankWindow+100); err != nil {
+		t.Fatal(err)
+	}
+	if start, err := db.windowStart(ctx, keywords.Terms("deploy script")); err != nil || start == 0 {
+		t.Fatalf("window start %d, %v: the test needs more matches than the window", start, err)
+	}
+	for _, f := range []memory.Filter{{}, {Namespaces: []string{"project:a"}}, {Types: []memory.Type{memory.TypePattern}}} {
+		hits, err := db.SearchKeyword(ctx, "deploy script flamegraph", f, 10)
+		if err != nil || len(hits) == 0 || hits[0].ID != old.ID {
+			t.Errorf("filter %+v: hits %v, %v; want %s first", f, hits, err, old.ID)
+		}
+	}
+	hits, _ := db.SearchKeyword(ctx, "deploy script", memory.Filter{}, 10)
+	if len(hits) != 10 {
+		t.Errorf("common words alone: %d hits, want 10", len(hits))
+	}
+}
