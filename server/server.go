@@ -63,6 +63,9 @@ func New(d Deps) *mcp.Server {
 		// The tools are the same for the server's whole life: no
 		// notifications that they changed (they are added after a client
 		// may have connected, below).
+		// Logging as the SDK gives a server by default (deprecated by SEP-2577,
+		// still working; Recall's answers stay as they were).
+		//lint:ignore SA1019 the SDK's default capability, kept as it was
 		Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{ListChanged: false}},
 		InitializedHandler: func(context.Context, *mcp.InitializedRequest) {
 			if d.Initialized != nil {
