@@ -73,6 +73,8 @@ func notSupersededFor(ctx context.Context) (string, []any) {
 	if args == nil {
 		return notSuperseded, nil
 	}
-	return `NOT EXISTS (SELECT 1 FROM edges s JOIN memories sm ON sm.id = s.source_id
-		WHERE s.target_id = m.id AND s.relation = 'supersedes' AND ` + cond + `)`, args
+	// Edges first (by their target), then the source's row: the few
+	// supersedes edges of m are all there is to check.
+	return `NOT EXISTS (SELECT 1 FROM edges s WHERE s.target_id = m.id AND s.relation = 'supersedes'
+		AND EXISTS (SELECT 1 FROM memories sm WHERE sm.id = s.source_id AND ` + cond + `))`, args
 }

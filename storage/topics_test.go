@@ -286,7 +286,7 @@ func TestSearchVectorSeesOtherWriters(t *testing.T) {
 
 // TestSearchVectorRecallWithFiltersAt30k checks the sign prefilter where it can
 // fail: 30k topic-shaped vectors, and a namespace and type filter that leaves
-// 3000 of them, more than the 2500 candidates the prefilter keeps for k = 10.
+// 3000 of them, more than the 1600 candidates the sign steps keep for k = 10.
 func TestSearchVectorRecallWithFiltersAt30k(t *testing.T) {
 	if testing.Short() {
 		t.Skip("seeds 30k vectors")
@@ -303,8 +303,8 @@ func TestSearchVectorRecallWithFiltersAt30k(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if keep := planSearch(10, true, 0).hamming; inFilter <= keep {
-		t.Fatalf("the filter keeps %d vectors, not more than the prefilter's %d: the test could not fail", inFilter, keep)
+	if keep := planSearch(10, true, 0).projected; inFilter <= keep {
+		t.Fatalf("the filter keeps %d vectors, not more than the %d the sign steps keep: the test could not fail", inFilter, keep)
 	}
 	ts := newTopicSpace(rand.New(rand.NewPCG(n, 1)), n/50, benchDim)
 	r := rand.New(rand.NewPCG(3, 3))

@@ -59,21 +59,36 @@ func BenchmarkClientModePromptHook(b *testing.B) {
 	lat.Report(b, 90)
 }
 
-// BenchmarkTeamServer16Clients is 16 people's MCP sessions calling
-// memory_recall_tool against one team server at once: b.N calls in all,
-// reported as calls per second.
+// BenchmarkTeamServer16Clients is 16 MCP sessions calling memory_recall_tool
+// against one team server at once: b.N calls in all, reported as calls per
+// second; people: alice's and bob's tokens, eight sessions each; admin: the
+// administrator's token, which sees everything, for comparison.
 func BenchmarkTeamServer16Clients(b *testing.B) {
 	ts := startTeam(b)
 	seedTeam(b, ts)
-	const clients = 16
+	for _, who := range []string{"people", "admin"} {
+		b.Run(who, func(b *testing.B) {
+			var tokens []string
+			for i := range 16 {
+				switch {
+				case who == "admin":
+					tokens = append(tokens, ts.admin)
+				case i%2 == 0:
+					tokens = append(tokens, ts.alice)
+				default:
+					tokens = append(tokens, ts.bob)
+				}
+			}
+			benchRecallSessions(b, ts, tokens)
+		})
+	}
+}
+
+// benchRecallSessions runs b.N memory_recall_tool calls spread over one MCP
+// session per token, all at once.
+func benchRecallSessions(b *testing.B, ts *teamServer, tokens []string) {
 	var sessions []*mcp.ClientSession
-	for i := range clients {
-		tok := ts.alice
-		if benchAsAdmin {
-			tok = ts.admin
-		} else if i%2 == 1 {
-			tok = ts.bob
-		}
+	for _, tok := range tokens {
 		sessions = append(sessions, ts.session(b, tok))
 	}
 	queries := []string{"orders cache minutes", "test helpers naming", "how long are items cached", "helpers after case"}
@@ -105,5 +120,3 @@ func BenchmarkTeamServer16Clients(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
 }
-
-var benchAsAdmin = false

@@ -67,6 +67,16 @@ func TestClientModeForwardsToolsAndOpensNoDatabase(t *testing.T) {
 	if r := laptop.run("", "list"); r.code == 0 || !strings.Contains(r.stderr, "recall call") {
 		t.Errorf("recall list in client mode: exit %d, stderr %q", r.code, r.stderr)
 	}
+	// recall search goes through the server, as alice: her private memory
+	// and the shared ones, never bob's.
+	bobs := ok(t, ts.session(t, ts.bob), "memory_store_tool", map[string]any{"content": "Bob's laptop stores through the team server too", "namespace": "private"})["id"].(string)
+	found := laptop.ok("search", "laptop stores through the team server")
+	if !strings.Contains(found, id) || strings.Contains(found, bobs) {
+		t.Errorf("recall search in client mode (alice's %s, not bob's %s):\n%s", id, bobs, found)
+	}
+	if r := laptop.run("", "search", "--since", "2026-01-01", "anything"); r.code == 0 || !strings.Contains(r.stderr, "client of the team server") {
+		t.Errorf("recall search --since in client mode: exit %d, stderr %q", r.code, r.stderr)
+	}
 
 	// recall ui: the team server's viewer on this machine, with alice's token.
 	uiAddr := freeAddr(t)

@@ -106,7 +106,7 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 		// The team's memory is the server's: no database of this machine's
 		// may be opened (or made) beside it.
 		return nil, fmt.Errorf("this machine is a client of the team server %s (RECALL_SERVER_URL): this command works on a database of its own; "+
-			"use recall call <tool> '<json>' (the agents' tools, through the server) or recall ui, or unset RECALL_SERVER_URL", cfg.ServerURL)
+			"use recall search, recall call <tool> '<json>' (the agents' tools, through the server) or recall ui, or unset RECALL_SERVER_URL", cfg.ServerURL)
 	}
 	ollama, err := embedding.New(embedding.Options{
 		Host:       cfg.OllamaHost,

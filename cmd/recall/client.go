@@ -12,6 +12,7 @@ import (
 
 	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/hook"
+	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/remote"
 	"github.com/recall-mcp/recall/server"
 	"github.com/recall-mcp/recall/spool"
@@ -151,4 +152,44 @@ func clientCall(ctx context.Context, cfg *config.Config, log *slog.Logger, tool 
 		return nil, fmt.Errorf("team server %s: %w", cfg.ServerURL, err)
 	}
 	return server.Call(ctx, srv, tool, args)
+}
+
+// clientConfig returns the configuration when this machine is a client of a
+// team server (ok false otherwise, or when the configuration does not load:
+// the command's own path then reports it).
+func clientConfig(e *env) (*config.Config, *slog.Logger, bool) {
+	cfg, log, err := loadConfigLevel(e.stderr, cliLevel(e))
+	if err != nil || !cfg.ClientMode() {
+		return nil, nil, false
+	}
+	return cfg, log, true
+}
+
+// searchThroughServer is recall search on a client machine: the team
+// server's memory_recall_tool, as the person whose token this machine holds.
+// The filters the tool does not take are refused, not ignored.
+func searchThroughServer(ctx context.Context, cfg *config.Config, log *slog.Logger, f *filters, query string, related bool) (*memory.RecallResult, error) {
+	if f.since != "" || f.until != "" || f.minConf != 0 || f.maxConf != 1 || f.all || f.project == "." {
+		return nil, usagef("on a client of the team server, recall search takes --namespace, --project NAME, --type, --limit, --related, --sort and --json (the dates, confidence bounds, --all and --project . need this machine's own database)")
+	}
+	ns := cliNamespace(f.namespace)
+	if f.project != "" {
+		if ns != "" {
+			return nil, usagef("give --namespace or --project, not both")
+		}
+		ns = cliNamespace(f.project)
+	}
+	args, err := json.Marshal(map[string]any{"query": query, "n_results": f.limit, "namespace": ns, "memory_type": f.typ, "include_related": related})
+	if err != nil {
+		return nil, err
+	}
+	out, err := clientCall(ctx, cfg, log, "memory_recall_tool", args)
+	if err != nil {
+		return nil, err
+	}
+	var res memory.RecallResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		return nil, fmt.Errorf("the team server's answer: %w", err)
+	}
+	return &res, nil
 }

@@ -269,6 +269,13 @@ func runSearch(fs *pflag.FlagSet) runFunc {
 				return usagef("invalid --sort %q: accepted %s", f.sort, strings.Join(sortKeys, ", "))
 			}
 		}
+		if cfg, log, ok := clientConfig(e); ok {
+			res, err := searchThroughServer(ctx, cfg, log, f, query, *related)
+			if err != nil {
+				return err
+			}
+			return printSearch(e, f, res, cfg.OllamaOff)
+		}
 		a, err := openApp(ctx, e, modeFull)
 		if err != nil {
 			return err
@@ -285,40 +292,45 @@ func runSearch(fs *pflag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		best := 0.0
-		if len(res.Memories) > 0 {
-			best = res.Memories[0].Score
+		return printSearch(e, f, res, a.cfg.OllamaOff)
+	}
+}
+
+// printSearch prints a search's results as --json and the flags ask.
+func printSearch(e *env, f *filters, res *memory.RecallResult, ollamaOff bool) error {
+	best := 0.0
+	if len(res.Memories) > 0 {
+		best = res.Memories[0].Score
+	}
+	sortScored(res.Memories, f.sort, f.asc)
+	if *f.asJSON {
+		return writeJSON(e.stdout, struct {
+			Success bool `json:"success"`
+			*memory.RecallResult
+		}{true, res})
+	}
+	out := page(e.stdout)
+	st := style(colour(e.stdout))
+	if res.Degraded && !ollamaOff {
+		note := res.Reason
+		if !strings.Contains(note, "keyword") {
+			note = "keyword search only: " + note
 		}
-		sortScored(res.Memories, f.sort, f.asc)
-		if *f.asJSON {
-			return writeJSON(e.stdout, struct {
-				Success bool `json:"success"`
-				*memory.RecallResult
-			}{true, res})
-		}
-		out := page(e.stdout)
-		st := style(colour(e.stdout))
-		if res.Degraded && !a.cfg.OllamaOff {
-			note := res.Reason
-			if !strings.Contains(note, "keyword") {
-				note = "keyword search only: " + note
-			}
-			fmt.Fprintln(out, st.yellow("note: "+note))
-		}
-		if len(res.Memories) == 0 {
-			fmt.Fprintln(out, "no memories found")
-			return out.flush()
-		}
-		t := memoryTable(st, "MATCH")
-		for _, m := range res.Memories {
-			t.add(memoryRow(m.Memory, matchPercent(m.Score, best))...)
-		}
-		for _, m := range res.Expanded {
-			t.add(memoryRow(m.Memory, "via "+string(m.ViaEdge))...)
-		}
-		t.write(out, termWidth(e.stdout), st)
+		fmt.Fprintln(out, st.yellow("note: "+note))
+	}
+	if len(res.Memories) == 0 {
+		fmt.Fprintln(out, "no memories found")
 		return out.flush()
 	}
+	t := memoryTable(st, "MATCH")
+	for _, m := range res.Memories {
+		t.add(memoryRow(m.Memory, matchPercent(m.Score, best))...)
+	}
+	for _, m := range res.Expanded {
+		t.add(memoryRow(m.Memory, "via "+string(m.ViaEdge))...)
+	}
+	t.write(out, termWidth(e.stdout), st)
+	return out.flush()
 }
 
 // matchPercent is a score against the best one: fused ranks give scores

@@ -453,8 +453,8 @@ func notSupersededFor(ctx context.Context, p *params) string {
 	if !memory.PrincipalFrom(ctx).Restricted() {
 		return notSuperseded
 	}
-	return `NOT EXISTS (SELECT 1 FROM edges s JOIN memories sm ON sm.id = s.source_id
-		WHERE s.target_id = m.id AND s.relation = 'supersedes' AND ` + visibleCond(ctx, "sm", p) + `)`
+	return `NOT EXISTS (SELECT 1 FROM edges s WHERE s.target_id = m.id AND s.relation = 'supersedes'
+		AND EXISTS (SELECT 1 FROM memories sm WHERE sm.id = s.source_id AND ` + visibleCond(ctx, "sm", p) + `))`
 }
 
 // ListMemories lists memories by filter, order and page; ties are broken by
