@@ -16,11 +16,11 @@ import (
 )
 
 // Hooks send Claude Code's hook events to the team server, one HTTP request
-// each. Every event is first kept in the outbox (a spool: an fsync'ed file
-// per event), then the outbox is sent oldest first, each event with its id:
-// an event the server did not answer stays for the next hook, and the server
-// applies an id once, so every event arrives once and in order however long
-// the server is away.
+// each, with an id. While the outbox (a spool: an fsync'ed file per event) is
+// empty an event goes straight to the server and is kept there only when the
+// server did not answer; behind events already waiting it is kept first and
+// the outbox is sent oldest first. The server applies an id once, so every
+// event arrives once and in order however long the server is away.
 type Hooks struct {
 	Client *Client
 	Outbox *spool.Spool
@@ -62,6 +62,10 @@ func (h *Hooks) Run(ctx context.Context, event string, stdin io.Reader, stdout i
 		return
 	}
 	ev := hookEvent{Event: event, Input: input, Project: h.projectOf(input)}
+	if waiting, err := h.Outbox.Pending(); err == nil && waiting == 0 {
+		h.sendNow(ctx, log, ev, stdout)
+		return
+	}
 	w, err := h.Outbox.Add(outboxKind, ev)
 	if err != nil {
 		// Without the outbox the event can still go straight to the server.
@@ -83,6 +87,24 @@ func (h *Hooks) Run(ctx context.Context, event string, stdin io.Reader, stdout i
 	if len(answer) > 0 {
 		_, _ = stdout.Write(answer)
 	}
+}
+
+// sendNow sends an event while nothing waits before it in the outbox: one
+// request, no file. Only an event the server did not answer is kept, under
+// the id it was sent with, so that one the server applied anyway (its answer
+// was lost) is applied once when the outbox sends it again.
+func (h *Hooks) sendNow(ctx context.Context, log *slog.Logger, ev hookEvent, stdout io.Writer) {
+	id := h.Outbox.NewID()
+	answer, err := h.send(ctx, spool.Write{ID: id}, ev)
+	if err == nil {
+		_, _ = stdout.Write(answer)
+		return
+	}
+	if _, kerr := h.Outbox.AddOnce(outboxKind, id, ev); kerr != nil {
+		log.Error("hook event lost: the team server did not take it and the outbox cannot keep it", "server", h.Client.URL, "err", errors.Join(err, kerr))
+		return
+	}
+	log.Warn("team server did not answer; the event waits in the outbox for the next hook", "server", h.Client.URL, "err", err)
 }
 
 // drain sends the outbox, oldest first, until it is empty or an event must
@@ -139,6 +161,9 @@ func (h *Hooks) send(ctx context.Context, w spool.Write, ev hookEvent) ([]byte, 
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if w.Once != "" {
+		w.ID = w.Once // the id it was first sent with (sendNow)
+	}
 	if ev.Project != "" {
 		req.Header.Set(project.Header, ev.Project)
 	}

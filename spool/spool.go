@@ -119,6 +119,10 @@ func (s *Spool) AddOnce(kind, once string, data any) (Write, error) {
 	return w, nil
 }
 
+// NewID is a fresh write id, as Add gives one: a caller that tries a write
+// elsewhere first keeps it, if it must, with AddOnce under that id.
+func (s *Spool) NewID() string { return s.nextID(time.Now().UTC()) }
+
 // nextID is a name that sorts by time across processes (fixed-width
 // nanoseconds first) and cannot collide (process id and random bytes after).
 func (s *Spool) nextID(now time.Time) string {

@@ -45,16 +45,9 @@ func insertChange(ctx context.Context, tx querier, m *memory.Memory, c *memory.C
 // writeChange inserts one entry (keeping its id when it is set and free) and
 // returns its id. Its author is whoever asks in ctx unless c names one.
 func writeChange(ctx context.Context, tx querier, c *memory.Change) (int64, error) {
-	fields := c.Fields
-	if fields == nil {
-		fields = []memory.FieldChange{}
-	}
-	body, err := json.Marshal(fields)
+	body, err := c.Stamp(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("change of %s: %w", c.MemoryID, err)
-	}
-	if c.Author == "" {
-		c.Author = memory.PrincipalFrom(ctx).Author()
+		return 0, err
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO change_log (id, memory_id, namespace, at, action, source, fields, reason, related_id, author)
 		VALUES (CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM change_log WHERE id = ?1) THEN ?1 END, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

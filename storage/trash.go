@@ -156,32 +156,23 @@ func (s *DB) RestoreMemory(ctx context.Context, id string) (*memory.ImportResult
 		if err != nil {
 			return err
 		}
-		var rec memory.TrashRecord
-		if err := json.Unmarshal([]byte(body), &rec); err != nil {
-			return fmt.Errorf("trash record: %w", err)
+		rec, err := memory.ReadTrashRecord(ctx, id, []byte(body))
+		if err != nil {
+			return err
 		}
-		if rec.Memory == nil || !memory.PrincipalFrom(ctx).Sees(rec.Memory.Namespace) {
-			return fmt.Errorf("memory %s is not in the trash: %w", id, memory.ErrNotFound)
-		}
-		if res, err = writeRecords(ctx, tx, memory.Records{Memories: []*memory.Memory{rec.Memory}, Edges: rec.Edges, Events: rec.Events, Changes: rec.Changes}); err != nil {
+		if res, err = writeRecords(ctx, tx, rec.Records()); err != nil {
 			return err
 		}
 		// The same text stored again since the delete: the record joins that
 		// copy (its edges, events and log go to it), as an import would.
 		res.Restored = id
-		change := &memory.Change{MemoryID: id, Namespace: rec.Memory.Namespace, At: trashNow(),
-			Action: memory.ChangeRestore, Source: source}
 		if res.Existing > 0 {
 			if err := tx.QueryRowContext(ctx, `SELECT id FROM memories WHERE id = ? OR (content_hash = ? AND namespace = ?) ORDER BY id = ? DESC LIMIT 1`,
 				id, rec.Memory.ContentHash, rec.Memory.Namespace, id).Scan(&res.Restored); err != nil {
 				return fmt.Errorf("restore %s: finding the copy stored since: %w", id, err)
 			}
-			if res.Restored != id {
-				change.MemoryID, change.RelatedID = res.Restored, id
-				change.Reason = "the same text was stored again since; this is its restored history"
-			}
 		}
-		if _, err := writeChange(ctx, tx, change); err != nil {
+		if _, err := writeChange(ctx, tx, rec.RestoreChange(id, res.Restored, source, trashNow())); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM trash WHERE memory_id = ?`, id)

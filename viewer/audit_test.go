@@ -83,7 +83,7 @@ func TestResolutionIsRecordedOnBothMemories(t *testing.T) {
 	if es, _ := f.db.Edges(t.Context(), memory.EdgeQuery{EdgeIDs: []int64{edge}}); len(es) != 1 {
 		t.Fatalf("a refused resolution removed the contradiction: %+v", es)
 	}
-	decode[resolveResult](t, f.do(t, "POST", "/api/review/contradictions/"+itoa(edge),
+	decode[memory.ResolveResult](t, f.do(t, "POST", "/api/review/contradictions/"+itoa(edge),
 		`{"resolution": "a_supersedes_b", "reason": "we moved to tabs in 2024"}`, sameOrigin), http.StatusOK)
 	for id, want := range map[string]string{
 		a: "supersede " + b + " by viewer: we moved to tabs in 2024",

@@ -9,9 +9,6 @@ import (
 	"github.com/recall-mcp/recall/validation"
 )
 
-// resolveResult is the answer to a resolution (memory.ResolveResult).
-type resolveResult = memory.ResolveResult
-
 // contradictionPair is one unresolved contradiction with both memories in full.
 type contradictionPair struct {
 	EdgeID int64          `json:"edge_id"`

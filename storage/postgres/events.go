@@ -117,15 +117,10 @@ func insertChange(ctx context.Context, tx querier, m *memory.Memory, c *memory.C
 // writeChange inserts one entry (keeping its id when it is set and free) and
 // returns its id.
 func writeChange(ctx context.Context, tx querier, c *memory.Change) (int64, error) {
-	fields := c.Fields
-	if fields == nil {
-		fields = []memory.FieldChange{}
-	}
-	body, err := json.Marshal(fields)
+	body, err := c.Stamp(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("change of %s: %w", c.MemoryID, err)
+		return 0, err
 	}
-	c.Author = author(ctx, c.Author)
 	var id int64
 	err = tx.QueryRow(ctx, `INSERT INTO change_log (id, memory_id, namespace, at, action, source, fields, reason, related_id, author)
 		VALUES (CASE WHEN $1 > 0 AND NOT EXISTS (SELECT 1 FROM change_log WHERE id = $1) THEN $1

@@ -80,17 +80,7 @@ func (s *DB) Entries(ctx context.Context, ids []int64) ([]*journal.Entry, error)
 	if err != nil {
 		return nil, err
 	}
-	byID := make(map[int64]*journal.Entry, len(found))
-	for _, e := range found {
-		byID[e.ID] = e
-	}
-	out := make([]*journal.Entry, 0, len(found))
-	for _, id := range ids {
-		if e, ok := byID[id]; ok {
-			out = append(out, e)
-		}
-	}
-	return out, nil
+	return journal.InOrder(ids, found), nil
 }
 
 // SearchEntries ranks entries of the namespaces (all when empty) over title

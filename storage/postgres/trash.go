@@ -124,14 +124,11 @@ func scanTrash(row pgx.CollectableRow) (memory.TrashItem, error) {
 // RestoreMemory puts a deleted or archived memory back from the trash with
 // its id, its edges to memories that still exist, its validation events and
 // its change log (with the restore added), in one transaction. Its vector is
-// made again (it comes back pending).
+// made again (it comes back pending). The change log names where the
+// restore came from: the source ctx carries (memory.WithSource), the viewer
+// by default.
 func (s *DB) RestoreMemory(ctx context.Context, id string) (*memory.ImportResult, error) {
-	return s.RestoreMemoryAs(ctx, id, memory.SourceFrom(ctx, memory.SourceViewer))
-}
-
-// RestoreMemoryAs is RestoreMemory with the change log naming source (the
-// viewer, the CLI) as where the restore came from.
-func (s *DB) RestoreMemoryAs(ctx context.Context, id, source string) (*memory.ImportResult, error) {
+	source := memory.SourceFrom(ctx, memory.SourceViewer)
 	var res *memory.ImportResult
 	err := s.writeChanged(ctx, func(tx pgx.Tx) error {
 		var body []byte
@@ -143,32 +140,23 @@ func (s *DB) RestoreMemoryAs(ctx context.Context, id, source string) (*memory.Im
 		if err != nil {
 			return err
 		}
-		var rec memory.TrashRecord
-		if err := json.Unmarshal(body, &rec); err != nil {
-			return fmt.Errorf("trash record: %w", err)
+		rec, err := memory.ReadTrashRecord(ctx, id, body)
+		if err != nil {
+			return err
 		}
-		if rec.Memory == nil || !memory.PrincipalFrom(ctx).Sees(rec.Memory.Namespace) {
-			return fmt.Errorf("memory %s is not in the trash: %w", id, memory.ErrNotFound)
-		}
-		if res, err = writeRecords(ctx, tx, memory.Records{Memories: []*memory.Memory{rec.Memory}, Edges: rec.Edges, Events: rec.Events, Changes: rec.Changes}); err != nil {
+		if res, err = writeRecords(ctx, tx, rec.Records()); err != nil {
 			return err
 		}
 		// The same text stored again since the delete: the record joins that
 		// copy (its edges, events and log go to it), as an import would.
 		res.Restored = id
-		change := &memory.Change{MemoryID: id, Namespace: rec.Memory.Namespace, At: trashNow(),
-			Action: memory.ChangeRestore, Source: source}
 		if res.Existing > 0 {
 			if err := tx.QueryRow(ctx, `SELECT id FROM memories WHERE id = $1 OR (content_hash = $2 AND namespace = $3)
 				ORDER BY id = $1 DESC LIMIT 1`, id, rec.Memory.ContentHash, rec.Memory.Namespace).Scan(&res.Restored); err != nil {
 				return fmt.Errorf("restore %s: finding the copy stored since: %w", id, err)
 			}
-			if res.Restored != id {
-				change.MemoryID, change.RelatedID = res.Restored, id
-				change.Reason = "the same text was stored again since; this is its restored history"
-			}
 		}
-		if _, err := writeChange(ctx, tx, change); err != nil {
+		if _, err := writeChange(ctx, tx, rec.RestoreChange(id, res.Restored, source, trashNow())); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, `DELETE FROM trash WHERE memory_id = $1`, id)
