@@ -50,6 +50,24 @@ func Invalidf(field string, got any, accepted string) error {
 	return &InvalidError{Field: field, Got: fmt.Sprint(got), Accepted: accepted}
 }
 
+// DuplicateError is a change refused because the namespace already holds
+// a memory of the same content (dedup is per namespace): an edit to that
+// text, or a move into that namespace.
+type DuplicateError struct {
+	MemoryID   string // the memory being changed
+	Namespace  string
+	ExistingID string // the memory already there (empty when not known)
+}
+
+func (e *DuplicateError) Error() string {
+	if e.ExistingID == "" {
+		return fmt.Sprintf("memory %s: namespace %s already holds the same content: keep one of the two", e.MemoryID, e.Namespace)
+	}
+	return fmt.Sprintf("memory %s: namespace %s already holds the same content as memory %s: keep one of the two", e.MemoryID, e.Namespace, e.ExistingID)
+}
+
+func (e *DuplicateError) Unwrap() error { return ErrInvalid }
+
 // NotFound reports an id that names nothing stored.
 func NotFound(kind, id string) error {
 	return fmt.Errorf("%s %q %w", kind, id, ErrNotFound)

@@ -242,6 +242,7 @@ type Stats struct {
 	Memories          int            `json:"memories"`
 	ByNamespace       map[string]int `json:"by_namespace"`
 	ByType            map[string]int `json:"by_type"`
+	ByAuthor          map[string]int `json:"by_author,omitempty"` // who stored them ("": this machine's processes)
 	Edges             int            `json:"edges"`
 	ValidationEvents  int            `json:"validation_events"`
 	FileActivity      int            `json:"file_activity"`
@@ -292,17 +293,22 @@ type Filter struct {
 	Bounds
 }
 
-// Bounds narrow a listing or a search by confidence and creation time: the
-// viewer's filters (no MCP tool takes them). Nil or zero bounds are open.
+// Bounds narrow a listing or a search by confidence, creation time and
+// author: the viewer's filters (no MCP tool takes them). Nil or zero bounds
+// are open.
 type Bounds struct {
 	MinConfidence, MaxConfidence *float64  // inclusive
 	CreatedAfter                 time.Time // created at or after
 	CreatedBefore                time.Time // created before
+	// Authors keeps the memories stored by any of these (see Memory.Author;
+	// "" stands for no author: this machine's own processes).
+	Authors []string
 }
 
 // Set reports whether any bound is given.
 func (b Bounds) Set() bool {
-	return b.MinConfidence != nil || b.MaxConfidence != nil || !b.CreatedAfter.IsZero() || !b.CreatedBefore.IsZero()
+	return b.MinConfidence != nil || b.MaxConfidence != nil || !b.CreatedAfter.IsZero() || !b.CreatedBefore.IsZero() ||
+		len(b.Authors) > 0
 }
 
 // OrderBy is the sort key of ListMemories.

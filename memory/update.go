@@ -15,14 +15,17 @@ const MetaEdits = "edits"
 
 const maxReasonLen = 1000
 
-// UpdateRequest changes a memory's content, type or importance; fields left nil
-// stay as they are. By names where the change came from (the viewer, the
+// UpdateRequest changes a memory's content, type, importance or namespace;
+// fields left nil stay as they are. By names where the change came from (the viewer, the
 // CLI: recorded with the change).
 type UpdateRequest struct {
 	MemoryID   string   `json:"memory_id"`
 	Content    *string  `json:"content,omitempty"`
 	Type       *Type    `json:"memory_type,omitempty"`
 	Importance *float64 `json:"importance,omitempty"`
+	// Namespace moves the memory ("global", "project:<name>", "user:<name>"
+	// or "private" for the asker's own).
+	Namespace *string `json:"namespace,omitempty"`
 	// Metadata keys to set, merged into the memory's metadata (a nil value
 	// removes its key); the other keys stay.
 	Metadata map[string]any `json:"metadata,omitempty"`
@@ -51,7 +54,9 @@ type PromoteRequest = DemoteRequest
 
 // Update changes a memory by the rules a new memory follows: content checked
 // (and scrubbed) as a store checks it, the type by name, the importance from
-// 0 to 1. The content hash and keyword index follow the content; new content
+// 0 to 1, the namespace by name and by who may write there. A namespace
+// holds one memory of a given content, so an edit or a move onto a memory
+// already there is refused with a DuplicateError naming it. The content hash and keyword index follow the content; new content
 // is embedded again (at once when Ollama answers, else by the background
 // fill). A golden rule's type is not changed here: Demote it with a reason.
 // The change is recorded in the memory's change log, each field with its
@@ -76,6 +81,13 @@ func (s *Service) Update(ctx context.Context, req UpdateRequest) (*UpdateResult,
 	}
 	if req.Importance != nil {
 		if err := checkUnit("importance", *req.Importance); err != nil {
+			return nil, err
+		}
+	}
+	var ns string
+	if req.Namespace != nil {
+		var err error
+		if ns, err = ResolveNamespace(ctx, strings.TrimSpace(*req.Namespace)); err != nil {
 			return nil, err
 		}
 	}
@@ -104,6 +116,11 @@ func (s *Service) Update(ctx context.Context, req UpdateRequest) (*UpdateResult,
 			changed = append(changed, "importance")
 			c.Fields = append(c.Fields, FieldChange{Field: "importance", Before: m.Importance, After: *req.Importance})
 			m.Importance = *req.Importance
+		}
+		if req.Namespace != nil && ns != m.Namespace {
+			changed = append(changed, "namespace")
+			c.Fields = append(c.Fields, FieldChange{Field: "namespace", Before: m.Namespace, After: ns})
+			m.Namespace = ns
 		}
 		if len(req.Metadata) > 0 {
 			if md, ok := mergeMetadata(m.Metadata, req.Metadata); ok {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -177,5 +178,63 @@ func TestPromoteNeedsAReasonAndAPromotableType(t *testing.T) {
 	}
 	if other, _ := e.svc.GoldenAudit(ctx, []string{"project:other"}); len(other) != 0 {
 		t.Errorf("another project's audit trail: %+v", other)
+	}
+}
+
+func TestMoveToAnotherNamespace(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	id := e.remember(t, memory.StoreRequest{Content: "tests use the staging database", Type: memory.TypeDecision, Namespace: "global"}).ID
+	there := e.remember(t, memory.StoreRequest{Content: "prefer table-driven tests", Type: memory.TypePattern, Namespace: "project:shop"}).ID
+	twin := e.remember(t, memory.StoreRequest{Content: "prefer table-driven tests", Type: memory.TypePattern, Namespace: "global"}).ID
+	move := func(ctx context.Context, id, ns string) (*memory.UpdateResult, error) {
+		return e.svc.Update(ctx, memory.UpdateRequest{MemoryID: id, Namespace: &ns, By: "viewer"})
+	}
+
+	res, err := move(ctx, id, " project:shop ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Memory.Namespace != "project:shop" || fmt.Sprint(res.Changed) != "[namespace]" {
+		t.Fatalf("moved: %+v, changed %v", res.Memory, res.Changed)
+	}
+	log, _ := e.svc.Changes(ctx, id)
+	if len(log) != 1 || log[0].Action != memory.ChangeEdit || fmt.Sprint(log[0].Fields) != "[{namespace global project:shop}]" {
+		t.Fatalf("change log %+v, want the move from global", log)
+	}
+	rec, err := e.svc.Recall(ctx, memory.RecallRequest{Query: "staging database", Namespace: "project:shop", NResults: 5})
+	if err != nil || len(rec.Memories) == 0 || rec.Memories[0].Memory.ID != id {
+		t.Fatalf("search in the new namespace: %+v, %v", rec, err)
+	}
+	if rec, _ := e.svc.Recall(ctx, memory.RecallRequest{Query: "staging database", Namespace: "global", NResults: 5}); slices.Contains(ids(rec.Memories), id) {
+		t.Fatalf("still found in global: %v", ids(rec.Memories))
+	}
+
+	for _, bad := range []string{"", "Project:Shop", "project:", "private"} {
+		if _, err := move(ctx, id, bad); !errors.Is(err, memory.ErrInvalid) {
+			t.Errorf("move to %q: %v, want ErrInvalid", bad, err)
+		}
+	}
+	var dup *memory.DuplicateError
+	if _, err := move(ctx, twin, "project:shop"); !errors.As(err, &dup) || dup.ExistingID != there {
+		t.Errorf("move onto the same text: %v, want a DuplicateError naming %s", err, there)
+	} else if !strings.Contains(err.Error(), there) {
+		t.Errorf("the refusal %q does not name the memory already there", err)
+	}
+
+	// A person moves into their own namespace by its alias, never into another's.
+	alice := memory.WithPrincipal(ctx, memory.Principal{Person: "alice"})
+	if res, err := move(alice, id, "private"); err != nil || res.Memory.Namespace != "user:alice" {
+		t.Fatalf("move to private as alice: %+v, %v", res, err)
+	}
+	if _, err := move(alice, twin, "user:bob"); !errors.Is(err, memory.ErrInvalid) {
+		t.Errorf("alice moving into user:bob: %v, want ErrInvalid", err)
+	}
+	// Undone as any edit: the namespace set back.
+	if res, err := move(alice, id, "project:shop"); err != nil || res.Memory.Namespace != "project:shop" {
+		t.Fatalf("moving back: %+v, %v", res, err)
+	}
+	if log, _ := e.svc.Changes(ctx, id); len(log) != 3 || log[0].Author != "alice" {
+		t.Errorf("change log after three moves: %+v", log)
 	}
 }

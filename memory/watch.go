@@ -30,4 +30,6 @@ type Changes struct {
 	// Edges is the edge count and the highest edge id: it differs whenever an
 	// edge was added or removed.
 	Edges [2]int64
+	// Journal is the same for the session journal's entries.
+	Journal [2]int64
 }

@@ -54,11 +54,13 @@ const changedSinceQuery = `SELECT id, created_at, updated_at FROM memories
 	WHERE updated_at >= ? ORDER BY updated_at LIMIT ?`
 
 // ChangedSince lists the memories updated at or after since (at most limit)
-// and sums up the memories and edges. It reads on the watch's connection.
+// and sums up the memories, edges and journal entries. It reads on the watch's connection.
 func (w *Watch) ChangedSince(ctx context.Context, since time.Time, limit int) (*memory.Changes, error) {
 	c := &memory.Changes{}
 	if err := w.conn.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM memories),
-		(SELECT count(*) FROM edges), (SELECT coalesce(max(id), 0) FROM edges)`).Scan(&c.Total, &c.Edges[0], &c.Edges[1]); err != nil {
+		(SELECT count(*) FROM edges), (SELECT coalesce(max(id), 0) FROM edges),
+		(SELECT count(*) FROM journal), (SELECT coalesce(max(id), 0) FROM journal)`).Scan(&c.Total, &c.Edges[0], &c.Edges[1],
+		&c.Journal[0], &c.Journal[1]); err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
 	}
 	rows, err := w.conn.QueryContext(ctx, changedSinceQuery, formatTime(since), limit)

@@ -3,7 +3,9 @@ package storage
 import (
 	"context"
 	"testing"
+	"time"
 
+	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -53,5 +55,24 @@ func TestWatchSeesCommitsFromAnotherOpenOfTheFile(t *testing.T) {
 	after, _ := w.ChangedSince(ctx, m2.UpdatedAt, 10)
 	if before.Edges == after.Edges {
 		t.Errorf("edge summary %v unchanged after adding an edge", after.Edges)
+	}
+	// A journal entry (a hook's capture) changes the journal summary, and
+	// forgetting it too.
+	w.Changed(ctx)
+	if _, err := other.AddEntry(ctx, &journal.Entry{Kind: journal.KindPrompt, Namespace: "global", SessionID: "s1", Title: "fix the build"}); err != nil {
+		t.Fatal(err)
+	}
+	if changed, _ := w.Changed(ctx); !changed {
+		t.Error("a journal entry went unnoticed")
+	}
+	entry, _ := w.ChangedSince(ctx, m2.UpdatedAt, 10)
+	if entry.Journal == after.Journal || entry.Edges != after.Edges || entry.Total != after.Total {
+		t.Errorf("after a journal entry: %+v, before it %+v; want only the journal summary moved", entry, after)
+	}
+	if _, _, err := other.ForgetEntries(ctx, "s1", time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if gone, _ := w.ChangedSince(ctx, m2.UpdatedAt, 10); gone.Journal == entry.Journal {
+		t.Errorf("journal summary %v unchanged after forgetting the entry", gone.Journal)
 	}
 }

@@ -47,6 +47,10 @@ func whereFilter(ctx context.Context, f memory.Filter) (string, []any) {
 		conds = append(conds, "m.created_at < ?")
 		args = append(args, formatTime(f.CreatedBefore))
 	}
+	if len(f.Authors) > 0 {
+		conds = append(conds, "m.author IN ("+placeholders(len(f.Authors))+")")
+		args = append(args, anySlice(f.Authors)...)
+	}
 	if len(f.IDs) > 0 {
 		conds = append(conds, "m.id IN ("+placeholders(len(f.IDs))+")")
 		args = append(args, anySlice(f.IDs)...)

@@ -249,13 +249,25 @@ func updateMemory(ctx context.Context, tx *sql.Tx, id string, fn func(m *memory.
 	if err != nil {
 		return nil, err
 	}
+	if m.Namespace != before.Namespace || m.ContentHash != before.ContentHash {
+		// Dedup is per namespace: say which memory already holds this text.
+		var other string
+		err := tx.QueryRowContext(ctx, `SELECT id FROM memories WHERE namespace = ? AND content_hash = ? AND id <> ?`,
+			m.Namespace, m.ContentHash, id).Scan(&other)
+		if err == nil {
+			return nil, &memory.DuplicateError{MemoryID: id, Namespace: m.Namespace, ExistingID: other}
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("update memory %s: %w", id, err)
+		}
+	}
 	_, err = tx.ExecContext(ctx, `UPDATE memories SET content = ?, content_hash = ?, memory_type = ?,
 		namespace = ?, importance = ?, confidence = ?, metadata = ?, updated_at = ?, accessed_at = ?,
 		access_count = ?, search_words = ? WHERE id = ?`,
 		m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence, meta,
 		formatTime(m.UpdatedAt), formatTime(m.AccessedAt), m.AccessCount, keywords.SearchWords(m.Content), id)
 	if isUniqueViolation(err) {
-		return nil, fmt.Errorf("memory %s: namespace %s already holds the same content: %w", id, m.Namespace, memory.ErrInvalid)
+		return nil, &memory.DuplicateError{MemoryID: id, Namespace: m.Namespace}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("update memory %s: %w", id, err)

@@ -13,7 +13,7 @@ import (
 // Stats counts what the database holds. FileBytes is the database file plus its
 // write-ahead log.
 func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
-	st := &memory.Stats{ByNamespace: map[string]int{}, ByType: map[string]int{}}
+	st := &memory.Stats{ByNamespace: map[string]int{}, ByType: map[string]int{}, ByAuthor: map[string]int{}}
 	counts := []struct {
 		query string
 		dest  *int
@@ -35,7 +35,7 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 	}
 	// A person's counts leave out the other people's private memories.
 	visible, vargs := visibleCond(ctx, "m")
-	for col, m := range map[string]map[string]int{"namespace": st.ByNamespace, "memory_type": st.ByType} {
+	for col, m := range map[string]map[string]int{"namespace": st.ByNamespace, "memory_type": st.ByType, "author": st.ByAuthor} {
 		rows, err := s.db.QueryContext(ctx, `SELECT `+col+`, count(*) FROM memories m WHERE `+visible+` GROUP BY `+col, vargs...)
 		if err != nil {
 			return nil, fmt.Errorf("stats: %w", err)

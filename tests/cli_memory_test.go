@@ -27,6 +27,17 @@ func TestShowEditRmRestore(t *testing.T) {
 	if r := c.run("", "edit", redis, "--type", "opinion"); r.code == 0 || !strings.Contains(r.stderr, "preference") {
 		t.Errorf("edit to an unknown type: exit %d, %q; want a refusal naming the types", r.code, r.stderr)
 	}
+	// A move, by a project's name, and back: both in the change log.
+	if out := c.ok("edit", redis, "--namespace", "web"); !strings.Contains(out, "changed namespace of "+redis) {
+		t.Errorf("edit --namespace: %q", out)
+	}
+	if show := c.ok("show", redis); !strings.Contains(show, "namespace project:web") || !strings.Contains(show, "namespace project:shop → project:web") {
+		t.Errorf("show after the move:\n%s", show)
+	}
+	c.ok("edit", redis, "--namespace", "project:shop")
+	if r := c.run("", "edit", redis, "--namespace", "project:"); r.code == 0 || !strings.Contains(r.stderr, "namespace") {
+		t.Errorf("edit to a bad namespace: exit %d, %q; want a refusal saying what is accepted", r.code, r.stderr)
+	}
 
 	show := c.ok("show", redis)
 	for _, want := range []string{

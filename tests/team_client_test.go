@@ -64,8 +64,8 @@ func TestClientModeForwardsToolsAndOpensNoDatabase(t *testing.T) {
 	if !strings.Contains(out, id) {
 		t.Errorf("recall call in client mode:\n%s", out)
 	}
-	if r := laptop.run("", "list"); r.code == 0 || !strings.Contains(r.stderr, "recall call") {
-		t.Errorf("recall list in client mode: exit %d, stderr %q", r.code, r.stderr)
+	if r := laptop.run("", "add", "--namespace", "global", "a note"); r.code == 0 || !strings.Contains(r.stderr, "recall call") {
+		t.Errorf("recall add in client mode: exit %d, stderr %q", r.code, r.stderr)
 	}
 	// recall search goes through the server, as alice: her private memory
 	// and the shared ones, never bob's.
@@ -76,6 +76,10 @@ func TestClientModeForwardsToolsAndOpensNoDatabase(t *testing.T) {
 	}
 	if r := laptop.run("", "search", "--since", "2026-01-01", "anything"); r.code == 0 || !strings.Contains(r.stderr, "client of the team server") {
 		t.Errorf("recall search --since in client mode: exit %d, stderr %q", r.code, r.stderr)
+	}
+	listed := laptop.ok("list", "--namespace", "private")
+	if !strings.Contains(listed, id) || strings.Contains(listed, bobs) || !strings.Contains(listed, "showing 1-1 of 1") {
+		t.Errorf("recall list --namespace private in client mode:\n%s", listed)
 	}
 
 	// recall ui: the team server's viewer on this machine, with alice's token.

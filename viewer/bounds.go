@@ -2,16 +2,24 @@ package viewer
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
 )
 
-// boundParams are the list's confidence and date filters, shared by the
-// list, the search and the export of a view.
-var boundParams = []string{"min_confidence", "max_confidence", "since", "until"}
+// boundParams are the list's confidence, date and author filters, shared by
+// the list, the search, the export and the delete of a view.
+var boundParams = []string{"min_confidence", "max_confidence", "since", "until", "author"}
+
+// noAuthor is the author filter's name for memories stored without one: by
+// this machine's own processes (agents over stdio, hooks, the CLI), or
+// before the server had people. It cannot be a person's name.
+const noAuthor = "(none)"
 
 // readSuperseded reads include_superseded: superseded memories (the older
 // side of a supersedes edge) are left out of a view unless it is true, as in
@@ -31,10 +39,19 @@ func readSuperseded(qs url.Values) (bool, error) {
 // dateLayout is how the page sends a day (an <input type=date>'s value).
 const dateLayout = "2006-01-02"
 
-// readBounds reads min_confidence and max_confidence (0 to 1, inclusive) and
-// since and until (days, YYYY-MM-DD, both included, in UTC).
+// readBounds reads min_confidence and max_confidence (0 to 1, inclusive),
+// since and until (days, YYYY-MM-DD, both included, in UTC) and author (a
+// person's name, "admin", or noAuthor).
 func readBounds(qs url.Values) (memory.Bounds, error) {
 	var b memory.Bounds
+	if author := qs.Get("author"); author == noAuthor {
+		b.Authors = []string{""}
+	} else if author != "" {
+		if memory.ValidatePersonName(author) != nil {
+			return b, fmt.Errorf("invalid author %q: accepted a person's name, admin, or %s for memories stored without one (this machine's own agents, hooks and CLI)", author, noAuthor)
+		}
+		b.Authors = []string{author}
+	}
 	for name, dst := range map[string]**float64{"min_confidence": &b.MinConfidence, "max_confidence": &b.MaxConfidence} {
 		raw := qs.Get(name)
 		if raw == "" {
@@ -67,4 +84,41 @@ func readBounds(qs url.Values) (memory.Bounds, error) {
 		return b, fmt.Errorf("since %s is after until %s: accepted since on or before until", qs.Get("since"), qs.Get("until"))
 	}
 	return b, nil
+}
+
+// authorCount is one entry of GET /api/authors.
+type authorCount struct {
+	Author   string `json:"author"` // noAuthor for memories stored without one
+	Memories int    `json:"memories"`
+}
+
+// authors is GET /api/authors: who stored the memories the asker sees, with
+// how many each: people most first, then the memories of no one named, for the list's author filter (a store of one
+// person has a single entry, and the page offers no filter).
+func (h *handler) authors(w http.ResponseWriter, r *http.Request) {
+	st, err := h.mem.Stats(r.Context())
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	out := make([]authorCount, 0, len(st.ByAuthor))
+	for a, n := range st.ByAuthor {
+		if a == "" {
+			a = noAuthor
+		}
+		out = append(out, authorCount{Author: a, Memories: n})
+	}
+	slices.SortFunc(out, func(a, b authorCount) int {
+		if aNone, bNone := a.Author == noAuthor, b.Author == noAuthor; aNone != bNone {
+			if aNone {
+				return 1 // people first
+			}
+			return -1
+		}
+		if a.Memories != b.Memories {
+			return b.Memories - a.Memories
+		}
+		return strings.Compare(a.Author, b.Author)
+	})
+	writeJSON(w, http.StatusOK, out)
 }

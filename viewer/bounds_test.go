@@ -1,7 +1,9 @@
 package viewer
 
 import (
+	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +55,63 @@ func TestListAndSearchByConfidenceAndDate(t *testing.T) {
 	for _, bad := range []string{"min_confidence=2", "max_confidence=x", "min_confidence=0.8&max_confidence=0.2", "since=23/11/2026", "since=" + today + "&until=" + weeksAgo} {
 		if w := f.do(t, "GET", "/api/memories?"+bad, "", nil); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "accepted") {
 			t.Errorf("%s: %d %s, want 400 saying what is accepted", bad, w.Code, w.Body)
+		}
+	}
+}
+
+// The list, a search, an export and a delete of a view narrow by who stored
+// the memories; GET /api/authors offers who did, most first.
+func TestListSearchAndExportByAuthor(t *testing.T) {
+	f := newFixture(t)
+	storeAs := func(person, content string) string {
+		t.Helper()
+		ctx := memory.WithPrincipal(t.Context(), memory.Principal{Person: person})
+		res, err := f.mem.Remember(ctx, memory.StoreRequest{Content: content, Type: memory.TypeDecision, Namespace: "global"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.ID
+	}
+	ann := storeAs("ann", "Deploy the shop on Fridays")
+	ann2 := storeAs("ann", "Deploy the blog from main")
+	bob := storeAs("bob", "Deploy only after the tests pass")
+	local := f.store(t, "Deploy notes live in the wiki", memory.TypeDecision, "global")
+	ids := func(target string) string {
+		t.Helper()
+		p := decode[page](t, f.do(t, "GET", target, "", nil), http.StatusOK)
+		var out []string
+		for _, m := range p.Memories {
+			out = append(out, m.ID)
+		}
+		return strings.Join(out, " ")
+	}
+	for target, want := range map[string]string{
+		"/api/memories?author=ann":             ann2 + " " + ann,
+		"/api/memories?author=bob":             bob,
+		"/api/memories?author=(none)":          local,
+		"/api/memories?author=carol":           "",
+		"/api/memories?q=deploy&author=bob":    bob,
+		"/api/memories?q=deploy&author=(none)": local,
+	} {
+		if got := ids(target); got != want {
+			t.Errorf("GET %s: %q, want %q", target, got, want)
+		}
+	}
+	got := decode[[]authorCount](t, f.do(t, "GET", "/api/authors", "", nil), http.StatusOK)
+	if fmt.Sprint(got) != "[{ann 2} {bob 1} {(none) 1}]" {
+		t.Errorf("GET /api/authors = %v, want people most first, then no one named", got)
+	}
+	exp := f.do(t, "GET", "/api/export?format=markdown&author=bob", "", nil)
+	if body := exp.Body.String(); exp.Code != http.StatusOK || !strings.Contains(body, "1 memory, filtered by author=bob") || !strings.Contains(body, "Deploy only after") || strings.Contains(body, "Fridays") {
+		t.Errorf("export of bob's memories: %d\n%s", exp.Code, body)
+	}
+	dry := f.do(t, "POST", "/api/memories/bulk", `{"action":"delete","view":{"author":"ann"},"dry_run":true}`, nil)
+	if dry.Code != http.StatusOK || !strings.Contains(dry.Body.String(), ann) || strings.Contains(dry.Body.String(), bob) {
+		t.Errorf("dry run of deleting ann's view: %d %s", dry.Code, dry.Body)
+	}
+	for _, bad := range []string{"Ann", "ann smith", "-x"} {
+		if w := f.do(t, "GET", "/api/memories?author="+url.QueryEscape(bad), "", nil); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "accepted") {
+			t.Errorf("author %q: %d %s, want 400 saying what is accepted", bad, w.Code, w.Body)
 		}
 	}
 }

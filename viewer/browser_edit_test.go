@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -82,5 +83,67 @@ func TestBrowserEditMemory(t *testing.T) {
 	}
 	if n, _ := run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#changes button.undo").length`)); n != 1 {
 		t.Errorf("%d Undo buttons after the undo, want one (on the undo itself, which is in effect)", n)
+	}
+}
+
+// TestBrowserMoveMemory moves a memory to another namespace from its edit
+// form, reads the move in the change log, undoes it, and is told which
+// memory stands in the way of a move onto the same text.
+func TestBrowserMoveMemory(t *testing.T) {
+	ctx := newBrowser(t)
+	f := newFixture(t)
+	id := f.store(t, "Releases are tagged from main.", memory.TypeDecision, "project:recall")
+	there := f.store(t, "Prefer table-driven tests.", memory.TypePattern, "project:shop")
+	twin := f.store(t, "Prefer table-driven tests.", memory.TypePattern, "global")
+	srv := newLoopbackServer(t, f)
+	err := within(ctx, 20*time.Second,
+		chromedp.Navigate(srv+"/#/m/"+id),
+		chromedp.WaitVisible(chromedp.CSS(`#memory-content`)),
+		// the namespaces that hold memories are offered
+		until(`[...document.querySelectorAll("#namespace option")].some((o) => o.value === "project:shop")`),
+		chromedp.Click(chromedp.CSS(`#edit`)),
+		chromedp.WaitVisible(chromedp.CSS(`#edit-namespace`)),
+		until(`[...document.querySelectorAll("#edit-namespaces option")].map((o) => o.value).join() === "global,project:recall,project:shop"`),
+		chromedp.SetValue(chromedp.CSS(`#edit-namespace`), "project:web"),
+		chromedp.Click(chromedp.CSS(`#edit-save`)),
+		chromedp.WaitNotPresent(chromedp.CSS(`#edit-form`)),
+		until(`document.querySelector("#status").textContent === "Saved: namespace (now in project:web)."`),
+		until(`document.querySelector("#changes li strong")?.textContent === "Moved from project:recall to project:web"`),
+	)
+	if err != nil {
+		t.Fatalf("moving from the edit form: %v", err)
+	}
+	screenshot(t, ctx, "memory-moved")
+	if m, err := f.mem.Get(t.Context(), id); err != nil || m.Namespace != "project:web" {
+		t.Fatalf("stored after the move: %+v (%v)", m, err)
+	}
+	err = within(ctx, 20*time.Second,
+		// Clicked in one step: the live update of the move may redraw the page.
+		chromedp.Evaluate[chromedp.Void](`document.querySelector("#changes button.undo").click()`),
+		until(`document.querySelector("#status").textContent.startsWith("Undone: namespace")`),
+		until(`document.querySelector(".meta.top")?.textContent.includes("project:recall")`))
+	if err != nil {
+		t.Fatalf("undoing the move: %v", err)
+	}
+	if m, err := f.mem.Get(t.Context(), id); err != nil || m.Namespace != "project:recall" {
+		t.Fatalf("after undoing the move: %+v (%v)", m, err)
+	}
+
+	// Onto the same text in the other namespace: refused, the memory there named.
+	err = within(ctx, 20*time.Second,
+		chromedp.Navigate(srv+"/#/m/"+twin),
+		chromedp.WaitVisible(chromedp.CSS(`#memory-content`)),
+		chromedp.Click(chromedp.CSS(`#edit`)),
+		chromedp.WaitVisible(chromedp.CSS(`#edit-namespace`)),
+		chromedp.SetValue(chromedp.CSS(`#edit-namespace`), "project:shop"),
+		chromedp.Click(chromedp.CSS(`#edit-save`)),
+		until(`document.querySelector("#status.error")?.textContent.includes(`+strconv.Quote(there)+`)`),
+		chromedp.WaitVisible(chromedp.CSS(`#edit-form`)),
+	)
+	if err != nil {
+		t.Fatalf("moving onto the same text: %v", err)
+	}
+	if m, err := f.mem.Get(t.Context(), twin); err != nil || m.Namespace != "global" {
+		t.Fatalf("a refused move moved it: %+v (%v)", m, err)
 	}
 }

@@ -3,6 +3,7 @@ package viewer
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -121,4 +122,86 @@ func until(expr string) chromedp.Action[chromedp.Void] {
 		_, err := chromedp.Poll[bool](expr)(ctx, tg)
 		return err
 	})
+}
+
+// TestBrowserFilterByAuthor: on a team's store the list offers who stored
+// the memories (most first) and narrows to one of them, in its address; a
+// store of one person offers no such filter.
+func TestBrowserFilterByAuthor(t *testing.T) {
+	ctx := newBrowser(t)
+	f := newFixture(t)
+	srv := newLoopbackServer(t, f)
+	f.store(t, "Written on this machine before there were people", memory.TypeDecision, "global")
+	open(t, ctx, srv+"/", "#memories li")
+	if _, err := run(ctx, until(`document.querySelector("#author").hidden && document.querySelectorAll("#memories li").length === 1`)); err != nil {
+		t.Fatalf("a store of one person shows an author filter: %v", err)
+	}
+	storeAs := func(person, content string) string {
+		t.Helper()
+		ctx := memory.WithPrincipal(t.Context(), memory.Principal{Person: person})
+		res, err := f.mem.Remember(ctx, memory.StoreRequest{Content: content, Type: memory.TypeDecision, Namespace: "project:shop"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.ID
+	}
+	ann := []string{storeAs("ann", "Ann: the shop deploys on Fridays"), storeAs("ann", "Ann: prices include VAT")}
+	storeAs("bob", "Bob: the cart keeps items for a week")
+	shown := `[...document.querySelectorAll("#memories li")].map((li) => li.dataset.id).sort().join()`
+	err := within(ctx, 20*time.Second,
+		chromedp.Reload(),
+		until(`!document.querySelector("#author").hidden`),
+		until(`[...document.querySelectorAll("#author option")].map((o) => o.textContent).join("|") === "anyone|ann (2)|bob (1)|no author (1)"`),
+		chromedp.SetValue(chromedp.CSS(`#author`), "ann"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector("#author").dispatchEvent(new Event("change"))`),
+		until(`location.hash === "#/?by=ann"`),
+		until(shown+` === `+fmt.Sprintf("%q", strings.Join(sorted(ann), ","))),
+		until(`document.querySelector("#memories li .author").textContent === "by ann"`),
+		chromedp.Reload(),
+		until(`document.querySelector("#author").value === "ann"`),
+		until(shown+` === `+fmt.Sprintf("%q", strings.Join(sorted(ann), ","))),
+		until(`document.querySelector("#export-md").getAttribute("href").includes("author=ann")`),
+	)
+	if err != nil {
+		got, _ := run(ctx, chromedp.Evaluate[string](shown+` + " / " + [...document.querySelectorAll("#author option")].map((o) => o.textContent).join("|")`))
+		t.Fatalf("filtering by author: %v (shown %s)", err, got)
+	}
+	screenshot(t, ctx, "list-by-author")
+}
+
+func sorted(xs []string) []string {
+	out := append([]string(nil), xs...)
+	slices.Sort(out)
+	return out
+}
+
+// TestBrowserEmptyStoreSaysHowMemoriesArrive: a new user's empty store shows
+// how memories get there instead of an empty list with actions on nothing;
+// the first memory stored elsewhere replaces it.
+func TestBrowserEmptyStoreSaysHowMemoriesArrive(t *testing.T) {
+	ctx := newBrowser(t)
+	f := newFixture(t)
+	srv := newLoopbackServer(t, f)
+	open(t, ctx, srv+"/", "#welcome")
+	err := within(ctx, 20*time.Second,
+		until(`document.querySelector("#view-actions").hidden && document.querySelector("#pager").hidden && document.querySelector("#summary").hidden`),
+		until(`document.body.dataset.live === "live"`))
+	if err != nil {
+		t.Fatalf("the empty store's page: %v", err)
+	}
+	screenshot(t, ctx, "list-empty")
+	f.store(t, "The first memory, stored by an agent", memory.TypeDecision, "global")
+	err = within(ctx, 20*time.Second,
+		chromedp.WaitNotVisible(chromedp.CSS(`#welcome`)),
+		until(`document.querySelector("#summary").textContent === "1–1 of 1 memory" && !document.querySelector("#view-actions").hidden`))
+	if err != nil {
+		t.Fatalf("after the first memory: %v", err)
+	}
+	// A filter that matches nothing is not an empty store: no welcome.
+	err = within(ctx, 20*time.Second,
+		chromedp.Navigate(srv+"/#/?type=pattern"),
+		until(`document.querySelector("#summary").textContent === "No memories in this view." && document.querySelector("#welcome").hidden`))
+	if err != nil {
+		t.Fatalf("an empty view of a store with memories: %v", err)
+	}
 }

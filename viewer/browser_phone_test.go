@@ -55,6 +55,13 @@ func TestBrowserNoPageOverflowsOnPhonesOrTablets(t *testing.T) {
 		SessionID: "s1", ToolName: "Edit", Title: "Edit " + path, Body: long[:2000], Files: []string{path}, CreatedAt: time.Now().UTC()}); err != nil {
 		t.Fatal(err)
 	}
+	// A team's store: the list offers who stored the memories.
+	for _, person := range []string{"a-person-with-a-rather-long-name", "bob"} {
+		ctx := memory.WithPrincipal(t.Context(), memory.Principal{Person: person})
+		if _, err := f.mem.Remember(ctx, memory.StoreRequest{Content: "Stored by " + person + " about " + path, Namespace: "global"}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	srv := newLoopbackServer(t, f)
 
 	pages := []struct{ name, hash, ready string }{
@@ -94,13 +101,44 @@ func TestBrowserNoPageOverflowsOnPhonesOrTablets(t *testing.T) {
 					t.Errorf("at %d px the long memory's Confirm is at y=%v (%v), want it on the first screen (800) with Show all", width, top, err)
 				}
 			}
-			got, err := run(ctx, chromedp.Evaluate[string](overflowCheck))
-			if err != nil {
-				t.Fatal(err)
+			noOverflow := func(name string) {
+				t.Helper()
+				got, err := run(ctx, chromedp.Evaluate[string](overflowCheck))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got != "" {
+					screenshot(t, ctx, fmt.Sprintf("overflow-%s-%d", name, width))
+					t.Errorf("%s at %d px scrolls sideways: %s", name, width, got)
+				}
 			}
-			if got != "" {
-				screenshot(t, ctx, fmt.Sprintf("overflow-%s-%d", p.name, width))
-				t.Errorf("%s at %d px scrolls sideways: %s", p.name, width, got)
+			noOverflow(p.name)
+			// The forms a page opens fit too: the list's filters (with
+			// the authors of a team's store), a memory's edit form.
+			var open, ready, close string
+			switch p.name {
+			case "list":
+				open, ready, close = `#filters-toggle`, `#author`, `#filters-toggle`
+			case "memory":
+				open, ready, close = `#edit`, `#edit-namespace`, `#edit-cancel`
+			}
+			if open != "" {
+				err := within(ctx, 20*time.Second,
+					// The page drawn afresh first: a form opened on the
+					// page shown before the load ends goes with it.
+					until(`document.querySelector("#status").textContent !== "Loading…"`),
+					chromedp.Evaluate[chromedp.Void](`document.querySelector("`+open+`").click()`),
+					chromedp.WaitVisible(chromedp.CSS(ready)))
+				if err != nil {
+					t.Fatalf("%s at %d px: %s never showed %s: %v", p.name, width, open, ready, err)
+				}
+				if width == 390 && p.name == "list" {
+					screenshot(t, ctx, "list-phone-filters")
+				}
+				noOverflow(p.name + " with " + ready)
+				if err := within(ctx, 20*time.Second, chromedp.Evaluate[chromedp.Void](`document.querySelector("`+close+`").click()`)); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
 	}

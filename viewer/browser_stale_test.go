@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 
@@ -81,5 +82,45 @@ func TestBrowserStaleReviewRevalidateAndArchive(t *testing.T) {
 	screenshot(t, ctx, "trash-archived")
 	if err != nil {
 		t.Fatalf("the archived memory in the trash: %v", err)
+	}
+}
+
+// TestBrowserReviewFiltersInTheAddress: the stale review's filters live in
+// the Review page's address: a shared link opens the same queue, Show adds
+// a history entry, Back returns to the queue before, and a reload keeps it.
+func TestBrowserReviewFiltersInTheAddress(t *testing.T) {
+	ctx := newBrowser(t)
+	f := newFixture(t)
+	shop := f.storeOld(t, "Deploy with the old Makefile target.", memory.TypeDecision, "project:shop", 90)
+	blog := f.storeOld(t, "Posts are written in Markdown.", memory.TypeDecision, "project:blog", 20)
+	srv := newLoopbackServer(t, f)
+	shown := `[...document.querySelectorAll("#stale li[data-id]")].map((li) => li.dataset.id).join()`
+	err := within(ctx, 20*time.Second,
+		chromedp.Navigate(srv+"/#/review?days=60&ns=project:shop"),
+		until(shown+` === `+strconv.Quote(shop)),
+		until(`document.querySelector("#stale-days").value === "60" && document.querySelector("#stale-namespace").value === "project:shop"`),
+		until(`document.querySelector('#nav a[data-view="review"]').getAttribute("href") === "#/review?days=60&ns=project:shop"`),
+	)
+	if err != nil {
+		t.Fatalf("opening a shared review link: %v", err)
+	}
+	err = within(ctx, 20*time.Second,
+		// every namespace that holds memories is offered
+		until(`[...document.querySelectorAll("#stale-namespace option")].map((o) => o.value).join() === ",global,project:shop,project:blog"`),
+		chromedp.SetValue(chromedp.CSS(`#stale-days`), "10"),
+		chromedp.SetValue(chromedp.CSS(`#stale-namespace`), ""),
+		chromedp.Click(chromedp.CSS(`#stale-filters button[type=submit]`)),
+		until(`location.hash === "#/review?days=10"`),
+		until(shown+` === `+strconv.Quote(shop+","+blog)),
+		chromedp.Reload(),
+		until(`document.querySelector("#stale-days").value === "10"`),
+		until(shown+` === `+strconv.Quote(shop+","+blog)),
+		chromedp.NavigateBack(),
+		until(`location.hash === "#/review?days=60&ns=project:shop"`),
+		until(shown+` === `+strconv.Quote(shop)),
+	)
+	if err != nil {
+		s, _ := run(ctx, chromedp.Evaluate[string](shown+` + " at " + location.hash`))
+		t.Fatalf("changing, reloading and going back: %v (shown %s)", err, s)
 	}
 }

@@ -16,23 +16,25 @@ type editBody struct {
 	Content    *string      `json:"content"`
 	Type       *memory.Type `json:"memory_type"`
 	Importance *float64     `json:"importance"`
+	Namespace  *string      `json:"namespace"`
 }
 
 // maxEditBody allows a memory's largest content with JSON escaping.
 const maxEditBody = 8*memory.MaxContentBytes + 4096
 
-// editMemory changes content, type or importance through memory.Service.Update,
-// recorded in the memory's change log as made by the viewer.
+// editMemory changes content, type, importance or namespace (a move) through
+// memory.Service.Update, recorded in the memory's change log as made by the
+// viewer.
 func (h *handler) editMemory(w http.ResponseWriter, r *http.Request) {
 	var body editBody
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxEditBody))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&body); err != nil || (body.Content == nil && body.Type == nil && body.Importance == nil) {
-		writeError(w, http.StatusBadRequest, `invalid body: accepted a JSON object with one or more of "content" (text), "memory_type" (a type name), "importance" (0 to 1)`)
+	if err := dec.Decode(&body); err != nil || (body.Content == nil && body.Type == nil && body.Importance == nil && body.Namespace == nil) {
+		writeError(w, http.StatusBadRequest, `invalid body: accepted a JSON object with one or more of "content" (text), "memory_type" (a type name), "importance" (0 to 1), "namespace" (where to move it: global, project:<name>, private)`)
 		return
 	}
 	res, err := h.mem.Update(r.Context(), memory.UpdateRequest{
-		MemoryID: r.PathValue("id"), Content: body.Content, Type: body.Type, Importance: body.Importance, By: editor,
+		MemoryID: r.PathValue("id"), Content: body.Content, Type: body.Type, Importance: body.Importance, Namespace: body.Namespace, By: editor,
 	})
 	if err != nil {
 		h.fail(w, r, err)

@@ -34,13 +34,16 @@ const (
 )
 
 // changeEvent is one SSE event: the memories written since the last event
-// (Created when new), how many memories there are now, and whether edges were
-// added or removed (a contradiction found or resolved, a supersedes edge).
+// (Created when new), how many memories there are now, whether edges were
+// added or removed (a contradiction found or resolved, a supersedes edge),
+// and whether the session journal gained or lost entries (the hooks'
+// capture: the Journal page follows it).
 type changeEvent struct {
 	seq     int64
 	Changed []changedMemory `json:"changed"`
 	Total   int             `json:"total"`
 	Edges   bool            `json:"edges"`
+	Journal bool            `json:"journal"`
 }
 
 type changedMemory struct {
@@ -94,19 +97,21 @@ func (h *hub) subscribe() error {
 
 // baseline is what the poller compares the database with: the memories
 // written lately (memory id -> the updated_at last reported), the newest
-// updated_at seen, the memory count and the edges' count and newest id.
+// updated_at seen, the memory count, and the edges' and journal entries'
+// count and newest id.
 type baseline struct {
-	seen  map[string]time.Time
-	mark  time.Time
-	total int
-	edges [2]int64
+	seen    map[string]time.Time
+	mark    time.Time
+	total   int
+	edges   [2]int64
+	journal [2]int64
 }
 
 // readBaseline takes whatever exists now as the starting point, not news.
 func readBaseline(w memory.Watcher) baseline {
 	b := baseline{seen: map[string]time.Time{}, total: -1}
 	if c, err := w.ChangedSince(context.Background(), time.Now().Add(-lookBehind), maxPerEvent); err == nil {
-		b.total, b.edges = c.Total, c.Edges
+		b.total, b.edges, b.journal = c.Total, c.Edges, c.Journal
 		for _, st := range c.Memories {
 			b.seen[st.ID], b.mark = st.UpdatedAt, later(b.mark, st.UpdatedAt)
 		}
@@ -127,7 +132,7 @@ func (h *hub) unsubscribe() {
 func (h *hub) poll(w memory.Watcher, epoch string, base baseline) {
 	defer w.Close()
 	ctx := context.Background()
-	seen, mark, total, edges := base.seen, base.mark, base.total, base.edges
+	seen, mark, total, edges, entries := base.seen, base.mark, base.total, base.edges, base.journal
 	idleSince := time.Time{}
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
@@ -157,7 +162,7 @@ func (h *hub) poll(w memory.Watcher, epoch string, base baseline) {
 			h.log.Warn("viewer: reading changes", "err", err)
 			continue
 		}
-		ev := changeEvent{Changed: []changedMemory{}, Total: c.Total, Edges: c.Edges != edges}
+		ev := changeEvent{Changed: []changedMemory{}, Total: c.Total, Edges: c.Edges != edges, Journal: c.Journal != entries}
 		for _, st := range c.Memories {
 			if prev, ok := seen[st.ID]; ok && prev.Equal(st.UpdatedAt) {
 				continue
@@ -172,10 +177,10 @@ func (h *hub) poll(w memory.Watcher, epoch string, base baseline) {
 				delete(seen, id)
 			}
 		}
-		if len(ev.Changed) == 0 && c.Total == total && !ev.Edges {
-			continue // an access count, a job, a journal entry: nothing a page shows
+		if len(ev.Changed) == 0 && c.Total == total && !ev.Edges && !ev.Journal {
+			continue // an access count, a job: nothing a page shows
 		}
-		total, edges = c.Total, c.Edges
+		total, edges, entries = c.Total, c.Edges, c.Journal
 		h.publish(epoch, ev)
 	}
 }
@@ -241,7 +246,8 @@ func parseEventID(s string) (epoch string, seq int64, ok bool) {
 //
 //	event: position  sent first to a page that gave no last id: where the
 //	                 stream stands, so it has an id to come back with
-//	event: change  data {"changed":[{"id":…,"created":true}],"total":N}
+//	event: change  data {"changed":[{"id":…,"created":true}],"total":N,
+//	               "edges":false,"journal":true}
 //	event: reset   the page may have missed changes: reload what it shows
 //	: ping         a comment every heartbeatEvery, so proxies and the page
 //	               see the stream alive
@@ -338,7 +344,7 @@ func (h *handler) visibleEvent(ctx context.Context, ev changeEvent) changeEvent 
 	if err != nil {
 		seen = nil
 	}
-	out := changeEvent{seq: ev.seq, Edges: ev.Edges, Changed: []changedMemory{}}
+	out := changeEvent{seq: ev.seq, Edges: ev.Edges, Journal: ev.Journal, Changed: []changedMemory{}}
 	for _, c := range ev.Changed {
 		if seen[c.ID] != nil {
 			out.Changed = append(out.Changed, c)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/transfer"
 )
@@ -66,7 +67,7 @@ func (h *handler) export(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, exportFile{ExportedAt: time.Now().UTC(), Filters: filters, Count: len(ms), Truncated: truncated, Memories: ms})
 		return
 	}
-	desc := fmt.Sprintf("%d memories", len(ms))
+	desc := describe.Count(len(ms), "memory", "memories")
 	if len(filters) > 0 {
 		var parts []string
 		for _, k := range exportFilters {

@@ -99,6 +99,7 @@ func New(d Deps) http.Handler {
 	mux.HandleFunc("GET /api/doctor", h.checkup)
 	mux.HandleFunc("GET /api/golden", h.golden)
 	mux.HandleFunc("GET /api/projects", h.projects)
+	mux.HandleFunc("GET /api/authors", h.authors)
 	mux.HandleFunc("GET /api/files", h.recentFiles)
 	mux.HandleFunc("GET /api/export", h.export)
 	mux.HandleFunc("GET /api/journal", h.journalFeed)

@@ -169,15 +169,9 @@ func clientConfig(e *env) (*config.Config, *slog.Logger, bool) {
 // server's memory_recall_tool, as the person whose token this machine holds.
 // The filters the tool does not take are refused, not ignored.
 func searchThroughServer(ctx context.Context, cfg *config.Config, log *slog.Logger, f *filters, query string, related bool) (*memory.RecallResult, error) {
-	if f.since != "" || f.until != "" || f.minConf != 0 || f.maxConf != 1 || f.all || f.project == "." {
-		return nil, usagef("on a client of the team server, recall search takes --namespace, --project NAME, --type, --limit, --related, --sort and --json (the dates, confidence bounds, --all and --project . need this machine's own database)")
-	}
-	ns := cliNamespace(f.namespace)
-	if f.project != "" {
-		if ns != "" {
-			return nil, usagef("give --namespace or --project, not both")
-		}
-		ns = cliNamespace(f.project)
+	ns, err := clientFilters(f, "search")
+	if err != nil {
+		return nil, err
 	}
 	args, err := json.Marshal(map[string]any{"query": query, "n_results": f.limit, "namespace": ns, "memory_type": f.typ, "include_related": related})
 	if err != nil {
@@ -192,4 +186,78 @@ func searchThroughServer(ctx context.Context, cfg *config.Config, log *slog.Logg
 		return nil, fmt.Errorf("the team server's answer: %w", err)
 	}
 	return &res, nil
+}
+
+// listThroughServer is recall list on a client machine: the team server's
+// memory_list_tool, as the person whose token this machine holds.
+func listThroughServer(ctx context.Context, cfg *config.Config, log *slog.Logger, f *filters, order string, offset int) (*memory.ListResult, error) {
+	ns, err := clientFilters(f, "list")
+	if err != nil {
+		return nil, err
+	}
+	args, err := json.Marshal(map[string]any{"namespace": ns, "memory_type": f.typ, "limit": f.limit, "offset": offset, "order_by": order, "descending": !f.asc})
+	if err != nil {
+		return nil, err
+	}
+	out, err := clientCall(ctx, cfg, log, "memory_list_tool", args)
+	if err != nil {
+		return nil, err
+	}
+	// The tool answers as the Python Recall does: times in Unix seconds.
+	var res struct {
+		Memories []struct {
+			ID          string      `json:"id"`
+			Content     string      `json:"content"`
+			ContentHash string      `json:"content_hash"`
+			Type        memory.Type `json:"memory_type"`
+			Namespace   string      `json:"namespace"`
+			Importance  float64     `json:"importance"`
+			Confidence  float64     `json:"confidence"`
+			CreatedAt   float64     `json:"created_at"`
+			UpdatedAt   float64     `json:"updated_at"`
+			AccessedAt  float64     `json:"accessed_at"`
+			AccessCount int         `json:"access_count"`
+		} `json:"memories"`
+		Count      int `json:"count"`
+		Total      int `json:"total"`
+		Pagination struct {
+			Limit   int  `json:"limit"`
+			Offset  int  `json:"offset"`
+			HasMore bool `json:"has_more"`
+		} `json:"pagination"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		return nil, fmt.Errorf("the team server's answer: %w", err)
+	}
+	list := &memory.ListResult{Memories: []*memory.Memory{}, Count: res.Count, Total: res.Total,
+		Limit: res.Pagination.Limit, Offset: res.Pagination.Offset, HasMore: res.Pagination.HasMore}
+	for _, m := range res.Memories {
+		list.Memories = append(list.Memories, &memory.Memory{ID: m.ID, Content: m.Content, ContentHash: m.ContentHash, Type: m.Type,
+			Namespace: m.Namespace, Importance: m.Importance, Confidence: m.Confidence, AccessCount: m.AccessCount,
+			CreatedAt: unixTime(m.CreatedAt), UpdatedAt: unixTime(m.UpdatedAt), AccessedAt: unixTime(m.AccessedAt)})
+	}
+	return list, nil
+}
+
+// clientFilters checks the filters of search or list (command) on a client
+// machine and returns the namespace they name: the team server's tools take
+// a namespace and a type, not the dates, confidence bounds, --all nor the
+// working directory's project, which are refused rather than ignored.
+func clientFilters(f *filters, command string) (string, error) {
+	if f.since != "" || f.until != "" || f.minConf != 0 || f.maxConf != 1 || f.all || f.project == "." {
+		return "", usagef("on a client of the team server, recall %s takes --namespace, --project NAME, --type, --limit, --sort and --json (the dates, confidence bounds, --all and --project . need this machine's own database)", command)
+	}
+	ns := cliNamespace(f.namespace)
+	if f.project != "" {
+		if ns != "" {
+			return "", usagef("give --namespace or --project, not both")
+		}
+		ns = cliNamespace(f.project)
+	}
+	return ns, nil
+}
+
+// unixTime is a time given in (fractional) Unix seconds.
+func unixTime(sec float64) time.Time {
+	return time.Unix(0, int64(sec*1e9)).UTC()
 }

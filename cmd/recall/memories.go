@@ -410,6 +410,13 @@ func runList(fs *pflag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		if cfg, log, ok := clientConfig(e); ok {
+			res, err := listThroughServer(ctx, cfg, log, f, string(order), *offset)
+			if err != nil {
+				return err
+			}
+			return printList(e, f, res, 0)
+		}
 		a, err := openApp(ctx, e, modeFull)
 		if err != nil {
 			return err
@@ -434,35 +441,41 @@ func runList(fs *pflag.FlagSet) runFunc {
 				return err
 			}
 		}
-		if *f.asJSON {
-			return writeJSON(e.stdout, struct {
-				Success bool `json:"success"`
-				*memory.ListResult
-				HiddenSuperseded int `json:"hidden_superseded"`
-			}{true, res, hidden})
-		}
-		note := ""
-		if hidden > 0 {
-			note = fmt.Sprintf(" (%s hidden: --all lists them)", describe.Count(hidden, "superseded memory", "superseded memories"))
-		}
-		if res.Total == 0 {
-			fmt.Fprintf(e.stdout, "no memories%s\n", note)
-			return nil
-		}
-		if res.Count == 0 {
-			fmt.Fprintf(e.stdout, "nothing at offset %d: there are %s (offsets 0 to %d)%s\n", res.Offset, describe.Count(res.Total, "memory", "memories"), res.Total-1, note)
-			return nil
-		}
-		out := page(e.stdout)
-		st := style(colour(e.stdout))
-		t := memoryTable(st, "")
-		for _, m := range res.Memories {
-			t.add(memoryRow(m, "")...)
-		}
-		t.write(out, termWidth(e.stdout), st)
-		fmt.Fprintf(out, "showing %d-%d of %d%s\n", res.Offset+1, res.Offset+res.Count, res.Total, note)
-		return out.flush()
+		return printList(e, f, res, hidden)
 	}
+}
+
+// printList prints a page of memories as --json and the flags ask; hidden
+// is how many superseded memories the list leaves out.
+func printList(e *env, f *filters, res *memory.ListResult, hidden int) error {
+	if *f.asJSON {
+		return writeJSON(e.stdout, struct {
+			Success bool `json:"success"`
+			*memory.ListResult
+			HiddenSuperseded int `json:"hidden_superseded"`
+		}{true, res, hidden})
+	}
+	note := ""
+	if hidden > 0 {
+		note = fmt.Sprintf(" (%s hidden: --all lists them)", describe.Count(hidden, "superseded memory", "superseded memories"))
+	}
+	if res.Total == 0 {
+		fmt.Fprintf(e.stdout, "no memories%s\n", note)
+		return nil
+	}
+	if res.Count == 0 {
+		fmt.Fprintf(e.stdout, "nothing at offset %d: there are %s (offsets 0 to %d)%s\n", res.Offset, describe.Count(res.Total, "memory", "memories"), res.Total-1, note)
+		return nil
+	}
+	out := page(e.stdout)
+	st := style(colour(e.stdout))
+	t := memoryTable(st, "")
+	for _, m := range res.Memories {
+		t.add(memoryRow(m, "")...)
+	}
+	t.write(out, termWidth(e.stdout), st)
+	fmt.Fprintf(out, "showing %d-%d of %d%s\n", res.Offset+1, res.Offset+res.Count, res.Total, note)
+	return out.flush()
 }
 
 // supersededHidden counts the memories req would list with superseded ones

@@ -272,8 +272,8 @@ var editCommand = &command{
 	quiet: true,
 	group: "memories",
 	name:  "edit",
-	args:  "ID [--content TEXT] [--type T] [--importance X]",
-	summary: "Change a memory: its content, type or importance.\n" +
+	args:  "ID [--content TEXT] [--type T] [--importance X] [--namespace NS]",
+	summary: "Change a memory: its content, type or importance, or move it to another namespace.\n" +
 		"Without flags the memory opens in $VISUAL or $EDITOR (else vi) as a short header\n" +
 		"(type, importance) and the content; what is saved is checked and recorded in the\n" +
 		"memory's change log as made by the cli, as the viewer records its edits. A golden\n" +
@@ -286,6 +286,7 @@ func runEdit(fs *pflag.FlagSet) runFunc {
 	content := fs.String("content", "", "the new content")
 	typ := fs.StringP("type", "t", "", "the new type: "+typeNames())
 	importance := fs.Float64("importance", -1, "the new importance, 0 to 1")
+	ns := fs.String("namespace", "", `move it: "global", "project:<name>" or a project's name`)
 	asJSON := jsonFlag(fs)
 	return func(ctx context.Context, e *env, args []string) error {
 		if len(args) != 1 {
@@ -311,7 +312,11 @@ func runEdit(fs *pflag.FlagSet) runFunc {
 		if fs.Changed("importance") {
 			req.Importance = importance
 		}
-		if req.Content == nil && req.Type == nil && req.Importance == nil {
+		if fs.Changed("namespace") {
+			to := cliNamespace(*ns)
+			req.Namespace = &to
+		}
+		if req.Content == nil && req.Type == nil && req.Importance == nil && req.Namespace == nil {
 			if req, err = editInEditor(e, m); err != nil {
 				return err
 			}

@@ -5,8 +5,8 @@ import (
 	"sync"
 )
 
-// notifyChannel is where the store announces changes to memories and edges,
-// for the viewers of every server (see watch.go).
+// notifyChannel is where the store announces changes to memories, edges
+// and the journal, for the viewers of every server (see watch.go).
 const notifyChannel = "recall_changes"
 
 // announcer tells the database's listeners that memories or edges changed,

@@ -151,8 +151,8 @@ func (s *DB) write(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return nil
 }
 
-// writeChanged is write for a change to memories or edges: committed, it is
-// announced to the viewers of every server.
+// writeChanged is write for a change to memories, edges or the journal:
+// committed, it is announced to the viewers of every server.
 func (s *DB) writeChanged(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	if err := s.write(ctx, fn); err != nil {
 		return err

@@ -18,8 +18,14 @@ const journalColumns = `j.id, j.kind, j.namespace, j.session_id, j.turn_id, j.tr
 	j.title, j.body, j.files, j.memory_id, j.trimmed_bytes, j.created_at, j.author`
 
 // AddEntry records a journal entry and returns its id.
+// The viewers' Journal pages follow it: AddEntry, RecordSummary,
+// RecordToolCall and ForgetEntries announce what they committed (announce.go).
 func (s *DB) AddEntry(ctx context.Context, e *journal.Entry) (int64, error) {
-	return insertEntry(ctx, s.pool, e)
+	id, err := insertEntry(ctx, s.pool, e)
+	if err == nil {
+		s.changed(ctx)
+	}
+	return id, err
 }
 
 func insertEntry(ctx context.Context, q querier, e *journal.Entry) (int64, error) {
@@ -214,7 +220,7 @@ func (s *DB) ForgetEntries(ctx context.Context, sessionID string, before time.Ti
 	where := entryWhere(ctx, sessionID, before, &p)
 	var n int
 	var memIDs []string
-	err := s.write(ctx, func(tx pgx.Tx) error {
+	err := s.writeChanged(ctx, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `DELETE FROM journal WHERE `+where+` RETURNING memory_id`, p...)
 		if err != nil {
 			return fmt.Errorf("forget journal: %w", err)
@@ -317,7 +323,7 @@ func (s *DB) SetDraftSummary(ctx context.Context, sessionID, memoryID string) er
 func (s *DB) RecordSummary(ctx context.Context, e *journal.Entry, through int64, byModel bool) (int64, error) {
 	var id int64
 	e.Author = author(ctx, e.Author)
-	err := s.write(ctx, func(tx pgx.Tx) error {
+	err := s.writeChanged(ctx, func(tx pgx.Tx) error {
 		var err error
 		if id, err = insertEntry(ctx, tx, e); err != nil {
 			return err
@@ -363,7 +369,7 @@ func (s *DB) RecordToolCall(ctx context.Context, e *journal.Entry, a *memory.Fil
 	if e != nil && e.Title == "" {
 		return memory.Invalidf("title", `""`, "a one-line title")
 	}
-	return s.write(ctx, func(tx pgx.Tx) error {
+	return s.writeChanged(ctx, func(tx pgx.Tx) error {
 		if e != nil {
 			if _, err := insertEntry(ctx, tx, e); err != nil {
 				return err

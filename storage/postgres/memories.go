@@ -316,6 +316,19 @@ func updateMemory(ctx context.Context, tx pgx.Tx, id string, fn func(m *memory.M
 	if err != nil {
 		return nil, err
 	}
+	if m.Namespace != before.Namespace || m.ContentHash != before.ContentHash {
+		// Dedup is per namespace: say which memory already holds this text
+		// (asked first: a refused statement ends a PostgreSQL transaction).
+		var other string
+		err := tx.QueryRow(ctx, `SELECT id FROM memories WHERE namespace = $1 AND content_hash = $2 AND id <> $3`,
+			m.Namespace, m.ContentHash, id).Scan(&other)
+		if err == nil {
+			return nil, &memory.DuplicateError{MemoryID: id, Namespace: m.Namespace, ExistingID: other}
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return nil, fmt.Errorf("update memory %s: %w", id, err)
+		}
+	}
 	contentChanged := m.Content != before.Content
 	_, err = tx.Exec(ctx, `UPDATE memories SET content = $1, content_hash = $2, memory_type = $3,
 		namespace = $4, importance = $5, confidence = $6, metadata = $7, updated_at = $8, accessed_at = $9,
@@ -324,7 +337,7 @@ func updateMemory(ctx context.Context, tx pgx.Tx, id string, fn func(m *memory.M
 		m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence, meta,
 		m.UpdatedAt, m.AccessedAt, m.AccessCount, memoryWords(m.Content), contentChanged, id)
 	if isUniqueViolation(err, "memories_namespace_hash") {
-		return nil, fmt.Errorf("memory %s: namespace %s already holds the same content: %w", id, m.Namespace, memory.ErrInvalid)
+		return nil, &memory.DuplicateError{MemoryID: id, Namespace: m.Namespace}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("update memory %s: %w", id, err)
@@ -430,6 +443,9 @@ func whereFilter(ctx context.Context, f memory.Filter, p *params) string {
 	}
 	if !f.CreatedBefore.IsZero() {
 		conds = append(conds, "m.created_at < "+p.add(f.CreatedBefore))
+	}
+	if len(f.Authors) > 0 {
+		conds = append(conds, "m.author = ANY("+p.add(f.Authors)+")")
 	}
 	if len(f.IDs) > 0 {
 		conds = append(conds, "m.id = ANY("+p.add(f.IDs)+")")

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage/postgres"
 	"github.com/recall-mcp/recall/storage/postgres/pgtest"
@@ -75,5 +76,37 @@ func TestWatchSeesAnotherInstancesWrites(t *testing.T) {
 	}
 	if changed, _ := w.Changed(ctx); changed {
 		t.Fatal("a change reported twice")
+	}
+	// A journal entry (a hook's capture on another server) is announced
+	// too, and so is forgetting it.
+	heard := func(what string) *memory.Changes {
+		t.Helper()
+		for i := 0; i < 100; i++ {
+			if changed, err := w.Changed(ctx); err != nil {
+				t.Fatal(err)
+			} else if changed {
+				c, err := w.ChangedSince(ctx, time.Now().Add(-time.Minute), 10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return c
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatalf("the watch never heard of %s", what)
+		return nil
+	}
+	if _, err := writer.AddEntry(ctx, &journal.Entry{Kind: journal.KindPrompt, Namespace: "global", SessionID: "s1", Title: "fix the build"}); err != nil {
+		t.Fatal(err)
+	}
+	entry := heard("a journal entry")
+	if entry.Journal == c.Journal || entry.Total != c.Total {
+		t.Fatalf("after a journal entry: %+v, before %+v", entry, c)
+	}
+	if _, _, err := writer.ForgetEntries(ctx, "s1", time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if gone := heard("a forgotten journal entry"); gone.Journal == entry.Journal {
+		t.Fatalf("journal summary %v unchanged after the forget", gone.Journal)
 	}
 }

@@ -14,7 +14,7 @@ import (
 
 // Stats counts what the database holds, in one round trip for the counts.
 func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
-	st := &memory.Stats{ByNamespace: map[string]int{}, ByType: map[string]int{}}
+	st := &memory.Stats{ByNamespace: map[string]int{}, ByType: map[string]int{}, ByAuthor: map[string]int{}}
 	var oldest *time.Time
 	var version string
 	err := s.pool.QueryRow(ctx, `SELECT
@@ -45,7 +45,7 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 		st.OldestJobAt = oldest.UTC()
 	}
 	st.SchemaVersion, _ = strconv.Atoi(version)
-	for col, m := range map[string]map[string]int{"namespace": st.ByNamespace, "memory_type": st.ByType} {
+	for col, m := range map[string]map[string]int{"namespace": st.ByNamespace, "memory_type": st.ByType, "author": st.ByAuthor} {
 		rows, err := s.pool.Query(ctx, `SELECT `+col+`, count(*) FROM memories m WHERE `+visibleSQL(ctx, "m")+` GROUP BY `+col)
 		if err != nil {
 			return nil, fmt.Errorf("stats: %w", err)

@@ -74,11 +74,14 @@ func (w *watch) Changed(ctx context.Context) (bool, error) {
 }
 
 // ChangedSince reads what changed: the memories written since a time, and
-// the counts that tell additions and deletions.
+// the counts that tell additions and deletions (of memories, edges and
+// journal entries).
 func (w *watch) ChangedSince(ctx context.Context, since time.Time, limit int) (*memory.Changes, error) {
 	c := &memory.Changes{}
 	if err := w.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM memories),
-		(SELECT count(*) FROM edges), (SELECT coalesce(max(id), 0) FROM edges)`).Scan(&c.Total, &c.Edges[0], &c.Edges[1]); err != nil {
+		(SELECT count(*) FROM edges), (SELECT coalesce(max(id), 0) FROM edges),
+		(SELECT count(*) FROM journal), (SELECT coalesce(max(id), 0) FROM journal)`).Scan(&c.Total, &c.Edges[0], &c.Edges[1],
+		&c.Journal[0], &c.Journal[1]); err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
 	}
 	rows, err := w.pool.Query(ctx, `SELECT id, created_at, updated_at FROM memories

@@ -47,6 +47,7 @@ func Run(t *testing.T, open Open) {
 		{"UpdateMemory", testUpdateMemory},
 		{"UpdateMemoryContentMakesItPending", testUpdateContentPending},
 		{"UpdateMemoryRefusesDuplicateContent", testUpdateDuplicate},
+		{"MoveToAnotherNamespace", testMoveNamespace},
 		{"UpdateLoggedAndWithEvent", testUpdateLoggedAndEvent},
 		{"DeleteProtectsGoldenAndCascades", testDeleteCascade},
 		{"TrashAndRestore", testTrashRestore},
@@ -87,6 +88,7 @@ func Run(t *testing.T, open Open) {
 		{"SummaryJobs", testSummaryJobs},
 		{"ToolCallInOneTransaction", testToolCall},
 		{"PrivateNamespacesPerPerson", testVisibility},
+		{"FilterByAuthor", testFilterByAuthor},
 		{"PrivateMemoryNeverHidesOrNamesForOthers", testVisibilityAround},
 		{"JournalAndFileActivityPerPerson", testOwnWork},
 		{"Stats", testStats},
@@ -283,6 +285,69 @@ func testUpdateDuplicate(t *testing.T, s Store) {
 	_, err := s.UpdateMemory(ctx, b.ID, func(m *memory.Memory) error { m.Content = "one"; return nil })
 	if !errors.Is(err, memory.ErrInvalid) {
 		t.Fatalf("update to a duplicate content: %v, want ErrInvalid", err)
+	}
+}
+
+// testMoveNamespace moves a memory: every search and listing finds it in
+// its new namespace only, and a move onto the same text already there is
+// refused with the memory that holds it, changing nothing.
+func testMoveNamespace(t *testing.T, s Store) {
+	a := insert(t, s, newMemory("deploy with the blue pipeline", memory.GlobalNamespace, memory.TypeDecision), vec(0, 0))
+	insert(t, s, newMemory("unrelated global note", memory.GlobalNamespace, memory.TypeSession), vec(1, 0))
+	moved, err := s.UpdateMemoryLogged(ctx, a.ID, func(m *memory.Memory) (*memory.Change, error) {
+		m.Namespace = "project:shop"
+		return &memory.Change{Action: memory.ChangeEdit, Source: memory.SourceViewer,
+			Fields: []memory.FieldChange{{Field: "namespace", Before: memory.GlobalNamespace, After: "project:shop"}}}, nil
+	})
+	must(t, err)
+	if moved.Namespace != "project:shop" || moved.ContentHash != a.ContentHash || moved.EmbeddingPending {
+		t.Fatalf("after the move: %+v", moved)
+	}
+	in := func(ns string) memory.Filter { return memory.Filter{Namespaces: []string{ns}} }
+	for _, c := range []struct {
+		ns   string
+		want int
+	}{{"project:shop", 1}, {memory.GlobalNamespace, 0}} {
+		kw, err := s.SearchKeyword(ctx, "pipeline", in(c.ns), 5)
+		must(t, err)
+		vs, err := s.SearchVector(ctx, vec(0, 0), in(c.ns), 5)
+		must(t, err)
+		n, err := s.CountMemories(ctx, in(c.ns))
+		must(t, err)
+		if len(kw) != c.want || slices.Contains(ids(vs), a.ID) != (c.want == 1) {
+			t.Errorf("in %s: keyword hits %v, vector hits %v; want the moved memory %d times", c.ns, kw, vs, c.want)
+		}
+		if c.ns == "project:shop" && n != 1 {
+			t.Errorf("count in %s = %d, want 1", c.ns, n)
+		}
+	}
+	cs, err := s.Changes(ctx, memory.ChangeQuery{MemoryID: a.ID})
+	must(t, err)
+	if len(cs) != 1 || cs[0].Namespace != "project:shop" || cs[0].Fields[0].Field != "namespace" {
+		t.Fatalf("change log after the move: %+v", cs)
+	}
+
+	// The same text in two namespaces, one moved onto the other: refused.
+	here := insert(t, s, newMemory("tabs, not spaces", memory.GlobalNamespace, memory.TypePreference), nil)
+	there := insert(t, s, newMemory("tabs, not spaces", "project:shop", memory.TypePreference), nil)
+	_, err = s.UpdateMemoryLogged(ctx, here.ID, func(m *memory.Memory) (*memory.Change, error) {
+		m.Namespace = "project:shop"
+		return &memory.Change{Action: memory.ChangeEdit, Source: memory.SourceViewer}, nil
+	})
+	var dup *memory.DuplicateError
+	if !errors.As(err, &dup) || !errors.Is(err, memory.ErrInvalid) || dup.ExistingID != there.ID || dup.Namespace != "project:shop" {
+		t.Fatalf("moving onto the same text: %v, want a DuplicateError naming %s", err, there.ID)
+	}
+	if m, _ := s.GetMemory(ctx, here.ID); m.Namespace != memory.GlobalNamespace {
+		t.Fatalf("a refused move moved the memory to %s", m.Namespace)
+	}
+	if cs, _ := s.Changes(ctx, memory.ChangeQuery{MemoryID: here.ID}); len(cs) != 0 {
+		t.Fatalf("a refused move was recorded: %+v", cs)
+	}
+	// An edit onto another memory's text names it too.
+	_, err = s.UpdateMemory(ctx, moved.ID, func(m *memory.Memory) error { m.Content = "tabs, not spaces"; return nil })
+	if !errors.As(err, &dup) || dup.ExistingID != there.ID {
+		t.Fatalf("editing onto another memory's text: %v, want a DuplicateError naming %s", err, there.ID)
 	}
 }
 
@@ -1511,6 +1576,52 @@ func testToolCall(t *testing.T, s Store) {
 // testVisibility: a person sees the shared namespaces and their own
 // user:<name>, never another person's, whichever method asks; the
 // machine's own processes (no principal) see everything.
+// testFilterByAuthor: the viewer's author filter narrows listings, counts
+// and both searches to who stored the memories ("" for no one: this
+// machine's processes), and the stats count memories by author.
+func testFilterByAuthor(t *testing.T, s Store) {
+	ann := memory.WithPrincipal(ctx, memory.Principal{Person: "ann"})
+	bob := memory.WithPrincipal(ctx, memory.Principal{Person: "bob"})
+	byAnn, _, err := s.InsertMemory(ann, newMemory("ann deploys on fridays", memory.GlobalNamespace, memory.TypeDecision), vec(0, 0))
+	must(t, err)
+	byBob, _, err := s.InsertMemory(bob, newMemory("bob deploys on mondays", memory.GlobalNamespace, memory.TypeDecision), vec(0, 0.1))
+	must(t, err)
+	local := insert(t, s, newMemory("deploys wait for green builds", memory.GlobalNamespace, memory.TypeDecision), vec(0, 0.2))
+	for _, c := range []struct {
+		authors []string
+		want    []string
+	}{
+		{[]string{"ann"}, []string{byAnn.ID}},
+		{[]string{"bob", ""}, []string{byBob.ID, local.ID}},
+		{[]string{""}, []string{local.ID}},
+		{nil, []string{byAnn.ID, byBob.ID, local.ID}},
+	} {
+		f := memory.Filter{Bounds: memory.Bounds{Authors: c.authors}}
+		ms, err := s.ListMemories(ctx, memory.ListQuery{Filter: f, OrderBy: memory.OrderCreatedAt})
+		must(t, err)
+		var listed []string
+		for _, m := range ms {
+			listed = append(listed, m.ID)
+		}
+		kw, err := s.SearchKeyword(ctx, "deploys", f, 10)
+		must(t, err)
+		vs, err := s.SearchVector(ctx, vec(0, 0), f, 10)
+		must(t, err)
+		n, err := s.CountMemories(ctx, f)
+		must(t, err)
+		sorted := func(xs []string) []string { xs = slices.Clone(xs); slices.Sort(xs); return xs }
+		want := sorted(c.want)
+		if !slices.Equal(sorted(listed), want) || !slices.Equal(sorted(ids(kw)), want) || !slices.Equal(sorted(ids(vs)), want) || n != len(want) {
+			t.Errorf("authors %q: listed %v, keyword %v, vector %v, count %d; want %v", c.authors, listed, ids(kw), ids(vs), n, want)
+		}
+	}
+	st, err := s.Stats(ctx)
+	must(t, err)
+	if st.ByAuthor["ann"] != 1 || st.ByAuthor["bob"] != 1 || st.ByAuthor[""] != 1 || len(st.ByAuthor) != 3 {
+		t.Errorf("stats by author = %v", st.ByAuthor)
+	}
+}
+
 func testVisibility(t *testing.T, s Store) {
 	ann := memory.WithPrincipal(ctx, memory.Principal{Person: "ann"})
 	bob := memory.WithPrincipal(ctx, memory.Principal{Person: "bob"})

@@ -13,10 +13,11 @@ const getJSON = (path, signal) => call(path, { signal });
 // listMemories returns one page of memories; with q, the ranked search hits.
 // The first page's URL is preloaded by index.html: keep the two the same.
 // viewParams are a view's filters as query parameters, left out when empty.
-function viewParams({ q, namespace, type, order, minConfidence, maxConfidence, since, until, superseded }, params = new URLSearchParams()) {
+function viewParams({ q, namespace, type, author, order, minConfidence, maxConfidence, since, until, superseded }, params = new URLSearchParams()) {
   if (q) params.set("q", q);
   if (namespace) params.set("namespace", namespace);
   if (type) params.set("type", type);
+  if (author) params.set("author", author);
   if (order && !q) params.set("order_by", order); // a search is ranked by relevance
   if (minConfidence) params.set("min_confidence", minConfidence);
   if (maxConfidence) params.set("max_confidence", maxConfidence);
@@ -31,6 +32,12 @@ export function listMemories({ limit, offset, ...view }, signal) {
   params.set("limit", String(limit));
   params.set("offset", String(offset));
   return getJSON(`api/memories?${params}`, signal);
+}
+
+// listAuthors lists who stored the memories, most first ("(none)": this
+// machine's own processes).
+export function listAuthors(signal) {
+  return getJSON("api/authors", signal);
 }
 
 export function getMemory(id, signal) {
@@ -139,8 +146,8 @@ export function getGraph(id, depth, signal) {
   return getJSON(`api/memories/${encodeURIComponent(id)}/graph?depth=${depth}`, signal);
 }
 
-// editMemory changes a memory's content, type or importance (fields left out
-// stay); the change is recorded in its change log.
+// editMemory changes a memory's content, type, importance or namespace
+// (fields left out stay); the change is recorded in its change log.
 export function editMemory(id, fields) {
   return call(`api/memories/${encodeURIComponent(id)}`, {
     method: "PATCH",

@@ -1,7 +1,7 @@
 // The viewer's page: a memory list with search and filters, and one memory's
 // page, switched by the URL's hash (#/ and #/m/<id>).
 import { el, fmtTime, fmtNum, searchWords, excerpt, highlight } from "./dom.js";
-import { listMemories, getMemory, validateMemory, forgetMemory, editMemory, watchChanges, exportURL, listProjects } from "./api.js";
+import { listMemories, getMemory, validateMemory, forgetMemory, editMemory, watchChanges, exportURL, listProjects, listAuthors } from "./api.js";
 import { PAGE_SIZE, emptyListState, listHash, parseListHash, activeFilters } from "./listurl.js";
 import { confidenceChart, eventRowId } from "./chart.js";
 import { renderMarkdown } from "./markdown.js";
@@ -11,9 +11,9 @@ import { loadGraph, graphHash, parseGraphHash } from "./graph.js";
 import { loadGolden, goldenHash, parseGoldenHash } from "./golden.js";
 import { loadFiles, parseFilesHash } from "./files.js";
 import { Bulk } from "./bulk.js";
-import { StaleReview } from "./stale.js";
+import { StaleReview, parseReviewHash } from "./stale.js";
 import { loadTrash } from "./trash.js";
-import { loadJournal, parseJournalHash } from "./journal.js";
+import { loadJournal, freshenJournal, parseJournalHash } from "./journal.js";
 import { openCreate } from "./create.js";
 import { removeButton, linkForm } from "./edges.js";
 import { changeLog, promoteForm, PROMOTABLE } from "./changes.js";
@@ -57,6 +57,7 @@ function memoryItem(m, query) {
       el("div", { class: "meta" },
         el("span", { class: `badge ${m.memory_type}` }, m.memory_type),
         el("span", {}, m.namespace),
+        m.author ? el("span", { class: "author" }, `by ${m.author}`) : null,
         el("span", {}, `confidence ${fmtNum(m.confidence)}`),
         el("span", {}, `importance ${fmtNum(m.importance)}`),
         el("span", {}, fmtTime(m.created_at)))));
@@ -88,6 +89,13 @@ async function loadList({ quiet = false, scrollTo } = {}) {
     $("export-md").href = exportURL(state, "markdown");
     $("prev").disabled = page.offset === 0;
     $("next").disabled = !page.has_more;
+    // One page: no pager. An empty view: nothing to export or delete; an
+    // empty store: how memories get here.
+    $("pager").hidden = page.offset === 0 && !page.has_more;
+    $("view-actions").hidden = page.total === 0;
+    const empty = page.total === 0 && !page.query && !activeFilters(state);
+    $("welcome").hidden = !empty;
+    $("summary").hidden = empty;
     if (!quiet || notice) setStatus(notice);
     notice = "";
     if (scrollTo !== undefined) window.scrollTo(0, scrollTo);
@@ -154,6 +162,8 @@ function metadataView(meta) {
   }));
 }
 
+let shownMemory = ""; // the memory page's data as last drawn
+
 // keepStatus: a reload after the person's own change, whose message stays.
 async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
   if (!quiet && !keepStatus) setStatus("Loading…");
@@ -165,6 +175,11 @@ async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
     if (quiet && ["#edit-box", "#delete-box", "#promote-box"].some((s) => box.querySelector(s)?.childElementCount)) return;
     // Nor the search for a memory to link.
     if (quiet && box.querySelector("#edge-search")?.value) return;
+    // A live refresh that finds the page as drawn (the person's own change,
+    // already shown) leaves it alone: a click on its way still lands.
+    const drawn = JSON.stringify(d);
+    if (quiet && shownMemory === drawn) return;
+    shownMemory = drawn;
     const m = d.memory;
     const neighbors = new Map(d.neighbors.map((n) => [n.id, n]));
     const v = d.validation;
@@ -187,7 +202,7 @@ async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
       el("div", { class: "actions", id: "memory-actions" },
         el("button", { type: "button", id: "confirm", title: "It held: confidence +0.1" }, "Confirm"),
         el("button", { type: "button", id: "refute", title: "It was wrong: confidence -0.15" }, "Refute"),
-        el("button", { type: "button", id: "edit", title: "Change content, type or importance (e)" }, "Edit"),
+        el("button", { type: "button", id: "edit", title: "Change content, type, importance or namespace (e)" }, "Edit"),
         PROMOTABLE.includes(m.memory_type)
           ? el("button", { type: "button", id: "promote", title: "Make it a golden rule (asks why)" }, "Promote…")
           : null,
@@ -202,6 +217,7 @@ async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
         field("id", m.id),
         field("type", m.memory_type),
         field("namespace", m.namespace),
+        m.author ? field("stored by", m.author) : null,
         field("confidence", fmtNum(m.confidence)),
         field("importance", fmtNum(m.importance)),
         field("created", fmtTime(m.created_at)),
@@ -253,6 +269,7 @@ async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
   } catch (err) {
     if (err.name === "AbortError") return;
     box.replaceChildren(el("p", { class: "error" }, err.message));
+    shownMemory = "";
     setStatus("");
   }
 }
@@ -298,15 +315,21 @@ function openEdit(m) {
   const type = el("select", { id: "edit-type", "aria-label": "Type", disabled: golden },
     TYPES.filter((t) => golden || t !== "golden_rule").map((t) => el("option", { value: t, selected: t === m.memory_type }, t)));
   const importance = el("input", { id: "edit-importance", type: "number", min: 0, max: 1, step: 0.05, value: m.importance, "aria-label": "Importance" });
+  // Moving: any namespace by name, the ones that hold memories offered.
+  const namespace = el("input", { id: "edit-namespace", value: m.namespace, list: "edit-namespaces", autocomplete: "off", spellcheck: "false",
+    "aria-label": "Namespace", title: "global, project:<name>, or private (your own, with a person's token)" });
+  const namespaces = el("datalist", { id: "edit-namespaces" },
+    [...$("namespace").options].filter((o) => o.value).map((o) => el("option", { value: o.value })));
   const save = el("button", { type: "submit", id: "edit-save" }, "Save");
   const cancel = el("button", { type: "button", id: "edit-cancel" }, "Cancel");
   const form = el("form", { class: "edit-form", id: "edit-form" },
     el("label", {}, "Content", content),
     el("div", { class: "row" },
       el("label", {}, "Type ", type),
-      el("label", {}, "Importance ", importance)),
+      el("label", {}, "Importance ", importance),
+      el("label", {}, "Namespace ", namespace, namespaces)),
     golden ? el("p", { class: "muted" }, "A golden rule's type changes by demoting it, with a reason, on the ", el("a", { href: goldenHash(m.namespace.replace(/^project:/, "").replace(/^global$/, "")) }, "golden rules page"), ".") : null,
-    el("p", { class: "muted" }, "Changed content is searched by its new words at once and embedded again. The change is recorded in the memory's change log."),
+    el("p", { class: "muted" }, "Changed content is searched by its new words at once and embedded again. A new namespace moves the memory there, with its edges and history. The change is recorded in the memory's change log, where it can be undone."),
     el("div", { class: "actions" }, save, cancel));
   box.replaceChildren(form);
   cancel.addEventListener("click", () => box.replaceChildren());
@@ -318,13 +341,15 @@ function openEdit(m) {
     if (!golden && type.value !== m.memory_type) fields.memory_type = type.value;
     const imp = Number(importance.value);
     if (importance.value !== "" && imp !== m.importance) fields.importance = imp;
+    if (namespace.value.trim() !== m.namespace) fields.namespace = namespace.value.trim();
     if (!Object.keys(fields).length) { box.replaceChildren(); setStatus("Nothing changed."); return; }
     save.disabled = true;
     try {
       const res = await editMemory(m.id, fields);
       box.replaceChildren();
       await loadMemory(m.id);
-      setStatus(`Saved: ${res.changed.join(", ") || "nothing changed"}.`);
+      const moved = res.changed.includes("namespace") ? ` (now in ${res.memory.namespace})` : "";
+      setStatus(`Saved: ${res.changed.join(", ") || "nothing changed"}${moved}.`);
     } catch (err) {
       save.disabled = false;
       setStatus(err.message, true);
@@ -385,7 +410,7 @@ let stale; // the StaleReview under it
 function view() {
   const h = location.hash;
   if (/^#\/m\/.+$/.test(h)) return "memory";
-  if (h === "#/review") return "review";
+  if (parseReviewHash(h)) return "review";
   if (h === "#/health") return "health";
   if (h === "#/trash") return "trash";
   if (parseGraphHash(h)) return "graph";
@@ -414,7 +439,14 @@ function route() {
     else a.removeAttribute("aria-current");
   });
   if (v === "memory") loadMemory(decodeURIComponent(location.hash.slice("#/m/".length)));
-  else if (v === "review") { review.load(); stale.load({ quiet: true }); }
+  else if (v === "review") {
+    // The nav's Review keeps the queue's filters, as Memories keeps the list's.
+    document.querySelector('#nav a[data-view="review"]').href = location.hash;
+    stale.show(parseReviewHash(location.hash));
+    stale.namespaces();
+    review.load();
+    stale.load({ quiet: true });
+  }
   else if (v === "health") loadHealth($("health"), setStatus);
   else if (v === "graph") loadGraph($("graph-view"), parseGraphHash(location.hash), setStatus);
   else if (v === "golden") loadGolden($("golden-view"), parseGoldenHash(location.hash), setStatus);
@@ -436,6 +468,10 @@ function showListState() {
   if (state.namespace && ![...ns.options].some((o) => o.value === state.namespace)) ns.append(el("option", { value: state.namespace }, state.namespace));
   ns.value = state.namespace;
   $("type").value = state.type;
+  const by = $("author");
+  if (state.author && ![...by.options].some((o) => o.value === state.author)) by.append(el("option", { value: state.author }, state.author));
+  by.value = state.author;
+  by.hidden = by.options.length < 3 && !state.author; // one author: nothing to choose
   $("order").value = state.order;
   $("min-confidence").value = state.minConfidence;
   $("max-confidence").value = state.maxConfidence;
@@ -466,6 +502,28 @@ async function namespaceOptions() {
   }
 }
 
+// authorOptions offers who stored the memories (people on a team server),
+// with their counts; with one author (a store of one person) the filter
+// stays hidden.
+async function authorOptions() {
+  try {
+    const authors = await listAuthors();
+    const by = $("author");
+    const keep = by.value;
+    for (const a of authors) {
+      const label = a.author === "(none)" ? `no author (${a.memories})` : `${a.author} (${a.memories})`;
+      const have = [...by.options].find((o) => o.value === a.author);
+      const title = a.author === "(none)" ? "Stored by this server's own processes (its CLI, hooks, agents over stdio), or before it had people" : null;
+      if (have) have.textContent = label;
+      else by.append(el("option", { value: a.author, title }, label));
+    }
+    by.value = keep;
+    by.hidden = authors.length < 2 && !keep;
+  } catch {
+    // the list still works without the filter
+  }
+}
+
 // moveSelection moves the list's keyboard selection (j/k) by step.
 function moveSelection(step) {
   const items = [...document.querySelectorAll("#memories li")];
@@ -488,12 +546,19 @@ function live(ev) {
   // How many changes the page has heard of, for anyone checking it is live.
   document.body.dataset.changes = String(Number(document.body.dataset.changes || 0) + 1);
   const dropped = lastTotal !== null && ev.total < lastTotal;
+  // A hook's journal entry alone changes nothing the memory pages show.
+  const memories = ev.changed.length > 0 || ev.edges || (lastTotal !== null && ev.total !== lastTotal);
   lastTotal = ev.total;
   for (const c of ev.changed) {
     fresh.add(c.id);
     setTimeout(() => { fresh.delete(c.id); document.querySelector(`#memories li[data-id="${CSS.escape(c.id)}"]`)?.classList.remove("fresh"); }, FRESH_MS);
   }
   const v = view();
+  if (v === "journal") {
+    if (ev.journal) freshenJournal($("journal-view"), parseJournalHash(location.hash), setStatus);
+    return;
+  }
+  if (!memories) return;
   if (v === "review") { review.load({ quiet: true }); stale.load({ quiet: true }); return; }
   if (v === "list") { loadList({ quiet: true }); return; }
   if (v === "health") { loadHealth($("health"), setStatus, { quiet: true }); return; }
@@ -545,6 +610,7 @@ function init() {
     state.q = $("q").value.trim();
     state.namespace = $("namespace").value;
     state.type = $("type").value;
+    state.author = $("author").value;
     state.order = $("order").value;
     state.minConfidence = $("min-confidence").value;
     state.maxConfidence = $("max-confidence").value;
@@ -558,7 +624,7 @@ function init() {
   };
   const later = debounce(refilter, SEARCH_DELAY_MS);
   $("q").addEventListener("input", later);
-  for (const id of ["namespace", "type", "order", "min-confidence", "max-confidence", "since", "until", "superseded"]) $(id).addEventListener("change", refilter);
+  for (const id of ["namespace", "type", "author", "order", "min-confidence", "max-confidence", "since", "until", "superseded"]) $(id).addEventListener("change", refilter);
   $("filters-toggle").addEventListener("click", () => {
     const open = $("more-filters").classList.toggle("open");
     $("filters-toggle").setAttribute("aria-expanded", String(open));
@@ -567,6 +633,7 @@ function init() {
   history.scrollRestoration = "manual";
   window.addEventListener("scroll", () => { if (shown === "list") listScroll.set(listURL, window.scrollY); }, { passive: true });
   namespaceOptions();
+  authorOptions();
   const create = () => openCreate($("create-box"), {
     namespaces: [...$("namespace").options].map((o) => o.value).filter((v) => v && v !== "global"),
     namespace: state.namespace, setStatus,

@@ -18,8 +18,10 @@ const SOURCES = {
   curation: "automatically",
 };
 
-function fromWhere(source) {
-  return SOURCES[source] ?? `by ${source}`;
+// fromWhere says where a change came from and, on a team server, who made it.
+function fromWhere(source, author) {
+  const where = SOURCES[source] ?? `by ${source}`;
+  return author ? `${where}, by ${author}` : where;
 }
 
 function memoryLink(id, preview) {
@@ -30,12 +32,18 @@ function fieldFrom(c, name) {
   return (c.fields ?? []).find((f) => f.field === name);
 }
 
+// moveOnly: an edit that only moved the memory to another namespace.
+function moveOnly(c) {
+  return c.action === "edit" && c.fields?.length === 1 && c.fields[0].field === "namespace";
+}
+
 // what says in words what a change did.
 function what(c) {
   const type = fieldFrom(c, "memory_type");
   const other = c.related_id ? memoryLink(c.related_id, c.related_preview) : "another memory";
   switch (c.action) {
-    case "edit": return `Edited ${(c.fields ?? []).map((f) => f.field.replace("memory_", "")).join(", ") || "the memory"}`;
+    case "edit": if (moveOnly(c)) return `Moved from ${c.fields[0].before} to ${c.fields[0].after}`;
+      return `Edited ${(c.fields ?? []).map((f) => f.field.replace("memory_", "")).join(", ") || "the memory"}`;
     case "promote": return `Promoted to golden rule${type?.before ? ` (was ${type.before})` : ""}`;
     case "demote": return `Demoted from golden rule${type?.after ? ` to ${type.after}` : ""}`;
     case "delete": return "Deleted (kept in the trash)";
@@ -66,26 +74,29 @@ function fieldChange(f) {
 }
 
 // UNDOABLE are the fields an edit's Undo sets back.
-const UNDOABLE = ["content", "memory_type", "importance"];
+const UNDOABLE = ["content", "memory_type", "importance", "namespace"];
 
 // undoFields are the values that undo an edit, or null when it cannot be
 // undone as it is: a later change moved a field on since, or it changed
-// something else (metadata), or the memory is a golden rule now.
+// something else (metadata), or it changed the type of what is a golden
+// rule now (a golden rule's type changes by demoting it).
 function undoFields(c, m) {
-  if (c.action !== "edit" || m.memory_type === "golden_rule") return null;
+  if (c.action !== "edit") return null;
   const fields = c.fields ?? [];
+  if (m.memory_type === "golden_rule" && fields.some((f) => f.field === "memory_type")) return null;
   if (!fields.length || fields.some((f) => !UNDOABLE.includes(f.field) || f.before === undefined || f.before === null)) return null;
   if (fields.some((f) => m[f.field] !== f.after)) return null;
   return Object.fromEntries(fields.map((f) => [f.field, f.before]));
 }
 
 function changeItem(c, preview, undo) {
-  // A promotion or demotion repeats its type change in the headline.
-  const fields = (c.fields ?? []).filter((f) => c.action === "edit" || f.field !== "memory_type");
+  // A promotion or demotion repeats its type change in the headline, a move
+  // its namespaces.
+  const fields = moveOnly(c) ? [] : (c.fields ?? []).filter((f) => c.action === "edit" || f.field !== "memory_type");
   return el("li", { class: `change ${c.action}`, "data-action": c.action },
     el("div", {},
       el("time", { datetime: c.at }, fmtTime(c.at)), " ",
-      el("strong", {}, what(c)), " ", el("span", { class: "muted" }, fromWhere(c.source)),
+      el("strong", {}, what(c)), " ", el("span", { class: "muted" }, fromWhere(c.source, c.author)),
       preview !== undefined ? [": ", memoryLink(c.memory_id, preview || "(deleted since)")] : null),
     c.reason ? el("div", { class: "reason" }, "Why: ", el("q", {}, c.reason)) : null,
     fields.length ? el("ul", { class: "fields" }, fields.map(fieldChange)) : null,

@@ -5,6 +5,7 @@ import { el, fmtTime } from "./dom.js";
 import { getJournal, listProjects } from "./api.js";
 
 const KINDS = ["prompt", "observation", "summary"];
+const FRESH_MS = 8000; // how long a newly captured entry stays marked
 
 // journalHash is the address of the page with its filters.
 export function journalHash({ namespace = "", kind = "" } = {}) {
@@ -34,6 +35,39 @@ function entryItem(e) {
     e.body ? el("details", {}, el("summary", {}, "what was captured"), el("div", { class: "content" }, e.body),
       e.trimmed_bytes ? el("p", { class: "muted" }, `${e.trimmed_bytes.toLocaleString()} bytes trimmed; recall_details ${e.id} reads them from the transcript`) : null) : null,
     e.files?.length ? el("ul", { class: "files" }, e.files.map((f) => el("li", {}, f))) : null);
+}
+
+// freshenJournal follows a change of the journal (a live update): the
+// entries captured since the page was drawn join its list in their place by
+// time, marked a while, and what the person was reading (older pages, open
+// details) stays as it is. When entries went (forgotten), or the page had
+// none, it is drawn again.
+export async function freshenJournal(box, filters, setStatus) {
+  const list = box.querySelector("#journal");
+  if (!list) return loadJournal(box, filters, setStatus, { quiet: true });
+  try {
+    const page = await getJournal(filters);
+    const shown = [...list.children];
+    const ids = new Set(shown.map((li) => li.dataset.id));
+    const onPage = new Set(page.entries.map((e) => e.id));
+    const oldest = page.entries.at(-1)?.created_at ?? "";
+    // A shown entry as new as the newest page's oldest, missing from it: forgotten.
+    if (shown.some((li) => li.querySelector("time").dateTime >= oldest && !onPage.has(li.dataset.id))) {
+      return loadJournal(box, filters, setStatus, { quiet: true });
+    }
+    for (const e of page.entries.filter((x) => !ids.has(x.id)).reverse()) {
+      if (e.created_at < oldest) continue;
+      const li = entryItem(e);
+      li.classList.add("fresh");
+      setTimeout(() => li.classList.remove("fresh"), FRESH_MS);
+      // Newest first: before the first entry older than it (a hook's write
+      // applied late keeps the time it was captured).
+      const next = [...list.children].find((x) => x.querySelector("time").dateTime < e.created_at);
+      list.insertBefore(li, next ?? null);
+    }
+  } catch (err) {
+    setStatus(err.message, true);
+  }
 }
 
 export async function loadJournal(box, { namespace, kind }, setStatus, { quiet = false } = {}) {

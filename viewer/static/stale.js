@@ -3,7 +3,7 @@
 // first, each saying why it is listed; ticked ones are re-validated or
 // archived together after a count of what would change (the list's Bulk).
 import { el, fmtNum, fmtTime } from "./dom.js";
-import { listStale } from "./api.js";
+import { listStale, listProjects } from "./api.js";
 import { Bulk } from "./bulk.js";
 
 const $ = (id) => document.getElementById(id);
@@ -19,6 +19,26 @@ function why(m, rep) {
   return out.join("; ");
 }
 
+// reviewHash is the Review page's address with the stale review's filters
+// (days only when not the configured default), so a reload or a shared
+// link shows the same queue.
+export function reviewHash({ days = "", below = "", namespace = "" } = {}, defaultDays = "") {
+  const params = new URLSearchParams();
+  if (days && days !== String(defaultDays)) params.set("days", days);
+  if (below) params.set("below", below);
+  if (namespace) params.set("ns", namespace);
+  const q = params.toString();
+  return q ? `#/review?${q}` : "#/review";
+}
+
+// parseReviewHash reads the Review page's address; null for another page's.
+export function parseReviewHash(hash) {
+  const m = /^#\/review(?:\?(.*))?$/.exec(hash);
+  if (!m) return null;
+  const params = new URLSearchParams(m[1] || "");
+  return { days: params.get("days") || "", below: params.get("below") || "", namespace: params.get("ns") || "" };
+}
+
 export class StaleReview {
   constructor({ setStatus }) {
     this.setStatus = setStatus;
@@ -28,14 +48,48 @@ export class StaleReview {
       reload: () => this.load({ quiet: true }),
       actions: [{ action: "confirm", label: "Re-validate selected", verb: "Re-validate" }, { action: "archive", label: "Archive selected" }],
     });
-    $("stale-filters").addEventListener("submit", (e) => { e.preventDefault(); this.load(); });
+    // Show puts the filters in the address (a history entry); the route
+    // loads them from there.
+    $("stale-filters").addEventListener("submit", (e) => {
+      e.preventDefault();
+      if (!$("stale-filters").reportValidity()) return;
+      const next = reviewHash(this.query(), this.defaultDays);
+      if (next === location.hash) this.load();
+      else location.hash = next;
+    });
     $("stale-all").addEventListener("click", () => {
       for (const li of this.list.querySelectorAll("li[data-id]")) this.bulk.set(li.dataset.id, true);
     });
   }
 
   query() {
-    return { days: $("stale-days").value, below: $("stale-below").value, namespace: $("stale-namespace").value.trim() };
+    return { days: $("stale-days").value, below: $("stale-below").value, namespace: $("stale-namespace").value };
+  }
+
+  // show puts filters read from the address into the form (days left empty
+  // takes the configured default).
+  show({ days, below, namespace }) {
+    $("stale-days").value = days || (this.defaultDays ? String(this.defaultDays) : "");
+    $("stale-below").value = below;
+    const ns = $("stale-namespace");
+    if (namespace && ![...ns.options].some((o) => o.value === namespace)) ns.append(el("option", { value: namespace }, namespace));
+    ns.value = namespace;
+  }
+
+  // namespaces offers the namespaces that hold memories, once.
+  async namespaces() {
+    if (this.offered) return;
+    this.offered = true;
+    try {
+      const ns = $("stale-namespace");
+      const keep = ns.value;
+      for (const p of await listProjects()) {
+        if (![...ns.options].some((o) => o.value === p.namespace)) ns.append(el("option", { value: p.namespace }, p.namespace));
+      }
+      ns.value = keep;
+    } catch {
+      this.offered = false; // every namespace still works; try again next time
+    }
   }
 
   async load({ quiet = false } = {}) {
@@ -43,7 +97,8 @@ export class StaleReview {
     if (!quiet) this.setStatus("Loading…");
     try {
       const rep = await listStale(this.query());
-      if (!$("stale-days").value) $("stale-days").value = String(rep.days); // the configured stale_days
+      this.defaultDays = rep.days; // the configured stale_days
+      if (!$("stale-days").value) $("stale-days").value = String(rep.days);
       this.list.replaceChildren(...rep.memories.map((m) => el("li", { "data-id": m.id },
         this.bulk.checkbox(m.id),
         el("div", {},
