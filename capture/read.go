@@ -321,6 +321,11 @@ type TranscriptAnchor struct {
 	SessionID      string `json:"session_id"`
 	TurnID         string `json:"turn_id,omitempty"`
 	TranscriptPath string `json:"transcript_path,omitempty"`
+	// The record's own message: a tool call's id, a prompt's id.
+	ToolUseID string `json:"tool_use_id,omitempty"`
+	PromptID  string `json:"prompt_id,omitempty"`
+	// Offset is the transcript's size when the record was captured.
+	Offset int64 `json:"offset,omitempty"`
 }
 
 // MaxDetailIDs bounds one details request: details are for the few ids the
@@ -394,7 +399,13 @@ func entryRecord(e *Entry) Record {
 	rec := Record{ID: EntryID(e.ID), Kind: string(e.Kind), Project: e.Namespace, Date: day(e.CreatedAt),
 		Title: e.Title, Text: e.Body, Tool: e.ToolName, Files: e.Files, TrimmedBytes: e.TrimmedBytes}
 	if e.SessionID != "" {
-		rec.Anchor = &TranscriptAnchor{SessionID: e.SessionID, TurnID: e.TurnID, TranscriptPath: e.TranscriptPath}
+		rec.Anchor = &TranscriptAnchor{SessionID: e.SessionID, TurnID: e.TurnID, TranscriptPath: e.TranscriptPath, Offset: max(e.TranscriptOffset, 0)}
+		switch e.Kind {
+		case KindObservation:
+			rec.Anchor.ToolUseID = e.AnchorID
+		case KindPrompt:
+			rec.Anchor.PromptID = e.AnchorID
+		}
 	}
 	if e.MemoryID != "" {
 		rec.Metadata = map[string]any{"memory_id": e.MemoryID}
@@ -430,7 +441,7 @@ type transcriptWindow struct {
 
 // addTranscript adds the conversation around an entry's turn to its record.
 func (r *Reader) addTranscript(rec *Record, e *Entry, n int, windows map[string]transcriptWindow) {
-	key := strings.Join([]string{e.TranscriptPath, e.SessionID, e.TurnID, fmt.Sprint(n)}, "\x00")
+	key := strings.Join([]string{e.TranscriptPath, e.SessionID, e.TurnID, e.AnchorID, fmt.Sprint(e.TranscriptOffset, e.Kind, n)}, "\x00")
 	w, ok := windows[key]
 	if !ok {
 		w = r.readTranscript(e, n)
@@ -439,10 +450,59 @@ func (r *Reader) addTranscript(rec *Record, e *Entry, n int, windows map[string]
 	rec.Transcript, rec.TranscriptNote = w.views, w.note
 }
 
-// readTranscript reads n messages on each side of an entry's turn: from the
-// transcript the entry names, else from its session's transcript under
-// TranscriptRoot. The history reader cleans what it returns (privacy.Clean).
+// readTranscript reads n messages on each side of an entry's own message:
+// from the transcript the entry names, near where it was captured, else from
+// its session's transcripts under TranscriptRoot. The history reader cleans
+// what it returns (privacy.Clean).
 func (r *Reader) readTranscript(e *Entry, n int) transcriptWindow {
+	a, ok := entryAnchor(e)
+	if !ok {
+		return r.readTurn(e, n)
+	}
+	var msgs []history.Message
+	anchor := -1
+	err := errors.New("no transcript path")
+	if e.TranscriptPath != "" {
+		msgs, anchor, err = history.Reader{}.AroundAnchor(e.TranscriptPath, a, n, n)
+	}
+	if err != nil && e.SessionID != "" && r.TranscriptRoot != "" && (a.ToolUseID != "" || a.PromptID != "") {
+		// A subagent's tool call is in the subagent's transcript; a file
+		// rewritten since is read whole.
+		var err2 error
+		if msgs, anchor, err2 = history.ReadAnchored(r.TranscriptRoot, e.SessionID, a, n, n); err2 == nil {
+			err = nil
+		}
+	}
+	if err != nil {
+		return transcriptWindow{note: "transcript not readable: " + err.Error()}
+	}
+	return window(msgs, anchor)
+}
+
+// entryAnchor is where an entry's own message is in its transcript; ok is
+// false for a record without one (a summary; an entry captured before
+// entries kept their message's id), which is placed by its turn.
+func entryAnchor(e *Entry) (history.Anchor, bool) {
+	if e.TranscriptOffset < 0 {
+		return history.Anchor{}, false
+	}
+	switch {
+	case e.Kind == KindObservation && e.AnchorID != "":
+		return history.Anchor{ToolUseID: e.AnchorID, Offset: e.TranscriptOffset}, true
+	case e.Kind == KindPrompt && e.AnchorID != "":
+		return history.Anchor{PromptID: e.AnchorID, Offset: e.TranscriptOffset}, true
+	case e.Kind == KindPrompt:
+		// Claude Code before 2.1 names no prompt id: the prompt is the first
+		// written after the hook ran.
+		return history.Anchor{Prompt: true, Offset: e.TranscriptOffset}, true
+	}
+	return history.Anchor{}, false
+}
+
+// readTurn reads n messages on each side of an entry's turn (the prompt it
+// came under): from the transcript the entry names, else from its session's
+// transcript under TranscriptRoot.
+func (r *Reader) readTurn(e *Entry, n int) transcriptWindow {
 	if e.TurnID == "" || (e.TranscriptPath == "" && (e.SessionID == "" || r.TranscriptRoot == "")) {
 		return transcriptWindow{note: "no transcript turn is recorded for this entry"}
 	}
@@ -458,6 +518,11 @@ func (r *Reader) readTranscript(e *Entry, n int) transcriptWindow {
 	if err != nil {
 		return transcriptWindow{note: "transcript not readable: " + err.Error()}
 	}
+	return window(msgs, anchor)
+}
+
+// window is a transcript's messages as details show them, the anchor marked.
+func window(msgs []history.Message, anchor int) transcriptWindow {
 	views := make([]history.View, len(msgs))
 	for i, m := range msgs {
 		isAnchor := i == anchor

@@ -44,12 +44,18 @@ func (r *Recorder) QueueSummary(ctx context.Context, sessionID, reason, turnID s
 	return r.Store.QueueSummary(ctx, sessionID, reason, turnID)
 }
 
-// Anchor places an entry in a session.
+// Anchor places an entry in a session and its transcript.
 type Anchor struct {
 	Namespace      string
 	SessionID      string
 	TurnID         string
 	TranscriptPath string
+	// MessageID is the entry's own message, by the id Claude Code gives the
+	// hook: a tool call's tool_use_id, a prompt's prompt_id.
+	MessageID string
+	// TranscriptOffset is the transcript's size as the hook ran (see
+	// TranscriptSize); details read the message from there.
+	TranscriptOffset int64
 }
 
 // Prompt records what the user asked, private sections and secrets removed.
@@ -128,7 +134,7 @@ func OwnTool(name string) bool {
 
 func (r *Recorder) entry(a Anchor, k Kind) *Entry {
 	return &Entry{Kind: k, Namespace: a.Namespace, SessionID: a.SessionID, TurnID: a.TurnID,
-		TranscriptPath: a.TranscriptPath, CreatedAt: r.now()}
+		TranscriptPath: a.TranscriptPath, AnchorID: a.MessageID, TranscriptOffset: a.TranscriptOffset, CreatedAt: r.now()}
 }
 
 // observationTitle is "Tool target → outcome" on one line.

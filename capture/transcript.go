@@ -42,3 +42,19 @@ func LastUserTurn(path string) string {
 	}
 	return ""
 }
+
+// TranscriptSize is a transcript's size now (0 when it does not exist yet):
+// where a hook's entry is anchored. Claude Code has written a tool call's
+// message when PostToolUse runs, and writes a prompt after UserPromptSubmit,
+// so the entry's message is found next to this offset without reading the
+// file (history.Anchor). A stat, never a read: hooks run on every tool call.
+func TranscriptSize(path string) int64 {
+	if path == "" {
+		return 0
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}

@@ -144,6 +144,7 @@ func checkDatabase(ctx context.Context, r *report, cfg *config.Config) (spaceSto
 	}
 	checkPythonImport(ctx, r, db)
 	checkSpool(r, st, db.SpoolDir())
+	checkLost(r, st, db.LostRecords())
 	return db, st
 }
 
@@ -160,6 +161,18 @@ func checkSpool(r *report, st *memory.Stats, dir string) {
 	} else {
 		r.check(OK, "spooled writes: none waiting")
 	}
+}
+
+// checkLost reports hook writes that were kept nowhere: what they captured
+// is gone, and the cause (a full disk, a read-only directory) may last.
+func checkLost(r *report, st *memory.Stats, records []string) {
+	if st.LostWrites == 0 {
+		return
+	}
+	r.check(Warn, fmt.Sprintf("lost writes: %s could be kept neither in the database nor in the spool; what they captured is missing (last %s)",
+		describe.Count(st.LostWrites, "hook write", "hook writes"), st.LastLostWrite),
+		"free disk space or make the database's directory writable again (the cause above)",
+		"then delete "+strings.Join(records, " and ")+" to clear this record")
 }
 
 // checkPythonImport says whether the database began as the Python Recall's,

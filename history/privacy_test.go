@@ -72,11 +72,11 @@ func TestSecretsNeverReachTheIndexNorItsAnswers(t *testing.T) {
 	}
 
 	// Reading the conversation again shows it clean, window or whole.
-	w, err := ix.Show(ctx, root, privateSession, "p-0003", 5, 5)
+	w, err := ix.Show(ctx, root, privateSession, "p-0003", 5, 5, "")
 	if err != nil || len(w.Messages) != 5 {
 		t.Fatalf("show: %v, %+v", err, w)
 	}
-	whole, err := ix.Show(ctx, root, privateSession, "", 0, 0)
+	whole, err := ix.Show(ctx, root, privateSession, "", 0, 0, "")
 	if err != nil || len(whole.Messages) != 5 {
 		t.Fatalf("show the session: %v, %+v", err, whole)
 	}

@@ -2,12 +2,14 @@ package history
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/project"
 )
 
 // QueryEmbedder embeds a search query (embedding.Client is one).
@@ -25,8 +27,17 @@ type Service struct {
 	Embedder     QueryEmbedder // nil: keywords only
 	EmbedTimeout time.Duration // longest wait for the query's vector
 	Refresh      func()        // starts a background update; may be nil
-	Logger       *slog.Logger
+	// CatchUp, when set, reads the newest messages of the projects (every
+	// project's when none) into the index before a search, within a bound,
+	// and says what it could not read ("" when nothing is missing).
+	CatchUp func(ctx context.Context, projects []string) string
+	Logger  *slog.Logger
 }
+
+// ProjectPaths are the directories of the caller's project: its root and
+// its git worktrees, whose conversations Claude Code keeps apart (by the
+// working directory) though they are one project's.
+func (s *Service) ProjectPaths() []string { return project.Worktrees(s.Project) }
 
 // SearchRequest is a search as the tools and the CLI take it: the seed's
 // parameters, dates as text.
@@ -54,21 +65,33 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) (*Response, err
 	if err != nil {
 		return nil, err
 	}
+	var caughtUp, embedded string
+	if s.CatchUp != nil {
+		caughtUp = s.CatchUp(ctx, q.Projects)
+	}
 	if s.Refresh != nil {
 		s.Refresh()
 	}
-	note := ""
 	if s.Embedder != nil {
-		q.Vector, note = s.queryVector(ctx, req.Query)
+		q.Vector, embedded = s.queryVector(ctx, req.Query)
 	}
 	resp, err := s.Index.Search(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	if note != "" {
-		resp.Note = strings.TrimPrefix(resp.Note+"; "+note, "; ")
-	}
+	resp.Note = joinNotes(resp.Note, caughtUp, embedded)
 	return resp, nil
+}
+
+// joinNotes joins the notes that say something.
+func joinNotes(notes ...string) string {
+	var out []string
+	for _, n := range notes {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // queryVector embeds the query when the index holds vectors; on failure the
@@ -139,8 +162,9 @@ func ParseDate(field, s string) (time.Time, error) {
 		"an ISO 8601 date (2025-01-15) or timestamp (2025-01-15T10:30:00Z, 2025-01-15T10:30:00+02:00; UTC without a zone)")
 }
 
-// Show reads a conversation around a message (see Index.Show).
-func (s *Service) Show(ctx context.Context, sessionID, uuid string, window int) (*Window, error) {
+// Show reads a conversation around a message, or a page of the whole
+// conversation from cursor (see Index.Show).
+func (s *Service) Show(ctx context.Context, sessionID, uuid string, window int, cursor string) (*Window, error) {
 	sessionID, uuid = strings.TrimSpace(sessionID), strings.TrimSpace(uuid)
 	if sessionID == "" {
 		return nil, memory.Invalidf("session_id", `""`, "the session id of a search result")
@@ -148,7 +172,16 @@ func (s *Service) Show(ctx context.Context, sessionID, uuid string, window int) 
 	if window < 0 || window > 100 {
 		return nil, memory.Invalidf("window", window, "a whole number from 0 to 100")
 	}
-	w, err := s.Index.Show(ctx, s.Root, sessionID, uuid, window, window)
+	if uuid != "" && cursor != "" {
+		return nil, memory.Invalidf("cursor", fmt.Sprintf("%q", cursor), "no cursor with a uuid: a cursor pages through a whole conversation")
+	}
+	if _, err := parseCursor(cursor); err != nil {
+		return nil, memory.Invalidf("cursor", fmt.Sprintf("%q", cursor), "the next_cursor of the previous page, or nothing for the first page")
+	}
+	w, err := s.Index.Show(ctx, s.Root, sessionID, uuid, window, window, strings.TrimSpace(cursor))
+	if errors.Is(err, ErrBadCursor) {
+		return nil, memory.Invalidf("cursor", fmt.Sprintf("%q", cursor), "the next_cursor of the previous page of this session")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", memory.ErrNotFound, err)
 	}

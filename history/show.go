@@ -6,7 +6,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"slices"
+	"strconv"
 )
 
 // Window is a stretch of one conversation, for drill-down from a search
@@ -16,11 +19,17 @@ type Window struct {
 	Project   string `json:"project"`
 	Path      string `json:"transcript"`
 	Messages  []View `json:"messages"` // the anchor has is_match true
-	Truncated bool   `json:"truncated,omitempty"`
+	// NextCursor, when a whole conversation is read, continues it where this
+	// page ends; "" on its last page.
+	NextCursor string `json:"next_cursor,omitempty"`
 }
 
-// maxShown bounds the messages of a whole conversation shown at once.
-const maxShown = 500
+// A page of a whole conversation: at most pageMessages messages and about
+// pageBytes of text (some 8,000 tokens), and at least one message.
+const (
+	pageMessages = 50
+	pageBytes    = 32 << 10
+)
 
 // FindTranscript returns the path of a session's own transcript (not its
 // subagents') under root.
@@ -68,9 +77,10 @@ func ReadAround(root, sessionID, uuid string, before, after int) ([]Message, int
 
 // Show reads a conversation from its transcript (always up to date, full
 // text): the window of before and after messages around uuid, or with uuid
-// empty the whole session. The index only says which file holds uuid (a
-// subagent's, say); a session not yet indexed is looked up on disk.
-func (ix *Index) Show(ctx context.Context, root, sessionID, uuid string, before, after int) (*Window, error) {
+// empty the whole session a page at a time, from cursor ("" for the first
+// page). The index only says which file holds uuid (a subagent's, say); a
+// session not yet indexed is looked up on disk.
+func (ix *Index) Show(ctx context.Context, root, sessionID, uuid string, before, after int, cursor string) (*Window, error) {
 	path, project, err := ix.locate(ctx, sessionID, uuid)
 	if err != nil {
 		return nil, err
@@ -90,13 +100,16 @@ func (ix *Index) Show(ctx context.Context, root, sessionID, uuid string, before,
 			}
 			w.Path = path
 		}
-		msgs, _, err = Reader{}.ReadFile(path)
+		var from, next int64
+		if from, err = parseCursor(cursor); err != nil {
+			return nil, err
+		}
+		if msgs, next, err = (Reader{}).Page(path, from, pageMessages, pageBytes); err == nil && next > 0 {
+			w.NextCursor = strconv.FormatInt(next, 10)
+		}
 	}
 	if err != nil {
 		return nil, err
-	}
-	if len(msgs) > maxShown {
-		msgs, w.Truncated = msgs[:maxShown], true
 	}
 	for i, m := range msgs {
 		if w.Project == "" {
@@ -110,6 +123,72 @@ func (ix *Index) Show(ctx context.Context, root, sessionID, uuid string, before,
 		w.Messages = append(w.Messages, v)
 	}
 	return w, nil
+}
+
+// ErrBadCursor says a cursor is not one Show gave.
+var ErrBadCursor = errors.New("cursor: want the next_cursor of the previous page, or nothing for the first page")
+
+func parseCursor(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, ErrBadCursor
+	}
+	return n, nil
+}
+
+// Page reads a transcript's messages from byte offset from (a line start:
+// 0, or an offset Page returned), at most maxMsgs of them and, past the
+// first, no more than maxBytes of text. next is where the following page
+// starts; 0 when the file has no complete line after this page.
+func (rd Reader) Page(path string, from int64, maxMsgs, maxBytes int) (msgs []Message, next int64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	if from > fi.Size() {
+		return nil, 0, ErrBadCursor
+	}
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return nil, 0, err
+	}
+	errFull := errors.New("page full")
+	text := 0
+	end, _, err := rd.Read(f, from, func(m Message) error {
+		if len(msgs) > 0 && (len(msgs) == maxMsgs || text+len(m.Text) > maxBytes) {
+			return errFull
+		}
+		msgs = append(msgs, m)
+		text += len(m.Text)
+		return nil
+	})
+	switch {
+	case errors.Is(err, errFull):
+		// end is past the message that did not fit: the next page starts
+		// at its line, found again from the last one kept.
+		return msgs, lastLineStart(f, from, end), nil
+	case err != nil:
+		return nil, 0, err
+	}
+	return msgs, 0, nil
+}
+
+// lastLineStart is the start of the last complete line that ends at end
+// (a line start after from).
+func lastLineStart(f *os.File, from, end int64) int64 {
+	start := from
+	eachLineBackward(f, end, from, func(s int64, _ []byte) error {
+		start = s
+		return errors.New("found")
+	})
+	return start
 }
 
 // locate finds the transcript holding (session, uuid) in the index: "" when
@@ -126,4 +205,39 @@ func (ix *Index) locate(ctx context.Context, sessionID, uuid string) (path, proj
 		return "", "", nil
 	}
 	return path, project, err
+}
+
+// ReadAnchored reads the window around an anchor from a session's
+// transcripts under root, from their starts (the anchor's offset is for the
+// transcript it was taken in): its subagents' first, since a tool call a
+// subagent made is in the subagent's transcript, then the session's own.
+func ReadAnchored(root, sessionID string, a Anchor, before, after int) ([]Message, int, error) {
+	found, err := Scan(root)
+	if err != nil {
+		return nil, 0, err
+	}
+	// Subagents first, the session's own transcript last.
+	own := func(t Transcript) int {
+		if t.Subagent() {
+			return 0
+		}
+		return 1
+	}
+	slices.SortStableFunc(found, func(x, y Transcript) int { return cmp.Compare(own(x), own(y)) })
+	a.Offset = 0
+	seen := false
+	for _, t := range found {
+		if t.SessionID != sessionID && t.SessionID != "" {
+			continue
+		}
+		msgs, anchor, err := Reader{}.AroundAnchor(t.Path, a, before, after)
+		if err == nil {
+			return msgs, anchor, nil
+		}
+		seen = seen || t.SessionID == sessionID
+	}
+	if !seen {
+		return nil, 0, fmt.Errorf("no transcript of session %q under %s", sessionID, root)
+	}
+	return nil, 0, fmt.Errorf("%s is not in session %q", a, sessionID)
 }

@@ -8,8 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/recall-mcp/recall/keywords"
@@ -334,4 +337,101 @@ func (w *messageWriter) write(m Message) error {
 func (w *messageWriter) close() {
 	w.msg.Close()
 	w.fts.Close()
+}
+
+// CatchUpOptions configure a catch-up read of some projects' transcripts.
+type CatchUpOptions struct {
+	Root string // Claude Code's projects directory
+	// Projects are the working directories whose transcripts are read (and
+	// their subdirectories'); empty, every project's.
+	Projects []string
+	Limits   Limits
+	// MaxBytes bounds what is read: transcripts with more to read than is
+	// left (a first index) are left to Update.
+	MaxBytes int64
+	Now      func() time.Time
+}
+
+// CatchUp reads into the index what was appended to some projects'
+// transcripts since they were last read, so that a search sees the messages
+// written just before it at the cost of a bounded read: it lists only those
+// projects' directories and reads no more than MaxBytes. It forgets nothing
+// (removed transcripts, newly excluded ones: Update's work). Take the Lock
+// first. Left reports the bytes it left unread.
+func (ix *Index) CatchUp(ctx context.Context, opts CatchUpOptions) (st UpdateStats, left int64, err error) {
+	found, err := scanProjects(opts.Root, opts.Projects)
+	if err != nil {
+		return st, 0, fmt.Errorf("scan %s: %w", opts.Root, err)
+	}
+	st.Files = len(found)
+	known, err := ix.fileRows(ctx)
+	if err != nil {
+		return st, 0, err
+	}
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	budget := opts.MaxBytes
+	for _, t := range found {
+		row, ok := known[t.Path]
+		if !opts.Limits.allows(t, now()) || (ok && row.size == t.Size && row.mtime == t.ModTime.UnixNano()) {
+			continue
+		}
+		todo := t.Size - min(row.offset, t.Size)
+		if todo > budget {
+			left += todo
+			continue
+		}
+		read := st.Bytes
+		if err := ix.updateFile(ctx, t, Reader{}, &st); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			return st, left, fmt.Errorf("index %s: %w", t.Path, err)
+		}
+		budget -= st.Bytes - read
+	}
+	return st, left, nil
+}
+
+// scanProjects lists the transcripts of the projects' directories under
+// root: each project's own (its escaped path) and its subdirectories'
+// (escaped names that extend it: Claude Code keys a session by the working
+// directory it started in). Every project's when projects is empty.
+func scanProjects(root string, projects []string) ([]Transcript, error) {
+	if len(projects) == 0 {
+		return Scan(root)
+	}
+	dirs, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Transcript
+	for _, d := range dirs {
+		if !d.IsDir() || !ofProjects(d.Name(), projects) {
+			continue
+		}
+		found, err := scanProject(filepath.Join(root, d.Name()), d.Name())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+// ofProjects reports whether an escaped directory name is one of the
+// projects' or of a subdirectory of one.
+func ofProjects(name string, projects []string) bool {
+	for _, p := range projects {
+		e := EscapeProject(strings.TrimSuffix(p, "/"))
+		if name == e || strings.HasPrefix(name, e+"-") {
+			return true
+		}
+	}
+	return false
 }

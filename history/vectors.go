@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -112,7 +113,8 @@ func (ix *Index) embedBatch(ctx context.Context, e Embedder, n int) (int, error)
 	}
 	var ids []int64
 	var texts []string
-	var owner []int // index in ids of each text
+	var whole []string // each message's text
+	var owner []int    // index in ids of each text
 	for rows.Next() {
 		var id int64
 		var text string
@@ -120,7 +122,7 @@ func (ix *Index) embedBatch(ctx context.Context, e Embedder, n int) (int, error)
 			rows.Close()
 			return 0, err
 		}
-		ids = append(ids, id)
+		ids, whole = append(ids, id), append(whole, text)
 		for _, c := range chunks(text) {
 			texts = append(texts, c)
 			owner = append(owner, len(ids)-1)
@@ -137,10 +139,14 @@ func (ix *Index) embedBatch(ctx context.Context, e Embedder, n int) (int, error)
 	if len(vecs) != len(texts) {
 		return 0, fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), len(texts))
 	}
-	return len(ids), ix.storeVectors(ctx, ids, owner, vecs)
+	return len(ids), ix.storeVectors(ctx, ids, whole, owner, vecs)
 }
 
-func (ix *Index) storeVectors(ctx context.Context, ids []int64, owner []int, vecs [][]float32) error {
+// storeVectors stores the vectors of messages ids, whose texts were texts
+// (owner[i] is the message of vecs[i]). A message gone or changed meanwhile
+// (a rewritten transcript read again while Ollama worked) gets none: its id
+// may be another message's now.
+func (ix *Index) storeVectors(ctx context.Context, ids []int64, texts []string, owner []int, vecs [][]float32) error {
 	tx, err := ix.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -149,8 +155,23 @@ func (ix *Index) storeVectors(ctx context.Context, ids []int64, owner []int, vec
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`CREATE VIRTUAL TABLE IF NOT EXISTS vectors USING vec0(embedding float[%d] distance_metric=cosine)`, len(vecs[0]))); err != nil {
 		return err
 	}
+	gone := map[int]bool{}
+	for i, id := range ids {
+		var text string
+		err := tx.QueryRowContext(ctx, `SELECT text FROM messages WHERE id = ? AND embedded = 0`, id).Scan(&text)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && text != texts[i]) {
+			gone[i] = true
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
 	chunkNo := map[int]int64{}
 	for i, v := range vecs {
+		if gone[owner[i]] {
+			continue
+		}
 		blob, err := sqlite_vec.SerializeFloat32(v)
 		if err != nil {
 			return err
@@ -162,7 +183,10 @@ func (ix *Index) storeVectors(ctx context.Context, ids []int64, owner []int, vec
 			return fmt.Errorf("store vector (dimension %d): %w", len(v), err)
 		}
 	}
-	for _, id := range ids {
+	for i, id := range ids {
+		if gone[i] {
+			continue
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE messages SET embedded = 1 WHERE id = ?`, id); err != nil {
 			return err
 		}

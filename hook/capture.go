@@ -14,9 +14,11 @@ import (
 // The hooks' part in session capture: where entries are anchored, summaries
 // queued, and the last sessions listed at session start.
 
-// anchorOf is the anchor of a capture in project p.
-func anchorOf(p project.Project, in *Input, turn string) capture.Anchor {
-	return capture.Anchor{Namespace: p.Namespace, SessionID: in.SessionID, TurnID: turn, TranscriptPath: in.TranscriptPath}
+// anchorOf is the anchor of a capture in project p: its session, turn, and
+// own message (messageID, and the transcript's size as the hook runs).
+func anchorOf(p project.Project, in *Input, turn, messageID string) capture.Anchor {
+	return capture.Anchor{Namespace: p.Namespace, SessionID: in.SessionID, TurnID: turn, TranscriptPath: in.TranscriptPath,
+		MessageID: messageID, TranscriptOffset: capture.TranscriptSize(in.TranscriptPath)}
 }
 
 // queueSummary asks for a summary of the session so far, anchored to its last

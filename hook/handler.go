@@ -38,8 +38,11 @@ type Handler struct {
 	// Summaries queues a summary of the session at Stop, PreCompact and
 	// SessionEnd (made later by recall serve).
 	Summaries bool
-	Logger    *slog.Logger
-	Now       func() time.Time
+	// Losses tells session start what could not be kept since the last
+	// one; nil when the store loses nothing it could tell of.
+	Losses LossReporter
+	Logger *slog.Logger
+	Now    func() time.Time
 	// Vectors says in the log when the prompt hook's recall goes to keywords
 	// only and back; a server shares one among its events, so that it says so
 	// once per change rather than on every prompt. Nil: one for this Handler.
@@ -140,7 +143,7 @@ func (h *Handler) sessionStart(ctx context.Context, in *Input) (*Output, error) 
 	if in.SessionID != "" {
 		h.recordSessionStart(ctx, &memory.Session{ID: in.SessionID, Namespace: p.Namespace, Cwd: in.Cwd, StartedAt: h.now()})
 	}
-	text = strings.TrimSpace(text + "\n\n" + recent)
+	text = strings.TrimSpace(text + "\n\n" + recent + "\n\n" + h.lossNotice())
 	if text == "" {
 		return nil, nil
 	}
@@ -194,7 +197,7 @@ func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, err
 			}()
 			err := perr
 			if err == nil {
-				_, err = h.Capture.Prompt(ctx, anchorOf(p, in, ""), in.Prompt)
+				_, err = h.Capture.Prompt(ctx, anchorOf(p, in, "", in.PromptID), in.Prompt)
 			}
 			if err != nil {
 				h.log().Warn("prompt not captured", "session_id", in.SessionID, "err", err)
@@ -342,7 +345,7 @@ func (h *Handler) postToolUse(ctx context.Context, in *Input) error {
 	var entry *capture.Entry
 	var entryErr error
 	if h.Capture != nil {
-		entry, entryErr = h.Capture.ObservationEntry(anchorOf(p, in, capture.LastUserTurn(in.TranscriptPath)), capture.Tool{
+		entry, entryErr = h.Capture.ObservationEntry(anchorOf(p, in, capture.LastUserTurn(in.TranscriptPath), in.ToolUseID), capture.Tool{
 			Name: in.ToolName, Input: in.ToolInput.Raw, Response: in.ToolResponse, Cwd: in.Cwd,
 		})
 		if entryErr != nil {

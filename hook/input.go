@@ -61,6 +61,9 @@ type Input struct {
 	Reason string `json:"reason,omitempty"`
 	// UserPromptSubmit: the prompt as typed.
 	Prompt string `json:"prompt,omitempty"`
+	// The prompt's id (Claude Code 2.1 and later, every event of its turn):
+	// the transcript's record of the prompt carries it as promptId.
+	PromptID string `json:"prompt_id,omitempty"`
 	// PostToolUse: the tool, its arguments and what it answered.
 	ToolName     string          `json:"tool_name,omitempty"`
 	ToolInput    ToolInput       `json:"tool_input"`

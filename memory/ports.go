@@ -265,6 +265,11 @@ type Stats struct {
 	// be applied and were moved aside.
 	SpooledWrites       int `json:"spooled_writes"`
 	FailedSpooledWrites int `json:"failed_spooled_writes"`
+	// LostWrites are hook writes that neither the database nor the spool
+	// could take (a full disk, a read-only directory): what they captured is
+	// missing. LastLostWrite says when the last was lost and why.
+	LostWrites    int    `json:"lost_writes"`
+	LastLostWrite string `json:"last_lost_write,omitempty"`
 	// ModelHealth lists the model roles that failed lately (none when all is well).
 	ModelHealth    []ModelHealth `json:"model_health,omitempty"`
 	EmbeddingModel string        `json:"embedding_model"`

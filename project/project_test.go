@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,6 +55,13 @@ func TestEveryWorktreeOfARepositoryHasTheMainRoot(t *testing.T) {
 	sub := mkdir(t, wt, "cmd")
 	if got := project.FindRoot(sub); got != main {
 		t.Fatalf("FindRoot of a worktree = %s, want the main repository %s", got, main)
+	}
+	// The project's directories: the main root and every worktree.
+	if got := project.Worktrees(main); !slices.Equal(got, []string{main, wt}) {
+		t.Fatalf("Worktrees(%s) = %v, want the root and %s", main, got, wt)
+	}
+	if got := project.Worktrees(sub); !slices.Equal(got, []string{sub}) {
+		t.Fatalf("Worktrees of a plain directory = %v", got)
 	}
 }
 

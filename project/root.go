@@ -105,3 +105,38 @@ func readGitDir(path string) string {
 	}
 	return ""
 }
+
+// Worktrees returns the directories of a repository's project: root (as
+// FindRoot gives it) and every linked worktree git knows of, removed ones
+// too until git prunes them (their conversations still belong to the
+// project). A directory that is no repository gives itself alone.
+func Worktrees(root string) []string {
+	out := []string{root}
+	gitDir := filepath.Join(root, ".git")
+	if fi, err := os.Stat(gitDir); err != nil || !fi.IsDir() {
+		gitDir = root // a bare repository holds its worktrees itself
+	}
+	entries, err := os.ReadDir(filepath.Join(gitDir, "worktrees"))
+	if err != nil {
+		return out
+	}
+	for _, e := range entries {
+		// gitdir holds the path of the worktree's `.git` file.
+		b, err := os.ReadFile(filepath.Join(gitDir, "worktrees", e.Name(), "gitdir"))
+		if err != nil {
+			continue
+		}
+		p := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(gitDir, "worktrees", e.Name(), p)
+		}
+		dir := filepath.Dir(filepath.Clean(p))
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = real
+		}
+		if dir != root {
+			out = append(out, dir)
+		}
+	}
+	return out
+}

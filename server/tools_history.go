@@ -29,6 +29,7 @@ type readHistoryArgs struct {
 	SessionID string `json:"session_id"`
 	UUID      string `json:"uuid,omitempty"`
 	Window    int    `json:"window,omitempty"`
+	Cursor    string `json:"cursor,omitempty"`
 }
 
 // historySearchOutput is Claude Total Recall's response, plus success.
@@ -55,14 +56,14 @@ func (a historySearchArgs) request(projects []string) history.SearchRequest {
 // historyStaysLocal ends the history tools' descriptions: transcripts live
 // on the machine Claude Code runs on, so these tools answer from there, also
 // when every other tool goes to a team server (RECALL_SERVER_URL).
-const historyStaysLocal = " Runs on this machine (its transcripts), also when Recall is a client of a team server."
+const historyStaysLocal = " Runs on this machine, also as a team server's client."
 
 func (h handlers) addHistoryTools(srv *mcp.Server, hs *history.Service) {
 	addTool(srv, h, "search_project_history",
 		"Search this project's past Claude Code conversations (what compaction dropped too) by meaning and words; each match with its neighbours."+historyStaysLocal,
 		historySearchDefaults,
 		func(ctx context.Context, a historySearchArgs) (historySearchOutput, error) {
-			r, err := hs.Search(ctx, a.request([]string{hs.Project}))
+			r, err := hs.Search(ctx, a.request(hs.ProjectPaths()))
 			return historySearchOutput{Success: err == nil, Response: r}, err
 		})
 	addTool(srv, h, "search_global_history",
@@ -73,10 +74,10 @@ func (h handlers) addHistoryTools(srv *mcp.Server, hs *history.Service) {
 			return historySearchOutput{Success: err == nil, Response: r}, err
 		})
 	addTool(srv, h, "read_history",
-		"Read a past conversation around a match (session_id, uuid)."+historyStaysLocal,
+		"Read a past conversation around a match (session_id, uuid), or page through it (cursor=next_cursor)."+historyStaysLocal,
 		map[string]any{"window": 10},
 		func(ctx context.Context, a readHistoryArgs) (readHistoryOutput, error) {
-			w, err := hs.Show(ctx, a.SessionID, a.UUID, a.Window)
+			w, err := hs.Show(ctx, a.SessionID, a.UUID, a.Window, a.Cursor)
 			return readHistoryOutput{Success: err == nil, Window: w}, err
 		})
 }

@@ -2,10 +2,12 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -160,4 +162,56 @@ func TestHistorySearchIsHybridOnceEmbeddedAndDegradesWithoutOllama(t *testing.T)
 	if out["mode"] != "keyword" || !strings.Contains(out["note"].(string), "degraded") || out["total_matches"] == 0.0 {
 		t.Errorf("without Ollama: %v", out)
 	}
+}
+
+// A whole long conversation is read a page at a time: every message once,
+// each page a bounded answer, a bad cursor refused with what is accepted.
+func TestReadHistoryPagesThroughAWholeConversation(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "projects")
+	const session = "9c4e7a10-0000-4000-8000-00000000long"
+	var b strings.Builder
+	for i := range 300 {
+		role := []string{"user", "assistant"}[i%2]
+		b.WriteString(`{"type":"` + role + `","uuid":"m-` + strconv.Itoa(i) + `","sessionId":"` + session + `","cwd":"/home/dev/shop","message":{"role":"` + role + `","content":"message ` + strconv.Itoa(i) + ` ` + strings.Repeat("about the checkout totals ", 40) + `"}}` + "\n")
+	}
+	if err := os.MkdirAll(filepath.Join(root, "-home-dev-shop"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "-home-dev-shop", session+".jsonl"), []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t)
+	f.srv = New(Deps{Memory: f.mem, Curation: f.cur, Capture: f.reader, History: newHistory(t, root, nil), Version: "test",
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	cs := f.connect(t)
+
+	seen := 0
+	args := map[string]any{"session_id": session}
+	for pages := 1; ; pages++ {
+		out := call(t, cs, "read_history", args)
+		msgs := out["messages"].([]any)
+		for _, m := range msgs {
+			if want := "m-" + strconv.Itoa(seen); m.(map[string]any)["uuid"] != want {
+				t.Fatalf("page %d: message %v, want %s", pages, m.(map[string]any)["uuid"], want)
+			}
+			seen++
+		}
+		if js, _ := json.Marshal(out); len(js) > 40<<10 || len(msgs) == 0 {
+			t.Fatalf("page %d: %d messages, %d bytes", pages, len(msgs), len(js))
+		}
+		next, _ := out["next_cursor"].(string)
+		if next == "" {
+			break
+		}
+		if pages > 100 {
+			t.Fatal("pages never end")
+		}
+		args["cursor"] = next
+	}
+	if seen != 300 {
+		t.Fatalf("read %d of 300 messages", seen)
+	}
+	callErr(t, cs, "read_history", map[string]any{"session_id": session, "cursor": "soon"}, "cursor", "next_cursor")
+	callErr(t, cs, "read_history", map[string]any{"session_id": session, "cursor": "99999999999"}, "cursor", "next_cursor")
+	callErr(t, cs, "read_history", map[string]any{"session_id": session, "uuid": "m-3", "cursor": "0"}, "cursor", "uuid")
 }

@@ -16,7 +16,7 @@ import (
 )
 
 const journalColumns = `id, kind, namespace, session_id, turn_id, transcript_path, tool_name,
-	title, body, files, memory_id, trimmed_bytes, created_at, author`
+	title, body, files, memory_id, trimmed_bytes, created_at, author, anchor_id, transcript_offset`
 
 // AddEntry appends an entry to the journal and returns its id. It is a hook
 // write: behind another writer it may be spooled (see spooled.go), and then
@@ -53,11 +53,11 @@ func insertEntry(ctx context.Context, tx *sql.Tx, e *journal.Entry) (int64, erro
 	}
 	var id int64
 	err = tx.QueryRowContext(ctx, `INSERT INTO journal (kind, namespace, session_id, turn_id, transcript_path,
-			tool_name, title, body, files, memory_id, trimmed_bytes, created_at, search_words, author)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			tool_name, title, body, files, memory_id, trimmed_bytes, created_at, search_words, author, anchor_id, transcript_offset)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		string(e.Kind), e.Namespace, e.SessionID, e.TurnID, e.TranscriptPath, e.ToolName,
 		e.Title, e.Body, string(files), e.MemoryID, e.TrimmedBytes, formatTime(orNow(e.CreatedAt, time.Now())),
-		entrySearchWords(e.Title, e.Body), e.Author).Scan(&id)
+		entrySearchWords(e.Title, e.Body), e.Author, e.AnchorID, e.TranscriptOffset).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("add journal entry: %w", err)
 	}
@@ -277,14 +277,6 @@ func (s *DB) sessionBrief(ctx context.Context, sessionID string) (journal.Sessio
 	return b, nil
 }
 
-// RecentSummaries returns the newest summaries of a namespace.
-func (s *DB) RecentSummaries(ctx context.Context, namespace string, limit int) ([]*journal.Entry, error) {
-	own, oargs := ownWork(ctx, "journal")
-	return s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
-		WHERE namespace = ? AND kind = ? AND `+own+` ORDER BY created_at DESC, id DESC LIMIT ?`,
-		append(append([]any{namespace, string(journal.KindSummary)}, oargs...), limit)...)
-}
-
 // ForgetEntries deletes captured material of a session and/or before a time.
 func (s *DB) ForgetEntries(ctx context.Context, sessionID string, before time.Time) (int, []string, error) {
 	if sessionID == "" && before.IsZero() {
@@ -405,7 +397,7 @@ func scanEntry(rows *sql.Rows, extra ...any) (*journal.Entry, error) {
 	var e journal.Entry
 	var kind, files, created string
 	dest := append([]any{&e.ID, &kind, &e.Namespace, &e.SessionID, &e.TurnID, &e.TranscriptPath, &e.ToolName,
-		&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &created, &e.Author}, extra...)
+		&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &created, &e.Author, &e.AnchorID, &e.TranscriptOffset}, extra...)
 	if err := rows.Scan(dest...); err != nil {
 		return nil, fmt.Errorf("read journal: %w", err)
 	}

@@ -120,6 +120,31 @@ var afterMigration = map[string]func(context.Context, *sql.Tx) error{
 	},
 	// Vectors stored before vector_codes existed need their codes.
 	"vector_codes.sql": backfillCodes,
+	// A journal entry's own message in its transcript.
+	"journal_anchor.sql": addJournalAnchor,
+}
+
+// addJournalAnchor gives the journal its anchor columns, unless it has them;
+// the entries already there get the offset -1: captured before entries kept
+// their message, they are placed by their turn.
+func addJournalAnchor(ctx context.Context, tx *sql.Tx) error {
+	var has bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pragma_table_info('journal') WHERE name = 'anchor_id')`).Scan(&has); err != nil {
+		return err
+	}
+	if has {
+		return nil
+	}
+	for _, stmt := range []string{
+		`ALTER TABLE journal ADD COLUMN anchor_id TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE journal ADD COLUMN transcript_offset INTEGER NOT NULL DEFAULT 0`,
+		`UPDATE journal SET transcript_offset = -1`,
+	} {
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("add the journal's anchor: %w", err)
+		}
+	}
+	return nil
 }
 
 // addAuthorColumns gives tables an author column, unless they have one

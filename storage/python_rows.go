@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/privacy"
 )
 
 // readPython converts the Python Recall's rows to Recall's records. Nothing is
@@ -39,8 +40,12 @@ func readPython(ctx context.Context, q querier) (memory.Records, error) {
 	return recs, nil
 }
 
+// pythonMemory converts a Python Recall memory. Its content is cleaned as
+// every way text enters Recall is (<private> sections dropped, secrets
+// redacted: privacy.Clean); the backup made before the conversion keeps it
+// as it was.
 func pythonMemory(r pyRow) *memory.Memory {
-	content := r.text("content")
+	content := privacy.Clean(r.text("content"))
 	m := &memory.Memory{
 		ID:          r.text("id"),
 		Content:     content,
@@ -112,8 +117,8 @@ func pythonEvent(r pyRow) memory.ValidationEvent {
 		ID:               int64(id),
 		MemoryID:         r.text("memory_id"),
 		EventType:        memory.EventType(r.text("event_type")),
-		Context:          r.text("context"),
-		ErrorMsg:         r.text("error_msg", "error_message"),
+		Context:          privacy.Clean(r.text("context")),
+		ErrorMsg:         privacy.Clean(r.text("error_msg", "error_message")),
 		SessionID:        r.text("session_id"),
 		ConfidenceBefore: before,
 		ConfidenceAfter:  numberOr(r, before, "confidence_after", "new_confidence"),

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -225,5 +226,35 @@ func TestPythonTablesRecallDoesNotKnowStay(t *testing.T) {
 	var tag string
 	if err := db.SQL().QueryRow(`SELECT tag FROM memory_tags JOIN memories ON memories.id = memory_tags.memory_id`).Scan(&tag); err != nil || tag != "ui" {
 		t.Errorf("the unknown table's row = %q, %v; want it kept and still pointing at its memory", tag, err)
+	}
+}
+
+// A Python Recall database's memories enter Recall as every text does:
+// <private> sections dropped and secrets redacted; the backup keeps them.
+func TestPythonMigrationCleansWhatItBringsIn(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "recall.db")
+	d := pyrecall.Data{Memories: []pyrecall.Memory{{
+		ID: "mem_1735689600123456_0a1b2c3d", Type: "decision", Namespace: "global", Importance: 0.5, Confidence: 0.3,
+		CreatedAt: 1735689600, AccessedAt: 1735689600,
+		Content: "Deploy with key AKIAQ3EGRF6PHX2NV7LM <private>the vault passphrase is tulip</private> then tag the release",
+	}}}
+	if err := pyrecall.Create(path, d); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	m, err := db.GetMemory(ctx, d.Memories[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(m.Content, "AKIAQ3EGRF6PHX2NV7LM") || strings.Contains(m.Content, "tulip") || !strings.Contains(m.Content, "then tag the release") {
+		t.Errorf("migrated content %q: want the key redacted and the private section gone, the rest kept", m.Content)
+	}
+	if m.ContentHash != memory.ContentHash(m.Content) {
+		t.Errorf("content hash %s is not the cleaned content's", m.ContentHash)
 	}
 }

@@ -67,14 +67,53 @@ func (s *DB) hookWrite(ctx context.Context, kind string, data any, fn func(tx *s
 		// The spool cannot take it (a full disk, a read-only directory): wait
 		// for the database rather than lose the write.
 		s.log.Warn("the spool cannot keep a write; waiting for the database instead", "kind", kind, "spool", s.spool.Dir(), "err", err)
-		werr := s.write(ctx, fn)
+		werr := s.writePatiently(ctx, fn)
 		if werr == nil {
 			return nil
 		}
-		return fmt.Errorf("%s not kept: the spool %s could not take it (%s) and the database could not either (%s)",
+		lost := fmt.Errorf("%s not kept: the spool %s could not take it (%s) and the database could not either (%s)",
 			kind, s.spool.Dir(), fileTrouble(err), fileTrouble(werr))
+		// Lost: said where a person will see it (stats, doctor, the next
+		// session's start), not only on this hook's stderr.
+		if rerr := s.spool.RecordLost(kind, fmt.Sprintf("the spool: %s; the database: %s", fileTrouble(err), fileTrouble(werr))); rerr != nil {
+			return errors.Join(lost, rerr)
+		}
+		return lost
 	}
 	s.log.Info("database busy with another writer; write kept in the spool for later", "kind", kind, "id", w.ID, "spool", s.spool.Dir())
+	return nil
+}
+
+// writePatiently makes a write the spool could not take, waiting for the
+// write lock in short tries: up to BusyTimeout, and no longer than ctx
+// allows (a hook has an answer to give; SQLite's own wait ignores ctx).
+func (s *DB) writePatiently(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	deadline := time.Now().Add(BusyTimeout * time.Millisecond)
+	for {
+		err := s.tryWrite(ctx, fn)
+		if !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w (gave up waiting: %v)", err, ctx.Err())
+		}
+	}
+}
+
+// tryWrite runs fn in one write transaction that waits BestEffortBusyTimeout
+// at most for the write lock.
+func (s *DB) tryWrite(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.bestEffort.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin write: %w", err)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
 	return nil
 }
 
@@ -126,6 +165,16 @@ func (s *DB) SpoolCounts() (pending, failed int, err error) {
 
 // SpoolDir is where the spooled writes are.
 func (s *DB) SpoolDir() string { return s.spool.Dir() }
+
+// LostRecords are the files recording hook writes that were kept nowhere.
+func (s *DB) LostRecords() []string { return s.spool.LostRecords() }
+
+// UnreportedLosses are the hook writes lost, and the spooled writes set aside
+// as never applicable, since the last MarkLossesReported.
+func (s *DB) UnreportedLosses() (spool.Losses, error) { return s.spool.Unreported() }
+
+// MarkLossesReported records that the losses until at were told.
+func (s *DB) MarkLossesReported(at time.Time) { s.spool.MarkReported(at) }
 
 // applySpooled applies one spooled write, once: its id goes into
 // spool_applied in the same transaction, and an id found there is skipped.

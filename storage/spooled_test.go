@@ -426,6 +426,40 @@ func TestAWriteTheSpoolCannotTakeWaitsForTheDatabase(t *testing.T) {
 
 }
 
+// A write neither the spool nor the database takes is lost, and said so where
+// a person looks: stats, and the losses the next session start tells.
+func TestAWriteKeptNowhereIsRecordedAsLost(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	server := openTest(t)
+	if err := os.WriteFile(server.SpoolDir(), []byte("not a directory"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hook := openHookDB(t, server.Path())
+	release := lockWrites(t, server)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	_, err := hook.AddEntry(ctx, &capture.Entry{Kind: capture.KindPrompt, Namespace: "global", SessionID: "s1", Title: "lost"})
+	cancel()
+	release()
+	if err == nil || !strings.Contains(err.Error(), "not kept") {
+		t.Fatalf("a write kept nowhere: err = %v", err)
+	}
+	st, err := server.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.LostWrites != 1 || !strings.Contains(st.LastLostWrite, "journal_entry") || !strings.Contains(st.LastLostWrite, "not a directory") {
+		t.Fatalf("stats: %d lost, last %q", st.LostWrites, st.LastLostWrite)
+	}
+	l, err := server.UnreportedLosses()
+	if err != nil || len(l.Lost) != 1 {
+		t.Fatalf("unreported losses %+v, %v", l, err)
+	}
+	server.MarkLossesReported(time.Now())
+	if l, _ := server.UnreportedLosses(); len(l.Lost) != 0 {
+		t.Fatalf("told twice: %+v", l)
+	}
+}
+
 // A full disk or a read-only place is named as such, never as a busy database.
 func TestFileTroubleNamesTheCause(t *testing.T) {
 	for err, want := range map[error]string{

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
@@ -68,7 +69,14 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 	}
 	st.SchemaVersion, _ = strconv.Atoi(v)
 	if st.SpooledWrites, st.FailedSpooledWrites, err = s.SpoolCounts(); err != nil {
-		return nil, fmt.Errorf("stats: %w", err)
+		// A spool that cannot be read (its place is a file, say) must not
+		// hide the rest, nor the lost writes it may have caused.
+		s.log.Warn("stats: spooled writes not counted", "spool", s.spool.Dir(), "err", err)
+	}
+	if lost, err := s.spool.LostWrites(); err == nil && len(lost) > 0 {
+		last := lost[len(lost)-1]
+		st.LostWrites = len(lost)
+		st.LastLostWrite = fmt.Sprintf("%s %s: %s", last.At.Format(time.RFC3339), last.Kind, last.Cause)
 	}
 	for _, p := range []string{s.path, s.path + "-wal"} {
 		if fi, err := os.Stat(p); err == nil {

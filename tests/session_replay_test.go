@@ -3,6 +3,7 @@ package tests
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +17,11 @@ import (
 
 // A replayed session: a Claude Code transcript written as Claude Code writes
 // it (prompts, tool calls and their results, a subagent's sidechain, a
-// compaction), whose hooks are run through the built binary as they would fire.
+// compaction), whose hooks are run through the built binary as they would
+// fire. The order is Claude Code 2.1's, as seen from a real session's hooks:
+// UserPromptSubmit runs before the prompt is written (with the prompt_id its
+// line carries as promptId), PostToolUse after the tool call's line and
+// before its result's.
 type replay struct {
 	t          *testing.T
 	c          *cliEnv
@@ -25,6 +30,9 @@ type replay struct {
 	transcript string
 	parent     string // uuid of the last line, for parentUuid
 	n          int
+	// lines is the uuid of the line of each prompt (by its text) and of
+	// each tool call (by its tool_use id).
+	lines map[string]string
 }
 
 func newReplay(t *testing.T, c *cliEnv, session, cwd string) *replay {
@@ -32,7 +40,7 @@ func newReplay(t *testing.T, c *cliEnv, session, cwd string) *replay {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	return &replay{t: t, c: c, session: session, cwd: cwd, transcript: filepath.Join(dir, session+".jsonl")}
+	return &replay{t: t, c: c, session: session, cwd: cwd, transcript: filepath.Join(dir, session+".jsonl"), lines: map[string]string{}}
 }
 
 // line appends one transcript line and returns its uuid.
@@ -75,8 +83,9 @@ func (r *replay) start(source string) *hookAnswer {
 }
 
 func (r *replay) prompt(text string) *hookAnswer {
-	r.line("user", nil, text)
-	a, _ := r.c.hook("user-prompt-submit", r.input("UserPromptSubmit", map[string]any{"prompt": text}))
+	id := fmt.Sprintf("%s-prompt-%d", r.session[:8], r.n)
+	a, _ := r.c.hook("user-prompt-submit", r.input("UserPromptSubmit", map[string]any{"prompt": text, "prompt_id": id}))
+	r.lines[text] = r.line("user", map[string]any{"promptId": id}, text)
 	return a
 }
 
@@ -84,11 +93,11 @@ func (r *replay) prompt(text string) *hookAnswer {
 // runs PostToolUse for it.
 func (r *replay) tool(id, name string, input, response map[string]any, resultText string) {
 	r.t.Helper()
-	r.line("assistant", nil, []any{map[string]any{"type": "tool_use", "id": id, "name": name, "input": input}})
-	r.line("user", map[string]any{"toolUseResult": response},
-		[]any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": resultText}})
+	r.lines[id] = r.line("assistant", nil, []any{map[string]any{"type": "tool_use", "id": id, "name": name, "input": input}})
 	r.c.hook("post-tool-use", r.input("PostToolUse", map[string]any{"tool_name": name, "tool_use_id": id,
 		"tool_input": input, "tool_response": response}))
+	r.line("user", map[string]any{"toolUseResult": response},
+		[]any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": resultText}})
 }
 
 func (r *replay) event(hook, event string, extra map[string]any) {
@@ -100,6 +109,13 @@ func (r *replay) event(hook, event string, extra map[string]any) {
 func checkoutSession(t *testing.T, c *cliEnv, session, cwd string) *replay {
 	r := newReplay(t, c, session, cwd)
 	r.start("startup")
+	checkoutReplay(r)
+	return r
+}
+
+// checkoutReplay is checkoutSession's work, in a session started already.
+func checkoutReplay(r *replay) {
+	cwd := r.cwd
 	r.prompt("Fix the flaky checkout total test: the invoice total is off by one cent")
 	r.tool("toolu_01Fail", "Bash", map[string]any{"command": "go test ./checkout/...", "description": "Run the checkout tests"},
 		map[string]any{"stdout": "--- FAIL: TestCheckoutTotal (0.01s)\n    total_test.go:41: total = 1999, want 2000\nFAIL\nFAIL\tshop/checkout\t0.02s", "stderr": "", "interrupted": false},
@@ -120,7 +136,6 @@ func checkoutSession(t *testing.T, c *cliEnv, session, cwd string) *replay {
 		map[string]any{"filePath": filepath.Join(cwd, "README.md")}, "The file has been updated.")
 	r.event("stop", "Stop", map[string]any{"stop_hook_active": false})
 	r.event("session-end", "SessionEnd", map[string]any{"reason": "prompt_input_exit"})
-	return r
 }
 
 // withDB opens the test's database, as another process would, for fn.
@@ -264,4 +279,68 @@ func TestReplayedSessionPaysOffWithOllamaDownThenUp(t *testing.T) {
 	if pending, failed := c.summaryJobs(); failed != 0 || pending > 1 {
 		t.Errorf("summary jobs once Ollama answered: %d pending, %d failed", pending, failed)
 	}
+}
+
+// Every captured entry leads to its own message in the transcript (the tool
+// call, the prompt), not to its turn's prompt, also when the session's
+// transcript is many megabytes long.
+func TestReplayedEntriesLeadToTheirOwnMessages(t *testing.T) {
+	c := newCLIEnv(t)
+	c.vars["RECALL_OLLAMA_HOST"] = "http://127.0.0.1:9"
+	_, cwd := newProject(t, c, "shop-api")
+	const session = "7d3f0c21-anchored-session"
+	r := newReplay(t, c, session, cwd)
+	// An earlier long stretch of the session: 8 MB of file reads.
+	r.prompt("Read the whole fixtures directory first")
+	big := strings.Repeat("fixture line of an order record\n", 32<<10) // 1 MB
+	for i := range 8 {
+		id := fmt.Sprintf("toolu_read%02d", i)
+		r.lines[id] = r.line("assistant", nil, []any{map[string]any{"type": "tool_use", "id": id, "name": "Read", "input": map[string]any{"file_path": "/f" + fmt.Sprint(i)}}})
+		r.line("user", nil, []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": big}})
+	}
+	checkoutReplay(r)
+
+	entries := c.journal(session)
+	if len(entries) < 8 {
+		t.Fatalf("%d entries captured", len(entries))
+	}
+	var ids []string
+	for _, e := range entries {
+		ids = append(ids, `"`+capture.EntryID(e.ID)+`"`)
+	}
+	details := c.call("recall_details", `{"ids": [`+strings.Join(ids, ",")+`], "around": 1}`)
+	recs := details["records"].([]any)
+	if len(recs) != len(entries) {
+		t.Fatalf("%d records for %d entries", len(recs), len(entries))
+	}
+	for i, rec := range recs {
+		rec := rec.(map[string]any)
+		e := entries[i]
+		want := r.lines[e.AnchorID]
+		if e.Kind == capture.KindPrompt {
+			want = r.lines[e.Body]
+		}
+		if want == "" {
+			t.Errorf("entry %s (%s %q) has anchor %q: not a line of the session", rec["id"], e.Kind, e.Title, e.AnchorID)
+			continue
+		}
+		_, anchor := transcriptUUIDs(rec)
+		if anchor != want {
+			t.Errorf("entry %s (%s %q) leads to %q, want its own message %q (note %v)", rec["id"], e.Kind, e.Title, anchor, want, rec["transcript_note"])
+		}
+	}
+}
+
+// transcriptUUIDs are the uuids of a details record's transcript and the
+// anchor's.
+func transcriptUUIDs(rec map[string]any) (uuids []string, anchor string) {
+	msgs, _ := rec["transcript"].([]any)
+	for _, m := range msgs {
+		m := m.(map[string]any)
+		uuids = append(uuids, m["uuid"].(string))
+		if m["is_match"] == true {
+			anchor = m["uuid"].(string)
+		}
+	}
+	return uuids, anchor
 }

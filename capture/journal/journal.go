@@ -35,6 +35,13 @@ type Entry struct {
 	TrimmedBytes   int       `json:"trimmed_bytes,omitempty"`
 	CreatedAt      time.Time `json:"created_at"`
 	Author         string    `json:"author,omitempty"` // whose session (empty: this machine's); a person reads their own alone
+	// AnchorID is the entry's own message in the transcript, by the id Claude
+	// Code gives the hook: a tool call's tool_use_id, a prompt's prompt_id.
+	AnchorID string `json:"anchor_id,omitempty"`
+	// TranscriptOffset is the transcript's size when the entry was captured
+	// (the hook stats the file, never reads it): its message lies just
+	// before (a tool call) or just after (a prompt), where details read it.
+	TranscriptOffset int64 `json:"transcript_offset,omitempty"`
 }
 
 // entryPrefix marks journal ids among memory ids: j42 is journal entry 42.

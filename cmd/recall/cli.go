@@ -212,6 +212,9 @@ func spoolBacklog(st *memory.Stats, dir string) string {
 	if st.FailedSpooledWrites > 0 {
 		out += fmt.Sprintf(", %d could not be applied (in %s)", st.FailedSpooledWrites, filepath.Join(dir, "failed"))
 	}
+	if st.LostWrites > 0 {
+		out += fmt.Sprintf(", %d LOST (kept nowhere; last %s)", st.LostWrites, st.LastLostWrite)
+	}
 	return out
 }
 

@@ -60,7 +60,7 @@ func openHistory(ctx context.Context, cfg *config.Config, log *slog.Logger) (*hi
 		return nil, err
 	}
 	s := &history.Service{Index: ix, Root: cfg.HistoryDir, Project: project.FindRoot(""),
-		EmbedTimeout: min(cfg.OllamaTimeout, maxQueryEmbedWait), Logger: log}
+		EmbedTimeout: min(cfg.OllamaTimeout, maxQueryEmbedWait), CatchUp: catchUp(cfg, log, ix), Logger: log}
 	if cfg.HistoryEmbed {
 		client, err := newOllama(cfg)
 		if err != nil {
@@ -104,7 +104,7 @@ func runHistorySearch(fs *pflag.FlagSet) runFunc {
 		req := history.SearchRequest{Query: query, After: *after, Before: *before, Context: *window, Threshold: *threshold,
 			MaxResults: *n, Offset: *offset, IncludeSubagents: !*noSub}
 		if !*global {
-			req.Projects = []string{hs.Project}
+			req.Projects = hs.ProjectPaths()
 		}
 		resp, err := hs.Search(ctx, req)
 		if err != nil {
@@ -165,10 +165,19 @@ func runHistoryShow(fs *pflag.FlagSet) runFunc {
 			return err
 		}
 		defer hs.Index.Close()
-		w, err := hs.Show(ctx, rest[0], *around, *window)
+		// A whole session is read a page at a time and printed whole.
+		w, err := hs.Show(ctx, rest[0], *around, *window, "")
 		if err != nil {
 			return err
 		}
+		for next := w.NextCursor; next != ""; {
+			page, err := hs.Show(ctx, rest[0], "", 0, next)
+			if err != nil {
+				return err
+			}
+			w.Messages, next = append(w.Messages, page.Messages...), page.NextCursor
+		}
+		w.NextCursor = ""
 		if *asJSON {
 			return writeJSON(e.stdout, w)
 		}
@@ -179,9 +188,6 @@ func runHistoryShow(fs *pflag.FlagSet) runFunc {
 				mark = ">>> "
 			}
 			fmt.Fprintf(e.stdout, "\n%s[%s] %s %s\n%s\n", mark, m.Timestamp, m.Role, m.UUID, m.Content)
-		}
-		if w.Truncated {
-			fmt.Fprintln(e.stdout, "\n(truncated: use --around <uuid> to read further)")
 		}
 		return nil
 	}

@@ -62,13 +62,16 @@ func runHistoryIndex(fs *pflag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		defer lock.Unlock()
-		return indexHistory(ctx, e, cfg, log, !*noEmbed && cfg.HistoryEmbed, !*background)
+		return indexHistory(ctx, e, cfg, log, lock, !*noEmbed && cfg.HistoryEmbed, *background)
 	}
 }
 
-// indexHistory updates the index, then embeds what has no vector yet.
-func indexHistory(ctx context.Context, e *env, cfg *config.Config, log *slog.Logger, embed, report bool) error {
+// indexHistory updates the index under lock, then releases it and embeds
+// what has no vector yet under the embedding lock (not waiting for it in the
+// background): searches catch up with new messages while Ollama works.
+func indexHistory(ctx context.Context, e *env, cfg *config.Config, log *slog.Logger, lock *history.Lock, embed, background bool) error {
+	defer lock.Unlock() // a second Unlock is harmless
+	report := !background
 	ix, err := history.OpenForIndexing(ctx, cfg.HistoryIndexPath())
 	if err != nil {
 		return err
@@ -96,9 +99,24 @@ func indexHistory(ctx context.Context, e *env, cfg *config.Config, log *slog.Log
 			time.Since(start).Round(time.Millisecond), describe.Count(st.Malformed, "malformed line", "malformed lines"),
 			describe.Count(st.Excluded, "session", "sessions"))
 	}
+	lock.Unlock()
 	if !embed {
 		return nil
 	}
+	var embedLock *history.Lock
+	if background {
+		embedLock, err = history.TryEmbedLock(cfg.HistoryIndexPath())
+		if errors.Is(err, history.ErrBusy) {
+			log.Debug("history index: another process is embedding")
+			return nil
+		}
+	} else {
+		embedLock, err = history.WaitEmbedLock(ctx, cfg.HistoryIndexPath())
+	}
+	if err != nil {
+		return err
+	}
+	defer embedLock.Unlock()
 	client, err := newOllama(cfg)
 	if err != nil {
 		return err
@@ -165,5 +183,42 @@ func refresher(cfg *config.Config, log *slog.Logger, interval time.Duration) fun
 		}
 		last = time.Now()
 		startBackgroundIndex(cfg, log)
+	}
+}
+
+// What a search may spend to see the newest messages: how long it waits for
+// another process's update of the index, and how much it reads itself.
+const (
+	catchUpWait  = time.Second
+	catchUpBytes = 8 << 20
+)
+
+// catchUp reads into the index what was appended to the projects'
+// transcripts (every project's when none) since the last update, before a
+// search: a search sees the messages written before it. It returns a note
+// for the search's answer when it could not read them all.
+func catchUp(cfg *config.Config, log *slog.Logger, ix *history.Index) func(context.Context, []string) string {
+	return func(ctx context.Context, projects []string) string {
+		wait, cancel := context.WithTimeout(ctx, catchUpWait)
+		lock, err := history.WaitLock(wait, cfg.HistoryIndexPath())
+		cancel()
+		if err != nil {
+			log.Debug("history search without catching up", "err", err)
+			return "the newest messages may be missing: another recall process is updating the history index"
+		}
+		defer lock.Unlock()
+		st, left, err := ix.CatchUp(ctx, history.CatchUpOptions{Root: cfg.HistoryDir, Projects: projects,
+			Limits: historyLimits(cfg), MaxBytes: catchUpBytes})
+		if err != nil {
+			log.Warn("history search without catching up", "err", err)
+			return "the newest messages may be missing: " + err.Error()
+		}
+		if st.Messages > 0 {
+			log.Debug("history caught up before a search", "messages", st.Messages, "bytes", st.Bytes)
+		}
+		if left > 0 {
+			return fmt.Sprintf("%d MB of transcripts are still being indexed in the background: search again shortly", (left+1<<20-1)>>20)
+		}
+		return ""
 	}
 }

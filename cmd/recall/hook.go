@@ -142,6 +142,9 @@ func (a *app) hookHandler(mem *memory.Service) *hook.Handler {
 	if a.cfg.Capture {
 		h.Capture = &capture.Recorder{Store: a.db}
 	}
+	if db := a.sqlite(); db != nil {
+		h.Losses = db // PostgreSQL takes hook writes at once: no spool, no losses to tell
+	}
 	return h
 }
 

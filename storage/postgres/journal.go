@@ -15,7 +15,7 @@ import (
 )
 
 const journalColumns = `j.id, j.kind, j.namespace, j.session_id, j.turn_id, j.transcript_path, j.tool_name,
-	j.title, j.body, j.files, j.memory_id, j.trimmed_bytes, j.created_at, j.author`
+	j.title, j.body, j.files, j.memory_id, j.trimmed_bytes, j.created_at, j.author, j.anchor_id, j.transcript_offset`
 
 // AddEntry records a journal entry and returns its id.
 // The viewers' Journal pages follow it: AddEntry, RecordSummary,
@@ -43,10 +43,11 @@ func insertEntry(ctx context.Context, q querier, e *journal.Entry) (int64, error
 	e.CreatedAt = orNow(e.CreatedAt, time.Now())
 	e.Author = author(ctx, e.Author)
 	err = q.QueryRow(ctx, `INSERT INTO journal (kind, namespace, session_id, turn_id, transcript_path,
-			tool_name, title, body, files, memory_id, trimmed_bytes, created_at, search_words, author)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, to_tsvector('`+stemmed+`', $13), $14) RETURNING id`,
+			tool_name, title, body, files, memory_id, trimmed_bytes, created_at, search_words, author, anchor_id, transcript_offset)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, to_tsvector('`+stemmed+`', $13), $14, $15, $16) RETURNING id`,
 		string(e.Kind), e.Namespace, e.SessionID, e.TurnID, e.TranscriptPath, e.ToolName,
-		e.Title, e.Body, string(body), e.MemoryID, e.TrimmedBytes, e.CreatedAt, journalWords(e.Title, e.Body), e.Author).Scan(&e.ID)
+		e.Title, e.Body, string(body), e.MemoryID, e.TrimmedBytes, e.CreatedAt, journalWords(e.Title, e.Body), e.Author,
+		e.AnchorID, e.TranscriptOffset).Scan(&e.ID)
 	if err != nil {
 		return 0, fmt.Errorf("add journal entry: %w", err)
 	}
@@ -58,7 +59,7 @@ func scanEntry(row pgx.CollectableRow) (*journal.Entry, error) {
 	var kind string
 	var files []byte
 	if err := row.Scan(&e.ID, &kind, &e.Namespace, &e.SessionID, &e.TurnID, &e.TranscriptPath, &e.ToolName,
-		&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &e.CreatedAt, &e.Author); err != nil {
+		&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &e.CreatedAt, &e.Author, &e.AnchorID, &e.TranscriptOffset); err != nil {
 		return nil, fmt.Errorf("read journal: %w", err)
 	}
 	e.Kind, e.CreatedAt = journal.Kind(kind), e.CreatedAt.UTC()
@@ -116,7 +117,7 @@ func (s *DB) SearchEntries(ctx context.Context, text string, namespaces []string
 		var kind string
 		var files []byte
 		if err := r.Scan(&e.ID, &kind, &e.Namespace, &e.SessionID, &e.TurnID, &e.TranscriptPath, &e.ToolName,
-			&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &e.CreatedAt, &e.Author, &rank); err != nil {
+			&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &e.CreatedAt, &e.Author, &e.AnchorID, &e.TranscriptOffset, &rank); err != nil {
 			return journal.EntryHit{}, err
 		}
 		e.Kind, e.CreatedAt = journal.Kind(kind), e.CreatedAt.UTC()
@@ -187,13 +188,6 @@ func reversed(es []*journal.Entry) []*journal.Entry {
 		es[i], es[j] = es[j], es[i]
 	}
 	return es
-}
-
-// RecentSummaries returns the newest summaries of a namespace, newest first.
-func (s *DB) RecentSummaries(ctx context.Context, namespace string, limit int) ([]*journal.Entry, error) {
-	p := params{namespace, string(journal.KindSummary), limit}
-	return s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j
-		WHERE j.namespace = $1 AND j.kind = $2 AND `+ownWork(ctx, "j", &p)+` ORDER BY j.created_at DESC, j.id DESC LIMIT $3`, p...)
 }
 
 // entryWhere selects the asker's own entries (see ownWork) of a session

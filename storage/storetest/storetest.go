@@ -1445,6 +1445,15 @@ func testJournal(t *testing.T, s Store) {
 	if p, _ := s.SummaryProgress(ctx, "none"); p != (capture.Progress{}) {
 		t.Fatal("progress of an unknown session")
 	}
+	// An entry keeps its own message in the transcript: its id and where.
+	anchored := entry(capture.KindObservation, "project:j", "s3", "anchored")
+	anchored.AnchorID, anchored.TranscriptOffset = "toolu_01Anchor", 5<<30
+	aid, err := s.AddEntry(ctx, anchored)
+	must(t, err)
+	if es, _ := s.Entries(ctx, []int64{aid}); len(es) != 1 || es[0].AnchorID != "toolu_01Anchor" || es[0].TranscriptOffset != 5<<30 {
+		t.Fatalf("anchored entry = %+v", es)
+	}
+
 }
 
 func testJournalSearch(t *testing.T, s Store) {
