@@ -344,3 +344,20 @@ func transcriptUUIDs(rec map[string]any) (uuids []string, anchor string) {
 	}
 	return uuids, anchor
 }
+
+// A session run in a git worktree belongs to its repository's project: the
+// next session, started in the main checkout, lists it.
+func TestReplayedWorktreeSessionComesBackInTheMainCheckout(t *testing.T) {
+	c := newCLIEnv(t)
+	c.vars["RECALL_OLLAMA_HOST"] = "http://127.0.0.1:9"
+	repo := filepath.Join(c.dir, "shop")
+	gitRepo(t, repo)
+	wt := filepath.Join(c.dir, "worktrees", "shop-rounding")
+	gitIn(t, repo, "worktree", "add", "-q", "-b", "rounding", wt)
+	checkoutSession(t, c, "3e1f0a77-worktree-session", wt)
+
+	a := newReplay(t, c, "9b2c4d10-main-session", repo).start("startup")
+	if a == nil || !strings.Contains(a.HookSpecificOutput.AdditionalContext, "Fix the flaky checkout total test") {
+		t.Fatalf("session start in the main checkout does not list the worktree's session: %+v", a)
+	}
+}
