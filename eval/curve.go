@@ -106,10 +106,12 @@ func Curve(ctx context.Context, d *Dataset, opts CurveOptions) ([]CurvePoint, er
 	for _, noise := range opts.Noises {
 		oracle.SetNoise(noise)
 		// Each level is another model: the fusion's record of how the model
-		// agreed with keywords starts afresh.
+		// agreed with keywords starts afresh, and so does the service, which
+		// holds the searches it has not written to the record yet.
 		if err := db.ForgetVectorAgreement(ctx); err != nil {
 			return nil, err
 		}
+		hybridSvc = memory.NewService(db, oracle, memory.Options{Logger: opts.Logger})
 		p := CurvePoint{Memories: len(d.Memories), Anisotropic: opts.Anisotropic, Noise: noise, Keyword: kw.figures()}
 		var vec, hyb figureSum
 		var weights, unrelatedWeights []float64
