@@ -38,9 +38,9 @@ type Open func(ctx context.Context) (*Handler, func(), error)
 // handles the event and writes the answer to stdout. It never fails: every
 // problem is logged and answered with silence, so that a hook never breaks the
 // user's session. Everything, reading stdin and opening the database included,
-// must finish within deadline; past it Run returns without answering and without
-// waiting for the stuck work (the caller exits, which rolls back any open
-// transaction).
+// must finish within deadline; past it Run returns without answering, after
+// giving the work keepWriteGrace to put its write in the spool (the caller
+// exits, which rolls back any open transaction).
 //
 // With a server (sock.Path set and a recall serve listening) the event is
 // handed to it and its answer printed; without one, or when it does not
@@ -127,8 +127,23 @@ func Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer, d
 		log.Debug("hook answered", "elapsed", time.Since(start))
 	case <-ctx.Done():
 		log.Error("hook not answered", "err", fmt.Errorf("no answer within %s (database locked or model service stuck)", deadline))
+		// The work, seeing its time gone, keeps its write in the spool for
+		// the next hook (see storage's hookWrite): let it finish that rather
+		// than exit in the middle and lose the write.
+		select {
+		case a := <-done:
+			if a.release != nil {
+				a.release()
+			}
+		case <-time.After(keepWriteGrace):
+			log.Error("hook work still running at exit; what it had not written is lost")
+		}
 	}
 }
+
+// keepWriteGrace is how long a hook past its deadline waits for its work to
+// put its write in the spool.
+const keepWriteGrace = 300 * time.Millisecond
 
 // handle opens the services and handles the event; the caller releases them.
 func handle(ctx context.Context, event string, in *Input, open Open, log *slog.Logger) (*Output, func(), error) {

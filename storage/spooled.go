@@ -58,7 +58,7 @@ func (s *DB) hookWrite(ctx context.Context, kind string, data any, fn func(tx *s
 		if err == nil {
 			s.checkpointIfLarge()
 		}
-		if !isBusy(err) {
+		if !isBusy(err) && !outOfTime(ctx, err) {
 			return err
 		}
 	}
@@ -80,8 +80,19 @@ func (s *DB) hookWrite(ctx context.Context, kind string, data any, fn func(tx *s
 		}
 		return lost
 	}
-	s.log.Info("database busy with another writer; write kept in the spool for later", "kind", kind, "id", w.ID, "spool", s.spool.Dir())
+	why := "database busy with another writer"
+	if ctx.Err() != nil {
+		why = "the hook's time ran out"
+	}
+	s.log.Info(why+"; write kept in the spool for later", "kind", kind, "id", w.ID, "spool", s.spool.Dir())
 	return nil
+}
+
+// outOfTime says whether a write failed because the hook's time ran out (a
+// slow machine, a large transcript): the write itself was fine, so it is kept
+// in the spool for the next hook rather than lost with the hook's answer.
+func outOfTime(ctx context.Context, err error) bool {
+	return err != nil && ctx.Err() != nil
 }
 
 // writePatiently makes a write the spool could not take, waiting for the

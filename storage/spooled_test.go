@@ -176,6 +176,30 @@ func TestHookWritesBehindALockAreSpooledAndAppliedOnce(t *testing.T) {
 	}
 }
 
+// A hook whose time ran out before its write (a slow machine, a large
+// transcript) keeps the write in the spool instead of losing it with its
+// answer; the next drain applies it.
+func TestAHookWriteOutOfTimeIsSpooledNotLost(t *testing.T) {
+	server := openTest(t)
+	hook := openHookDB(t, server.Path())
+	late, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := hook.AddEntry(late, &capture.Entry{Kind: capture.KindPrompt, SessionID: "s1", Title: "written too late"}); err != nil {
+		t.Fatalf("a write out of time should be spooled, not fail: %v", err)
+	}
+	if pending, _, err := server.SpoolCounts(); err != nil || pending != 1 {
+		t.Fatalf("spool holds %d, %v; want the late write", pending, err)
+	}
+	ctx := context.Background()
+	if res, err := server.DrainSpool(ctx, spool.Budget{}); err != nil || res != (spool.Result{Applied: 1}) {
+		t.Fatalf("DrainSpool = %+v, %v", res, err)
+	}
+	es, err := server.SessionEntries(ctx, "s1", 0, 10)
+	if err != nil || len(es) != 1 || es[0].Title != "written too late" {
+		t.Fatalf("journal after drain: %+v, %v", es, err)
+	}
+}
+
 func TestAHookWriteDoesNotOvertakeTheSpool(t *testing.T) {
 	ctx := context.Background()
 	server := openTest(t)

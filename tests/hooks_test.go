@@ -525,4 +525,14 @@ func TestOllamaProbeKeepsHooksOffASlowOllama(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), "over the hooks' budget") {
 		t.Fatalf("an Ollama slower than the budget should keep the hooks off it; state %q, %v", b, err)
 	}
+
+	// Within the budget on the probe's warm connection, but not within half
+	// of it: a hook, which pays a new connection too, would be late.
+	c.ollama.SetDelay(70 * time.Millisecond)
+	if r := c.run("", "hook", "--probe-ollama"); r.code != 0 {
+		t.Fatalf("probe exited %d: %s", r.code, r.stderr)
+	}
+	if b, err := os.ReadFile(c.dbPath + ".ollama"); err != nil || !strings.Contains(string(b), "within half") {
+		t.Fatalf("an Ollama that needs most of the budget should keep the hooks off it; state %q, %v", b, err)
+	}
 }
