@@ -3,6 +3,8 @@ package memory
 import (
 	"cmp"
 	"context"
+	"encoding/json"
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -88,6 +90,34 @@ const agreementEvery = 2 * time.Second
 // agreementBacklog bounds the searches kept for the next write while writes
 // fail (another process holding the write lock); older ones are dropped.
 const agreementBacklog = agreeMemory
+
+// DecodeAgreement reads a record as a store keeps it (JSON); "" is no
+// record yet, the zero Agreement.
+func DecodeAgreement(stored string) (Agreement, error) {
+	var a Agreement
+	if stored == "" {
+		return a, nil
+	}
+	if err := json.Unmarshal([]byte(stored), &a); err != nil {
+		return Agreement{}, fmt.Errorf("vector agreement %q: %w", stored, err)
+	}
+	return a, nil
+}
+
+// AddToStoredAgreement is the read-modify-write of RecordVectorAgreement:
+// the stored record with matched added in order, encoded for storing. A
+// record that does not read is started over.
+func AddToStoredAgreement(stored string, matched []bool) (string, error) {
+	a, err := DecodeAgreement(stored)
+	if err != nil {
+		a = Agreement{}
+	}
+	for _, m := range matched {
+		a = a.Add(m)
+	}
+	b, err := json.Marshal(a)
+	return string(b), err
+}
 
 // Add fades the record and counts one search.
 func (a Agreement) Add(matched bool) Agreement {

@@ -198,3 +198,22 @@ func TestFuseWeightedKeepsKeywordHitsAboveWeakVectors(t *testing.T) {
 		t.Errorf("full weight: %v, want c (in both lists) first", got)
 	}
 }
+
+func TestAddToStoredAgreementReadsWhatItWrote(t *testing.T) {
+	first, err := AddToStoredAgreement("", []bool{true, false})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := DecodeAgreement(first)
+	if want := (Agreement{}).Add(true).Add(false); err != nil || a != want {
+		t.Fatalf("DecodeAgreement(%q) = %+v, %v; want %+v", first, a, err, want)
+	}
+	// A record that does not read is started over, not kept broken.
+	if _, err := DecodeAgreement("{broken"); err == nil {
+		t.Fatal("a broken record decoded")
+	}
+	next, err := AddToStoredAgreement("{broken", []bool{true})
+	if a, _ := DecodeAgreement(next); err != nil || a != (Agreement{}).Add(true) {
+		t.Fatalf("after a broken record: %q, %v", next, err)
+	}
+}

@@ -3,8 +3,6 @@ package storage
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
-	"fmt"
 
 	"github.com/recall-mcp/recall/memory"
 )
@@ -21,15 +19,11 @@ func (s *DB) VectorAgreement(ctx context.Context) (memory.Agreement, error) {
 }
 
 func readAgreement(ctx context.Context, q querier) (memory.Agreement, error) {
-	var a memory.Agreement
 	v, err := getMeta(ctx, q, metaVectorAgreement)
-	if err != nil || v == "" {
-		return a, err
+	if err != nil {
+		return memory.Agreement{}, err
 	}
-	if err := json.Unmarshal([]byte(v), &a); err != nil {
-		return memory.Agreement{}, fmt.Errorf("vector agreement %q: %w", v, err)
-	}
-	return a, nil
+	return memory.DecodeAgreement(v)
 }
 
 // RecordVectorAgreement counts searches in the record in one write, best
@@ -40,18 +34,15 @@ func (s *DB) RecordVectorAgreement(ctx context.Context, matched ...bool) error {
 		return nil
 	}
 	return s.writeBestEffort(ctx, func(tx *sql.Tx) error {
-		a, err := readAgreement(ctx, tx)
-		if err != nil {
-			a = memory.Agreement{} // a record that does not read is started over
-		}
-		for _, m := range matched {
-			a = a.Add(m)
-		}
-		b, err := json.Marshal(a)
+		v, err := getMeta(ctx, tx, metaVectorAgreement)
 		if err != nil {
 			return err
 		}
-		return setMeta(ctx, tx, metaVectorAgreement, string(b))
+		next, err := memory.AddToStoredAgreement(v, matched)
+		if err != nil {
+			return err
+		}
+		return setMeta(ctx, tx, metaVectorAgreement, next)
 	})
 }
 

@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
@@ -24,15 +22,11 @@ func (s *DB) VectorAgreement(ctx context.Context) (memory.Agreement, error) {
 }
 
 func readAgreement(ctx context.Context, q querier) (memory.Agreement, error) {
-	var a memory.Agreement
 	v, err := getMeta(ctx, q, metaVectorAgreement)
-	if err != nil || v == "" {
-		return a, err
+	if err != nil {
+		return memory.Agreement{}, err
 	}
-	if err := json.Unmarshal([]byte(v), &a); err != nil {
-		return memory.Agreement{}, fmt.Errorf("vector agreement %q: %w", v, err)
-	}
-	return a, nil
+	return memory.DecodeAgreement(v)
 }
 
 // RecordVectorAgreement counts searches in the record, in order, in one
@@ -57,18 +51,11 @@ func (s *DB) RecordVectorAgreement(ctx context.Context, matched ...bool) error {
 		if err := tx.QueryRow(ctx, `SELECT value FROM meta WHERE key = $1 FOR UPDATE`, metaVectorAgreement).Scan(&v); err != nil {
 			return err
 		}
-		var a memory.Agreement
-		if v != "" && json.Unmarshal([]byte(v), &a) != nil {
-			a = memory.Agreement{} // a record that does not read is started over
-		}
-		for _, m := range matched {
-			a = a.Add(m)
-		}
-		b, err := json.Marshal(a)
+		next, err := memory.AddToStoredAgreement(v, matched)
 		if err != nil {
 			return err
 		}
-		return setMeta(ctx, tx, metaVectorAgreement, string(b))
+		return setMeta(ctx, tx, metaVectorAgreement, next)
 	})
 }
 
