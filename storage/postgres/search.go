@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,10 +10,8 @@ import (
 
 	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
-
-// defaultSearchLimit applies when a search asks for no limit.
-const defaultSearchLimit = 10
 
 // rankNormalization is ts_rank's option 1: the rank is divided by 1 + the
 // logarithm of the text's length, so a long memory that names a word once
@@ -22,110 +19,58 @@ const defaultSearchLimit = 10
 const rankNormalization = "1"
 
 // SearchKeyword ranks memories containing any content word of text, best
-// first; Hit.Score is ts_rank (higher is better). Filters apply before the
-// limit, so they never starve the result.
-//
-// ts_rank reads every match's words, and at 100k memories a few common words
-// match half of them (hundreds of milliseconds). So, as on SQLite, when more
-// than rankWindow memories match, only the newest rankWindow of them are
-// ranked, together with every match of the query's rare words (those in at
-// most rareWordDocs memories) wherever they are: an old memory is found by
-// what sets it apart, not by its common words.
+// first, as storage.SearchKeyword plans it (the newest matches and the rare
+// words' matches); Hit.Score is ts_rank (higher is better).
 func (s *DB) SearchKeyword(ctx context.Context, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
-	if limit <= 0 {
-		limit = defaultSearchLimit
-	}
-	terms := keywords.Terms(text)
-	oldest, err := s.windowStart(ctx, terms)
-	if err != nil || oldest == 0 {
-		if err != nil {
-			return nil, err
-		}
-		return s.rankKeywords(ctx, terms, "||", "", 0, f, limit)
-	}
-	hits, err := s.rankKeywords(ctx, terms, "||", ">=", oldest, f, limit)
-	if err != nil {
-		return nil, err
-	}
-	rare, err := s.rareTerms(ctx, terms)
-	if err != nil {
-		return nil, err
-	}
-	if len(rare) > 0 {
-		older, err := s.rankKeywords(ctx, rare, "||", "<", oldest, f, limit)
-		if err != nil {
-			return nil, err
-		}
-		hits = mergeHits(hits, older, limit)
-	}
-	if len(hits) < limit {
-		// The filter kept too few of the window: rank every match after all.
-		return s.rankKeywords(ctx, terms, "||", "", 0, f, limit)
-	}
-	return hits, nil
+	return storage.SearchKeyword(ctx, keywordIndex{s}, text, f, limit)
 }
 
-// Bounds of the ranked part of a keyword search (see SearchKeyword): the
-// SQLite store's.
-const (
-	rankWindow   = 2000
-	rareWordDocs = 500
-)
+// keywordIndex is search_words' GIN index as storage.SearchKeyword asks it;
+// positions are the memories' seq.
+type keywordIndex struct{ s *DB }
 
-// windowStart is the seq of the rankWindow-th newest match of terms (any of
-// them), or 0 when fewer match (then all of them are ranked).
-func (s *DB) windowStart(ctx context.Context, terms []keywords.Term) (int64, error) {
+func (k keywordIndex) NthNewestMatch(ctx context.Context, terms []keywords.Term, n int) (int64, error) {
 	var p params
 	q := tsQuery(terms, "||", stemmed, &p)
 	if q == "" {
 		return 0, nil
 	}
 	var seq int64
-	err := s.pool.QueryRow(ctx, `SELECT seq FROM memories WHERE search_words @@ (`+q+`)
-		ORDER BY seq DESC LIMIT 1 OFFSET `+p.add(rankWindow-1), p...).Scan(&seq)
+	err := k.s.pool.QueryRow(ctx, `SELECT seq FROM memories WHERE search_words @@ (`+q+`)
+		ORDER BY seq DESC LIMIT 1 OFFSET `+p.add(n-1), p...).Scan(&seq)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, nil
 	}
 	if err != nil {
-		return 0, s.unreachable(fmt.Errorf("keyword search: %w", err))
+		return 0, k.s.unreachable(fmt.Errorf("keyword search: %w", err))
 	}
 	return seq, nil
 }
 
-// rareTerms keeps the terms found in at most rareWordDocs memories; counting
-// stops there, so a common word costs no more than a rare one.
-func (s *DB) rareTerms(ctx context.Context, terms []keywords.Term) ([]keywords.Term, error) {
-	var rare []keywords.Term
-	for _, t := range terms {
-		var p params
-		q := tsQuery([]keywords.Term{t}, "||", stemmed, &p)
-		if q == "" {
-			continue
-		}
-		var n int
-		if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories WHERE search_words @@ (`+q+`)
-			LIMIT `+p.add(rareWordDocs+1)+`) c`, p...).Scan(&n); err != nil {
-			return nil, s.unreachable(fmt.Errorf("keyword search: %w", err))
-		}
-		if n <= rareWordDocs {
-			rare = append(rare, t)
-		}
+// MatchesUpTo stops counting at most, so a common word costs no more than a
+// rare one.
+func (k keywordIndex) MatchesUpTo(ctx context.Context, t keywords.Term, most int) (int, error) {
+	var p params
+	q := tsQuery([]keywords.Term{t}, "||", stemmed, &p)
+	if q == "" {
+		return most, nil // no word the index holds: never a rare one
 	}
-	return rare, nil
+	var n int
+	if err := k.s.pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories WHERE search_words @@ (`+q+`)
+		LIMIT `+p.add(most)+`) c`, p...).Scan(&n); err != nil {
+		return 0, k.s.unreachable(fmt.Errorf("keyword search: %w", err))
+	}
+	return n, nil
 }
 
-// mergeHits merges two ranked lists by score, each memory once, best first.
-func mergeHits(a, b []memory.Hit, limit int) []memory.Hit {
-	seen := make(map[string]bool, len(a)+len(b))
-	all := make([]memory.Hit, 0, len(a)+len(b))
-	for _, h := range append(a, b...) {
-		if !seen[h.ID] {
-			seen[h.ID] = true
-			all = append(all, h)
-		}
+func (k keywordIndex) RankMatches(ctx context.Context, terms []keywords.Term, span storage.Span, f memory.Filter, limit int) ([]memory.Hit, error) {
+	switch {
+	case span.From > 0:
+		return k.s.rankKeywords(ctx, terms, "||", ">=", span.From, f, limit)
+	case span.Before > 0:
+		return k.s.rankKeywords(ctx, terms, "||", "<", span.Before, f, limit)
 	}
-	slices.SortStableFunc(all, func(x, y memory.Hit) int { return cmp.Compare(y.Score, x.Score) })
-	return all[:min(len(all), limit)]
+	return k.s.rankKeywords(ctx, terms, "||", "", 0, f, limit)
 }
 
 // MatchAllKeywords ranks, like SearchKeyword, the memories that contain every
@@ -139,7 +84,7 @@ func (s *DB) MatchAllKeywords(ctx context.Context, text string, f memory.Filter,
 // matches whose seq is so to seq are ranked.
 func (s *DB) rankKeywords(ctx context.Context, terms []keywords.Term, op, seqOp string, seq int64, f memory.Filter, limit int) ([]memory.Hit, error) {
 	if limit <= 0 {
-		limit = defaultSearchLimit
+		limit = storage.DefaultSearchLimit
 	}
 	query, p := keywordSQL(ctx, terms, op, seqOp, seq, f, limit)
 	if query == "" {
@@ -200,17 +145,10 @@ func (s *DB) KeywordCoverage(ctx context.Context, text string, ids []string) (ma
 		return nil, fmt.Errorf("keyword coverage: %w", err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var n int
-		if err := rows.Scan(&id, &n); err != nil {
-			return nil, fmt.Errorf("keyword coverage: %w", err)
-		}
-		if n > 0 {
-			out[id] = float64(n) / float64(len(terms))
-		}
+	if err := storage.ReadCoverage(rows, len(terms), out); err != nil {
+		return nil, fmt.Errorf("keyword coverage: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 func joinPlus(xs []string) string {
@@ -223,9 +161,6 @@ func joinPlus(xs []string) string {
 	}
 	return out
 }
-
-// maxKNN bounds the number of hits one search returns.
-const maxKNN = 4096
 
 // SearchVector ranks memories by cosine distance to vec, best first, with
 // Hit.Score = 1 - distance. Before any vector is stored it returns no hits; a
@@ -242,19 +177,10 @@ func (s *DB) SearchVector(ctx context.Context, vec []float32, f memory.Filter, l
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
-	if sp.Dimension == 0 {
-		return nil, nil
-	}
-	if err := sp.Fits("query vector", vec); err != nil {
+	limit, ok, err := storage.VectorQuery(sp, vec, limit)
+	if !ok || err != nil {
 		return nil, err
 	}
-	if err := memory.CheckVector(vec); err != nil {
-		return nil, err
-	}
-	if limit <= 0 {
-		limit = defaultSearchLimit
-	}
-	limit = min(limit, maxKNN)
 	if len(f.IDs) > 0 {
 		return s.vectorQuery(ctx, vec, f, limit, true)
 	}
@@ -357,7 +283,7 @@ func (s *DB) SearchChunks(ctx context.Context, vec []float32, f memory.Filter, l
 		return nil, err
 	}
 	if limit <= 0 {
-		limit = defaultSearchLimit
+		limit = storage.DefaultSearchLimit
 	}
 	p := params{vector(vec)}
 	where := whereFilter(ctx, f, &p)

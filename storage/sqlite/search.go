@@ -1,19 +1,15 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
-
-// defaultSearchLimit applies when a search asks for no limit.
-const defaultSearchLimit = 10
 
 // ftsQuery joins the content words of user text into an FTS5 query, with op
 // ("OR" or "AND") between them. Text without a content word (only stop words
@@ -21,62 +17,21 @@ const defaultSearchLimit = 10
 func ftsQuery(text, op string) string { return keywords.Query(text, op) }
 
 // SearchKeyword ranks memories containing any content word of text by BM25 over
-// their content, best first. Hit.Score is the negated bm25() value, so higher
-// is better. Filters apply to all matches before the limit, so they never
-// starve the result.
-//
-// BM25 scores every match, and at 100k memories a few common words match tens
-// of thousands: 90 ms. So when more than rankWindow memories match, only the
-// newest rankWindow of them are ranked, together with every match of the
-// query's rare words (those in at most rareWordDocs memories) wherever they
-// are: an old memory is found by what sets it apart, not by its common words.
+// their content, best first (storage.SearchKeyword: the newest matches and the
+// rare words' matches). Hit.Score is the negated bm25() value, so higher is
+// better.
 func (s *DB) SearchKeyword(ctx context.Context, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
-	terms := keywords.Terms(text)
-	q := keywords.Match(terms, "OR")
-	if q == "" {
-		return nil, nil
-	}
-	oldest, err := s.windowStart(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	if oldest == 0 {
-		return s.searchFTS(ctx, q, f, limit)
-	}
-	hits, err := s.searchFTSFrom(ctx, q, oldest, f, limit)
-	if err != nil {
-		return nil, err
-	}
-	rare, err := s.rareTerms(ctx, terms)
-	if err != nil {
-		return nil, err
-	}
-	if len(rare) > 0 {
-		older, err := s.searchFTSBefore(ctx, keywords.Match(rare, "OR"), oldest, f, limit)
-		if err != nil {
-			return nil, err
-		}
-		hits = mergeHits(hits, older, limit)
-	}
-	if len(hits) < limit {
-		// The filter kept too few of the window: rank every match after all.
-		return s.searchFTS(ctx, q, f, limit)
-	}
-	return hits, nil
+	return storage.SearchKeyword(ctx, keywordIndex{s}, text, f, limit)
 }
 
-// Bounds of the ranked part of a keyword search (see SearchKeyword).
-const (
-	rankWindow   = 2000
-	rareWordDocs = 500
-)
+// keywordIndex is memories_fts as storage.SearchKeyword asks it; positions
+// are rowids (the memories' seq).
+type keywordIndex struct{ s *DB }
 
-// windowStart is the rowid of the rankWindow-th newest match of q, or 0 when
-// fewer match (then all of them are ranked).
-func (s *DB) windowStart(ctx context.Context, q string) (int64, error) {
+func (k keywordIndex) NthNewestMatch(ctx context.Context, terms []keywords.Term, n int) (int64, error) {
 	var rowid int64
-	err := s.db.QueryRowContext(ctx, `SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?
-		ORDER BY rowid DESC LIMIT 1 OFFSET ?`, q, rankWindow-1).Scan(&rowid)
+	err := k.s.db.QueryRowContext(ctx, `SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?
+		ORDER BY rowid DESC LIMIT 1 OFFSET ?`, keywords.Match(terms, "OR"), n-1).Scan(&rowid)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -86,55 +41,34 @@ func (s *DB) windowStart(ctx context.Context, q string) (int64, error) {
 	return rowid, nil
 }
 
-// rareTerms keeps the terms found in at most rareWordDocs memories; counting
-// stops there, so a common word costs no more than a rare one.
-func (s *DB) rareTerms(ctx context.Context, terms []keywords.Term) ([]keywords.Term, error) {
-	var rare []keywords.Term
-	for _, t := range terms {
-		var n int
-		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories_fts
-			WHERE memories_fts MATCH ? LIMIT ?)`, t.Match(), rareWordDocs+1).Scan(&n); err != nil {
-			return nil, fmt.Errorf("keyword search: %w", err)
-		}
-		if n <= rareWordDocs {
-			rare = append(rare, t)
-		}
+// MatchesUpTo stops counting at most, so a common word costs no more than a
+// rare one.
+func (k keywordIndex) MatchesUpTo(ctx context.Context, t keywords.Term, most int) (int, error) {
+	var n int
+	if err := k.s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories_fts
+		WHERE memories_fts MATCH ? LIMIT ?)`, t.Match(), most).Scan(&n); err != nil {
+		return 0, fmt.Errorf("keyword search: %w", err)
 	}
-	return rare, nil
+	return n, nil
 }
 
-// mergeHits merges two ranked lists by score, each memory once, best first.
-func mergeHits(a, b []memory.Hit, limit int) []memory.Hit {
-	seen := make(map[string]bool, len(a)+len(b))
-	all := make([]memory.Hit, 0, len(a)+len(b))
-	for _, h := range append(a, b...) {
-		if !seen[h.ID] {
-			seen[h.ID] = true
-			all = append(all, h)
-		}
+// RankMatches bounds the rowids in FTS5 itself, which seeks to the range
+// instead of reading every match.
+func (k keywordIndex) RankMatches(ctx context.Context, terms []keywords.Term, span storage.Span, f memory.Filter, limit int) ([]memory.Hit, error) {
+	q := keywords.Match(terms, "OR")
+	switch {
+	case span.From > 0:
+		return k.s.rankFTS(ctx, q, "memories_fts.rowid >= ? AND ", span.From, f, limit)
+	case span.Before > 0:
+		return k.s.rankFTS(ctx, q, "memories_fts.rowid < ? AND ", span.Before, f, limit)
 	}
-	slices.SortStableFunc(all, func(x, y memory.Hit) int { return cmp.Compare(y.Score, x.Score) })
-	return all[:min(len(all), limit)]
+	return k.s.rankFTS(ctx, q, "", nil, f, limit)
 }
 
 // MatchAllKeywords ranks, like SearchKeyword, the memories that contain every
 // content word of text.
 func (s *DB) MatchAllKeywords(ctx context.Context, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
-	return s.searchFTS(ctx, ftsQuery(text, "AND"), f, limit)
-}
-
-func (s *DB) searchFTS(ctx context.Context, q string, f memory.Filter, limit int) ([]memory.Hit, error) {
-	return s.rankFTS(ctx, q, "", nil, f, limit)
-}
-
-// searchFTSFrom ranks the matches of q from rowid from on.
-func (s *DB) searchFTSFrom(ctx context.Context, q string, from int64, f memory.Filter, limit int) ([]memory.Hit, error) {
-	return s.rankFTS(ctx, q, "memories_fts.rowid >= ? AND ", from, f, limit)
-}
-
-// searchFTSBefore ranks the matches of q before rowid before.
-func (s *DB) searchFTSBefore(ctx context.Context, q string, before int64, f memory.Filter, limit int) ([]memory.Hit, error) {
-	return s.rankFTS(ctx, q, "memories_fts.rowid < ? AND ", before, f, limit)
+	return s.rankFTS(ctx, ftsQuery(text, "AND"), "", nil, f, limit)
 }
 
 // rankFTS ranks the matches of q by BM25, with an optional rowid condition
@@ -154,7 +88,7 @@ func (s *DB) rankFTS(ctx context.Context, q, rowidCond string, rowidArg any, f m
 		return nil, nil
 	}
 	if limit <= 0 {
-		limit = defaultSearchLimit
+		limit = storage.DefaultSearchLimit
 	}
 	where, args := whereFilter(ctx, f)
 	params := []any{q}
