@@ -100,7 +100,7 @@ func (s *DB) SearchEntries(ctx context.Context, text string, namespaces []string
 		return nil, nil
 	}
 	if limit <= 0 {
-		limit = storage.DefaultSearchLimit
+		limit = defaultSearchLimit
 	}
 	where := ownWork(ctx, "j", &p)
 	if len(namespaces) > 0 {

@@ -2,9 +2,9 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -13,83 +13,112 @@ import (
 	"github.com/recall-mcp/recall/storage"
 )
 
+// defaultSearchLimit applies when a search asks for no limit.
+const defaultSearchLimit = 10
+
 // rankNormalization is ts_rank's option 1: the rank is divided by 1 + the
 // logarithm of the text's length, so a long memory that names a word once
 // ranks below a short one about it (as BM25 does on SQLite).
 const rankNormalization = "1"
 
 // SearchKeyword ranks memories containing any content word of text, best
-// first, as storage.SearchKeyword plans it (the newest matches and the rare
-// words' matches); Hit.Score is ts_rank (higher is better).
+// first; Hit.Score is ts_rank (higher is better). Filters apply before the
+// limit, so they never starve the result.
+//
+// ts_rank reads every match's words, and at 100k memories a few common words
+// match half of them (hundreds of milliseconds). So, as on SQLite, when more
+// than rankWindow memories match, only the newest rankWindow of them are
+// ranked, together with every match of the query's rare words (those in at
+// most rareWordDocs memories) wherever they are: an old memory is found by
+// what sets it apart, not by its common words. All of it is one statement
+// (windowedKeywordSQL), one round trip.
 func (s *DB) SearchKeyword(ctx context.Context, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
-	return storage.SearchKeyword(ctx, keywordIndex{s}, text, f, limit)
+	if limit <= 0 {
+		limit = defaultSearchLimit
+	}
+	terms := keywords.Terms(text)
+	query, p := windowedKeywordSQL(ctx, terms, f, limit)
+	if query == "" {
+		return nil, nil
+	}
+	var windowed bool
+	hits, err := s.keywordHits(ctx, query, p, &windowed)
+	if err != nil || len(hits) == limit || len(hits) > 0 && !windowed {
+		return hits, err
+	}
+	// The filter kept too few of the window: rank every match.
+	return s.rankKeywords(ctx, terms, "||", f, limit)
 }
 
-// keywordIndex is search_words' GIN index as storage.SearchKeyword asks it;
-// positions are the memories' seq.
-type keywordIndex struct{ s *DB }
+// Bounds of the ranked part of a keyword search (see SearchKeyword): the
+// SQLite store's.
+const (
+	rankWindow   = 2000
+	rareWordDocs = 500
+)
 
-func (k keywordIndex) NthNewestMatch(ctx context.Context, terms []keywords.Term, n int) (int64, error) {
+// windowedKeywordSQL is SearchKeyword's statement. Its candidates are the
+// newest rankWindow matches and, when that many match (the window is in
+// force), the matches of each term found in at most rareWordDocs memories
+// (counting stops past that, so a common word costs no more than a rare
+// one). Every candidate is ranked against the whole query, old and new on
+// one scale; the third column says whether the window was in force. ""
+// when terms is empty.
+//
+// The candidates reach the table as an array of seqs: looked up by the
+// primary key, whatever the planner guesses of their number.
+func windowedKeywordSQL(ctx context.Context, terms []keywords.Term, f memory.Filter, limit int) (string, params) {
 	var p params
-	q := tsQuery(terms, "||", stemmed, &p)
-	if q == "" {
-		return 0, nil
+	var each []string
+	for _, t := range terms {
+		if q := tsQuery([]keywords.Term{t}, "||", stemmed, &p); q != "" {
+			each = append(each, q)
+		}
 	}
-	var seq int64
-	err := k.s.pool.QueryRow(ctx, `SELECT seq FROM memories WHERE search_words @@ (`+q+`)
-		ORDER BY seq DESC LIMIT 1 OFFSET `+p.add(n-1), p...).Scan(&seq)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil
+	if len(each) == 0 {
+		return "", nil
 	}
-	if err != nil {
-		return 0, k.s.unreachable(fmt.Errorf("keyword search: %w", err))
+	all := strings.Join(each, " || ")
+	window, rare := p.add(rankWindow), p.add(rareWordDocs)
+	ctes := []string{`newest AS MATERIALIZED (SELECT seq FROM memories WHERE search_words @@ (` + all + `)
+		ORDER BY seq DESC LIMIT ` + window + `)`}
+	cands := []string{`SELECT seq FROM newest`}
+	for i, q := range each {
+		name := fmt.Sprintf("rare%d", i)
+		ctes = append(ctes, name+` AS MATERIALIZED (SELECT seq FROM memories WHERE search_words @@ (`+q+`) LIMIT `+rare+` + 1)`)
+		cands = append(cands, `SELECT seq FROM `+name+` WHERE (SELECT count(*) FROM newest) = `+window+
+			` AND (SELECT count(*) FROM `+name+`) <= `+rare)
 	}
-	return seq, nil
-}
-
-// MatchesUpTo stops counting at most, so a common word costs no more than a
-// rare one.
-func (k keywordIndex) MatchesUpTo(ctx context.Context, t keywords.Term, most int) (int, error) {
-	var p params
-	q := tsQuery([]keywords.Term{t}, "||", stemmed, &p)
-	if q == "" {
-		return most, nil // no word the index holds: never a rare one
-	}
-	var n int
-	if err := k.s.pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories WHERE search_words @@ (`+q+`)
-		LIMIT `+p.add(most)+`) c`, p...).Scan(&n); err != nil {
-		return 0, k.s.unreachable(fmt.Errorf("keyword search: %w", err))
-	}
-	return n, nil
-}
-
-func (k keywordIndex) RankMatches(ctx context.Context, terms []keywords.Term, span storage.Span, f memory.Filter, limit int) ([]memory.Hit, error) {
-	switch {
-	case span.From > 0:
-		return k.s.rankKeywords(ctx, terms, "||", ">=", span.From, f, limit)
-	case span.Before > 0:
-		return k.s.rankKeywords(ctx, terms, "||", "<", span.Before, f, limit)
-	}
-	return k.s.rankKeywords(ctx, terms, "||", "", 0, f, limit)
+	where := whereFilter(ctx, f, &p)
+	return `WITH ` + strings.Join(ctes, ",\n") + `,
+		candidates AS (` + strings.Join(cands, "\nUNION\n") + `)
+		SELECT m.id, ts_rank(m.search_words, ` + all + `, ` + rankNormalization + `) AS rank,
+			(SELECT count(*) FROM newest) = ` + window + ` AS windowed
+		FROM memories m WHERE m.seq = ANY (ARRAY(SELECT seq FROM candidates)) AND ` + where + `
+		ORDER BY rank DESC, m.seq LIMIT ` + p.add(limit), p
 }
 
 // MatchAllKeywords ranks, like SearchKeyword, the memories that contain every
 // content word of text.
 func (s *DB) MatchAllKeywords(ctx context.Context, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
-	return s.rankKeywords(ctx, keywords.Terms(text), "&&", "", 0, f, limit)
+	return s.rankKeywords(ctx, keywords.Terms(text), "&&", f, limit)
 }
 
-// rankKeywords runs the keyword query: the GIN index finds the matches, the
-// filter narrows them, ts_rank orders them. With seqOp (">=" or "<") only the
-// matches whose seq is so to seq are ranked.
-func (s *DB) rankKeywords(ctx context.Context, terms []keywords.Term, op, seqOp string, seq int64, f memory.Filter, limit int) ([]memory.Hit, error) {
+// rankKeywords ranks every match of terms joined by op (see keywordSQL).
+func (s *DB) rankKeywords(ctx context.Context, terms []keywords.Term, op string, f memory.Filter, limit int) ([]memory.Hit, error) {
 	if limit <= 0 {
-		limit = storage.DefaultSearchLimit
+		limit = defaultSearchLimit
 	}
-	query, p := keywordSQL(ctx, terms, op, seqOp, seq, f, limit)
+	query, p := keywordSQL(ctx, terms, op, f, limit)
 	if query == "" {
 		return nil, nil
 	}
+	return s.keywordHits(ctx, query, p, nil)
+}
+
+// keywordHits runs a keyword query returning (id, rank) rows, and with
+// windowed non-nil a third column: whether the rank window was in force.
+func (s *DB) keywordHits(ctx context.Context, query string, p params, windowed *bool) ([]memory.Hit, error) {
 	rows, err := s.pool.Query(ctx, query, p...)
 	if err != nil {
 		return nil, s.unreachable(fmt.Errorf("keyword search: %w", err))
@@ -97,28 +126,30 @@ func (s *DB) rankKeywords(ctx context.Context, terms []keywords.Term, op, seqOp 
 	hits, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.Hit, error) {
 		var h memory.Hit
 		var rank float32
-		err := row.Scan(&h.ID, &rank)
+		dest := []any{&h.ID, &rank}
+		if windowed != nil {
+			dest = append(dest, windowed)
+		}
+		err := row.Scan(dest...)
 		h.Score = float64(rank)
 		return h, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
+		return nil, s.unreachable(fmt.Errorf("keyword search: %w", err))
 	}
 	return hits, nil
 }
 
-// keywordSQL is the keyword query: the GIN index finds the matches, the
-// filter narrows them, ts_rank orders them. "" when terms is empty.
-func keywordSQL(ctx context.Context, terms []keywords.Term, op, seqOp string, seq int64, f memory.Filter, limit int) (string, params) {
+// keywordSQL is the keyword query ranking every match: the GIN index finds
+// the matches, the filter narrows them, ts_rank orders them. "" when terms
+// is empty.
+func keywordSQL(ctx context.Context, terms []keywords.Term, op string, f memory.Filter, limit int) (string, params) {
 	var p params
 	q := tsQuery(terms, op, stemmed, &p)
 	if q == "" {
 		return "", nil
 	}
 	where := whereFilter(ctx, f, &p)
-	if seqOp != "" {
-		where = "m.seq " + seqOp + " " + p.add(seq) + " AND " + where
-	}
 	return `SELECT m.id, ts_rank(m.search_words, ` + q + `, ` + rankNormalization + `) AS rank
 		FROM memories m WHERE m.search_words @@ (` + q + `) AND ` + where + `
 		ORDER BY rank DESC, m.seq LIMIT ` + p.add(limit), p
@@ -162,6 +193,9 @@ func joinPlus(xs []string) string {
 	return out
 }
 
+// maxKNN bounds the number of hits one search returns.
+const maxKNN = 4096
+
 // SearchVector ranks memories by cosine distance to vec, best first, with
 // Hit.Score = 1 - distance. Before any vector is stored it returns no hits; a
 // vector of another dimension than the stored ones wraps ErrEmbeddingMismatch.
@@ -177,10 +211,19 @@ func (s *DB) SearchVector(ctx context.Context, vec []float32, f memory.Filter, l
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
-	limit, ok, err := storage.VectorQuery(sp, vec, limit)
-	if !ok || err != nil {
+	if sp.Dimension == 0 {
+		return nil, nil
+	}
+	if err := sp.Fits("query vector", vec); err != nil {
 		return nil, err
 	}
+	if err := memory.CheckVector(vec); err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		limit = defaultSearchLimit
+	}
+	limit = min(limit, maxKNN)
 	if len(f.IDs) > 0 {
 		return s.vectorQuery(ctx, vec, f, limit, true)
 	}
@@ -283,7 +326,7 @@ func (s *DB) SearchChunks(ctx context.Context, vec []float32, f memory.Filter, l
 		return nil, err
 	}
 	if limit <= 0 {
-		limit = storage.DefaultSearchLimit
+		limit = defaultSearchLimit
 	}
 	p := params{vector(vec)}
 	where := whereFilter(ctx, f, &p)

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
 )
 
 // TestKeywordsStemSplitCodeWordsAndKeepCodesExact drives the keyword side with
@@ -162,7 +161,7 @@ func TestSearchKeywordFindsOldRareMatchesBeyondTheRankWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range storage.RankWindow + 100 {
+	for i := range rankWindow + 100 {
 		m := newMemory(fmt.Sprintf("deploy script step %d", i), "project:a", memory.TypeSession)
 		if _, err := tx.Exec(`INSERT INTO memories (id, content, content_hash, memory_type, namespace, importance,
 			confidence, created_at, updated_at, accessed_at) VALUES (?, ?, ?, 'session', 'project:a', 0.5, 0.3, '', '', '')`,

@@ -1,10 +1,12 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
@@ -17,21 +19,62 @@ import (
 func ftsQuery(text, op string) string { return keywords.Query(text, op) }
 
 // SearchKeyword ranks memories containing any content word of text by BM25 over
-// their content, best first (storage.SearchKeyword: the newest matches and the
-// rare words' matches). Hit.Score is the negated bm25() value, so higher is
-// better.
+// their content, best first. Hit.Score is the negated bm25() value, so higher
+// is better. Filters apply to all matches before the limit, so they never
+// starve the result.
+//
+// BM25 scores every match, and at 100k memories a few common words match tens
+// of thousands: 90 ms. So when more than rankWindow memories match, only the
+// newest rankWindow of them are ranked, together with every match of the
+// query's rare words (those in at most rareWordDocs memories) wherever they
+// are: an old memory is found by what sets it apart, not by its common words.
 func (s *DB) SearchKeyword(ctx context.Context, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
-	return storage.SearchKeyword(ctx, keywordIndex{s}, text, f, limit)
+	terms := keywords.Terms(text)
+	q := keywords.Match(terms, "OR")
+	if q == "" {
+		return nil, nil
+	}
+	oldest, err := s.windowStart(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if oldest == 0 {
+		return s.searchFTS(ctx, q, f, limit)
+	}
+	hits, err := s.searchFTSFrom(ctx, q, oldest, f, limit)
+	if err != nil {
+		return nil, err
+	}
+	rare, err := s.rareTerms(ctx, terms)
+	if err != nil {
+		return nil, err
+	}
+	if len(rare) > 0 {
+		older, err := s.searchFTSBefore(ctx, keywords.Match(rare, "OR"), oldest, f, limit)
+		if err != nil {
+			return nil, err
+		}
+		hits = mergeHits(hits, older, limit)
+	}
+	if len(hits) < limit {
+		// The filter kept too few of the window: rank every match after all.
+		return s.searchFTS(ctx, q, f, limit)
+	}
+	return hits, nil
 }
 
-// keywordIndex is memories_fts as storage.SearchKeyword asks it; positions
-// are rowids (the memories' seq).
-type keywordIndex struct{ s *DB }
+// Bounds of the ranked part of a keyword search (see SearchKeyword).
+const (
+	rankWindow   = 2000
+	rareWordDocs = 500
+)
 
-func (k keywordIndex) NthNewestMatch(ctx context.Context, terms []keywords.Term, n int) (int64, error) {
+// windowStart is the rowid of the rankWindow-th newest match of q, or 0 when
+// fewer match (then all of them are ranked).
+func (s *DB) windowStart(ctx context.Context, q string) (int64, error) {
 	var rowid int64
-	err := k.s.db.QueryRowContext(ctx, `SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?
-		ORDER BY rowid DESC LIMIT 1 OFFSET ?`, keywords.Match(terms, "OR"), n-1).Scan(&rowid)
+	err := s.db.QueryRowContext(ctx, `SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?
+		ORDER BY rowid DESC LIMIT 1 OFFSET ?`, q, rankWindow-1).Scan(&rowid)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -41,34 +84,55 @@ func (k keywordIndex) NthNewestMatch(ctx context.Context, terms []keywords.Term,
 	return rowid, nil
 }
 
-// MatchesUpTo stops counting at most, so a common word costs no more than a
-// rare one.
-func (k keywordIndex) MatchesUpTo(ctx context.Context, t keywords.Term, most int) (int, error) {
-	var n int
-	if err := k.s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories_fts
-		WHERE memories_fts MATCH ? LIMIT ?)`, t.Match(), most).Scan(&n); err != nil {
-		return 0, fmt.Errorf("keyword search: %w", err)
+// rareTerms keeps the terms found in at most rareWordDocs memories; counting
+// stops there, so a common word costs no more than a rare one.
+func (s *DB) rareTerms(ctx context.Context, terms []keywords.Term) ([]keywords.Term, error) {
+	var rare []keywords.Term
+	for _, t := range terms {
+		var n int
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories_fts
+			WHERE memories_fts MATCH ? LIMIT ?)`, t.Match(), rareWordDocs+1).Scan(&n); err != nil {
+			return nil, fmt.Errorf("keyword search: %w", err)
+		}
+		if n <= rareWordDocs {
+			rare = append(rare, t)
+		}
 	}
-	return n, nil
+	return rare, nil
 }
 
-// RankMatches bounds the rowids in FTS5 itself, which seeks to the range
-// instead of reading every match.
-func (k keywordIndex) RankMatches(ctx context.Context, terms []keywords.Term, span storage.Span, f memory.Filter, limit int) ([]memory.Hit, error) {
-	q := keywords.Match(terms, "OR")
-	switch {
-	case span.From > 0:
-		return k.s.rankFTS(ctx, q, "memories_fts.rowid >= ? AND ", span.From, f, limit)
-	case span.Before > 0:
-		return k.s.rankFTS(ctx, q, "memories_fts.rowid < ? AND ", span.Before, f, limit)
+// mergeHits merges two ranked lists by score, each memory once, best first.
+func mergeHits(a, b []memory.Hit, limit int) []memory.Hit {
+	seen := make(map[string]bool, len(a)+len(b))
+	all := make([]memory.Hit, 0, len(a)+len(b))
+	for _, h := range append(a, b...) {
+		if !seen[h.ID] {
+			seen[h.ID] = true
+			all = append(all, h)
+		}
 	}
-	return k.s.rankFTS(ctx, q, "", nil, f, limit)
+	slices.SortStableFunc(all, func(x, y memory.Hit) int { return cmp.Compare(y.Score, x.Score) })
+	return all[:min(len(all), limit)]
 }
 
 // MatchAllKeywords ranks, like SearchKeyword, the memories that contain every
 // content word of text.
 func (s *DB) MatchAllKeywords(ctx context.Context, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
-	return s.rankFTS(ctx, ftsQuery(text, "AND"), "", nil, f, limit)
+	return s.searchFTS(ctx, ftsQuery(text, "AND"), f, limit)
+}
+
+func (s *DB) searchFTS(ctx context.Context, q string, f memory.Filter, limit int) ([]memory.Hit, error) {
+	return s.rankFTS(ctx, q, "", nil, f, limit)
+}
+
+// searchFTSFrom ranks the matches of q from rowid from on.
+func (s *DB) searchFTSFrom(ctx context.Context, q string, from int64, f memory.Filter, limit int) ([]memory.Hit, error) {
+	return s.rankFTS(ctx, q, "memories_fts.rowid >= ? AND ", from, f, limit)
+}
+
+// searchFTSBefore ranks the matches of q before rowid before.
+func (s *DB) searchFTSBefore(ctx context.Context, q string, before int64, f memory.Filter, limit int) ([]memory.Hit, error) {
+	return s.rankFTS(ctx, q, "memories_fts.rowid < ? AND ", before, f, limit)
 }
 
 // rankFTS ranks the matches of q by BM25, with an optional rowid condition
