@@ -27,11 +27,16 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	pgxvec "github.com/pgvector/pgvector-go/pgx"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // DB is a PostgreSQL store: a pool of connections shared by the goroutines
 // of one process. Many processes and servers may open the same database.
 type DB struct {
+	// Shared holds the port methods whose steps both engines share, run
+	// in this database's transactions (shared_tx.go).
+	storage.Shared
+
 	pool *pgxpool.Pool
 	log  *slog.Logger
 	url  string
@@ -108,7 +113,9 @@ func OpenWith(ctx context.Context, dbURL string, opts Options) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &DB{pool: pool, log: log, url: dbURL, hasIterative: !VersionLess(installed, "0.8.0")}, nil
+	s := &DB{pool: pool, log: log, url: dbURL, hasIterative: !VersionLess(installed, "0.8.0")}
+	s.Shared = storage.Shared{Tx: writes{s}}
+	return s, nil
 }
 
 // Close sends the announcement still on its way and releases the pool.
