@@ -44,7 +44,7 @@ type Handler struct {
 	// Lost records a hook write the store failed to make, for a store that
 	// keeps no such record itself (PostgreSQL: nothing spools beside it);
 	// nil where the store records its own (SQLite's spool).
-	Lost LostRecorder
+	Lost   LostRecorder
 	Logger *slog.Logger
 	Now    func() time.Time
 	// Vectors says in the log when the prompt hook's recall goes to keywords

@@ -21,6 +21,8 @@ import (
 	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/spool"
+	"github.com/recall-mcp/recall/storage/postgres"
+	"github.com/recall-mcp/recall/storage/sqlite"
 	"github.com/recall-mcp/recall/validation"
 )
 
@@ -159,8 +161,13 @@ func (a *app) hookHandler(mem *memory.Service) *hook.Handler {
 	if a.cfg.Capture {
 		h.Capture = &capture.Recorder{Store: a.db}
 	}
-	if db := a.sqlite(); db != nil {
-		h.Losses = db // PostgreSQL takes hook writes at once: no spool, no losses to tell
+	switch db := a.db.(type) {
+	case *sqlite.DB:
+		h.Losses = db // its spool records what it could not keep
+	case *postgres.DB:
+		// Takes a write at once or not at all: the handler records the
+		// writes it failed to make.
+		h.Losses, h.Lost = db, db
 	}
 	return h
 }
