@@ -46,10 +46,10 @@ type DB struct {
 	// walSync syncs the records' commits to disk soon after, off the hooks'
 	// path; nil in a short-lived process (see Options.ShortLived).
 	walSync *walSyncer
-	path       string
-	signs      *signIndex
-	loader     signLoader // loads signs in the background; Close stops it
-	log        *slog.Logger
+	path    string
+	signs   *signIndex
+	loader  signLoader // loads signs in the background; Close stops it
+	log     *slog.Logger
 
 	// spool holds the hooks' writes that met another process's write lock
 	// (see spooled.go); every process drains it, only hooks add to it.
