@@ -302,10 +302,11 @@ func TestArchivedMemoriesTravel(t *testing.T) {
 	if n.Archived != 1 || !strings.Contains(file, `{"record":"archived_memory","archived_at":`) || !strings.Contains(file, archived.ID) {
 		t.Fatalf("export counts %+v, want the archived memory:\n%s", n, file)
 	}
-	// Version 2: a version 1 recall would leave the archived line out and
-	// import the rest; the version makes it refuse the file and say to upgrade.
-	if !strings.HasPrefix(file, `{"record":"header","format":"recall-export","version":2,`) {
-		t.Errorf("export header is not version 2:\n%s", file)
+	// Version 2 and later: a version 1 recall would leave the archived line
+	// out and import the rest; the version makes it refuse the file and say
+	// to upgrade.
+	if !strings.HasPrefix(file, `{"record":"header","format":"recall-export","version":3,`) {
+		t.Errorf("export header is not version 3:\n%s", file)
 	}
 	if strings.Contains(file, deleted.ID) {
 		t.Errorf("export holds the deleted memory %s:\n%s", deleted.ID, file)

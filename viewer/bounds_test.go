@@ -97,7 +97,7 @@ func TestListSearchAndExportByAuthor(t *testing.T) {
 			t.Errorf("GET %s: %q, want %q", target, got, want)
 		}
 	}
-	got := decode[[]authorCount](t, f.do(t, "GET", "/api/authors", "", nil), http.StatusOK)
+	got := decode[[]facetCount](t, f.do(t, "GET", "/api/authors", "", nil), http.StatusOK)
 	if fmt.Sprint(got) != "[{ann 2} {bob 1} {(none) 1}]" {
 		t.Errorf("GET /api/authors = %v, want people most first, then no one named", got)
 	}
