@@ -14,7 +14,7 @@ import (
 
 // Stats counts what the database holds, in one round trip for the counts.
 func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
-	st := &memory.Stats{ByNamespace: map[string]int{}, ByType: map[string]int{}, ByAuthor: map[string]int{}}
+	st := &memory.Stats{}
 	var oldest *time.Time
 	var version string
 	err := s.pool.QueryRow(ctx, `SELECT
@@ -45,22 +45,8 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 		st.OldestJobAt = oldest.UTC()
 	}
 	st.SchemaVersion, _ = strconv.Atoi(version)
-	for col, m := range map[string]map[string]int{"namespace": st.ByNamespace, "memory_type": st.ByType, "author": st.ByAuthor} {
-		rows, err := s.pool.Query(ctx, `SELECT `+col+`, count(*) FROM memories m WHERE `+visibleSQL(ctx, "m")+` GROUP BY `+col)
-		if err != nil {
-			return nil, fmt.Errorf("stats: %w", err)
-		}
-		for rows.Next() {
-			var k string
-			var n int
-			if err := rows.Scan(&k, &n); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("stats: %w", err)
-			}
-			m[k] = n
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+	for col, dst := range map[string]*map[string]int{"namespace": &st.ByNamespace, "memory_type": &st.ByType, "author": &st.ByAuthor, "source": &st.BySource} {
+		if *dst, err = s.countMemoriesBy(ctx, col); err != nil {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
 	}
@@ -129,4 +115,33 @@ func (s *DB) GetSession(ctx context.Context, id string) (*memory.Session, error)
 		sess.EndedAt = &t
 	}
 	return &sess, nil
+}
+
+// facetColumns are the columns CountMemoriesBy counts by.
+var facetColumns = map[memory.Facet]string{memory.FacetAuthor: "author", memory.FacetSource: "source"}
+
+// CountMemoriesBy counts the memories the asker sees by author or by source.
+func (s *DB) CountMemoriesBy(ctx context.Context, by memory.Facet) (map[string]int, error) {
+	col, ok := facetColumns[by]
+	if !ok {
+		return nil, memory.Invalidf("facet", by, "author or source")
+	}
+	return s.countMemoriesBy(ctx, col)
+}
+
+// countMemoriesBy counts the memories the asker sees (a person's counts
+// leave out the other people's private memories) by the value of col.
+func (s *DB) countMemoriesBy(ctx context.Context, col string) (map[string]int, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+col+`, count(*) FROM memories m WHERE `+visibleSQL(ctx, "m")+` GROUP BY `+col)
+	if err != nil {
+		return nil, s.unreachable(err)
+	}
+	out := map[string]int{}
+	var k string
+	var n int
+	_, err = pgx.ForEachRow(rows, []any{&k, &n}, func() error {
+		out[k] = n
+		return nil
+	})
+	return out, err
 }

@@ -14,7 +14,7 @@ import (
 // Stats counts what the database holds. FileBytes is the database file plus its
 // write-ahead log.
 func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
-	st := &memory.Stats{ByNamespace: map[string]int{}, ByType: map[string]int{}, ByAuthor: map[string]int{}}
+	st := &memory.Stats{}
 	counts := []struct {
 		query string
 		dest  *int
@@ -35,23 +35,10 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 		}
 	}
 	// A person's counts leave out the other people's private memories.
-	visible, vargs := visibleCond(ctx, "m")
-	for col, m := range map[string]map[string]int{"namespace": st.ByNamespace, "memory_type": st.ByType, "author": st.ByAuthor} {
-		rows, err := s.db.QueryContext(ctx, `SELECT `+col+`, count(*) FROM memories m WHERE `+visible+` GROUP BY `+col, vargs...)
-		if err != nil {
+	for col, dst := range map[string]*map[string]int{"namespace": &st.ByNamespace, "memory_type": &st.ByType, "author": &st.ByAuthor, "source": &st.BySource} {
+		var err error
+		if *dst, err = s.countMemoriesBy(ctx, col); err != nil {
 			return nil, fmt.Errorf("stats: %w", err)
-		}
-		for rows.Next() {
-			var k string
-			var n int
-			if err := rows.Scan(&k, &n); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("stats: %w", err)
-			}
-			m[k] = n
-		}
-		if err := rows.Close(); err != nil {
-			return nil, err
 		}
 	}
 	st.TallyMemories()
@@ -124,4 +111,37 @@ func (s *DB) jobStats(ctx context.Context, st *memory.Stats) error {
 		st.ModelHealth = append(st.ModelHealth, h)
 	}
 	return rows.Err()
+}
+
+// facetColumns are the columns CountMemoriesBy counts by.
+var facetColumns = map[memory.Facet]string{memory.FacetAuthor: "author", memory.FacetSource: "source"}
+
+// CountMemoriesBy counts the memories the asker sees by author or by source.
+func (s *DB) CountMemoriesBy(ctx context.Context, by memory.Facet) (map[string]int, error) {
+	col, ok := facetColumns[by]
+	if !ok {
+		return nil, memory.Invalidf("facet", by, "author or source")
+	}
+	return s.countMemoriesBy(ctx, col)
+}
+
+// countMemoriesBy counts the memories the asker sees (a person's counts
+// leave out the other people's private memories) by the value of col.
+func (s *DB) countMemoriesBy(ctx context.Context, col string) (map[string]int, error) {
+	visible, vargs := visibleCond(ctx, "m")
+	rows, err := s.db.QueryContext(ctx, `SELECT `+col+`, count(*) FROM memories m WHERE `+visible+` GROUP BY `+col, vargs...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var k string
+		var n int
+		if err := rows.Scan(&k, &n); err != nil {
+			return nil, err
+		}
+		out[k] = n
+	}
+	return out, rows.Err()
 }
