@@ -553,7 +553,7 @@ async function sourceOptions() {
     const via = $("source");
     const keep = via.value;
     for (const s of sources) {
-      const label = `${s.source === UNKNOWN_SOURCE ? "not recorded" : storedThrough(s.source)} (${s.memories})`;
+      const label = `${s.source === UNKNOWN_SOURCE ? "source not recorded" : `via ${storedThrough(s.source)}`} (${s.memories})`;
       const have = [...via.options].find((o) => o.value === s.source);
       const title = s.source === UNKNOWN_SOURCE ? "Stored before Recall recorded how a memory came in" : null;
       if (have) have.textContent = label;
