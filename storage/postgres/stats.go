@@ -10,11 +10,12 @@ import (
 
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // Stats counts what the database holds, in one round trip for the counts.
 func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
-	st := &memory.Stats{}
+	st, groups := storage.NewStats()
 	var oldest *time.Time
 	var version string
 	err := s.pool.QueryRow(ctx, `SELECT
@@ -45,8 +46,8 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 		st.OldestJobAt = oldest.UTC()
 	}
 	st.SchemaVersion, _ = strconv.Atoi(version)
-	for col, dst := range map[string]*map[string]int{"namespace": &st.ByNamespace, "memory_type": &st.ByType, "author": &st.ByAuthor, "source": &st.BySource} {
-		if *dst, err = s.countMemoriesBy(ctx, col); err != nil {
+	for col, counts := range groups {
+		if err := s.countMemoriesInto(ctx, col, counts); err != nil {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
 	}
@@ -117,31 +118,23 @@ func (s *DB) GetSession(ctx context.Context, id string) (*memory.Session, error)
 	return &sess, nil
 }
 
-// facetColumns are the columns CountMemoriesBy counts by.
-var facetColumns = map[memory.Facet]string{memory.FacetAuthor: "author", memory.FacetSource: "source"}
-
 // CountMemoriesBy counts the memories the asker sees by author or by source.
 func (s *DB) CountMemoriesBy(ctx context.Context, by memory.Facet) (map[string]int, error) {
-	col, ok := facetColumns[by]
-	if !ok {
-		return nil, memory.Invalidf("facet", by, "author or source")
+	col, err := storage.FacetColumn(by)
+	if err != nil {
+		return nil, err
 	}
-	return s.countMemoriesBy(ctx, col)
+	counts := map[string]int{}
+	return counts, s.countMemoriesInto(ctx, col, counts)
 }
 
-// countMemoriesBy counts the memories the asker sees (a person's counts
+// countMemoriesInto counts the memories the asker sees (a person's counts
 // leave out the other people's private memories) by the value of col.
-func (s *DB) countMemoriesBy(ctx context.Context, col string) (map[string]int, error) {
+func (s *DB) countMemoriesInto(ctx context.Context, col string, counts map[string]int) error {
 	rows, err := s.pool.Query(ctx, `SELECT `+col+`, count(*) FROM memories m WHERE `+visibleSQL(ctx, "m")+` GROUP BY `+col)
 	if err != nil {
-		return nil, s.unreachable(err)
+		return s.unreachable(err)
 	}
-	out := map[string]int{}
-	var k string
-	var n int
-	_, err = pgx.ForEachRow(rows, []any{&k, &n}, func() error {
-		out[k] = n
-		return nil
-	})
-	return out, err
+	defer rows.Close()
+	return storage.ReadCounts(rows, counts)
 }

@@ -9,12 +9,13 @@ import (
 
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // Stats counts what the database holds. FileBytes is the database file plus its
 // write-ahead log.
 func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
-	st := &memory.Stats{}
+	st, groups := storage.NewStats()
 	counts := []struct {
 		query string
 		dest  *int
@@ -34,10 +35,8 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
 	}
-	// A person's counts leave out the other people's private memories.
-	for col, dst := range map[string]*map[string]int{"namespace": &st.ByNamespace, "memory_type": &st.ByType, "author": &st.ByAuthor, "source": &st.BySource} {
-		var err error
-		if *dst, err = s.countMemoriesBy(ctx, col); err != nil {
+	for col, counts := range groups {
+		if err := s.countMemoriesInto(ctx, col, counts); err != nil {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
 	}
@@ -113,35 +112,24 @@ func (s *DB) jobStats(ctx context.Context, st *memory.Stats) error {
 	return rows.Err()
 }
 
-// facetColumns are the columns CountMemoriesBy counts by.
-var facetColumns = map[memory.Facet]string{memory.FacetAuthor: "author", memory.FacetSource: "source"}
-
 // CountMemoriesBy counts the memories the asker sees by author or by source.
 func (s *DB) CountMemoriesBy(ctx context.Context, by memory.Facet) (map[string]int, error) {
-	col, ok := facetColumns[by]
-	if !ok {
-		return nil, memory.Invalidf("facet", by, "author or source")
-	}
-	return s.countMemoriesBy(ctx, col)
-}
-
-// countMemoriesBy counts the memories the asker sees (a person's counts
-// leave out the other people's private memories) by the value of col.
-func (s *DB) countMemoriesBy(ctx context.Context, col string) (map[string]int, error) {
-	visible, vargs := visibleCond(ctx, "m")
-	rows, err := s.db.QueryContext(ctx, `SELECT `+col+`, count(*) FROM memories m WHERE `+visible+` GROUP BY `+col, vargs...)
+	col, err := storage.FacetColumn(by)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := map[string]int{}
-	for rows.Next() {
-		var k string
-		var n int
-		if err := rows.Scan(&k, &n); err != nil {
-			return nil, err
-		}
-		out[k] = n
+	counts := map[string]int{}
+	return counts, s.countMemoriesInto(ctx, col, counts)
+}
+
+// countMemoriesInto counts the memories the asker sees (a person's counts
+// leave out the other people's private memories) by the value of col.
+func (s *DB) countMemoriesInto(ctx context.Context, col string, counts map[string]int) error {
+	visible, vargs := visibleCond(ctx, "m")
+	rows, err := s.db.QueryContext(ctx, `SELECT `+col+`, count(*) FROM memories m WHERE `+visible+` GROUP BY `+col, vargs...)
+	if err != nil {
+		return err
 	}
-	return out, rows.Err()
+	defer rows.Close()
+	return storage.ReadCounts(rows, counts)
 }
