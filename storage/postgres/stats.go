@@ -46,6 +46,9 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 		st.OldestJobAt = oldest.UTC()
 	}
 	st.SchemaVersion, _ = strconv.Atoi(version)
+	if s.lost != nil {
+		st.LostWrites, st.LastLostWrite = s.lost.LostTally()
+	}
 	for col, counts := range groups {
 		if err := s.countMemoriesInto(ctx, col, counts); err != nil {
 			return nil, fmt.Errorf("stats: %w", err)
