@@ -5,16 +5,16 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"time"
 
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // Stats counts what the database holds. FileBytes is the database file plus its
 // write-ahead log.
 func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
-	st := &memory.Stats{ByNamespace: map[string]int{}, ByType: map[string]int{}, ByAuthor: map[string]int{}}
+	st, groups := storage.NewStats()
 	counts := []struct {
 		query string
 		dest  *int
@@ -34,24 +34,16 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
 	}
-	// A person's counts leave out the other people's private memories.
 	visible, vargs := visibleCond(ctx, "m")
-	for col, m := range map[string]map[string]int{"namespace": st.ByNamespace, "memory_type": st.ByType, "author": st.ByAuthor} {
+	for col, counts := range groups {
 		rows, err := s.db.QueryContext(ctx, `SELECT `+col+`, count(*) FROM memories m WHERE `+visible+` GROUP BY `+col, vargs...)
 		if err != nil {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
-		for rows.Next() {
-			var k string
-			var n int
-			if err := rows.Scan(&k, &n); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("stats: %w", err)
-			}
-			m[k] = n
-		}
-		if err := rows.Close(); err != nil {
-			return nil, err
+		err = storage.ReadCounts(rows, counts)
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("stats: %w", err)
 		}
 	}
 	st.TallyMemories()
@@ -73,11 +65,7 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 		// hide the rest, nor the lost writes it may have caused.
 		s.log.Warn("stats: spooled writes not counted", "spool", s.spool.Dir(), "err", err)
 	}
-	if lost, err := s.spool.LostWrites(); err == nil && len(lost) > 0 {
-		last := lost[len(lost)-1]
-		st.LostWrites = len(lost)
-		st.LastLostWrite = fmt.Sprintf("%s %s: %s", last.At.Format(time.RFC3339), last.Kind, last.Cause)
-	}
+	st.LostWrites, st.LastLostWrite = s.spool.LostTally()
 	for _, p := range []string{s.path, s.path + "-wal"} {
 		if fi, err := os.Stat(p); err == nil {
 			st.FileBytes += fi.Size()
