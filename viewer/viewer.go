@@ -11,6 +11,8 @@ import (
 	"net/http"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/project"
+	"github.com/recall-mcp/recall/transfer"
 	"github.com/recall-mcp/recall/validation"
 )
 
@@ -38,6 +40,26 @@ type Deps struct {
 	// Doctor runs recall doctor's checks for the Health page; without it
 	// /api/doctor is off.
 	Doctor func(ctx context.Context) []Finding
+	// Projects binds the project a client machine sends (project.Header) to
+	// its namespace: a memory created without a namespace by a client
+	// machine's CLI goes to the project it is in. Without it the header is
+	// refused.
+	Projects ClientProjects
+	// Records is the store's whole export and import (Recall's jsonl): a
+	// client machine's recall export and import. Without it they are off.
+	Records Records
+}
+
+// ClientProjects binds a client machine's project (project.Resolver).
+type ClientProjects interface {
+	ForClient(ctx context.Context, c project.Client) (project.Project, error)
+}
+
+// Records reads everything the asker may see and writes an import in one
+// transaction (the store).
+type Records interface {
+	transfer.Source
+	transfer.Sink
 }
 
 // Store is what the viewer needs of the store beside the services: a watch
@@ -57,7 +79,9 @@ type handler struct {
 	log     *slog.Logger
 	journal Journal // nil: no journal page
 	// doctor runs recall doctor's checks (nil: not offered).
-	doctor func(ctx context.Context) []Finding
+	doctor   func(ctx context.Context) []Finding
+	clients  ClientProjects // nil: no client machine's project
+	records  Records        // nil: no jsonl export or import
 }
 
 // New returns the viewer as one http.Handler with its security checks in place:
@@ -69,7 +93,8 @@ func New(d Deps) http.Handler {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	h := &handler{mem: d.Memory, val: d.Validation, acc: d.Access, log: d.Logger, done: d.Done, doctor: d.Doctor, journal: d.Journal}
+	h := &handler{mem: d.Memory, val: d.Validation, acc: d.Access, log: d.Logger, done: d.Done, doctor: d.Doctor, journal: d.Journal,
+		clients: d.Projects, records: d.Records}
 	if d.DB != nil {
 		h.hub = newHub(d.DB, d.Logger)
 	}
@@ -102,6 +127,7 @@ func New(d Deps) http.Handler {
 	mux.HandleFunc("GET /api/authors", h.authors)
 	mux.HandleFunc("GET /api/files", h.recentFiles)
 	mux.HandleFunc("GET /api/export", h.export)
+	mux.HandleFunc("POST /api/import", h.importRecords)
 	mux.HandleFunc("GET /api/journal", h.journalFeed)
 	mux.HandleFunc("GET /api/review/contradictions", h.listContradictions)
 	mux.HandleFunc("POST /api/review/contradictions/{edge}", h.resolveContradiction)

@@ -56,12 +56,12 @@ func runForget(fs *pflag.FlagSet) runFunc {
 			return usagef("missing the id or query of what to forget")
 		}
 		byID := memory.LooksLikeID(input)
-		a, err := openApp(ctx, e, modeFull)
+		ops, err := openMemories(ctx, e)
 		if err != nil {
 			return err
 		}
-		defer a.Close()
-		res, err := a.mem.Forget(ctx, memory.ForgetRequest{
+		defer ops.Close()
+		res, err := ops.Forget(ctx, memory.ForgetRequest{
 			Input: input, Namespace: cliNamespace(*ns), NResults: *n, Force: *force, Confirm: byID || *yes,
 		})
 		if errors.Is(err, memory.ErrProtected) {
@@ -157,12 +157,12 @@ func runStats(fs *pflag.FlagSet) runFunc {
 		if err := noArgs(rest); err != nil {
 			return err
 		}
-		a, err := openApp(ctx, e, modeFull)
+		ops, err := openMemories(ctx, e)
 		if err != nil {
 			return err
 		}
-		defer a.Close()
-		st, err := a.db.Stats(ctx)
+		defer ops.Close()
+		st, err := ops.Stats(ctx)
 		if err != nil {
 			return err
 		}
@@ -172,7 +172,7 @@ func runStats(fs *pflag.FlagSet) runFunc {
 			return enc.Encode(st)
 		}
 		w := e.stdout
-		fmt.Fprintf(w, "database:           %s (%s, schema %d)\n", a.storeName(), describe.Bytes(st.FileBytes), st.SchemaVersion)
+		fmt.Fprintf(w, "database:           %s (%s, schema %d)\n", ops.Where(), describe.Bytes(st.FileBytes), st.SchemaVersion)
 		fmt.Fprintf(w, "memories:           %d\n", st.Memories)
 		printCounts(w, "by namespace", st.ByNamespace)
 		printCounts(w, "by type", st.ByType)
@@ -195,8 +195,10 @@ func runStats(fs *pflag.FlagSet) runFunc {
 			fmt.Fprintf(w, "%-20s%s\n", h.Role+" model:", describe.ModelFailing(h, time.Now()))
 		}
 		fmt.Fprintf(w, "session journal:    %d entries (%d trimmed), %d summaries pending\n", st.JournalEntries, st.TrimmedEntries, st.PendingSummaries)
-		if db := a.sqlite(); db != nil {
-			fmt.Fprintf(w, "spooled writes:     %s\n", spoolBacklog(st, db.SpoolDir()))
+		if local, ok := ops.(localOps); ok {
+			if db := local.a.sqlite(); db != nil {
+				fmt.Fprintf(w, "spooled writes:     %s\n", spoolBacklog(st, db.SpoolDir()))
+			}
 		}
 		return nil
 	}
