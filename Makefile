@@ -44,7 +44,7 @@ staticcheck: ## staticcheck at the version CI pins (installed when missing)
 
 lint: fmt-check vet staticcheck ## gofmt, go vet and staticcheck
 
-bench: ## run benchmarks (PKGS=./storage/ BENCH=SearchKeyword COUNT=5)
+bench: ## run benchmarks (PKGS=./storage/sqlite/sqlite/ BENCH=SearchKeyword COUNT=5)
 	$(GO) test -tags $(TAGS) -run '^$$' -bench '$(BENCH)' -count $(COUNT) $(PKGS)
 
 conformance: ## the MCP conformance suite against recall serve (needs npm)

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/recall-mcp/recall/capture"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
 // BenchmarkObservation is the in-process cost of capturing one tool call with a
@@ -24,7 +24,7 @@ func BenchmarkObservationHugeOutput(b *testing.B) {
 }
 
 func benchmarkObservation(b *testing.B, output string) {
-	db, err := storage.Open(context.Background(), filepath.Join(b.TempDir(), "recall.db"))
+	db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "recall.db"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,11 +16,11 @@ import (
 	"github.com/recall-mcp/recall/embedding/ollamatest"
 	"github.com/recall-mcp/recall/jobs"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
 type summaryFixture struct {
-	db     *storage.DB
+	db     *sqlite.DB
 	ollama *ollamatest.Server
 	mem    *memory.Service
 	sum    *capture.Summarizer
@@ -30,7 +30,7 @@ type summaryFixture struct {
 
 func newSummaryFixture(t *testing.T, maxCalls int) *summaryFixture {
 	t.Helper()
-	db, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "recall.db"))
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "recall.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +363,7 @@ func TestObservationTitleLeavesOutJSONResponses(t *testing.T) {
 
 // recentSummaries reads the newest summaries of a namespace straight from
 // the database (the store has no such query: session start lists sessions).
-func recentSummaries(ctx context.Context, db *storage.DB, namespace string, limit int) ([]*capture.Entry, error) {
+func recentSummaries(ctx context.Context, db *sqlite.DB, namespace string, limit int) ([]*capture.Entry, error) {
 	rows, err := db.SQL().QueryContext(ctx, `SELECT id FROM journal WHERE namespace = ? AND kind = 'summary'
 		ORDER BY created_at DESC, id DESC LIMIT ?`, namespace, limit)
 	if err != nil {

@@ -22,8 +22,8 @@ import (
 	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
 	"github.com/recall-mcp/recall/storage/postgres"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
 // Level is the outcome of one check. Only Fail is essential: Ollama is
@@ -121,7 +121,7 @@ func openFix(err error, path string) string {
 
 // checkDatabase opens the database and checks its schema and integrity.
 func checkDatabase(ctx context.Context, r *report, cfg *config.Config) (spaceStore, *memory.Stats) {
-	db, err := storage.Open(ctx, cfg.SQLitePath)
+	db, err := sqlite.Open(ctx, cfg.SQLitePath)
 	if err != nil {
 		r.check(Fail, "database: "+err.Error(), openFix(err, cfg.SQLitePath))
 		return nil, nil
@@ -178,7 +178,7 @@ func checkLost(r *report, st *memory.Stats, records []string) {
 // checkPythonImport says whether the database began as the Python Recall's,
 // and what its migration kept and left out. (Vectors still to make are
 // reported with the embeddings: the Python Recall kept its own outside SQLite.)
-func checkPythonImport(ctx context.Context, r *report, db *storage.DB) {
+func checkPythonImport(ctx context.Context, r *report, db *sqlite.DB) {
 	imp, err := db.PythonImport(ctx)
 	if err != nil {
 		r.check(Warn, "Python Recall migration record: "+err.Error())

@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
 // CurveOptions choose the oracle runs of Curve.
@@ -68,7 +68,7 @@ func Curve(ctx context.Context, d *Dataset, opts CurveOptions) ([]CurvePoint, er
 		defer os.RemoveAll(tmp)
 		dir = tmp
 	}
-	db, err := storage.Open(ctx, filepath.Join(dir, fmt.Sprintf("curve-%d.db", len(d.Memories))))
+	db, err := sqlite.Open(ctx, filepath.Join(dir, fmt.Sprintf("curve-%d.db", len(d.Memories))))
 	if err != nil {
 		return nil, err
 	}

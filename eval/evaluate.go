@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
 // Search modes an evaluation runs.
@@ -79,7 +79,7 @@ func Evaluate(ctx context.Context, d *Dataset, opts Options) (*Report, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	db, err := storage.Open(ctx, filepath.Join(dir, "recall.db"))
+	db, err := sqlite.Open(ctx, filepath.Join(dir, "recall.db"))
 	if err != nil {
 		return nil, err
 	}

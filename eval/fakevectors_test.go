@@ -12,7 +12,7 @@ import (
 	"github.com/recall-mcp/recall/embedding/ollamatest"
 	"github.com/recall-mcp/recall/eval"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
 // figures are R@10 and MRR over the related queries.
@@ -53,7 +53,7 @@ func evaluateWith(t *testing.T, d *eval.Dataset, fn ollamatest.VectorFunc) (kw, 
 func vectorOnly(t *testing.T, d *eval.Dataset, client *embedding.Client) figures {
 	t.Helper()
 	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "recall.db"))
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "recall.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/recall-mcp/recall/embedding/ollamatest"
 	"github.com/recall-mcp/recall/internal/benchreport"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
 // Run with: go test -tags sqlite_fts5 ./memory/ -run '^$' -bench . -benchmem
@@ -41,7 +41,7 @@ func benchText(r *rand.Rand, words int) string {
 
 // seedBench stores n generated memories with vectors straight into a new
 // database (the fake Ollama's vectors, computed in process) and returns it.
-func seedBench(b *testing.B, n int) *storage.DB {
+func seedBench(b *testing.B, n int) *sqlite.DB {
 	b.Helper()
 	ctx := context.Background()
 	db := openStore(b)

@@ -12,7 +12,7 @@ import (
 	"github.com/recall-mcp/recall/embedding/ollamatest"
 	"github.com/recall-mcp/recall/internal/benchreport"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
 // BenchmarkHybridRecall is memory_recall_tool's search (10 results, hybrid,
@@ -44,7 +44,7 @@ func BenchmarkHybridRecall(b *testing.B) {
 				var lat benchreport.Timer
 				for b.Loop() {
 					lat.Time(func() {
-						db, err := storage.OpenWith(ctx, path, storage.Options{ShortLived: true})
+						db, err := sqlite.OpenWith(ctx, path, sqlite.Options{ShortLived: true})
 						if err != nil {
 							b.Fatal(err)
 						}
@@ -54,7 +54,7 @@ func BenchmarkHybridRecall(b *testing.B) {
 				}
 				lat.Report(b, 90)
 			})
-			db, err := storage.Open(ctx, path)
+			db, err := sqlite.Open(ctx, path)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -82,8 +82,8 @@ func BenchmarkHybridRecall(b *testing.B) {
 func cachedBenchFile(b *testing.B, n int) string {
 	b.Helper()
 	ctx := context.Background()
-	path := filepath.Join(os.TempDir(), fmt.Sprintf("recall-bench-hybrid-%d-schema%d.db", n, storage.SchemaVersion()))
-	if db, err := storage.Open(ctx, path); err == nil {
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("recall-bench-hybrid-%d-schema%d.db", n, sqlite.SchemaVersion()))
+	if db, err := sqlite.Open(ctx, path); err == nil {
 		c, err := db.CountMemories(ctx, memory.Filter{IncludeSuperseded: true})
 		db.Close()
 		if err == nil && c == n {
@@ -93,7 +93,7 @@ func cachedBenchFile(b *testing.B, n int) string {
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		os.Remove(path + suffix)
 	}
-	db, err := storage.OpenWith(ctx, path, storage.Options{SyncNormal: true})
+	db, err := sqlite.OpenWith(ctx, path, sqlite.Options{SyncNormal: true})
 	if err != nil {
 		b.Fatal(err)
 	}

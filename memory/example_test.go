@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
 // exampleService opens a fresh database in a temporary directory and builds a
@@ -21,7 +21,7 @@ func exampleService() (*memory.Service, func()) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	db, err := storage.Open(context.Background(), filepath.Join(dir, "recall.db"))
+	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "recall.db"))
 	if err != nil {
 		log.Fatal(err)
 	}

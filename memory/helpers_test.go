@@ -9,13 +9,13 @@ import (
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/embedding/ollamatest"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
 // openStore opens a fresh database file in the test's temporary directory.
-func openStore(t testing.TB) *storage.DB {
+func openStore(t testing.TB) *sqlite.DB {
 	t.Helper()
-	db, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "recall.db"))
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "recall.db"))
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
@@ -35,7 +35,7 @@ func newEmbedder(t testing.TB, base, model string) memory.Embedder {
 
 // env is a service over a fresh database and a fake Ollama.
 type env struct {
-	db     *storage.DB
+	db     *sqlite.DB
 	ollama *ollamatest.Server
 	svc    *memory.Service
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
 // clock is a fake time source that advances one second per reading, so every
@@ -16,7 +16,7 @@ type clock struct{ t time.Time }
 
 func (c *clock) now() time.Time { c.t = c.t.Add(time.Second); return c.t }
 
-func listEnv(t *testing.T) (*memory.Service, *storage.DB, []string) {
+func listEnv(t *testing.T) (*memory.Service, *sqlite.DB, []string) {
 	t.Helper()
 	db := openStore(t)
 	c := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/recall-mcp/recall/embedding/ollamatest"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
 func TestRememberStoresWithDefaultsAndVector(t *testing.T) {
@@ -191,7 +191,7 @@ func TestGetUnknownAndMalformedIDs(t *testing.T) {
 // staleSpaceStore reports an embedding space that another process has since
 // replaced, as a store read a moment before a reindex would.
 type staleSpaceStore struct {
-	*storage.DB
+	*sqlite.DB
 	stale memory.EmbeddingSpace
 }
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/project"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
 func mkdir(t *testing.T, parts ...string) string {
@@ -91,9 +91,9 @@ func TestNamesAlwaysValidate(t *testing.T) {
 	}
 }
 
-func openDB(t *testing.T) *storage.DB {
+func openDB(t *testing.T) *sqlite.DB {
 	t.Helper()
-	db, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "recall.db"))
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "recall.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,10 @@ cp "$here/tests/hooks_figures_bench_test.go" "$here/tests/mcp_bench_test.go" "$o
 if ! grep -qs '^type Records struct' "$old"/memory/*.go; then # before memory.Records
   printf 'package tests\n\nimport "github.com/recall-mcp/recall/storage"\n\ntype seedRecords = storage.Records\n' >"$old/tests/bench_compat_test.go"
 fi
+if [[ ! -d $old/storage/sqlite ]]; then # before the SQLite store moved to storage/sqlite
+  mkdir -p "$old/storage/sqlite"
+  printf 'package sqlite\n\nimport "github.com/recall-mcp/recall/storage"\n\ntype DB = storage.DB\n\nvar Open = storage.Open\n' >"$old/storage/sqlite/compat.go"
+fi
 
 figures=${RUNS:-spawn-initialize prompt-1k-ollama-down prompt-10k-vectors prompt-100k-vectors post-tool-use-5MB-transcript prompt-10k-hung-ollama}
 

@@ -13,7 +13,7 @@ import (
 	"github.com/recall-mcp/recall/embedding/ollamatest"
 	"github.com/recall-mcp/recall/internal/servicetest"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 	"github.com/recall-mcp/recall/validation"
 )
 
@@ -23,7 +23,7 @@ type fixture struct {
 	mem    *memory.Service
 	cur    *validation.Service
 	reader *capture.Reader
-	db     *storage.DB
+	db     *sqlite.DB
 	ollama *ollamatest.Server
 }
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/embedding/ollamatest"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
 // Secrets in the session are assembled so this file does not hold one whole.
@@ -135,7 +135,7 @@ func runCapturedSession(t *testing.T, c *cliEnv) string {
 // journal reads the capture session's journal straight from the database.
 func (c *cliEnv) journal(session string) []*capture.Entry {
 	c.t.Helper()
-	db, err := storage.Open(context.Background(), c.dbPath)
+	db, err := sqlite.Open(context.Background(), c.dbPath)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestCaptureWholeSessionThroughHooks(t *testing.T) {
 		t.Errorf("stats do not count the capture:\n%s", out)
 	}
 
-	db, err := storage.Open(context.Background(), c.dbPath)
+	db, err := sqlite.Open(context.Background(), c.dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +321,7 @@ func (c *cliEnv) serveUntil(what string, done func() bool) {
 
 func (c *cliEnv) summaries(namespace string) []*capture.Entry {
 	c.t.Helper()
-	db, err := storage.Open(context.Background(), c.dbPath)
+	db, err := sqlite.Open(context.Background(), c.dbPath)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -409,7 +409,7 @@ func TestSummariesOffCapturesButQueuesNothing(t *testing.T) {
 	if n := len(c.journal(captureSession)); n != 6 {
 		t.Fatalf("RECALL_SUMMARIES=off captured %d entries, want 6", n)
 	}
-	db, err := storage.Open(context.Background(), c.dbPath)
+	db, err := sqlite.Open(context.Background(), c.dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +421,7 @@ func TestSummariesOffCapturesButQueuesNothing(t *testing.T) {
 
 // recentSummaries reads the newest summaries of a namespace straight from
 // the database (the store has no such query: session start lists sessions).
-func recentSummaries(ctx context.Context, db *storage.DB, namespace string, limit int) ([]*capture.Entry, error) {
+func recentSummaries(ctx context.Context, db *sqlite.DB, namespace string, limit int) ([]*capture.Entry, error) {
 	rows, err := db.SQL().QueryContext(ctx, `SELECT id FROM journal WHERE namespace = ? AND kind = 'summary'
 		ORDER BY created_at DESC, id DESC LIMIT ?`, namespace, limit)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/recall-mcp/recall/internal/corpus"
 	"github.com/recall-mcp/recall/internal/servicetest"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
 // The hook benchmarks measure whole processes, as Claude Code runs them: start,
@@ -187,7 +187,7 @@ func benchmarkPromptHookAt(b *testing.B, n int) {
 // seedHookBench stores n memories with vectors into the database at path.
 func seedHookBench(b *testing.B, path string, n int) {
 	b.Helper()
-	db, err := storage.Open(context.Background(), path)
+	db, err := sqlite.Open(context.Background(), path)
 	if err != nil {
 		b.Fatal(err)
 	}

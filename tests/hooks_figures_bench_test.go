@@ -21,7 +21,7 @@ import (
 	"github.com/recall-mcp/recall/internal/benchreport"
 	"github.com/recall-mcp/recall/internal/corpus"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
 // BenchmarkHookFigures times the hooks as whole processes, as Claude Code runs
@@ -242,7 +242,7 @@ func (f *hookFigure) timeHung(b *testing.B, mode, stdin string) {
 func seedHookFigure(b *testing.B, path string, n int, model string) {
 	b.Helper()
 	ctx := context.Background()
-	db, err := storage.Open(ctx, path)
+	db, err := sqlite.Open(ctx, path)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
 // hookAnswer is what Claude Code reads from a hook's stdout.
@@ -320,7 +320,7 @@ func TestHookWithLockedDatabaseExitsQuietly(t *testing.T) {
 // session reads a session record back from the database.
 func (c *cliEnv) session(id string) *sessionRecord {
 	c.t.Helper()
-	db, err := storage.Open(context.Background(), c.dbPath)
+	db, err := sqlite.Open(context.Background(), c.dbPath)
 	if err != nil {
 		c.t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
 // A replayed session: a Claude Code transcript written as Claude Code writes
@@ -139,9 +139,9 @@ func checkoutReplay(r *replay) {
 }
 
 // withDB opens the test's database, as another process would, for fn.
-func (c *cliEnv) withDB(fn func(db *storage.DB) error) {
+func (c *cliEnv) withDB(fn func(db *sqlite.DB) error) {
 	c.t.Helper()
-	db, err := storage.Open(context.Background(), c.dbPath)
+	db, err := sqlite.Open(context.Background(), c.dbPath)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func (c *cliEnv) withDB(fn func(db *storage.DB) error) {
 func (c *cliEnv) sessionMemories(namespace string) []*memory.Memory {
 	c.t.Helper()
 	var ms []*memory.Memory
-	c.withDB(func(db *storage.DB) (err error) {
+	c.withDB(func(db *sqlite.DB) (err error) {
 		ms, err = db.ListMemories(context.Background(), memory.ListQuery{Filter: memory.Filter{Namespaces: []string{namespace}, Types: []memory.Type{memory.TypeSession}}, Limit: 10})
 		return err
 	})
@@ -165,7 +165,7 @@ func (c *cliEnv) sessionMemories(namespace string) []*memory.Memory {
 // summaryJobs counts the summary jobs pending and failed for good.
 func (c *cliEnv) summaryJobs() (pending, failed int) {
 	c.t.Helper()
-	c.withDB(func(db *storage.DB) error {
+	c.withDB(func(db *sqlite.DB) error {
 		return db.SQL().QueryRow(`SELECT count(*) FILTER (WHERE failed_at = ''), count(*) FILTER (WHERE failed_at != '')
 			FROM jobs WHERE kind = ?`, capture.SummaryJobKind).Scan(&pending, &failed)
 	})
@@ -176,7 +176,7 @@ func (c *cliEnv) summaryJobs() (pending, failed int) {
 func (c *cliEnv) summaryAttempts() int {
 	c.t.Helper()
 	var n int
-	c.withDB(func(db *storage.DB) error {
+	c.withDB(func(db *sqlite.DB) error {
 		return db.SQL().QueryRow(`SELECT coalesce(max(attempts), 0) FROM jobs WHERE kind = ? AND failed_at = ''`, capture.SummaryJobKind).Scan(&n)
 	})
 	return n
@@ -185,7 +185,7 @@ func (c *cliEnv) summaryAttempts() int {
 // letTimePass makes jobs waiting for a retry due now, as time passing would.
 func (c *cliEnv) letTimePass() {
 	c.t.Helper()
-	c.withDB(func(db *storage.DB) error {
+	c.withDB(func(db *sqlite.DB) error {
 		_, err := db.SQL().Exec(`UPDATE jobs SET run_after = ''`)
 		return err
 	})

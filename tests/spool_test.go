@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
 // hookWithin runs a hook and fails the test unless it exited well within its
@@ -36,7 +36,7 @@ func (c *cliEnv) spooledWrites() int {
 // fileTouches counts the recorded touches of a file.
 func (c *cliEnv) fileTouches(path string) int {
 	c.t.Helper()
-	db, err := storage.Open(context.Background(), c.dbPath)
+	db, err := sqlite.Open(context.Background(), c.dbPath)
 	if err != nil {
 		c.t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/recall-mcp/recall/internal/pyrecall"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
 // TestExportImportRoundTrip moves a database out with `recall export` and into
@@ -113,7 +113,7 @@ func TestArchivedMemoryMovesMachines(t *testing.T) {
 	from := newCLIEnv(t)
 	from.store("Deploys MUST be tagged", "--type", "decision")
 	old := from.store("Deploys went through the old FTP script", "--type", "decision")
-	db, err := storage.Open(ctx, from.dbPath)
+	db, err := sqlite.Open(ctx, from.dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestArchivedMemoryMovesMachines(t *testing.T) {
 	if !strings.Contains(out, "imported 0 archived memories into the trash (restorable in the viewer); 1 already stored") {
 		t.Errorf("second import said: %s", out)
 	}
-	db, err = storage.Open(ctx, to.dbPath)
+	db, err = sqlite.Open(ctx, to.dbPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
 // bulkExport is a Recall export of n memories of ~200 bytes each, a third of
@@ -43,7 +43,7 @@ func BenchmarkImport10k(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		b.StopTimer()
-		db, err := storage.Open(context.Background(), filepath.Join(b.TempDir(), "bulk.db"))
+		db, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "bulk.db"))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -12,12 +12,12 @@ import (
 
 	"github.com/recall-mcp/recall/internal/pyrecall"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
-func openDB(t testing.TB, name string) *storage.DB {
+func openDB(t testing.TB, name string) *sqlite.DB {
 	t.Helper()
-	db, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), name))
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,13 +27,13 @@ func openDB(t testing.TB, name string) *storage.DB {
 
 // sampleDB is a database with memories of every type, edges, validation
 // events and file activity (the Python sample, migrated).
-func sampleDB(t testing.TB) *storage.DB {
+func sampleDB(t testing.TB) *sqlite.DB {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "recall.db")
 	if err := pyrecall.Create(path, pyrecall.Sample()); err != nil {
 		t.Fatal(err)
 	}
-	db, err := storage.Open(context.Background(), path)
+	db, err := sqlite.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func sampleDB(t testing.TB) *storage.DB {
 	return db
 }
 
-func export(t testing.TB, db *storage.DB) string {
+func export(t testing.TB, db *sqlite.DB) string {
 	t.Helper()
 	var buf bytes.Buffer
 	if _, err := ExportJSONL(context.Background(), db, &buf, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)); err != nil {
@@ -219,7 +219,7 @@ func readFile(t testing.TB, path string) string {
 
 // withProjects gives db the project bindings table (as the projects migration
 // makes it) and returns db.
-func withProjects(t testing.TB, db *storage.DB, rows ...[2]string) *storage.DB {
+func withProjects(t testing.TB, db *sqlite.DB, rows ...[2]string) *sqlite.DB {
 	t.Helper()
 	if _, err := db.SQL().Exec(`CREATE TABLE IF NOT EXISTS project_roots (root TEXT PRIMARY KEY, namespace TEXT NOT NULL, created_at TEXT NOT NULL) STRICT`); err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"github.com/recall-mcp/recall/embedding/ollamatest"
 	"github.com/recall-mcp/recall/jobs"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 	"github.com/recall-mcp/recall/validation"
 )
 
@@ -99,4 +99,4 @@ func BenchmarkContext10k(b *testing.B) {
 	}
 }
 
-func openForBench(path string) (*storage.DB, error) { return storage.Open(context.Background(), path) }
+func openForBench(path string) (*sqlite.DB, error) { return sqlite.Open(context.Background(), path) }

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 	"github.com/recall-mcp/recall/validation"
 )
 
@@ -21,7 +21,7 @@ func exampleServices() (*memory.Service, *validation.Service, func()) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	db, err := storage.Open(context.Background(), filepath.Join(dir, "recall.db"))
+	db, err := sqlite.Open(context.Background(), filepath.Join(dir, "recall.db"))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/recall-mcp/recall/embedding/ollamatest"
 	"github.com/recall-mcp/recall/jobs"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 	"github.com/recall-mcp/recall/validation"
 )
 
@@ -46,7 +46,7 @@ type env struct {
 	t      *testing.T
 	ctx    context.Context
 	path   string
-	db     *storage.DB
+	db     *sqlite.DB
 	fake   *ollamatest.Server // nil against a real Ollama
 	client *embedding.Client
 	mem    *memory.Service
@@ -79,9 +79,9 @@ func newEnv(t *testing.T, opts validation.Options) *env {
 }
 
 // open opens the database file again, as another process would.
-func (e *env) open() *storage.DB {
+func (e *env) open() *sqlite.DB {
 	e.t.Helper()
-	db, err := storage.Open(e.ctx, e.path)
+	db, err := sqlite.Open(e.ctx, e.path)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func (e *env) open() *storage.DB {
 }
 
 // newService builds a curation service on db, plugged into the memory service.
-func (e *env) newService(db *storage.DB, opts validation.Options) *validation.Service {
+func (e *env) newService(db *sqlite.DB, opts validation.Options) *validation.Service {
 	if opts.Logger == nil {
 		opts.Logger = quietLog
 	}

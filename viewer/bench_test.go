@@ -16,7 +16,7 @@ import (
 
 	"github.com/recall-mcp/recall/internal/servicetest"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
 // Benchmarks of the viewer's server side over 100k memories (with 3 edges
@@ -50,7 +50,7 @@ func benchID(i int) string { return fmt.Sprintf("mem_%d_%08x", i, i) }
 func benchFixture(b *testing.B) *fixture {
 	b.Helper()
 	ctx := context.Background()
-	path := filepath.Join(os.TempDir(), fmt.Sprintf("recall-viewer-bench-%d-vectors-schema%d.db", benchMemories, storage.SchemaVersion()))
+	path := filepath.Join(os.TempDir(), fmt.Sprintf("recall-viewer-bench-%d-vectors-schema%d.db", benchMemories, sqlite.SchemaVersion()))
 	db := openSeeded(b, ctx, path)
 	b.Cleanup(func() { db.Close() })
 	e := servicetest.Over(b, db)
@@ -60,8 +60,8 @@ func benchFixture(b *testing.B) *fixture {
 
 // openSeeded opens the seeded file, seeding it through storage's bulk import
 // (one transaction) when it is missing or incomplete.
-func openSeeded(b *testing.B, ctx context.Context, path string) *storage.DB {
-	if db, err := storage.Open(ctx, path); err == nil {
+func openSeeded(b *testing.B, ctx context.Context, path string) *sqlite.DB {
+	if db, err := sqlite.Open(ctx, path); err == nil {
 		c, err := db.CountMemories(ctx, memory.Filter{IncludeSuperseded: true})
 		if st, serr := db.Stats(ctx); err == nil && serr == nil && c == benchMemories && st.PendingEmbeddings == 0 {
 			return db
@@ -72,7 +72,7 @@ func openSeeded(b *testing.B, ctx context.Context, path string) *storage.DB {
 		os.Remove(path + suffix)
 	}
 	start := time.Now()
-	db, err := storage.Open(ctx, path)
+	db, err := sqlite.Open(ctx, path)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/recall-mcp/recall/embedding/ollamatest"
 	"github.com/recall-mcp/recall/internal/servicetest"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 	"github.com/recall-mcp/recall/validation"
 )
 
@@ -26,7 +26,7 @@ import (
 type fixture struct {
 	mem  *memory.Service
 	val  *validation.Service
-	db   *storage.DB
+	db   *sqlite.DB
 	path string
 	ol   string // the fake Ollama's URL
 	fake *ollamatest.Server
@@ -109,7 +109,7 @@ func newLoopbackServer(t testing.TB, f *fixture) string {
 // pool and services, as a hook or the CLI in another process would.
 func (f *fixture) otherProcess(t testing.TB) *memory.Service {
 	t.Helper()
-	db, err := storage.Open(context.Background(), f.path)
+	db, err := sqlite.Open(context.Background(), f.path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func (f *fixture) otherProcess(t testing.TB) *memory.Service {
 
 var testMemorySeq int
 
-// newTestMemory is a distinct memory ready for storage.InsertMemory.
+// newTestMemory is a distinct memory ready for sqlite.InsertMemory.
 func newTestMemory() *memory.Memory {
 	testMemorySeq++
 	now := time.Now().UTC()

@@ -11,8 +11,8 @@ import (
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/project"
 	"github.com/recall-mcp/recall/spool"
-	"github.com/recall-mcp/recall/storage"
 	"github.com/recall-mcp/recall/storage/postgres"
+	"github.com/recall-mcp/recall/storage/sqlite"
 	"github.com/recall-mcp/recall/team"
 	"github.com/recall-mcp/recall/viewer"
 )
@@ -37,7 +37,7 @@ type store interface {
 }
 
 var (
-	_ store = (*storage.DB)(nil)
+	_ store = (*sqlite.DB)(nil)
 	_ store = (*postgres.DB)(nil)
 )
 
@@ -47,13 +47,13 @@ func openStore(ctx context.Context, cfg *config.Config, log *slog.Logger, mode a
 	if cfg.DatabaseURL != "" {
 		return postgres.OpenWith(ctx, cfg.DatabaseURL, postgres.Options{Logger: log})
 	}
-	return storage.OpenWith(ctx, cfg.SQLitePath, storage.Options{SyncNormal: !cfg.SyncFull, SpoolWhenBusy: mode == modeHook, ShortLived: mode == modeHook, Logger: log})
+	return sqlite.OpenWith(ctx, cfg.SQLitePath, sqlite.Options{SyncNormal: !cfg.SyncFull, SpoolWhenBusy: mode == modeHook, ShortLived: mode == modeHook, Logger: log})
 }
 
 // sqlite is the SQLite store, or nil on PostgreSQL (which has no spool:
 // nothing waits beside it).
-func (a *app) sqlite() *storage.DB {
-	db, _ := a.db.(*storage.DB)
+func (a *app) sqlite() *sqlite.DB {
+	db, _ := a.db.(*sqlite.DB)
 	return db
 }
 

@@ -13,14 +13,14 @@ import (
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/embedding/ollamatest"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 	"github.com/recall-mcp/recall/validation"
 )
 
 // Env is one test's services.
 type Env struct {
 	Path   string // the database file
-	DB     *storage.DB
+	DB     *sqlite.DB
 	Ollama *ollamatest.Server
 	Client *embedding.Client
 	Mem    *memory.Service
@@ -33,7 +33,7 @@ type Env struct {
 func New(t testing.TB) *Env {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "recall.db")
-	db, err := storage.Open(context.Background(), path)
+	db, err := sqlite.Open(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func New(t testing.TB) *Env {
 }
 
 // Over wires the services over a database the caller opened (and closes).
-func Over(t testing.TB, db *storage.DB) *Env {
+func Over(t testing.TB, db *sqlite.DB) *Env {
 	t.Helper()
 	ol := ollamatest.New(t)
 	client, err := embedding.New(embedding.Options{Host: ol.URL()})
@@ -60,7 +60,7 @@ func Over(t testing.TB, db *storage.DB) *Env {
 // Seed writes records into db in one import, then gives every memory the
 // fake Ollama's vector for its text, staged and swapped in as a reindex does
 // (one transaction per 2000): fast enough for benchmarks of 100k memories.
-func Seed(tb testing.TB, db *storage.DB, rec memory.Records) {
+func Seed(tb testing.TB, db *sqlite.DB, rec memory.Records) {
 	tb.Helper()
 	ctx := context.Background()
 	if _, err := db.Import(ctx, rec); err != nil {

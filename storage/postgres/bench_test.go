@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
 	"github.com/recall-mcp/recall/storage/postgres/pgtest"
+	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
 // benchMemories is how many memories the search benchmarks hold
@@ -166,7 +166,7 @@ func BenchmarkStore(b *testing.B) {
 	b.Run("sqlite", func(b *testing.B) {
 		path := filepath.Join(b.TempDir(), "recall.db")
 		run(b, func() inserter {
-			db, err := storage.Open(ctx, path)
+			db, err := sqlite.Open(ctx, path)
 			if err != nil {
 				b.Fatal(err)
 			}

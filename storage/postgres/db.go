@@ -1,6 +1,6 @@
 // Package postgres keeps Recall's memories in PostgreSQL with pgvector, so
 // that a team's servers, hooks and CLIs on many machines share one store. It
-// implements the same ports as the SQLite store (package storage) and passes
+// implements the same ports as the SQLite store (package sqlite) and passes
 // the same contract suite (storage/storetest): the same data gives the same
 // results on either.
 //

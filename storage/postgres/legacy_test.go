@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
+	"github.com/recall-mcp/recall/storage/sqlite"
 	"github.com/recall-mcp/recall/transfer"
 )
 
@@ -21,7 +21,7 @@ func TestImportMovesLegacyEditsToTheChangeLog(t *testing.T) {
 	old := `{"record":"header","format":"recall-export","version":1,"exported_at":"2025-01-01T00:00:00Z"}
 {"record":"memory","id":"` + id + `","content":"ship on fridays","content_hash":"","memory_type":"decision","namespace":"global","importance":0.5,"confidence":0.3,"metadata":{"source":"test","edits":[{"at":"2025-01-02T00:00:00Z","by":"viewer","fields":["importance"],"previous_importance":0.7},{"at":"2025-01-03T00:00:00Z","by":"viewer","fields":["memory_type"],"previous_memory_type":"golden_rule","reason":"not always"}]},"created_at":"2025-01-01T00:00:00Z","updated_at":"2025-01-03T00:00:00Z","accessed_at":"2025-01-01T00:00:00Z","access_count":0}
 `
-	lite, err := storage.Open(ctx, filepath.Join(t.TempDir(), "recall.db"))
+	lite, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "recall.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

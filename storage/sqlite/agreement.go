@@ -1,0 +1,59 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// metaVectorAgreement keeps memory.Agreement, the fusion's record of how often
+// the vector side agreed with keywords, shared by every process of the file.
+// A new embedding space (ResetEmbeddings, FinishReindex) starts it afresh: it
+// judges a model.
+const metaVectorAgreement = "vector_agreement"
+
+// VectorAgreement reads the record (zero when none is kept yet).
+func (s *DB) VectorAgreement(ctx context.Context) (memory.Agreement, error) {
+	return readAgreement(ctx, s.db)
+}
+
+func readAgreement(ctx context.Context, q querier) (memory.Agreement, error) {
+	v, err := getMeta(ctx, q, metaVectorAgreement)
+	if err != nil {
+		return memory.Agreement{}, err
+	}
+	return memory.DecodeAgreement(v)
+}
+
+// RecordVectorAgreement counts searches in the record in one write, best
+// effort: behind another process's write lock it gives up, as TouchMemories
+// does.
+func (s *DB) RecordVectorAgreement(ctx context.Context, matched ...bool) error {
+	if len(matched) == 0 {
+		return nil
+	}
+	return s.writeBestEffort(ctx, func(tx *sql.Tx) error {
+		v, err := getMeta(ctx, tx, metaVectorAgreement)
+		if err != nil {
+			return err
+		}
+		next, err := memory.AddToStoredAgreement(v, matched)
+		if err != nil {
+			return err
+		}
+		return setMeta(ctx, tx, metaVectorAgreement, next)
+	})
+}
+
+// forgetAgreement drops the record, for a new embedding space.
+func forgetAgreement(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM meta WHERE key = ?`, metaVectorAgreement)
+	return err
+}
+
+// ForgetVectorAgreement drops the record, as a new embedding model does (the
+// evaluation changes its oracle's noise between runs on one file).
+func (s *DB) ForgetVectorAgreement(ctx context.Context) error {
+	return s.write(ctx, func(tx *sql.Tx) error { return forgetAgreement(ctx, tx) })
+}

@@ -1,0 +1,314 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/recall-mcp/recall/keywords"
+	"github.com/recall-mcp/recall/memory"
+)
+
+// Import writes records in one transaction: all of them or, on error, none.
+func (s *DB) Import(ctx context.Context, r memory.Records) (*memory.ImportResult, error) {
+	var res *memory.ImportResult
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		res, err = writeRecords(ctx, tx, r)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// writeRecords writes records inside tx. Memories go first; ids map each
+// incoming memory id to the id it is stored under (itself, or the existing
+// memory with the same content).
+func writeRecords(ctx context.Context, tx *sql.Tx, r memory.Records) (*memory.ImportResult, error) {
+	res := &memory.ImportResult{}
+	p := r.Counter()
+	ids, err := writeMemories(ctx, tx, r.Memories, res, p)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeEdges(ctx, tx, r.Edges, ids, res, p); err != nil {
+		return nil, err
+	}
+	if err := writeEvents(ctx, tx, r.Events, ids, res, p); err != nil {
+		return nil, err
+	}
+	if err := writeChanges(ctx, tx, r.Changes, ids, res, p); err != nil {
+		return nil, err
+	}
+	if err := writeFiles(ctx, tx, r.Files, res, p); err != nil {
+		return nil, err
+	}
+	if err := writeProjects(ctx, tx, r.Projects, res); err != nil {
+		return nil, err
+	}
+	if err := writeArchived(ctx, tx, r.Archived, res, p); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *memory.ImportResult, p *memory.RecordCounter) (map[string]string, error) {
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
+		namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
+		access_count, embedding_pending, search_words, author)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+		ON CONFLICT DO NOTHING`)
+	if err != nil {
+		return nil, err
+	}
+	defer ins.Close()
+	existing, err := tx.PrepareContext(ctx, `SELECT id FROM memories WHERE id = ? OR (namespace = ? AND content_hash = ?)`)
+	if err != nil {
+		return nil, err
+	}
+	defer existing.Close()
+
+	ids := make(map[string]string, len(ms))
+	for _, m := range ms {
+		p.Step()
+		if err := memory.CheckWritable(ctx, m.Namespace); err != nil {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("memory %s: %v", m.ID, err))
+			continue
+		}
+		if m.ContentHash == "" {
+			m.ContentHash = memory.ContentHash(m.Content)
+		}
+		// An export made before the change log carries it in metadata.edits.
+		legacy := memory.LegacyEdits(m)
+		meta, err := memory.EncodeMetadata(m.Metadata)
+		if err != nil {
+			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
+		}
+		r, err := ins.ExecContext(ctx, m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance,
+			m.Confidence, meta, formatTime(m.CreatedAt), formatTime(orZero(m.UpdatedAt, m.CreatedAt)),
+			formatTime(orZero(m.AccessedAt, m.CreatedAt)), m.AccessCount, keywords.SearchWords(m.Content), m.Author)
+		if err != nil {
+			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
+		}
+		if n, _ := r.RowsAffected(); n == 1 {
+			ids[m.ID] = m.ID
+			res.Memories++
+			for _, c := range legacy {
+				if _, err := writeChange(ctx, tx, &c); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		var id string
+		if err := existing.QueryRowContext(ctx, m.ID, m.Namespace, m.ContentHash).Scan(&id); err != nil {
+			return nil, fmt.Errorf("memory %s: finding the stored copy: %w", m.ID, err)
+		}
+		ids[m.ID] = id
+		res.Existing++
+	}
+	return ids, nil
+}
+
+func writeEdges(ctx context.Context, tx *sql.Tx, es []memory.Edge, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
+	// An incoming id is kept when free, so an export read back into an empty
+	// database is the same database.
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO edges (id, source_id, target_id, relation, weight, metadata, created_at, author)
+		VALUES (CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM edges WHERE id = ?1) THEN ?1 END, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (source_id, target_id, relation) DO NOTHING`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	for _, e := range es {
+		p.Step()
+		src, tgt, err := resolveEnds(ctx, tx, ids, e.SourceID, e.TargetID)
+		if err != nil {
+			return err
+		}
+		if src == "" || tgt == "" || src == tgt {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("edge %d %s -> %s: a memory at either end is missing", e.ID, e.SourceID, e.TargetID))
+			continue
+		}
+		meta, err := memory.EncodeMetadata(e.Metadata)
+		if err != nil {
+			return fmt.Errorf("edge %d: %w", e.ID, err)
+		}
+		r, err := ins.ExecContext(ctx, e.ID, src, tgt, string(e.Relation), e.Weight, meta, formatTime(e.CreatedAt), e.Author)
+		if err != nil {
+			return fmt.Errorf("edge %d: %w", e.ID, err)
+		}
+		if n, _ := r.RowsAffected(); n == 1 {
+			res.Edges++
+		}
+	}
+	return nil
+}
+
+// resolveEnds maps edge ends through ids, falling back to memories already
+// stored; "" for an end that is nowhere.
+func resolveEnds(ctx context.Context, tx *sql.Tx, ids map[string]string, ends ...string) (string, string, error) {
+	out := make([]string, len(ends))
+	for i, id := range ends {
+		if mapped, ok := ids[id]; ok {
+			out[i] = mapped
+			continue
+		}
+		var found string
+		err := tx.QueryRowContext(ctx, `SELECT id FROM memories WHERE id = ?`, id).Scan(&found)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return "", "", err
+		}
+		ids[id] = found
+		out[i] = found
+	}
+	return out[0], out[1], nil
+}
+
+func writeEvents(ctx context.Context, tx *sql.Tx, evs []memory.ValidationEvent, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
+	// An event already stored (same memory, kind, time, session and text) is
+	// not added again: the same export read twice must not count a success
+	// twice, as confidence and supersede decisions read these events.
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO validation_events (id, memory_id, event_type, context,
+		error_msg, session_id, confidence_before, confidence_after, created_at, author)
+		SELECT CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM validation_events WHERE id = ?1) THEN ?1 END, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10
+		WHERE NOT EXISTS (SELECT 1 FROM validation_events WHERE memory_id = ?2 AND event_type = ?3
+			AND created_at = ?9 AND session_id = ?6 AND context = ?4 AND error_msg = ?5)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	for _, ev := range evs {
+		p.Step()
+		id, _, err := resolveEnds(ctx, tx, ids, ev.MemoryID, ev.MemoryID)
+		if err != nil {
+			return err
+		}
+		if id == "" {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("validation event %d: memory %s is missing", ev.ID, ev.MemoryID))
+			continue
+		}
+		r, err := ins.ExecContext(ctx, ev.ID, id, string(ev.EventType), ev.Context, ev.ErrorMsg, ev.SessionID,
+			ev.ConfidenceBefore, ev.ConfidenceAfter, formatTime(ev.CreatedAt), ev.Author)
+		if err != nil {
+			return fmt.Errorf("validation event %d: %w", ev.ID, err)
+		}
+		if n, _ := r.RowsAffected(); n == 1 {
+			res.Events++
+		}
+	}
+	return nil
+}
+
+func writeFiles(ctx context.Context, tx *sql.Tx, fs []memory.FileRow, res *memory.ImportResult, p *memory.RecordCounter) error {
+	// A row already stored (same file, action, time, session and root) is not
+	// added again, so an import read twice adds nothing.
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO file_activity (id, file_path, action, session_id,
+		project_root, file_type, metadata, created_at, touches, summary)
+		SELECT CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM file_activity WHERE id = ?1) THEN ?1 END, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10
+		WHERE NOT EXISTS (SELECT 1 FROM file_activity WHERE file_path = ?2 AND action = ?3
+			AND created_at = ?8 AND session_id = ?4 AND project_root = ?5 AND summary = ?10)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	for _, a := range fs {
+		p.Step()
+		meta, err := memory.EncodeMetadata(a.Metadata)
+		if err != nil {
+			return fmt.Errorf("file activity %d: %w", a.ID, err)
+		}
+		r, err := ins.ExecContext(ctx, a.ID, a.FilePath, string(a.Action), a.SessionID, a.ProjectRoot, a.FileType,
+			meta, formatTime(a.CreatedAt), max(a.Touches, 1), a.Summary)
+		if err != nil {
+			return fmt.Errorf("file activity %d: %w", a.ID, err)
+		}
+		if n, _ := r.RowsAffected(); n == 1 {
+			res.Files++
+		}
+	}
+	return nil
+}
+
+func orZero(t, fallback time.Time) time.Time {
+	if t.IsZero() {
+		return fallback
+	}
+	return t
+}
+
+// writeProjects adds project bindings by column name; a binding whose root (or
+// other unique column) is already bound is left as it is. A database without
+// the table says so in Skipped.
+func writeProjects(ctx context.Context, tx *sql.Tx, rows []map[string]any, res *memory.ImportResult) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	cols, err := columnsOf(ctx, tx, projectsTable)
+	if err != nil {
+		return err
+	}
+	if len(cols) == 0 {
+		res.Skipped = append(res.Skipped, fmt.Sprintf("%d project bindings: this database keeps none", len(rows)))
+		return nil
+	}
+	for _, row := range rows {
+		var names []string
+		var vals []any
+		for k, v := range row {
+			if cols[k] {
+				names = append(names, k)
+				vals = append(vals, v)
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		r, err := tx.ExecContext(ctx, `INSERT INTO `+projectsTable+` (`+strings.Join(names, ", ")+`) VALUES (`+placeholders(len(names))+`) ON CONFLICT DO NOTHING`, vals...)
+		if err != nil {
+			return fmt.Errorf("project binding %v: %w", row, err)
+		}
+		if n, _ := r.RowsAffected(); n == 1 {
+			res.Projects++
+		}
+	}
+	return nil
+}
+
+// writeArchived puts archived memories' records into the trash, archived, with
+// their id and archive time. One whose id is a live memory, or already in the
+// trash (archived or deleted), is left as it is and counted in
+// ArchivedExisting, so an import read twice adds nothing.
+func writeArchived(ctx context.Context, tx *sql.Tx, items []memory.TrashItem, res *memory.ImportResult, p *memory.RecordCounter) error {
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO trash (memory_id, deleted_at, record, archived)
+		SELECT ?1, ?2, ?3, 1 WHERE NOT EXISTS (SELECT 1 FROM memories WHERE id = ?1)
+		ON CONFLICT (memory_id) DO NOTHING`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	for _, it := range items {
+		p.Step()
+		id := it.Memory.ID
+		body, err := json.Marshal(it.TrashRecord)
+		if err != nil {
+			return fmt.Errorf("archived memory %s: %w", id, err)
+		}
+		r, err := ins.ExecContext(ctx, id, formatTime(it.DeletedAt), string(body))
+		if err != nil {
+			return fmt.Errorf("archived memory %s: %w", id, err)
+		}
+		if n, _ := r.RowsAffected(); n == 1 {
+			res.Archived++
+		} else {
+			res.ArchivedExisting++
+		}
+	}
+	return nil
+}

@@ -1,0 +1,247 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// UpdateMemoryLogged is UpdateMemory whose fn also returns the change log
+// entry describing what it did; memory and entry are written in one
+// transaction. A nil entry records nothing.
+func (s *DB) UpdateMemoryLogged(ctx context.Context, id string, fn func(m *memory.Memory) (*memory.Change, error)) (*memory.Memory, error) {
+	var out *memory.Memory
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var c *memory.Change
+		var err error
+		out, err = updateMemory(ctx, tx, id, func(m *memory.Memory) error {
+			c, err = fn(m)
+			return err
+		})
+		if err != nil || c == nil {
+			return err
+		}
+		return insertChange(ctx, tx, out, c)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// insertChange writes c for memory m (as it is after the change): the
+// memory's id, and its namespace and the time of its update unless c has them.
+func insertChange(ctx context.Context, tx querier, m *memory.Memory, c *memory.Change) error {
+	c.Of(m)
+	_, err := writeChange(ctx, tx, c)
+	return err
+}
+
+// writeChange inserts one entry (keeping its id when it is set and free) and
+// returns its id. Its author is whoever asks in ctx unless c names one.
+func writeChange(ctx context.Context, tx querier, c *memory.Change) (int64, error) {
+	body, err := c.Stamp(ctx)
+	if err != nil {
+		return 0, err
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO change_log (id, memory_id, namespace, at, action, source, fields, reason, related_id, author)
+		VALUES (CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM change_log WHERE id = ?1) THEN ?1 END, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, c.MemoryID, c.Namespace, formatTime(c.At), string(c.Action), c.Source, string(body), c.Reason, c.RelatedID, c.Author)
+	if err != nil {
+		return 0, fmt.Errorf("record %s of %s: %w", c.Action, c.MemoryID, err)
+	}
+	return res.LastInsertId()
+}
+
+// AddChanges appends entries to memories' logs in one transaction.
+func (s *DB) AddChanges(ctx context.Context, changes ...memory.Change) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		for i := range changes {
+			if _, err := writeChange(ctx, tx, &changes[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+const changeColumns = `id, memory_id, namespace, at, action, source, fields, reason, related_id, author`
+
+// Changes lists entries, newest first: one memory's (by the memory's index),
+// or those of some actions and namespaces (by the action index).
+func (s *DB) Changes(ctx context.Context, q memory.ChangeQuery) ([]memory.Change, error) {
+	return queryChanges(ctx, s.db, q)
+}
+
+func queryChanges(ctx context.Context, db querier, q memory.ChangeQuery) ([]memory.Change, error) {
+	var where []string
+	var args []any
+	if q.MemoryID != "" {
+		where, args = append(where, "memory_id = ?"), append(args, q.MemoryID)
+	}
+	if len(q.Actions) > 0 {
+		where = append(where, "action IN ("+placeholders(len(q.Actions))+")")
+		for _, a := range q.Actions {
+			args = append(args, string(a))
+		}
+	}
+	if len(q.Namespaces) > 0 {
+		where = append(where, "namespace IN ("+placeholders(len(q.Namespaces))+")")
+		args = append(args, anySlice(q.Namespaces)...)
+	}
+	if visible, vargs := visibleCond(ctx, "change_log"); vargs != nil {
+		where, args = append(where, visible), append(args, vargs...)
+	}
+	if len(where) == 0 {
+		where = []string{"1"}
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := db.QueryContext(ctx, `SELECT `+changeColumns+` FROM change_log WHERE `+strings.Join(where, " AND ")+
+		` ORDER BY id DESC LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("read change log: %w", err)
+	}
+	defer rows.Close()
+	out := []memory.Change{}
+	for rows.Next() {
+		c, err := scanChange(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+func scanChange(rows *sql.Rows) (memory.Change, error) {
+	var c memory.Change
+	var at, action, fields string
+	if err := rows.Scan(&c.ID, &c.MemoryID, &c.Namespace, &at, &action, &c.Source, &fields, &c.Reason, &c.RelatedID, &c.Author); err != nil {
+		return c, fmt.Errorf("read change log: %w", err)
+	}
+	c.Action = memory.ChangeAction(action)
+	var err error
+	if c.At, err = parseTime(at); err != nil {
+		return c, err
+	}
+	if err := json.Unmarshal([]byte(fields), &c.Fields); err != nil {
+		return c, fmt.Errorf("change %d: fields: %w", c.ID, err)
+	}
+	return c, nil
+}
+
+// NotContradiction reports whether a person judged a and b not to
+// contradict each other.
+func (s *DB) NotContradiction(ctx context.Context, a, b string) (bool, error) {
+	var found bool
+	err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM change_log
+		WHERE memory_id = ? AND related_id = ? AND action = ?)`, a, b, string(memory.ChangeNotContradiction)).Scan(&found)
+	if err != nil {
+		return false, fmt.Errorf("read change log: %w", err)
+	}
+	return found, nil
+}
+
+// writeChanges writes imported entries for the memories they name (mapped
+// through ids like events); entries of a missing memory are skipped.
+func writeChanges(ctx context.Context, tx *sql.Tx, cs []memory.Change, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
+	for _, c := range cs {
+		p.Step()
+		id, related, err := resolveEnds(ctx, tx, ids, c.MemoryID, c.RelatedID)
+		if err != nil {
+			return err
+		}
+		if id == "" {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("change %d: memory %s is missing", c.ID, c.MemoryID))
+			continue
+		}
+		c.MemoryID = id
+		if related != "" {
+			c.RelatedID = related
+		}
+		// The same export read twice adds nothing the second time.
+		var dup bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM change_log WHERE memory_id = ? AND at = ? AND action = ?)`,
+			c.MemoryID, formatTime(c.At), string(c.Action)).Scan(&dup); err != nil {
+			return err
+		}
+		if dup {
+			continue
+		}
+		if _, err := writeChange(ctx, tx, &c); err != nil {
+			return err
+		}
+		res.Changes++
+	}
+	return nil
+}
+
+// moveEditsToLog moves every memory's metadata.edits into the change log
+// (the change log migration). The memories' updated_at stays: nothing about
+// them changed. It names the columns of the schema at that migration, not
+// the current one: later migrations add columns it must not expect.
+func moveEditsToLog(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, namespace, metadata, updated_at FROM memories
+		WHERE json_type(metadata, '$.`+memory.MetaEdits+`') IS NOT NULL ORDER BY seq`)
+	if err != nil {
+		return err
+	}
+	var ms []*memory.Memory
+	for rows.Next() {
+		var m memory.Memory
+		var meta, updated string
+		if err := rows.Scan(&m.ID, &m.Namespace, &meta, &updated); err != nil {
+			rows.Close()
+			return err
+		}
+		if m.Metadata, err = memory.DecodeMetadata([]byte(meta)); err != nil {
+			rows.Close()
+			return fmt.Errorf("memory %s: %w", m.ID, err)
+		}
+		m.UpdatedAt, _ = parseTime(updated)
+		ms = append(ms, &m)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return err
+	}
+	for _, m := range ms {
+		for _, c := range memory.LegacyEdits(m) {
+			body, err := json.Marshal(c.Fields)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO change_log (memory_id, namespace, at, action, source, fields, reason, related_id)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, c.MemoryID, c.Namespace, formatTime(c.At), string(c.Action), c.Source, string(body), c.Reason, c.RelatedID); err != nil {
+				return fmt.Errorf("move edits of %s: %w", c.MemoryID, err)
+			}
+		}
+		meta, err := memory.EncodeMetadata(m.Metadata)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE memories SET metadata = ? WHERE id = ?`, meta, m.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// changesOf reads a memory's whole log, oldest first (for the trash).
+func changesOf(ctx context.Context, tx querier, id string) ([]memory.Change, error) {
+	cs, err := queryChanges(ctx, tx, memory.ChangeQuery{MemoryID: id})
+	if err != nil {
+		return nil, err
+	}
+	for i, j := 0, len(cs)-1; i < j; i, j = i+1, j-1 {
+		cs[i], cs[j] = cs[j], cs[i]
+	}
+	return cs, nil
+}

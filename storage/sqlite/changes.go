@@ -1,0 +1,86 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// Watch notices commits to the database from any connection: this process's
+// pool, another Recall process, a hook or the sqlite3 shell. It holds one
+// connection of its own, on which PRAGMA data_version changes whenever another
+// connection has committed since the last look, an in-memory check with no
+// file read.
+type Watch struct {
+	conn    *sql.Conn
+	version int64
+}
+
+// Watch opens a watch; Close gives its connection back.
+func (s *DB) Watch(ctx context.Context) (memory.Watcher, error) {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("watch: %w", err)
+	}
+	w := &Watch{conn: conn}
+	if _, err := w.Changed(ctx); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// Changed reports whether another connection committed since the last call
+// (since Watch for the first).
+func (w *Watch) Changed(ctx context.Context) (bool, error) {
+	var v int64
+	if err := w.conn.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v); err != nil {
+		return false, fmt.Errorf("watch: %w", err)
+	}
+	changed := v != w.version
+	w.version = v
+	return changed, nil
+}
+
+// Close releases the watch's connection.
+func (w *Watch) Close() error { return w.conn.Close() }
+
+// changedSinceQuery reads the memories updated since a time by the
+// memories_updated index: the whole table is never scanned.
+const changedSinceQuery = `SELECT id, created_at, updated_at FROM memories
+	WHERE updated_at >= ? ORDER BY updated_at LIMIT ?`
+
+// ChangedSince lists the memories updated at or after since (at most limit)
+// and sums up the memories, edges and journal entries. It reads on the watch's connection.
+func (w *Watch) ChangedSince(ctx context.Context, since time.Time, limit int) (*memory.Changes, error) {
+	c := &memory.Changes{}
+	if err := w.conn.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM memories),
+		(SELECT count(*) FROM edges), (SELECT coalesce(max(id), 0) FROM edges),
+		(SELECT count(*) FROM journal), (SELECT coalesce(max(id), 0) FROM journal)`).Scan(&c.Total, &c.Edges[0], &c.Edges[1],
+		&c.Journal[0], &c.Journal[1]); err != nil {
+		return nil, fmt.Errorf("watch: %w", err)
+	}
+	rows, err := w.conn.QueryContext(ctx, changedSinceQuery, formatTime(since), limit)
+	if err != nil {
+		return nil, fmt.Errorf("watch: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var st memory.MemoryStamp
+		var created, updated string
+		if err := rows.Scan(&st.ID, &created, &updated); err != nil {
+			return nil, fmt.Errorf("watch: %w", err)
+		}
+		if st.CreatedAt, err = parseTime(created); err != nil {
+			return nil, err
+		}
+		if st.UpdatedAt, err = parseTime(updated); err != nil {
+			return nil, err
+		}
+		c.Memories = append(c.Memories, st)
+	}
+	return c, rows.Err()
+}

@@ -1,0 +1,339 @@
+// Package sqlite is the SQLite implementation of memory.Store: one database file
+// shared by every Recall process on the machine (one server per editor window plus
+// the hooks). Keywords are searched with FTS5, vectors with sqlite-vec's vec0.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/spool"
+)
+
+// BusyTimeout is how long a connection waits for another process's write lock
+// before giving up, in milliseconds.
+const BusyTimeout = 10000
+
+// BestEffortBusyTimeout is how long a best-effort write (access counts and
+// times) waits for another process's write lock, in milliseconds, before it is
+// dropped: a read must never wait seconds behind a writer for its bookkeeping.
+const BestEffortBusyTimeout = 100
+
+// DB is a Recall database. It implements memory.Store and is safe for concurrent
+// use by many goroutines and many processes.
+type DB struct {
+	db *sql.DB
+	// bestEffort is a second pool on the same file whose connections give up
+	// on a held write lock after BestEffortBusyTimeout; it carries the writes
+	// a reader makes in passing, which may be lost but must not block.
+	bestEffort *sql.DB
+	path       string
+	signs      *signIndex
+	loader     signLoader // loads signs in the background; Close stops it
+	log        *slog.Logger
+
+	// spool holds the hooks' writes that met another process's write lock
+	// (see spooled.go); every process drains it, only hooks add to it.
+	spool         *spool.Spool
+	spoolWhenBusy bool
+	shortLived    bool        // see Options.ShortLived
+	lockSeen      atomic.Bool // a hook's write met the lock: the next ones do not wait for it
+
+	checkpointing atomic.Bool    // a checkpoint is running
+	checkpoints   sync.WaitGroup // Close waits for it
+}
+
+var _ memory.Store = (*DB)(nil)
+
+var loadVec sync.Once
+
+// driverName is go-sqlite3 with a connect hook for the settings the DSN cannot
+// carry.
+const driverName = "sqlite3_recall"
+
+// MmapSize is how much of the file each connection maps into memory: none.
+// Mapped, every page a process ever read stayed in its resident memory (a
+// server searching 100k memories grew to 200-400 MB of file pages), and each
+// write by any connection made every other connection of the process drop its
+// mapping and fault its pages in again on the next read (SQLite unmaps when
+// the file changed): at 100k memories a warm hybrid search cost 22 ms of CPU
+// mapped, 14 ms not, and 36 against 26 ms in one namespace; a fresh process's
+// first search costs the same either way. Mapping paid off for scans of every
+// vector, which searches no longer make above exactScanBelow vectors.
+const MmapSize = 0
+
+// JournalSizeLimit is the size SQLite truncates the WAL to when a checkpoint
+// has emptied it; without it the file keeps its largest size forever.
+const JournalSizeLimit = 32 << 20
+
+// CheckpointAt is the WAL size after a commit that starts a checkpoint of our
+// own. SQLite's automatic checkpoints copy pages back but cannot restart the
+// WAL while any reader still uses it, and with a server per editor window and
+// hooks reading all the time some reader always does: the WAL grew to hundreds
+// of megabytes. A TRUNCATE checkpoint waits (busy timeout) for those readers
+// to move on, then empties the file.
+const CheckpointAt = 8 << 20
+
+func init() {
+	sql.Register(driverName, &sqlite3.SQLiteDriver{
+		ConnectHook: func(c *sqlite3.SQLiteConn) error {
+			// Migrations recompute content hashes in SQL with the domain's rule.
+			if err := c.RegisterFunc("recall_content_hash", memory.ContentHash, true); err != nil {
+				return err
+			}
+			_, err := c.Exec(fmt.Sprintf("PRAGMA mmap_size = %d; PRAGMA journal_size_limit = %d", MmapSize, JournalSizeLimit), nil)
+			return err
+		},
+	})
+}
+
+// Options tune how a database is opened.
+type Options struct {
+	// SyncNormal trades durability for speed: with WAL, synchronous=NORMAL
+	// survives a crash of the process but may lose the last commits on power
+	// loss or an OS crash. The default, FULL, syncs every commit.
+	SyncNormal bool
+	// SpoolWhenBusy is for the hooks, which must answer within seconds and
+	// lose nothing: their writes (journal entries, file activity, sessions,
+	// summary requests) wait at most BestEffortBusyTimeout for another
+	// process's write lock and then go to the spool, to be applied later.
+	SpoolWhenBusy bool
+	// Logger receives what the spool did; slog.Default() when nil.
+	Logger *slog.Logger
+	// ShortLived is for a process that runs a few queries and exits (a hook):
+	// its pages are cold, and keyword ranking reads fewer of them (see rankFTS).
+	ShortLived bool
+}
+
+// Open opens (creating if needed) the database at path with the default
+// options and brings its schema up to date.
+func Open(ctx context.Context, path string) (*DB, error) {
+	return OpenWith(ctx, path, Options{})
+}
+
+// OpenWith opens (creating if needed) the database at path and brings its
+// schema up to date; a Python Recall database is backed up and converted in
+// place. Every pooled connection gets WAL, a busy timeout, foreign
+// keys, immediate write transactions and the sync mode from the DSN. A new
+// file is readable by its owner alone (0600, in a 0700 directory): memories
+// hold what people decided and prefer.
+func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
+	if path == "" {
+		return nil, memory.Invalidf("database path", `""`, "a file path")
+	}
+	if err := prepareFile(path); err != nil {
+		return nil, err
+	}
+	// Every connection the process opens from now on gets the vec0 module.
+	loadVec.Do(sqlite_vec.Auto)
+
+	db, err := sql.Open(driverName, dsn(path, opts, BusyTimeout))
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	quick, err := sql.Open(driverName, dsn(path, opts, BestEffortBusyTimeout))
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	s := &DB{db: db, bestEffort: quick, path: path, signs: newSignIndex(), log: log,
+		spool: spool.New(spool.DirFor(path), log), spoolWhenBusy: opts.SpoolWhenBusy, shortLived: opts.ShortLived}
+	if err := s.migratePython(ctx); err != nil {
+		s.closePools()
+		return nil, explainOpenError(path, err)
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.closePools()
+		return nil, explainOpenError(path, err)
+	}
+	return s, nil
+}
+
+func (s *DB) closePools() error {
+	return errors.Join(s.bestEffort.Close(), s.db.Close())
+}
+
+// dsn puts every connection setting in the connection string, so that each
+// connection database/sql opens gets them, not only the first one.
+func dsn(path string, opts Options, busyTimeout int) string {
+	q := url.Values{}
+	q.Set("_journal_mode", "WAL")
+	q.Set("_synchronous", "FULL") // an acknowledged write survives power loss
+	if opts.SyncNormal {
+		q.Set("_synchronous", "NORMAL") // survives process crashes; WAL keeps it consistent
+	}
+	q.Set("_busy_timeout", fmt.Sprint(busyTimeout))
+	q.Set("_foreign_keys", "on")
+	q.Set("_txlock", "immediate") // writers queue on BEGIN, never fail on lock upgrade
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Close stops a background load of the vector signs, waits for a running
+// checkpoint and closes the database.
+func (s *DB) Close() error {
+	s.loader.stop()
+	s.checkpoints.Wait()
+	return s.closePools()
+}
+
+// Path is the database file's path.
+func (s *DB) Path() string { return s.path }
+
+// SQL exposes the connection pool for diagnostics (the CLI's doctor command and
+// tests); everything else goes through the Store methods.
+func (s *DB) SQL() *sql.DB { return s.db }
+
+// write runs fn in one IMMEDIATE transaction and commits it.
+func (s *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin write: %w", err)
+	}
+	if err := commit(tx, fn); err != nil {
+		return err
+	}
+	s.checkpointIfLarge()
+	return nil
+}
+
+// commit runs fn in tx and commits what it did; on fn's error nothing is
+// kept.
+func commit(tx *sql.Tx, fn func(tx *sql.Tx) error) error {
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// checkpointIfLarge starts a TRUNCATE checkpoint in the background when the
+// WAL has grown past CheckpointAt; one runs at a time per process.
+func (s *DB) checkpointIfLarge() {
+	fi, err := os.Stat(s.path + "-wal")
+	if err != nil || fi.Size() < CheckpointAt || !s.checkpointing.CompareAndSwap(false, true) {
+		return
+	}
+	s.checkpoints.Go(func() {
+		defer s.checkpointing.Store(false)
+		_ = s.Checkpoint(context.Background())
+	})
+}
+
+// checkpointWait bounds how long a checkpoint waits for readers, in
+// milliseconds. While it waits it holds the write lock, so it must give up
+// well before a writer's busy timeout would fail a store.
+const checkpointWait = 2000
+
+// Checkpoint copies the WAL into the database file and truncates the WAL,
+// waiting up to checkpointWait for readers of older snapshots to finish.
+func (s *DB) Checkpoint(ctx context.Context) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", checkpointWait)); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	// The connection goes back to the pool: give it its usual timeout back.
+	defer conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout = %d", BusyTimeout))
+	var busy, logFrames, done int
+	if err := conn.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logFrames, &done); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if busy != 0 {
+		return errors.New("checkpoint: readers or writers kept the WAL busy; it is retried after a later commit")
+	}
+	return nil
+}
+
+// writeBestEffort is write on the best-effort pool: when another process
+// holds the write lock for longer than BestEffortBusyTimeout it fails with
+// SQLite's "database is locked" instead of waiting. In a hook's process
+// (SpoolWhenBusy) it waits once: after a write met the lock the next ones fail
+// at once, since a hook lives for one event and a lock held for 100 ms is a
+// long writer's.
+func (s *DB) writeBestEffort(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if s.spoolWhenBusy && s.lockSeen.Load() {
+		return errLockSeen
+	}
+	tx, err := s.bestEffort.BeginTx(ctx, nil)
+	if s.spoolWhenBusy && isBusy(err) {
+		s.lockSeen.Store(true)
+	}
+	if err != nil {
+		return fmt.Errorf("begin best-effort write: %w", err)
+	}
+	return commit(tx, fn)
+}
+
+// errLockSeen is the busy error of a hook's write not tried because an earlier
+// one met the lock.
+var errLockSeen = fmt.Errorf("best-effort write not tried: an earlier write of this hook found %w", sqlite3.Error{Code: sqlite3.ErrBusy})
+
+// isBusy reports SQLite's "database is locked": another connection holds the
+// write lock and the busy timeout ran out.
+func isBusy(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
+}
+
+// isUniqueViolation reports a UNIQUE constraint failure.
+func isUniqueViolation(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintUnique
+}
+
+// prepareFile creates the database's directory (0700) and file (0600) when
+// they are missing, so that SQLite, which would create the file 0644, never
+// does.
+func prepareFile(path string) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create database directory %s: %w; set RECALL_SQLITE_PATH to a writable place", dir, err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+			return fmt.Errorf("database %s cannot be opened for writing (%w): the file or its directory is read-only; fix the permissions or set RECALL_SQLITE_PATH to a writable place", path, err)
+		}
+		return fmt.Errorf("open database %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// explainOpenError says why SQLite could not open a database whose file is
+// writable: it keeps its WAL and shared-memory files beside the database and
+// must create them, and a read-only directory fails with "unable to open
+// database file", which names no cause.
+func explainOpenError(path string, err error) error {
+	dir := filepath.Dir(path)
+	probe, perr := os.CreateTemp(dir, ".recall-write-check-*")
+	if perr != nil {
+		return fmt.Errorf("database directory %s is read-only (%v): SQLite must create %s-wal and %s-shm there; fix its permissions or set RECALL_SQLITE_PATH to a writable place", dir, perr, filepath.Base(path), filepath.Base(path))
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return fmt.Errorf("open database %s: %w", path, err)
+}

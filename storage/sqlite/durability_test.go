@@ -1,0 +1,132 @@
+package sqlite
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func pragma(t *testing.T, db *DB, name string) int64 {
+	t.Helper()
+	var v int64
+	if err := db.SQL().QueryRow("PRAGMA " + name).Scan(&v); err != nil {
+		t.Fatalf("PRAGMA %s: %v", name, err)
+	}
+	return v
+}
+
+func TestEveryConnectionIsDurableAndBoundsItsWAL(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	full, err := Open(ctx, filepath.Join(dir, "full.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer full.Close()
+	normal, err := OpenWith(ctx, filepath.Join(dir, "normal.db"), Options{SyncNormal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer normal.Close()
+	// Several connections at once, so that the pool opens more than one.
+	conns := make([]interface{ Close() error }, 0, 3)
+	for range 3 {
+		c, err := full.SQL().Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		var sync, limit int64
+		if err := c.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&sync); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.QueryRowContext(ctx, "PRAGMA journal_size_limit").Scan(&limit); err != nil {
+			t.Fatal(err)
+		}
+		if sync != 2 || limit != JournalSizeLimit {
+			t.Errorf("connection: synchronous %d, journal_size_limit %d; want 2 (FULL) and %d", sync, limit, JournalSizeLimit)
+		}
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	if got := pragma(t, normal, "synchronous"); got != 1 {
+		t.Errorf("SyncNormal: synchronous = %d, want 1 (NORMAL)", got)
+	}
+}
+
+func TestACheckpointTruncatesTheWAL(t *testing.T) {
+	db := openTest(t)
+	for i := range 200 {
+		mustInsert(t, db, newMemory(strings.Repeat("checkpointed ", 50)+string(rune('a'+i%26))+string(rune('a'+i/26)), "global", "pattern"), nil)
+	}
+	if walSize(db.Path()) == 0 {
+		t.Fatal("the WAL is empty before the checkpoint: the test proves nothing")
+	}
+	if err := db.Checkpoint(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := walSize(db.Path()); n != 0 {
+		t.Errorf("WAL after a checkpoint: %d bytes, want 0", n)
+	}
+}
+
+func TestALargeWALIsCheckpointedAfterACommit(t *testing.T) {
+	db := openTest(t)
+	// A reader holding a snapshot keeps SQLite's own checkpoints from
+	// restarting the WAL, as readers in other processes do.
+	ctx := context.Background()
+	reader, err := db.SQL().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	mustInsert(t, db, newMemory("there before the reader", "global", "pattern"), nil)
+	var n int
+	if _, err := reader.ExecContext(ctx, "BEGIN DEFERRED"); err != nil {
+		t.Fatal(err)
+	}
+	if err := reader.QueryRowContext(ctx, "SELECT count(*) FROM memories").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	big := strings.Repeat("x", 1<<20)
+	for i := 0; walSize(db.Path()) < CheckpointAt; i++ {
+		if i > 100 {
+			t.Fatal("the WAL never reached CheckpointAt")
+		}
+		mustInsert(t, db, newMemory(big+string(rune('a'+i)), "global", "pattern"), nil)
+	}
+	if size := walSize(db.Path()); size < CheckpointAt {
+		t.Fatalf("WAL %.1f MB while a reader holds a snapshot: it should not have been truncated", mb(size))
+	}
+	if _, err := reader.ExecContext(ctx, "COMMIT"); err != nil { // the reader moves on
+		t.Fatal(err)
+	}
+	mustInsert(t, db, newMemory("the commit that finds the WAL large", "global", "pattern"), nil)
+	db.checkpoints.Wait()
+	if size := walSize(db.Path()); size >= CheckpointAt {
+		t.Errorf("WAL is %.1f MB after a commit found it over %d MB, want it truncated", mb(size), CheckpointAt>>20)
+	}
+}
+
+func TestANewDatabaseIsPrivate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "new", "dir")
+	path := filepath.Join(dir, "recall.db")
+	db, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustInsert(t, db, newMemory("private", "global", "pattern"), nil)
+	for p, want := range map[string]os.FileMode{dir: 0o700, path: 0o600, path + "-wal": 0o600} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != want {
+			t.Errorf("%s: mode %o, want %o", filepath.Base(p), got, want)
+		}
+	}
+	db.Close()
+}

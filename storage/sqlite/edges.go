@@ -1,0 +1,307 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// InsertEdge adds an edge, or updates the weight of the same (source, target,
+// relation) and returns its id. A missing end is an error wrapping ErrNotFound
+// that names it.
+func (s *DB) InsertEdge(ctx context.Context, e *memory.Edge) (int64, error) {
+	if e == nil {
+		return 0, memory.Invalidf("edge", "nil", "an edge")
+	}
+	if _, err := memory.ParseRelation(string(e.Relation)); err != nil {
+		return 0, err
+	}
+	meta, err := memory.EncodeMetadata(e.Metadata)
+	if err != nil {
+		return 0, err
+	}
+	var id int64
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		id, err = insertEdge(ctx, tx, e, meta)
+		return err
+	})
+	return id, err
+}
+
+// edgeBetween returns the id of an edge of rel from source to target, or
+// either way round when both; 0 when none.
+func edgeBetween(ctx context.Context, tx *sql.Tx, source, target string, rel memory.Relation, both bool) (int64, error) {
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT id FROM edges WHERE relation = ?
+		AND ((source_id = ? AND target_id = ?) OR (? AND source_id = ? AND target_id = ?))
+		ORDER BY id LIMIT 1`, string(rel), source, target, both, target, source).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return id, err
+}
+
+// insertEdge writes e (its metadata encoded) inside tx, both ends checked; the
+// same triple again updates the weight of the existing edge. A supersedes edge
+// against one the other way round is refused.
+func insertEdge(ctx context.Context, tx *sql.Tx, e *memory.Edge, meta string) (int64, error) {
+	if e.Relation == memory.RelationSupersedes {
+		back, err := edgeBetween(ctx, tx, e.TargetID, e.SourceID, memory.RelationSupersedes, false)
+		if err != nil {
+			return 0, fmt.Errorf("insert edge: %w", err)
+		}
+		if back != 0 {
+			return 0, memory.ReverseSupersedes(e.SourceID, e.TargetID)
+		}
+	}
+	visible, vargs := visibleCond(ctx, "m")
+	for _, end := range []struct{ field, id string }{{"source", e.SourceID}, {"target", e.TargetID}} {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM memories m WHERE m.id = ? AND `+visible,
+			append([]any{end.id}, vargs...)...).Scan(&n); err != nil {
+			return 0, fmt.Errorf("insert edge: %w", err)
+		}
+		if n == 0 {
+			return 0, memory.NotFound(end.field+" memory", end.id)
+		}
+	}
+	var id int64
+	err := tx.QueryRowContext(ctx, `INSERT INTO edges (source_id, target_id, relation, weight, metadata, created_at, author)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (source_id, target_id, relation) DO UPDATE SET weight = excluded.weight
+		RETURNING id`,
+		e.SourceID, e.TargetID, string(e.Relation), e.Weight, meta, formatTime(orNow(e.CreatedAt, time.Now())),
+		memory.PrincipalFrom(ctx).Author()).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("insert edge: %w", err)
+	}
+	return id, nil
+}
+
+// LinkOnce adds e unless an edge of its relation already links its two
+// memories either way; see memory.Graph. One write transaction: writers of
+// every process take turns, so two judging the same pair leave one edge.
+func (s *DB) LinkOnce(ctx context.Context, e *memory.Edge) (int64, bool, error) {
+	if e == nil {
+		return 0, false, memory.Invalidf("edge", "nil", "an edge")
+	}
+	if _, err := memory.ParseRelation(string(e.Relation)); err != nil {
+		return 0, false, err
+	}
+	meta, err := memory.EncodeMetadata(e.Metadata)
+	if err != nil {
+		return 0, false, err
+	}
+	var id int64
+	var created bool
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		if e.Relation == memory.RelationContradicts {
+			var dismissed bool
+			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM change_log
+				WHERE memory_id = ? AND related_id = ? AND action = ?)`,
+				e.SourceID, e.TargetID, string(memory.ChangeNotContradiction)).Scan(&dismissed); err != nil || dismissed {
+				return err
+			}
+		}
+		existing, err := edgeBetween(ctx, tx, e.SourceID, e.TargetID, e.Relation, true)
+		if err != nil || existing != 0 {
+			id = existing
+			return err
+		}
+		if id, err = insertEdge(ctx, tx, e, meta); err != nil {
+			return err
+		}
+		created = true
+		return nil
+	})
+	if err != nil {
+		return 0, false, err
+	}
+	return id, created, nil
+}
+
+// ResolveContradiction writes a verdict on the contradicts edge r.EdgeID in
+// one transaction: r.Add added (or its triple's weight updated), the edge
+// removed when r.Remove, r.Changes written. A crash leaves the contradiction
+// whole or the verdict whole, never half of it. The new edge is written
+// before the old one goes, so it never takes the old one's id.
+func (s *DB) ResolveContradiction(ctx context.Context, r memory.Resolution) error {
+	var meta string
+	if r.Add != nil {
+		if _, err := memory.ParseRelation(string(r.Add.Relation)); err != nil {
+			return err
+		}
+		var err error
+		if meta, err = memory.EncodeMetadata(r.Add.Metadata); err != nil {
+			return err
+		}
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		var rel, a, b string
+		err := tx.QueryRowContext(ctx, `SELECT relation, source_id, target_id FROM edges WHERE id = ?`, r.EdgeID).Scan(&rel, &a, &b)
+		if errors.Is(err, sql.ErrNoRows) {
+			return memory.NotFound("edge", strconv.FormatInt(r.EdgeID, 10))
+		}
+		if err != nil {
+			return fmt.Errorf("resolve contradiction: %w", err)
+		}
+		if memory.Relation(rel) != memory.RelationContradicts {
+			return fmt.Errorf("edge %d is %s, not contradicts: only a contradiction is resolved here: %w", r.EdgeID, rel, memory.ErrInvalid)
+		}
+		// A verdict given meanwhile (a supersedes edge either way) stands.
+		var newer, older string
+		err = tx.QueryRowContext(ctx, `SELECT source_id, target_id FROM edges WHERE relation = ?
+			AND ((source_id = ? AND target_id = ?) OR (source_id = ? AND target_id = ?)) LIMIT 1`,
+			string(memory.RelationSupersedes), a, b, b, a).Scan(&newer, &older)
+		if err == nil {
+			return memory.AlreadyResolved(r.EdgeID, newer, older)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("resolve contradiction: %w", err)
+		}
+		if r.Add != nil {
+			if _, err := insertEdge(ctx, tx, r.Add, meta); err != nil {
+				return err
+			}
+		}
+		if r.Remove {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM edges WHERE id = ?`, r.EdgeID); err != nil {
+				return fmt.Errorf("resolve contradiction: %w", err)
+			}
+		}
+		for i := range r.Changes {
+			if _, err := writeChange(ctx, tx, &r.Changes[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// edgeWhere turns an edge query into SQL conditions on edges. At least one
+// selector must be set. An edge with an end the principal in ctx may not see
+// is left out: a graph walk stops at the boundary of another's namespace.
+func edgeWhere(ctx context.Context, q memory.EdgeQuery) (string, []any, error) {
+	var conds []string
+	var args []any
+	if len(q.EdgeIDs) > 0 {
+		conds = append(conds, "id IN ("+placeholders(len(q.EdgeIDs))+")")
+		args = append(args, anySlice(q.EdgeIDs)...)
+	}
+	dir := q.Direction
+	if dir == "" {
+		dir = memory.DirectionBoth
+	}
+	if _, err := memory.ParseDirection(string(dir)); err != nil {
+		return "", nil, err
+	}
+	if len(q.MemoryIDs) > 0 {
+		in := placeholders(len(q.MemoryIDs))
+		ids := anySlice(q.MemoryIDs)
+		switch dir {
+		case memory.DirectionOutgoing:
+			conds = append(conds, "source_id IN ("+in+")")
+			args = append(args, ids...)
+		case memory.DirectionIncoming:
+			conds = append(conds, "target_id IN ("+in+")")
+			args = append(args, ids...)
+		default:
+			conds = append(conds, "(source_id IN ("+in+") OR target_id IN ("+in+"))")
+			args = append(append(args, ids...), ids...)
+		}
+	}
+	switch {
+	case q.SourceID != "" && q.TargetID != "" && dir == memory.DirectionBoth:
+		conds = append(conds, "((source_id = ? AND target_id = ?) OR (source_id = ? AND target_id = ?))")
+		args = append(args, q.SourceID, q.TargetID, q.TargetID, q.SourceID)
+	case q.SourceID != "" || q.TargetID != "":
+		if q.SourceID != "" {
+			conds = append(conds, "source_id = ?")
+			args = append(args, q.SourceID)
+		}
+		if q.TargetID != "" {
+			conds = append(conds, "target_id = ?")
+			args = append(args, q.TargetID)
+		}
+	}
+	if len(conds) == 0 {
+		return "", nil, memory.Invalidf("edge query", "empty", "edge ids, memory ids, or a source and/or target id")
+	}
+	if len(q.Relations) > 0 {
+		conds = append(conds, "relation IN ("+placeholders(len(q.Relations))+")")
+		for _, r := range q.Relations {
+			args = append(args, string(r))
+		}
+	}
+	if visible, vargs := visibleCond(ctx, "m"); vargs != nil {
+		conds = append(conds, "NOT EXISTS (SELECT 1 FROM memories m WHERE m.id IN (edges.source_id, edges.target_id) AND NOT "+visible+")")
+		args = append(args, vargs...)
+	}
+	return strings.Join(conds, " AND "), args, nil
+}
+
+// Edges lists the edges matching q, oldest first.
+func (s *DB) Edges(ctx context.Context, q memory.EdgeQuery) ([]memory.Edge, error) {
+	where, args, err := edgeWhere(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id, source_id, target_id, relation, weight, metadata, created_at, author
+		FROM edges WHERE `+where+` ORDER BY id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list edges: %w", err)
+	}
+	defer rows.Close()
+	var out []memory.Edge
+	for rows.Next() {
+		var e memory.Edge
+		var rel, meta, created string
+		if err := rows.Scan(&e.ID, &e.SourceID, &e.TargetID, &rel, &e.Weight, &meta, &created, &e.Author); err != nil {
+			return nil, fmt.Errorf("list edges: %w", err)
+		}
+		e.Relation = memory.Relation(rel)
+		if e.Metadata, err = memory.DecodeOptionalMetadata([]byte(meta)); err != nil {
+			return nil, fmt.Errorf("edge %d: %w", e.ID, err)
+		}
+		if e.CreatedAt, err = parseTime(created); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// DeleteEdges removes the edges matching q and returns their ids in order.
+func (s *DB) DeleteEdges(ctx context.Context, q memory.EdgeQuery) ([]int64, error) {
+	where, args, err := edgeWhere(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `DELETE FROM edges WHERE `+where+` RETURNING id`, args...)
+		if err != nil {
+			return fmt.Errorf("delete edges: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return errors.Join(rows.Err(), rows.Close())
+	})
+	if err != nil {
+		return nil, err
+	}
+	sortInt64s(ids)
+	return ids, nil
+}

@@ -1,0 +1,477 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/recall-mcp/recall/capture/journal"
+	"github.com/recall-mcp/recall/keywords"
+	"github.com/recall-mcp/recall/memory"
+)
+
+const journalColumns = `id, kind, namespace, session_id, turn_id, transcript_path, tool_name,
+	title, body, files, memory_id, trimmed_bytes, created_at, author, anchor_id, transcript_offset`
+
+// AddEntry appends an entry to the journal and returns its id. It is a hook
+// write: behind another writer it may be spooled (see spooled.go), and then
+// returns 0.
+func (s *DB) AddEntry(ctx context.Context, e *journal.Entry) (int64, error) {
+	if err := checkEntry(e); err != nil {
+		return 0, err
+	}
+	e.CreatedAt = orNow(e.CreatedAt, time.Now()) // a spooled entry keeps its time
+	e.Author = workAuthor(ctx, e.Author)
+	var id int64
+	err := s.hookWrite(ctx, spoolJournal, e, func(tx *sql.Tx) error {
+		var err error
+		id, err = insertEntry(ctx, tx, e)
+		return err
+	})
+	return id, err
+}
+
+func checkEntry(e *journal.Entry) error {
+	if e.Title == "" {
+		return memory.Invalidf("title", `""`, "a one-line title")
+	}
+	return nil
+}
+
+func insertEntry(ctx context.Context, tx *sql.Tx, e *journal.Entry) (int64, error) {
+	if err := checkEntry(e); err != nil {
+		return 0, err
+	}
+	files, err := json.Marshal(orEmpty(e.Files))
+	if err != nil {
+		return 0, fmt.Errorf("encode files: %w", err)
+	}
+	var id int64
+	err = tx.QueryRowContext(ctx, `INSERT INTO journal (kind, namespace, session_id, turn_id, transcript_path,
+			tool_name, title, body, files, memory_id, trimmed_bytes, created_at, search_words, author, anchor_id, transcript_offset)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		string(e.Kind), e.Namespace, e.SessionID, e.TurnID, e.TranscriptPath, e.ToolName,
+		e.Title, e.Body, string(files), e.MemoryID, e.TrimmedBytes, formatTime(orNow(e.CreatedAt, time.Now())),
+		entrySearchWords(e.Title, e.Body), e.Author, e.AnchorID, e.TranscriptOffset).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("add journal entry: %w", err)
+	}
+	e.ID = id
+	return id, nil
+}
+
+// entrySearchWords are the other spellings of an entry's code words, indexed
+// beside it as a memory's are (keywords.SearchWords).
+func entrySearchWords(title, body string) string {
+	return keywords.SearchWords(title + "\n" + body)
+}
+
+func orEmpty(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
+}
+
+// Entries returns the entries among ids that exist, in the order of ids.
+func (s *DB) Entries(ctx context.Context, ids []int64) ([]*journal.Entry, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	own, oargs := ownWork(ctx, "journal")
+	found, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal WHERE id IN (`+placeholders(len(ids))+`) AND `+own,
+		append(anySlice(ids), oargs...)...)
+	if err != nil {
+		return nil, err
+	}
+	return journal.InOrder(ids, found), nil
+}
+
+// SearchEntries ranks entries by BM25 over title and body, best first.
+func (s *DB) SearchEntries(ctx context.Context, text string, namespaces []string, limit int) ([]journal.EntryHit, error) {
+	q := ftsQuery(text, "OR")
+	if q == "" {
+		return nil, nil
+	}
+	if limit <= 0 {
+		limit = defaultSearchLimit
+	}
+	where, args := ownWork(ctx, "j")
+	args = append([]any{q}, args...)
+	if len(namespaces) > 0 {
+		where += " AND j.namespace IN (" + placeholders(len(namespaces)) + ")"
+		args = append(args, anySlice(namespaces)...)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT `+prefixColumns("j.", journalColumns)+`, bm25(journal_fts) AS rank
+		FROM journal_fts JOIN journal j ON j.id = journal_fts.rowid
+		WHERE journal_fts MATCH ? AND `+where+`
+		ORDER BY rank, j.id DESC LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("journal search: %w", err)
+	}
+	defer rows.Close()
+	var hits []journal.EntryHit
+	for rows.Next() {
+		var rank float64
+		e, err := scanEntry(rows, &rank)
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, journal.EntryHit{Entry: e, Score: -rank})
+	}
+	return hits, rows.Err()
+}
+
+func prefixColumns(prefix, cols string) string {
+	parts := strings.Split(cols, ",")
+	for i, p := range parts {
+		parts[i] = prefix + strings.TrimSpace(p)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// SessionEntries returns a session's entries after afterID, oldest first.
+func (s *DB) SessionEntries(ctx context.Context, sessionID string, afterID int64, limit int) ([]*journal.Entry, error) {
+	return s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
+		WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`, sessionID, afterID, limit)
+}
+
+// Around returns the entry id with its neighbours in the same session.
+func (s *DB) Around(ctx context.Context, id int64, before, after int) ([]*journal.Entry, error) {
+	var session string
+	own, oargs := ownWork(ctx, "journal")
+	err := s.db.QueryRowContext(ctx, `SELECT session_id FROM journal WHERE id = ? AND `+own, append([]any{id}, oargs...)...).Scan(&session)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, memory.NotFound("journal entry", journal.EntryID(id))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read journal entry: %w", err)
+	}
+	older, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
+		WHERE session_id = ? AND id < ? AND `+own+` ORDER BY id DESC LIMIT ?`, append(append([]any{session, id}, oargs...), before)...)
+	if err != nil {
+		return nil, err
+	}
+	rest, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
+		WHERE session_id = ? AND id >= ? AND `+own+` ORDER BY id LIMIT ?`, append(append([]any{session, id}, oargs...), after+1)...)
+	if err != nil {
+		return nil, err
+	}
+	return append(reversed(older), rest...), nil
+}
+
+// NamespaceAround returns the entries of a namespace nearest a moment.
+func (s *DB) NamespaceAround(ctx context.Context, namespace string, at time.Time, before, after int) ([]*journal.Entry, error) {
+	t := formatTime(at)
+	where, args := ownWork(ctx, "journal")
+	// An empty namespace is every namespace (a global memory's moment).
+	if namespace != "" {
+		where += " AND namespace = ?"
+		args = append(args, namespace)
+	}
+	older, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
+		WHERE `+where+` AND created_at <= ? ORDER BY created_at DESC, id DESC LIMIT ?`, append(slices.Clip(args), t, before)...)
+	if err != nil {
+		return nil, err
+	}
+	newer, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
+		WHERE `+where+` AND created_at > ? ORDER BY created_at, id LIMIT ?`, append(slices.Clip(args), t, after)...)
+	if err != nil {
+		return nil, err
+	}
+	return append(reversed(older), newer...), nil
+}
+
+func reversed(es []*journal.Entry) []*journal.Entry {
+	for i, j := 0, len(es)-1; i < j; i, j = i+1, j-1 {
+		es[i], es[j] = es[j], es[i]
+	}
+	return es
+}
+
+// recentPromptWindow bounds the prompts read to find a project's recent
+// sessions: the newest ones, through the (namespace, kind, created_at) index.
+const recentPromptWindow = 500
+
+// RecentSessions lists the namespace's sessions with the newest prompts, newest
+// first, except the session exclude (the one starting): each with its first
+// prompt, its counts and its latest summary. Sessions without a prompt are left
+// out. It reads a bounded window of prompts and each session's own entries
+// through the session index, so its cost does not grow with the journal.
+func (s *DB) RecentSessions(ctx context.Context, namespace, exclude string, limit int) ([]journal.SessionBrief, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	own, oargs := ownWork(ctx, "journal")
+	rows, err := s.db.QueryContext(ctx, `SELECT session_id FROM (
+			SELECT session_id, created_at FROM journal WHERE namespace = ? AND kind = 'prompt' AND `+own+`
+			ORDER BY created_at DESC LIMIT ?)
+		WHERE session_id != '' AND session_id != ?
+		GROUP BY session_id ORDER BY max(created_at) DESC LIMIT ?`,
+		append(append([]any{namespace}, oargs...), recentPromptWindow, exclude, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("recent sessions: %w", err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("recent sessions: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("recent sessions: %w", err)
+	}
+	out := make([]journal.SessionBrief, 0, len(ids))
+	for _, id := range ids {
+		b, err := s.sessionBrief(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+func (s *DB) sessionBrief(ctx context.Context, sessionID string) (journal.SessionBrief, error) {
+	b := journal.SessionBrief{SessionID: sessionID}
+	own, oargs := ownWork(ctx, "journal")
+	args := append([]any{sessionID}, oargs...)
+	var last string
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE kind = 'prompt'), count(*) FILTER (WHERE kind = 'observation'),
+		coalesce(max(created_at), '') FROM journal WHERE session_id = ? AND `+own, args...).Scan(&b.Prompts, &b.ToolCalls, &last)
+	if err != nil {
+		return b, fmt.Errorf("recent session %s: %w", sessionID, err)
+	}
+	if last != "" {
+		if b.LastAt, err = parseTime(last); err != nil {
+			return b, err
+		}
+	}
+	first, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal WHERE session_id = ? AND `+own+` AND kind = 'prompt' ORDER BY id LIMIT 1`, args...)
+	if err != nil {
+		return b, err
+	}
+	sum, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal WHERE session_id = ? AND `+own+` AND kind = 'summary' ORDER BY id DESC LIMIT 1`, args...)
+	if err != nil {
+		return b, err
+	}
+	if len(first) > 0 {
+		b.FirstPrompt = first[0]
+	}
+	if len(sum) > 0 {
+		b.Summary = sum[0]
+	}
+	err = s.db.QueryRowContext(ctx, `SELECT draft_memory_id FROM capture_sessions WHERE session_id = ?`, sessionID).Scan(&b.DraftMemoryID)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return b, fmt.Errorf("recent session %s: %w", sessionID, err)
+	}
+	return b, nil
+}
+
+// ForgetEntries deletes captured material of a session and/or before a time.
+func (s *DB) ForgetEntries(ctx context.Context, sessionID string, before time.Time) (int, []string, error) {
+	if sessionID == "" && before.IsZero() {
+		return 0, nil, memory.Invalidf("session or before", `""`, "a session id or a date")
+	}
+	var conds []string
+	var args []any
+	if sessionID != "" {
+		conds = append(conds, "session_id = ?")
+		args = append(args, sessionID)
+	}
+	if !before.IsZero() {
+		conds = append(conds, "created_at < ?")
+		args = append(args, formatTime(before))
+	}
+	// A person forgets their own sessions alone.
+	restricted := memory.PrincipalFrom(ctx).Restricted()
+	own, oargs := ownWork(ctx, "")
+	if restricted {
+		conds, args = append(conds, own), append(args, oargs...)
+	}
+	where := strings.Join(conds, " AND ")
+	var n int
+	var memIDs []string
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT memory_id FROM journal WHERE memory_id != '' AND `+where, args...)
+		if err != nil {
+			return fmt.Errorf("forget journal: %w", err)
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			memIDs = append(memIDs, id)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE `+where, args...)
+		if err != nil {
+			return fmt.Errorf("forget journal: %w", err)
+		}
+		n64, _ := res.RowsAffected()
+		n = int(n64)
+		// File activity is captured by the same hooks.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM file_activity WHERE `+where, args...); err != nil {
+			return fmt.Errorf("forget file activity: %w", err)
+		}
+		if restricted && (sessionID == "" || n == 0) {
+			// The session bookkeeping and jobs below are shared by every
+			// author's rows; a person's forget by date leaves them to the
+			// summariser, which finds nothing left to summarise.
+			return nil
+		}
+		if sessionID != "" {
+			// The extractive summary awaiting the model's is the session's too.
+			var draft string
+			err := tx.QueryRowContext(ctx, `SELECT draft_memory_id FROM capture_sessions WHERE session_id = ?`, sessionID).Scan(&draft)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("forget journal: %w", err)
+			}
+			if draft != "" {
+				memIDs = append(memIDs, draft)
+			}
+			for _, q := range []string{`DELETE FROM jobs WHERE kind = '` + journal.SummaryJobKind + `' AND subject = ? AND failed_at = ''`,
+				`DELETE FROM capture_sessions WHERE session_id = ?`, `DELETE FROM sessions WHERE id = ?`} {
+				if _, err := tx.ExecContext(ctx, q, sessionID); err != nil {
+					return fmt.Errorf("forget journal: %w", err)
+				}
+			}
+		}
+		if !before.IsZero() {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE kind = '`+journal.SummaryJobKind+`' AND failed_at = '' AND created_at < ?`, formatTime(before)); err != nil {
+				return fmt.Errorf("forget journal: %w", err)
+			}
+		}
+		return nil
+	})
+	return n, memIDs, err
+}
+
+// CountEntries counts the journal entries of a session (when set) and/or
+// created before a time (when not zero).
+func (s *DB) CountEntries(ctx context.Context, sessionID string, before time.Time) (int, error) {
+	own, oargs := ownWork(ctx, "journal")
+	q := `SELECT count(*) FROM journal WHERE (? = '' OR session_id = ?) AND (? = '' OR created_at < ?) AND ` + own
+	b := ""
+	if !before.IsZero() {
+		b = formatTime(before)
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, q, append([]any{sessionID, sessionID, b, b}, oargs...)...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count journal: %w", err)
+	}
+	return n, nil
+}
+
+func (s *DB) queryEntries(ctx context.Context, query string, args ...any) ([]*journal.Entry, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read journal: %w", err)
+	}
+	defer rows.Close()
+	var out []*journal.Entry
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+func scanEntry(rows *sql.Rows, extra ...any) (*journal.Entry, error) {
+	var e journal.Entry
+	var kind, files, created string
+	dest := append([]any{&e.ID, &kind, &e.Namespace, &e.SessionID, &e.TurnID, &e.TranscriptPath, &e.ToolName,
+		&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &created, &e.Author, &e.AnchorID, &e.TranscriptOffset}, extra...)
+	if err := rows.Scan(dest...); err != nil {
+		return nil, fmt.Errorf("read journal: %w", err)
+	}
+	e.Kind = journal.Kind(kind)
+	if err := json.Unmarshal([]byte(files), &e.Files); err != nil {
+		return nil, fmt.Errorf("read journal entry %d files: %w", e.ID, err)
+	}
+	var err error
+	if e.CreatedAt, err = parseTime(created); err != nil {
+		return nil, err
+	}
+	return &e, nil
+}
+
+// toolCall is what the post-tool-use hook records of one tool call: its
+// journal entry and, for a file tool, the touch of the file. Either may be nil.
+type toolCall struct {
+	Entry    *journal.Entry       `json:"entry,omitempty"`
+	Activity *memory.FileActivity `json:"file_activity,omitempty"`
+}
+
+// RecordToolCall writes a tool call's entry and file touch in one transaction
+// (one commit, one sync of the WAL): the post-tool-use hook runs after every
+// tool call, so each commit is paid hundreds of times a session. Behind
+// another writer both go to the spool as one write.
+func (s *DB) RecordToolCall(ctx context.Context, e *journal.Entry, a *memory.FileActivity) error {
+	if e == nil && a == nil {
+		return nil
+	}
+	if e != nil {
+		e.Author = workAuthor(ctx, e.Author)
+	}
+	if a != nil {
+		a.Author = workAuthor(ctx, a.Author)
+	}
+	c := toolCall{Entry: e, Activity: a}
+	write, err := toolCallWrite(ctx, &c)
+	if err != nil {
+		return err
+	}
+	return s.hookWrite(ctx, spoolToolCall, &c, write)
+}
+
+// toolCallWrite checks a tool call and returns the statements that record it.
+func toolCallWrite(ctx context.Context, c *toolCall) (func(tx *sql.Tx) error, error) {
+	if c.Entry != nil {
+		if err := checkEntry(c.Entry); err != nil {
+			return nil, err
+		}
+		c.Entry.CreatedAt = orNow(c.Entry.CreatedAt, time.Now())
+	}
+	var insertActivity func(tx *sql.Tx) (int64, error)
+	if c.Activity != nil {
+		c.Activity.CreatedAt = orNow(c.Activity.CreatedAt, time.Now())
+		var err error
+		if insertActivity, err = fileActivityInsert(ctx, c.Activity); err != nil {
+			return nil, err
+		}
+	}
+	return func(tx *sql.Tx) error {
+		if c.Entry != nil {
+			id, err := insertEntry(ctx, tx, c.Entry)
+			if err != nil {
+				return err
+			}
+			c.Entry.ID = id
+		}
+		if insertActivity != nil {
+			id, err := insertActivity(tx)
+			if err != nil {
+				return err
+			}
+			c.Activity.ID = id
+		}
+		return nil
+	}, nil
+}

@@ -1,0 +1,411 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/recall-mcp/recall/keywords"
+	"github.com/recall-mcp/recall/memory"
+)
+
+const memoryColumns = `m.seq, m.id, m.content, m.content_hash, m.memory_type, m.namespace,
+	m.importance, m.confidence, m.metadata, m.created_at, m.updated_at, m.accessed_at,
+	m.access_count, m.embedding_pending, m.author`
+
+type scanner interface{ Scan(dest ...any) error }
+
+// scanMemory reads a row selected with memoryColumns; it returns the row's seq too.
+func scanMemory(row scanner) (*memory.Memory, int64, error) {
+	var (
+		m                 memory.Memory
+		seq               int64
+		typ, meta         string
+		created, upd, acc string
+	)
+	if err := row.Scan(&seq, &m.ID, &m.Content, &m.ContentHash, &typ, &m.Namespace,
+		&m.Importance, &m.Confidence, &meta, &created, &upd, &acc,
+		&m.AccessCount, &m.EmbeddingPending, &m.Author); err != nil {
+		return nil, 0, err
+	}
+	m.Type = memory.Type(typ)
+	var err error
+	if m.Metadata, err = memory.DecodeMetadata([]byte(meta)); err != nil {
+		return nil, 0, fmt.Errorf("memory %s: %w", m.ID, err)
+	}
+	if m.CreatedAt, err = parseTime(created); err != nil {
+		return nil, 0, err
+	}
+	if m.UpdatedAt, err = parseTime(upd); err != nil {
+		return nil, 0, err
+	}
+	if m.AccessedAt, err = parseTime(acc); err != nil {
+		return nil, 0, err
+	}
+	return &m, seq, nil
+}
+
+func queryMemories(ctx context.Context, q querier, query string, args ...any) ([]*memory.Memory, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*memory.Memory
+	for rows.Next() {
+		m, _, err := scanMemory(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// getMemory reads one memory and its seq, or an error wrapping ErrNotFound
+// (also for a memory the principal in ctx may not see).
+func getMemory(ctx context.Context, q querier, id string) (*memory.Memory, int64, error) {
+	m, seq, err := scanMemory(q.QueryRowContext(ctx, `SELECT `+memoryColumns+` FROM memories m WHERE m.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, 0, memory.NotFound("memory", id)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("read memory %s: %w", id, err)
+	}
+	if err := memory.CheckVisible(ctx, m); err != nil {
+		return nil, 0, err
+	}
+	return m, seq, nil
+}
+
+// InsertMemory stores m with its vector (or as pending when vec is nil). The same
+// content hash in the same namespace returns the stored memory and created false.
+// A vector whose dimension differs from the recorded embedding space is refused
+// (ErrEmbeddingMismatch) and nothing is stored; when no space is recorded yet the
+// first vector fixes the dimension, with the model left unnamed until
+// ResetEmbeddings names it.
+func (s *DB) InsertMemory(ctx context.Context, m *memory.Memory, vec []float32) (*memory.Memory, bool, error) {
+	if m == nil || m.ID == "" {
+		return nil, false, memory.Invalidf("memory id", `""`, "a memory id")
+	}
+	if m.ContentHash == "" {
+		m.ContentHash = memory.ContentHash(m.Content)
+	}
+	meta, err := memory.EncodeMetadata(m.Metadata)
+	if err != nil {
+		return nil, false, err
+	}
+	now := time.Now()
+	created, updated, accessed := orNow(m.CreatedAt, now), orNow(m.UpdatedAt, now), orNow(m.AccessedAt, now)
+
+	if err := memory.CheckWritable(ctx, m.Namespace); err != nil {
+		return nil, false, err
+	}
+	author := m.Author
+	if author == "" {
+		author = memory.PrincipalFrom(ctx).Author()
+	}
+
+	var stored *memory.Memory
+	var isNew bool
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
+			namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
+			access_count, embedding_pending, search_words, author)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+			ON CONFLICT (namespace, content_hash) DO NOTHING`,
+			m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence,
+			meta, formatTime(created), formatTime(updated), formatTime(accessed), m.AccessCount,
+			keywords.SearchWords(m.Content), author)
+		if isUniqueViolation(err) {
+			return fmt.Errorf("memory id %q is already taken: %w", m.ID, memory.ErrInvalid)
+		}
+		if err != nil {
+			return fmt.Errorf("insert memory: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			stored, _, err = scanMemory(tx.QueryRowContext(ctx, `SELECT `+memoryColumns+
+				` FROM memories m WHERE m.namespace = ? AND m.content_hash = ?`, m.Namespace, m.ContentHash))
+			return err
+		}
+		isNew = true
+		seq, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		if vec != nil {
+			if err := putVector(ctx, tx, seq, vec); err != nil {
+				return fmt.Errorf("memory %s: %w", m.ID, err)
+			}
+		}
+		stored, _, err = getMemory(ctx, tx, m.ID)
+		return err
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return stored, isNew, nil
+}
+
+func orNow(t, now time.Time) time.Time {
+	if t.IsZero() {
+		return now
+	}
+	return t
+}
+
+// GetMemory returns one memory or an error wrapping ErrNotFound.
+func (s *DB) GetMemory(ctx context.Context, id string) (*memory.Memory, error) {
+	m, _, err := getMemory(ctx, s.db, id)
+	return m, err
+}
+
+// GetMemories returns the memories that exist among ids, keyed by id.
+func (s *DB) GetMemories(ctx context.Context, ids []string) (map[string]*memory.Memory, error) {
+	out := make(map[string]*memory.Memory, len(ids))
+	visible, vargs := visibleCond(ctx, "m")
+	// Stay well below SQLite's limit on bound parameters.
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(start+500, len(ids))]
+		ms, err := queryMemories(ctx, s.db, `SELECT `+memoryColumns+` FROM memories m WHERE m.id IN (`+
+			placeholders(len(chunk))+`) AND `+visible, append(anySlice(chunk), vargs...)...)
+		if err != nil {
+			return nil, fmt.Errorf("read memories: %w", err)
+		}
+		for _, m := range ms {
+			out[m.ID] = m
+		}
+	}
+	return out, nil
+}
+
+// UpdateMemory reads the memory, lets fn change it and writes back the changes in
+// the same IMMEDIATE transaction. The id cannot change. When fn changes something
+// but not UpdatedAt, UpdatedAt becomes now.
+func (s *DB) UpdateMemory(ctx context.Context, id string, fn func(m *memory.Memory) error) (*memory.Memory, error) {
+	var out *memory.Memory
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		out, err = updateMemory(ctx, tx, id, fn)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// UpdateMemoryWithEvent is UpdateMemory whose fn also returns the validation
+// event that records the change and, optionally, a change log entry (a
+// promotion); all are written in one transaction, so a confidence never moves
+// without its event.
+func (s *DB) UpdateMemoryWithEvent(ctx context.Context, id string, fn func(m *memory.Memory) (*memory.ValidationEvent, *memory.Change, error)) (*memory.Memory, int64, error) {
+	var out *memory.Memory
+	var eventID int64
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var ev *memory.ValidationEvent
+		var change *memory.Change
+		var err error
+		out, err = updateMemory(ctx, tx, id, func(m *memory.Memory) error {
+			ev, change, err = fn(m)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if ev == nil {
+			return memory.Invalidf("event", "nil", "a validation event")
+		}
+		ev.MemoryID = id
+		if eventID, err = insertEvent(ctx, tx, ev); err != nil || change == nil {
+			return err
+		}
+		return insertChange(ctx, tx, out, change)
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, eventID, nil
+}
+
+// updateMemory is the read-modify-write of UpdateMemory inside tx.
+func updateMemory(ctx context.Context, tx *sql.Tx, id string, fn func(m *memory.Memory) error) (*memory.Memory, error) {
+	before, _, err := getMemory(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	m, write, err := memory.ApplyUpdate(before, fn)
+	if err != nil || !write {
+		return m, err
+	}
+	if m.Namespace != before.Namespace {
+		if err := memory.CheckWritable(ctx, m.Namespace); err != nil {
+			return nil, err
+		}
+	}
+	meta, err := memory.EncodeMetadata(m.Metadata)
+	if err != nil {
+		return nil, err
+	}
+	if m.Namespace != before.Namespace || m.ContentHash != before.ContentHash {
+		// Dedup is per namespace: say which memory already holds this text.
+		var other string
+		err := tx.QueryRowContext(ctx, `SELECT id FROM memories WHERE namespace = ? AND content_hash = ? AND id <> ?`,
+			m.Namespace, m.ContentHash, id).Scan(&other)
+		if err == nil {
+			return nil, &memory.DuplicateError{MemoryID: id, Namespace: m.Namespace, ExistingID: other}
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("update memory %s: %w", id, err)
+		}
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE memories SET content = ?, content_hash = ?, memory_type = ?,
+		namespace = ?, importance = ?, confidence = ?, metadata = ?, updated_at = ?, accessed_at = ?,
+		access_count = ?, search_words = ? WHERE id = ?`,
+		m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence, meta,
+		formatTime(m.UpdatedAt), formatTime(m.AccessedAt), m.AccessCount, keywords.SearchWords(m.Content), id)
+	if isUniqueViolation(err) {
+		return nil, &memory.DuplicateError{MemoryID: id, Namespace: m.Namespace}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("update memory %s: %w", id, err)
+	}
+	if m.Content != before.Content {
+		// The vector and the parts' vectors were made from the old text: the
+		// memory waits for the background fill to embed it again. The old vector
+		// stays searchable until then, as during a reindex.
+		if _, err := tx.ExecContext(ctx, `UPDATE memories SET embedding_pending = 1 WHERE id = ?`, id); err != nil {
+			return nil, fmt.Errorf("update memory %s: %w", id, err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_chunks WHERE seq = (SELECT seq FROM memories WHERE id = ?)`, id); err != nil {
+			return nil, fmt.Errorf("update memory %s: %w", id, err)
+		}
+	}
+	out, _, err := getMemory(ctx, tx, id)
+	return out, err
+}
+
+// DeleteMemory removes a memory for good; foreign keys take its edges, events
+// and jobs, and a trigger its vector. With keepGolden a golden rule is refused
+// (ErrProtected), decided by the row as it is at the delete: a memory promoted
+// since the caller read it is kept.
+func (s *DB) DeleteMemory(ctx context.Context, id string, keepGolden bool) error {
+	return s.deleteMemory(ctx, id, keepGolden, deleteForGood)
+}
+
+// TrashMemory is DeleteMemory that first keeps the memory's full record in the
+// trash, in the same transaction, so that RestoreMemory can bring it back
+// within TrashKeep. Only a person's delete in the viewer goes there: a forget
+// through the tools or the CLI means gone.
+func (s *DB) TrashMemory(ctx context.Context, id string, keepGolden bool) error {
+	return s.deleteMemory(ctx, id, keepGolden, deleteToTrash)
+}
+
+// ArchiveMemory is TrashMemory for a memory a person sets aside rather than
+// deletes: its record stays in the trash, marked archived, until restored,
+// and is never purged.
+func (s *DB) ArchiveMemory(ctx context.Context, id string, keepGolden bool) error {
+	return s.deleteMemory(ctx, id, keepGolden, deleteToArchive)
+}
+
+// deleteKind is what a delete keeps of the memory.
+type deleteKind int
+
+const (
+	deleteForGood deleteKind = iota
+	deleteToTrash
+	deleteToArchive
+)
+
+func (s *DB) deleteMemory(ctx context.Context, id string, keepGolden bool, kind deleteKind) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		m, _, err := getMemory(ctx, tx, id)
+		if err != nil {
+			return err // not found, or not the asker's to see
+		}
+		if kind != deleteForGood {
+			// A refused delete rolls the trash row back with it.
+			if err := toTrash(ctx, tx, id, kind == deleteToArchive); err != nil {
+				return err
+			}
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE id = ? AND NOT (? AND memory_type = ?)`,
+			id, keepGolden, string(memory.TypeGoldenRule))
+		if err != nil {
+			return fmt.Errorf("delete memory %s: %w", id, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("memory %s is a golden rule: %w; use force=true to delete it", id, memory.ErrProtected)
+		}
+		if kind != deleteForGood {
+			return nil // the trash keeps the record and its change log
+		}
+		// Gone for good with its change log: who forgot it stays on record.
+		if _, err := tx.ExecContext(ctx, `INSERT INTO forgotten (memory_id, namespace, content_hash, at, author)
+			VALUES (?, ?, ?, ?, ?)`, id, m.Namespace, m.ContentHash, formatTime(time.Now()), memory.PrincipalFrom(ctx).Author()); err != nil {
+			return fmt.Errorf("delete memory %s: %w", id, err)
+		}
+		return nil
+	})
+}
+
+// ListMemories lists memories by filter, order and page. Ties are broken by
+// insertion order so pages never overlap.
+func (s *DB) ListMemories(ctx context.Context, q memory.ListQuery) ([]*memory.Memory, error) {
+	order := q.OrderBy
+	if order == "" {
+		order = memory.OrderCreatedAt
+	}
+	if _, err := memory.ParseOrderBy(string(order)); err != nil {
+		return nil, err
+	}
+	dir := "ASC"
+	if q.Descending {
+		dir = "DESC"
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = -1 // no limit
+	}
+	where, args := whereFilter(ctx, q.Filter)
+	query := `SELECT ` + memoryColumns + ` FROM memories m WHERE ` + where +
+		` ORDER BY m.` + string(order) + ` ` + dir + `, m.seq ` + dir + ` LIMIT ? OFFSET ?`
+	ms, err := queryMemories(ctx, s.db, query, append(args, limit, max(q.Offset, 0))...)
+	if err != nil {
+		return nil, fmt.Errorf("list memories: %w", err)
+	}
+	return ms, nil
+}
+
+// CountMemories counts memories by filter.
+func (s *DB) CountMemories(ctx context.Context, f memory.Filter) (int, error) {
+	where, args := whereFilter(ctx, f)
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM memories m WHERE `+where, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count memories: %w", err)
+	}
+	return n, nil
+}
+
+// TouchMemories sets the access time and increments the access count of the
+// memories among ids that exist. It is best effort: behind another process's
+// write lock it gives up after BestEffortBusyTimeout with an error, so that the
+// read it follows is never held up.
+func (s *DB) TouchMemories(ctx context.Context, ids []string, at time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return s.writeBestEffort(ctx, func(tx *sql.Tx) error {
+		for start := 0; start < len(ids); start += 500 {
+			chunk := ids[start:min(start+500, len(ids))]
+			args := append([]any{formatTime(at)}, anySlice(chunk)...)
+			if _, err := tx.ExecContext(ctx, `UPDATE memories SET accessed_at = ?, access_count = access_count + 1
+				WHERE id IN (`+placeholders(len(chunk))+`)`, args...); err != nil {
+				return fmt.Errorf("touch memories: %w", err)
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,314 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/recall-mcp/recall/keywords"
+	"github.com/recall-mcp/recall/memory"
+)
+
+// defaultSearchLimit applies when a search asks for no limit.
+const defaultSearchLimit = 10
+
+// ftsQuery joins the content words of user text into an FTS5 query, with op
+// ("OR" or "AND") between them. Text without a content word (only stop words
+// or punctuation) gives "", which callers treat as "no hits".
+func ftsQuery(text, op string) string { return keywords.Query(text, op) }
+
+// SearchKeyword ranks memories containing any content word of text by BM25 over
+// their content, best first. Hit.Score is the negated bm25() value, so higher
+// is better. Filters apply to all matches before the limit, so they never
+// starve the result.
+//
+// BM25 scores every match, and at 100k memories a few common words match tens
+// of thousands: 90 ms. So when more than rankWindow memories match, only the
+// newest rankWindow of them are ranked, together with every match of the
+// query's rare words (those in at most rareWordDocs memories) wherever they
+// are: an old memory is found by what sets it apart, not by its common words.
+func (s *DB) SearchKeyword(ctx context.Context, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
+	terms := keywords.Terms(text)
+	q := keywords.Match(terms, "OR")
+	if q == "" {
+		return nil, nil
+	}
+	oldest, err := s.windowStart(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if oldest == 0 {
+		return s.searchFTS(ctx, q, f, limit)
+	}
+	hits, err := s.searchFTSFrom(ctx, q, oldest, f, limit)
+	if err != nil {
+		return nil, err
+	}
+	rare, err := s.rareTerms(ctx, terms)
+	if err != nil {
+		return nil, err
+	}
+	if len(rare) > 0 {
+		older, err := s.searchFTSBefore(ctx, keywords.Match(rare, "OR"), oldest, f, limit)
+		if err != nil {
+			return nil, err
+		}
+		hits = mergeHits(hits, older, limit)
+	}
+	if len(hits) < limit {
+		// The filter kept too few of the window: rank every match after all.
+		return s.searchFTS(ctx, q, f, limit)
+	}
+	return hits, nil
+}
+
+// Bounds of the ranked part of a keyword search (see SearchKeyword).
+const (
+	rankWindow   = 2000
+	rareWordDocs = 500
+)
+
+// windowStart is the rowid of the rankWindow-th newest match of q, or 0 when
+// fewer match (then all of them are ranked).
+func (s *DB) windowStart(ctx context.Context, q string) (int64, error) {
+	var rowid int64
+	err := s.db.QueryRowContext(ctx, `SELECT rowid FROM memories_fts WHERE memories_fts MATCH ?
+		ORDER BY rowid DESC LIMIT 1 OFFSET ?`, q, rankWindow-1).Scan(&rowid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("keyword search: %w", err)
+	}
+	return rowid, nil
+}
+
+// rareTerms keeps the terms found in at most rareWordDocs memories; counting
+// stops there, so a common word costs no more than a rare one.
+func (s *DB) rareTerms(ctx context.Context, terms []keywords.Term) ([]keywords.Term, error) {
+	var rare []keywords.Term
+	for _, t := range terms {
+		var n int
+		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories_fts
+			WHERE memories_fts MATCH ? LIMIT ?)`, t.Match(), rareWordDocs+1).Scan(&n); err != nil {
+			return nil, fmt.Errorf("keyword search: %w", err)
+		}
+		if n <= rareWordDocs {
+			rare = append(rare, t)
+		}
+	}
+	return rare, nil
+}
+
+// mergeHits merges two ranked lists by score, each memory once, best first.
+func mergeHits(a, b []memory.Hit, limit int) []memory.Hit {
+	seen := make(map[string]bool, len(a)+len(b))
+	all := make([]memory.Hit, 0, len(a)+len(b))
+	for _, h := range append(a, b...) {
+		if !seen[h.ID] {
+			seen[h.ID] = true
+			all = append(all, h)
+		}
+	}
+	slices.SortStableFunc(all, func(x, y memory.Hit) int { return cmp.Compare(y.Score, x.Score) })
+	return all[:min(len(all), limit)]
+}
+
+// MatchAllKeywords ranks, like SearchKeyword, the memories that contain every
+// content word of text.
+func (s *DB) MatchAllKeywords(ctx context.Context, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
+	return s.searchFTS(ctx, ftsQuery(text, "AND"), f, limit)
+}
+
+func (s *DB) searchFTS(ctx context.Context, q string, f memory.Filter, limit int) ([]memory.Hit, error) {
+	return s.rankFTS(ctx, q, "", nil, f, limit)
+}
+
+// searchFTSFrom ranks the matches of q from rowid from on.
+func (s *DB) searchFTSFrom(ctx context.Context, q string, from int64, f memory.Filter, limit int) ([]memory.Hit, error) {
+	return s.rankFTS(ctx, q, "memories_fts.rowid >= ? AND ", from, f, limit)
+}
+
+// searchFTSBefore ranks the matches of q before rowid before.
+func (s *DB) searchFTSBefore(ctx context.Context, q string, before int64, f memory.Filter, limit int) ([]memory.Hit, error) {
+	return s.rankFTS(ctx, q, "memories_fts.rowid < ? AND ", before, f, limit)
+}
+
+// rankFTS ranks the matches of q by BM25, with an optional rowid condition
+// (FTS5 seeks to a rowid range instead of reading every match).
+//
+// The filter needs each match's row in memories, and in a short-lived process
+// (Options.ShortLived: every hook) each of those lookups lands on a page not
+// read yet: joining every match of a common word cost most of a prompt hook's
+// keyword search. There the best rankPrefilter matches by BM25 alone are joined
+// and filtered first. When at least limit of them pass, they are exactly the
+// best limit that pass (every match outside them ranks lower); otherwise every
+// match is joined, as in a long-lived process, where the pages are read already
+// and the first step would only add its cost (2.5 times the time of a warm
+// search in one namespace of ten).
+func (s *DB) rankFTS(ctx context.Context, q, rowidCond string, rowidArg any, f memory.Filter, limit int) ([]memory.Hit, error) {
+	if q == "" {
+		return nil, nil
+	}
+	if limit <= 0 {
+		limit = defaultSearchLimit
+	}
+	where, args := whereFilter(ctx, f)
+	params := []any{q}
+	if rowidCond != "" {
+		params = append(params, rowidArg)
+	}
+	if !s.shortLived {
+		return s.queryRanked(ctx, `SELECT m.id, bm25(memories_fts) AS rank
+			FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
+			WHERE memories_fts MATCH ? AND `+rowidCond+where+`
+			ORDER BY rank, m.seq LIMIT ?`, append(append(params, args...), limit)...)
+	}
+	top := max(rankPrefilter*limit, minRankPrefilter)
+	hits, err := s.queryRanked(ctx, `WITH top AS MATERIALIZED (
+			SELECT memories_fts.rowid AS seq, bm25(memories_fts) AS rank FROM memories_fts
+			WHERE memories_fts MATCH ? AND `+rowidCond+`1
+			ORDER BY rank, memories_fts.rowid LIMIT ?
+		)
+		SELECT m.id, top.rank FROM top JOIN memories m ON m.seq = top.seq
+		WHERE `+where+`
+		ORDER BY top.rank, m.seq LIMIT ?`, append(append(append(params, top), args...), limit)...)
+	if err != nil || len(hits) >= limit {
+		return hits, err
+	}
+	return s.queryRanked(ctx, `SELECT m.id, bm25(memories_fts) AS rank
+		FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
+		WHERE memories_fts MATCH ? AND `+rowidCond+where+`
+		ORDER BY rank, m.seq LIMIT ?`, append(append(params, args...), limit)...)
+}
+
+// The first step of rankFTS joins the best max(rankPrefilter*limit,
+// minRankPrefilter) matches.
+const (
+	rankPrefilter    = 4
+	minRankPrefilter = 100
+)
+
+// queryRanked runs a keyword ranking query returning id and BM25 rank.
+func (s *DB) queryRanked(ctx context.Context, query string, args ...any) ([]memory.Hit, error) {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	defer rows.Close()
+	var hits []memory.Hit
+	for rows.Next() {
+		var h memory.Hit
+		if err := rows.Scan(&h.ID, &h.Score); err != nil {
+			return nil, fmt.Errorf("keyword search: %w", err)
+		}
+		h.Score = -h.Score
+		hits = append(hits, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	return hits, nil
+}
+
+// KeywordCoverage tells, for each of the memories ids that exist, the fraction
+// of text's content words it contains (stemmed, any spelling of a code word).
+// Text without content words covers nothing. Each word is looked up in the
+// index at the memories' rowids only (a literal IN list, which FTS5 seeks to),
+// never by reading every memory that holds a common word.
+func (s *DB) KeywordCoverage(ctx context.Context, text string, ids []string) (map[string]float64, error) {
+	out := make(map[string]float64, len(ids))
+	terms := keywords.Terms(text)
+	if len(ids) == 0 || len(terms) == 0 {
+		return out, nil
+	}
+	idOf, err := s.seqsOf(ctx, ids)
+	if err != nil || len(idOf) == 0 {
+		return out, err
+	}
+	seqs := make([]int64, 0, len(idOf))
+	for seq := range idOf {
+		seqs = append(seqs, seq)
+	}
+	counts, err := s.termCounts(ctx, "memories_fts", terms, seqs)
+	if err != nil {
+		return nil, err
+	}
+	for seq, c := range counts {
+		out[idOf[seq]] = float64(c) / float64(len(terms)) // exactly 1 when every word is there
+	}
+	return out, nil
+}
+
+// EntryCoverage is KeywordCoverage for journal entries, by entry id.
+func (s *DB) EntryCoverage(ctx context.Context, text string, ids []int64) (map[int64]float64, error) {
+	out := make(map[int64]float64, len(ids))
+	terms := keywords.Terms(text)
+	if len(ids) == 0 || len(terms) == 0 {
+		return out, nil
+	}
+	counts, err := s.termCounts(ctx, "journal_fts", terms, ids)
+	if err != nil {
+		return nil, err
+	}
+	for id, c := range counts {
+		out[id] = float64(c) / float64(len(terms))
+	}
+	return out, nil
+}
+
+// termCounts counts, for each of rowids of the FTS5 table, how many of terms
+// it contains.
+func (s *DB) termCounts(ctx context.Context, table string, terms []keywords.Term, rowids []int64) (map[int64]int, error) {
+	args := make([]any, 1, len(rowids)+1)
+	for _, id := range rowids {
+		args = append(args, id)
+	}
+	query := `SELECT rowid FROM ` + table + ` WHERE ` + table + ` MATCH ? AND rowid IN (` + placeholders(len(rowids)) + `)`
+	counts := make(map[int64]int, len(rowids))
+	for _, t := range terms {
+		args[0] = t.Match()
+		rows, err := s.db.QueryContext(ctx, query, args...)
+		if err != nil {
+			return nil, fmt.Errorf("keyword coverage: %w", err)
+		}
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("keyword coverage: %w", err)
+			}
+			counts[id]++
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("keyword coverage: %w", err)
+		}
+	}
+	return counts, nil
+}
+
+// seqsOf maps the rowids of the memories among ids that exist (and that the
+// principal in ctx may see) to their ids.
+func (s *DB) seqsOf(ctx context.Context, ids []string) (map[int64]string, error) {
+	visible, vargs := visibleCond(ctx, "m")
+	rows, err := s.db.QueryContext(ctx, `SELECT m.seq, m.id FROM memories m WHERE m.id IN (`+placeholders(len(ids))+`) AND `+visible,
+		append(anySlice(ids), vargs...)...)
+	if err != nil {
+		return nil, fmt.Errorf("keyword coverage: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[int64]string, len(ids))
+	for rows.Next() {
+		var seq int64
+		var id string
+		if err := rows.Scan(&seq, &id); err != nil {
+			return nil, fmt.Errorf("keyword coverage: %w", err)
+		}
+		out[seq] = id
+	}
+	return out, rows.Err()
+}

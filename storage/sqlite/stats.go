@@ -1,0 +1,127 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/recall-mcp/recall/capture/journal"
+	"github.com/recall-mcp/recall/memory"
+)
+
+// Stats counts what the database holds. FileBytes is the database file plus its
+// write-ahead log.
+func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
+	st := &memory.Stats{ByNamespace: map[string]int{}, ByType: map[string]int{}, ByAuthor: map[string]int{}}
+	counts := []struct {
+		query string
+		dest  *int
+	}{
+		{`SELECT count(*) FROM edges`, &st.Edges},
+		{`SELECT count(*) FROM validation_events`, &st.ValidationEvents},
+		{`SELECT count(*) FROM file_activity`, &st.FileActivity},
+		{`SELECT count(*) FROM memories WHERE embedding_pending = 1`, &st.PendingEmbeddings},
+		{`SELECT count(*) FROM jobs WHERE failed_at = ''`, &st.PendingJobs},
+		{`SELECT count(*) FROM jobs WHERE failed_at != ''`, &st.FailedJobs},
+		{`SELECT count(*) FROM journal`, &st.JournalEntries},
+		{`SELECT count(*) FROM journal WHERE trimmed_bytes > 0`, &st.TrimmedEntries},
+		{`SELECT count(*) FROM jobs WHERE kind = '` + journal.SummaryJobKind + `' AND failed_at = ''`, &st.PendingSummaries},
+	}
+	for _, c := range counts {
+		if err := s.db.QueryRowContext(ctx, c.query).Scan(c.dest); err != nil {
+			return nil, fmt.Errorf("stats: %w", err)
+		}
+	}
+	// A person's counts leave out the other people's private memories.
+	visible, vargs := visibleCond(ctx, "m")
+	for col, m := range map[string]map[string]int{"namespace": st.ByNamespace, "memory_type": st.ByType, "author": st.ByAuthor} {
+		rows, err := s.db.QueryContext(ctx, `SELECT `+col+`, count(*) FROM memories m WHERE `+visible+` GROUP BY `+col, vargs...)
+		if err != nil {
+			return nil, fmt.Errorf("stats: %w", err)
+		}
+		for rows.Next() {
+			var k string
+			var n int
+			if err := rows.Scan(&k, &n); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("stats: %w", err)
+			}
+			m[k] = n
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+	}
+	st.TallyMemories()
+	if err := s.jobStats(ctx, st); err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
+	sp, err := embeddingSpace(ctx, s.db)
+	if err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
+	st.EmbeddingModel, st.EmbeddingDim = sp.Model, sp.Dimension
+	v, err := getMeta(ctx, s.db, metaSchemaVersion)
+	if err != nil {
+		return nil, fmt.Errorf("stats: %w", err)
+	}
+	st.SchemaVersion, _ = strconv.Atoi(v)
+	if st.SpooledWrites, st.FailedSpooledWrites, err = s.SpoolCounts(); err != nil {
+		// A spool that cannot be read (its place is a file, say) must not
+		// hide the rest, nor the lost writes it may have caused.
+		s.log.Warn("stats: spooled writes not counted", "spool", s.spool.Dir(), "err", err)
+	}
+	if lost, err := s.spool.LostWrites(); err == nil && len(lost) > 0 {
+		last := lost[len(lost)-1]
+		st.LostWrites = len(lost)
+		st.LastLostWrite = fmt.Sprintf("%s %s: %s", last.At.Format(time.RFC3339), last.Kind, last.Cause)
+	}
+	for _, p := range []string{s.path, s.path + "-wal"} {
+		if fi, err := os.Stat(p); err == nil {
+			st.FileBytes += fi.Size()
+		}
+	}
+	return st, nil
+}
+
+// jobStats adds the backlog of the job queue and the model roles failing lately.
+func (s *DB) jobStats(ctx context.Context, st *memory.Stats) error {
+	var oldest, lastErr, failure string
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE last_error != ''), coalesce(min(created_at), ''),
+		coalesce((SELECT last_error FROM jobs WHERE last_error != '' AND failed_at = '' ORDER BY run_after DESC LIMIT 1), ''),
+		coalesce((SELECT kind || ' job for ' || subject || ' failed for good at ' || failed_at || ': ' || last_error
+			FROM jobs WHERE failed_at != '' ORDER BY failed_at DESC, id DESC LIMIT 1), '')
+		FROM jobs WHERE failed_at = ''`).Scan(&st.RetryingJobs, &oldest, &lastErr, &failure)
+	if err != nil {
+		return err
+	}
+	st.LastJobError, st.LastJobFailure = lastErr, failure
+	if oldest != "" {
+		if st.OldestJobAt, err = parseTime(oldest); err != nil {
+			return err
+		}
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT role, failures, last_error, failing_since, updated_at
+		FROM model_health WHERE failures > 0 ORDER BY role`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h memory.ModelHealth
+		var since, updated string
+		if err := rows.Scan(&h.Role, &h.Failures, &h.LastError, &since, &updated); err != nil {
+			return err
+		}
+		if h.FailingSince, err = parseTime(since); err != nil {
+			return err
+		}
+		if h.UpdatedAt, err = parseTime(updated); err != nil {
+			return err
+		}
+		st.ModelHealth = append(st.ModelHealth, h)
+	}
+	return rows.Err()
+}

@@ -1,0 +1,92 @@
+package sqlite
+
+import (
+	"context"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// The one visibility rule of a team: a person (memory.Principal in the
+// request's context) sees every namespace but the other people's user:<name>.
+// Every query that reads memories applies it here, through whereFilter or
+// visibleCond, and every lookup by id goes through getMemory, so that another
+// person's private memory answers exactly as a missing one. The
+// administrator's token and the processes of this machine see everything.
+
+// visibleCond is the condition, on the memories table aliased alias, that the
+// principal in ctx may see a row, with its argument; "1" when it sees all.
+func visibleCond(ctx context.Context, alias string) (string, []any) {
+	p := memory.PrincipalFrom(ctx)
+	if !p.Restricted() {
+		return "1", nil
+	}
+	ns := alias + ".namespace"
+	return "(substr(" + ns + ", 1, 5) <> '" + memory.PersonNamespacePref + "' OR " + ns + " = ?)", []any{p.OwnNamespace()}
+}
+
+// hiddenCount counts the memories the principal in ctx may not see (others'
+// private ones), for searches that filter them out after ranking and must
+// ask for that many more.
+func hiddenCount(ctx context.Context, q querier) (int, error) {
+	p := memory.PrincipalFrom(ctx)
+	if !p.Restricted() {
+		return 0, nil
+	}
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM memories
+		WHERE namespace >= 'user:' AND namespace < 'user;' AND namespace <> ?`, p.OwnNamespace()).Scan(&n)
+	return n, err
+}
+
+// visibleIDs keeps, of ids, those of memories the principal in ctx may see
+// (missing ones are dropped too).
+func visibleIDs(ctx context.Context, q querier, ids ...string) (map[string]bool, error) {
+	out := make(map[string]bool, len(ids))
+	cond, args := visibleCond(ctx, "m")
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(start+500, len(ids))]
+		rows, err := q.QueryContext(ctx, `SELECT m.id FROM memories m WHERE m.id IN (`+placeholders(len(chunk))+`) AND `+cond,
+			append(anySlice(chunk), args...)...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[id] = true
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// ownWork is the condition that a row of the journal or of file activity
+// (table alias; none when empty) records the asker's own sessions, with its argument; "1" when
+// they read every one. A person's prompts and tool calls are theirs alone,
+// whatever namespace they were captured in; the administrator and this
+// machine read them all.
+func ownWork(ctx context.Context, alias string) (string, []any) {
+	p := memory.PrincipalFrom(ctx)
+	if !p.Restricted() {
+		return "1", nil
+	}
+	col := "author"
+	if alias != "" {
+		col = alias + ".author"
+	}
+	return col + " = ?", []any{p.Person}
+}
+
+// workAuthor is who captured work is recorded under: the one given (a
+// spooled or summarised entry keeps its session's), else the asker.
+func workAuthor(ctx context.Context, given string) string {
+	if given != "" {
+		return given
+	}
+	return memory.PrincipalFrom(ctx).Author()
+}
