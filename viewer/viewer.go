@@ -48,6 +48,9 @@ type Deps struct {
 	// Records is the store's whole export and import (Recall's jsonl): a
 	// client machine's recall export and import. Without it they are off.
 	Records Records
+	// ForgetCaptured removes captured sessions (a client machine's recall
+	// forget --session/--before); without it that is off.
+	ForgetCaptured ForgetCaptured
 }
 
 // ClientProjects binds a client machine's project (project.Resolver).
@@ -79,9 +82,11 @@ type handler struct {
 	log     *slog.Logger
 	journal Journal // nil: no journal page
 	// doctor runs recall doctor's checks (nil: not offered).
-	doctor   func(ctx context.Context) []Finding
-	clients  ClientProjects // nil: no client machine's project
-	records  Records        // nil: no jsonl export or import
+	doctor  func(ctx context.Context) []Finding
+	clients ClientProjects // nil: no client machine's project
+	records Records        // nil: no jsonl export or import
+	// forgetCaptured removes captured sessions (nil: not offered).
+	forgetCaptured ForgetCaptured
 }
 
 // New returns the viewer as one http.Handler with its security checks in place:
@@ -94,7 +99,7 @@ func New(d Deps) http.Handler {
 		d.Logger = slog.Default()
 	}
 	h := &handler{mem: d.Memory, val: d.Validation, acc: d.Access, log: d.Logger, done: d.Done, doctor: d.Doctor, journal: d.Journal,
-		clients: d.Projects, records: d.Records}
+		clients: d.Projects, records: d.Records, forgetCaptured: d.ForgetCaptured}
 	if d.DB != nil {
 		h.hub = newHub(d.DB, d.Logger)
 	}
@@ -129,6 +134,7 @@ func New(d Deps) http.Handler {
 	mux.HandleFunc("GET /api/export", h.export)
 	mux.HandleFunc("POST /api/import", h.importRecords)
 	mux.HandleFunc("GET /api/journal", h.journalFeed)
+	mux.HandleFunc("POST /api/journal/forget", h.forgetJournal)
 	mux.HandleFunc("GET /api/review/contradictions", h.listContradictions)
 	mux.HandleFunc("POST /api/review/contradictions/{edge}", h.resolveContradiction)
 	mux.HandleFunc("GET /api/review/stale", h.listStale)

@@ -384,12 +384,12 @@ func runList(fs *pflag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		if cfg, log, ok := clientConfig(e); ok {
-			res, err := listThroughServer(ctx, cfg, log, f, string(order), *offset)
+		if cfg, _, ok := clientConfig(e); ok {
+			res, hidden, err := listThroughServer(ctx, cfg, f, string(order), *offset)
 			if err != nil {
 				return err
 			}
-			return printList(e, f, res, 0)
+			return printList(e, f, res, hidden)
 		}
 		a, err := openApp(ctx, e, modeFull)
 		if err != nil {
