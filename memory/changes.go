@@ -60,6 +60,11 @@ const (
 	SourceCuration = "curation" // Recall's own work: the automatic promotion, the curation worker
 )
 
+// SourceHeader carries a request's source over HTTP where it is not the
+// endpoint's own: a client machine's CLI using the viewer's API sends
+// SourceCLI, and its changes are recorded as the CLI's.
+const SourceHeader = "Recall-Source"
+
 type sourceKey struct{}
 
 // WithSource says where the changes made with ctx come from (SourceCLI, say),

@@ -102,6 +102,8 @@ func (c *Client) send(ctx context.Context, method, path string, query url.Values
 		return nil, err
 	}
 	req.Header.Set("Accept", "application/json")
+	// The CLI is the door: its changes are recorded as the CLI's.
+	req.Header.Set(memory.SourceHeader, memory.SourceCLI)
 	if body != nil {
 		req.Header.Set("Content-Type", contentType)
 	}

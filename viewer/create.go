@@ -60,7 +60,7 @@ func (h *handler) createMemory(w http.ResponseWriter, r *http.Request) {
 		body.Namespace = ns
 	}
 	res, err := h.mem.Remember(r.Context(), memory.StoreRequest{Content: body.Content, Type: body.Type, Namespace: body.Namespace,
-		Importance: body.Importance, Metadata: map[string]any{"source": editor}})
+		Importance: body.Importance, Metadata: map[string]any{"source": door(r)}})
 	if err != nil {
 		h.fail(w, r, err)
 		return

@@ -238,6 +238,9 @@ func changeLine(c memory.Change) string {
 		}
 	}
 	line := fmt.Sprintf("%s  %s by %s", when(c.At), c.Action, c.Source)
+	if c.Author != "" { // on a team server: who, beside through what
+		line = fmt.Sprintf("%s  %s by %s (%s)", when(c.At), c.Action, c.Author, c.Source)
+	}
 	if len(fields) > 0 {
 		line += ": " + strings.Join(fields, ", ")
 	}
