@@ -34,6 +34,9 @@ func (e *APIError) Error() string {
 	case http.StatusUnauthorized:
 		return "the team server refused the token (RECALL_TOKEN): " + e.Msg
 	case http.StatusForbidden:
+		if strings.Contains(e.Msg, "--hostname") { // the name in RECALL_SERVER_URL is not one the server knows
+			return "the team server refused: " + e.Msg + " (its administrator adds the host name of RECALL_SERVER_URL with recall serve --hostname NAME)"
+		}
 		return "the team server refused: " + e.Msg
 	}
 	if e.Status >= 500 {

@@ -220,6 +220,12 @@ func TestClientModeCLIWritesAndReadsThroughTheServer(t *testing.T) {
 			t.Errorf("recall %s with a wrong token: exit %d, %q", cmd[0], r.code, r.stderr)
 		}
 	}
+	if out := alice.ok("doctor"); !strings.Contains(out, "alice's token") || strings.Contains(out, "database:") {
+		t.Errorf("recall doctor on a laptop:\n%s", out)
+	}
+	if r := wrong.run("", "doctor"); r.code != 1 || !strings.Contains(r.stdout, "refused the token") {
+		t.Errorf("recall doctor with a wrong token: exit %d\n%s", r.code, r.stdout)
+	}
 	if r := alice.run("", "reindex"); r.code != 1 || !strings.Contains(r.stderr, "runs on the server's machine") {
 		t.Errorf("recall reindex on a laptop: exit %d, %q", r.code, r.stderr)
 	}
