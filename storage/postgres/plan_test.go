@@ -62,10 +62,18 @@ func TestHotQueriesUseTheirIndexes(t *testing.T) {
 			return vectorSQL(ctx, q, memory.Filter{Namespaces: []string{"project:p3"}, Types: []memory.Type{memory.TypeDecision}}, 10, false)
 		}},
 		{"keywords", "memories_search_words", true, func() (string, params) {
-			return keywordSQL(ctx, keywords.Terms("topic42 zebras"), "||", "", 0, memory.Filter{}, 10)
+			return keywordSQL(ctx, keywords.Terms("topic42 zebras"), "||", memory.Filter{}, 10)
 		}},
 		{"keywords in a namespace", "memories_search_words", true, func() (string, params) {
-			return keywordSQL(ctx, keywords.Terms("topic42"), "&&", "", 0, memory.Filter{Namespaces: []string{"project:p3"}}, 10)
+			return keywordSQL(ctx, keywords.Terms("topic42"), "&&", memory.Filter{Namespaces: []string{"project:p3"}}, 10)
+		}},
+		// The window start, the rare-word counts and the ranking of their
+		// candidates: every read of memories by an index.
+		{"keywords with their rank window", "memories_search_words", true, func() (string, params) {
+			return windowedKeywordSQL(ctx, keywords.Terms("note topic42 zebras"), memory.Filter{}, 10)
+		}},
+		{"keywords with their rank window in a namespace", "memories_search_words", true, func() (string, params) {
+			return windowedKeywordSQL(ctx, keywords.Terms("note topic42"), memory.Filter{Namespaces: []string{"project:p3"}}, 10)
 		}},
 	} {
 		query, p := c.sql()
@@ -92,6 +100,9 @@ func TestHotQueriesUseTheirIndexes(t *testing.T) {
 		}
 		if !strings.Contains(plan, c.index) {
 			t.Errorf("%s: the plan does not use %s:\n%s", c.name, c.index, plan)
+		}
+		if strings.Contains(plan, "Seq Scan on memories") {
+			t.Errorf("%s: the plan reads the whole table somewhere:\n%s", c.name, plan)
 		}
 	}
 }

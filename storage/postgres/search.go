@@ -1,16 +1,16 @@
 package postgres
 
 import (
-	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // defaultSearchLimit applies when a search asks for no limit.
@@ -30,39 +30,24 @@ const rankNormalization = "1"
 // than rankWindow memories match, only the newest rankWindow of them are
 // ranked, together with every match of the query's rare words (those in at
 // most rareWordDocs memories) wherever they are: an old memory is found by
-// what sets it apart, not by its common words.
+// what sets it apart, not by its common words. All of it is one statement
+// (windowedKeywordSQL), one round trip.
 func (s *DB) SearchKeyword(ctx context.Context, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
 	if limit <= 0 {
 		limit = defaultSearchLimit
 	}
 	terms := keywords.Terms(text)
-	oldest, err := s.windowStart(ctx, terms)
-	if err != nil || oldest == 0 {
-		if err != nil {
-			return nil, err
-		}
-		return s.rankKeywords(ctx, terms, "||", "", 0, f, limit)
+	query, p := windowedKeywordSQL(ctx, terms, f, limit)
+	if query == "" {
+		return nil, nil
 	}
-	hits, err := s.rankKeywords(ctx, terms, "||", ">=", oldest, f, limit)
-	if err != nil {
-		return nil, err
+	var windowed bool
+	hits, err := s.keywordHits(ctx, query, p, &windowed)
+	if err != nil || len(hits) == limit || len(hits) > 0 && !windowed {
+		return hits, err
 	}
-	rare, err := s.rareTerms(ctx, terms)
-	if err != nil {
-		return nil, err
-	}
-	if len(rare) > 0 {
-		older, err := s.rankKeywords(ctx, rare, "||", "<", oldest, f, limit)
-		if err != nil {
-			return nil, err
-		}
-		hits = mergeHits(hits, older, limit)
-	}
-	if len(hits) < limit {
-		// The filter kept too few of the window: rank every match after all.
-		return s.rankKeywords(ctx, terms, "||", "", 0, f, limit)
-	}
-	return hits, nil
+	// The filter kept too few of the window: rank every match.
+	return s.rankKeywords(ctx, terms, "||", f, limit)
 }
 
 // Bounds of the ranked part of a keyword search (see SearchKeyword): the
@@ -72,79 +57,68 @@ const (
 	rareWordDocs = 500
 )
 
-// windowStart is the seq of the rankWindow-th newest match of terms (any of
-// them), or 0 when fewer match (then all of them are ranked).
-func (s *DB) windowStart(ctx context.Context, terms []keywords.Term) (int64, error) {
+// windowedKeywordSQL is SearchKeyword's statement. Its candidates are the
+// newest rankWindow matches and, when that many match (the window is in
+// force), the matches of each term found in at most rareWordDocs memories
+// (counting stops past that, so a common word costs no more than a rare
+// one). Every candidate is ranked against the whole query, old and new on
+// one scale; the third column says whether the window was in force. ""
+// when terms is empty.
+//
+// The candidates reach the table as an array of seqs: looked up by the
+// primary key, whatever the planner guesses of their number.
+func windowedKeywordSQL(ctx context.Context, terms []keywords.Term, f memory.Filter, limit int) (string, params) {
 	var p params
-	q := tsQuery(terms, "||", stemmed, &p)
-	if q == "" {
-		return 0, nil
-	}
-	var seq int64
-	err := s.pool.QueryRow(ctx, `SELECT seq FROM memories WHERE search_words @@ (`+q+`)
-		ORDER BY seq DESC LIMIT 1 OFFSET `+p.add(rankWindow-1), p...).Scan(&seq)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, s.unreachable(fmt.Errorf("keyword search: %w", err))
-	}
-	return seq, nil
-}
-
-// rareTerms keeps the terms found in at most rareWordDocs memories; counting
-// stops there, so a common word costs no more than a rare one.
-func (s *DB) rareTerms(ctx context.Context, terms []keywords.Term) ([]keywords.Term, error) {
-	var rare []keywords.Term
+	var each []string
 	for _, t := range terms {
-		var p params
-		q := tsQuery([]keywords.Term{t}, "||", stemmed, &p)
-		if q == "" {
-			continue
-		}
-		var n int
-		if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories WHERE search_words @@ (`+q+`)
-			LIMIT `+p.add(rareWordDocs+1)+`) c`, p...).Scan(&n); err != nil {
-			return nil, s.unreachable(fmt.Errorf("keyword search: %w", err))
-		}
-		if n <= rareWordDocs {
-			rare = append(rare, t)
+		if q := tsQuery([]keywords.Term{t}, "||", stemmed, &p); q != "" {
+			each = append(each, q)
 		}
 	}
-	return rare, nil
-}
-
-// mergeHits merges two ranked lists by score, each memory once, best first.
-func mergeHits(a, b []memory.Hit, limit int) []memory.Hit {
-	seen := make(map[string]bool, len(a)+len(b))
-	all := make([]memory.Hit, 0, len(a)+len(b))
-	for _, h := range append(a, b...) {
-		if !seen[h.ID] {
-			seen[h.ID] = true
-			all = append(all, h)
-		}
+	if len(each) == 0 {
+		return "", nil
 	}
-	slices.SortStableFunc(all, func(x, y memory.Hit) int { return cmp.Compare(y.Score, x.Score) })
-	return all[:min(len(all), limit)]
+	all := strings.Join(each, " || ")
+	window, rare := p.add(rankWindow), p.add(rareWordDocs)
+	ctes := []string{`newest AS MATERIALIZED (SELECT seq FROM memories WHERE search_words @@ (` + all + `)
+		ORDER BY seq DESC LIMIT ` + window + `)`}
+	cands := []string{`SELECT seq FROM newest`}
+	for i, q := range each {
+		name := fmt.Sprintf("rare%d", i)
+		ctes = append(ctes, name+` AS MATERIALIZED (SELECT seq FROM memories WHERE search_words @@ (`+q+`) LIMIT `+rare+` + 1)`)
+		cands = append(cands, `SELECT seq FROM `+name+` WHERE (SELECT count(*) FROM newest) = `+window+
+			` AND (SELECT count(*) FROM `+name+`) <= `+rare)
+	}
+	where := whereFilter(ctx, f, &p)
+	return `WITH ` + strings.Join(ctes, ",\n") + `,
+		candidates AS (` + strings.Join(cands, "\nUNION\n") + `)
+		SELECT m.id, ts_rank(m.search_words, ` + all + `, ` + rankNormalization + `) AS rank,
+			(SELECT count(*) FROM newest) = ` + window + ` AS windowed
+		FROM memories m WHERE m.seq = ANY (ARRAY(SELECT seq FROM candidates)) AND ` + where + `
+		ORDER BY rank DESC, m.seq LIMIT ` + p.add(limit), p
 }
 
 // MatchAllKeywords ranks, like SearchKeyword, the memories that contain every
 // content word of text.
 func (s *DB) MatchAllKeywords(ctx context.Context, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
-	return s.rankKeywords(ctx, keywords.Terms(text), "&&", "", 0, f, limit)
+	return s.rankKeywords(ctx, keywords.Terms(text), "&&", f, limit)
 }
 
-// rankKeywords runs the keyword query: the GIN index finds the matches, the
-// filter narrows them, ts_rank orders them. With seqOp (">=" or "<") only the
-// matches whose seq is so to seq are ranked.
-func (s *DB) rankKeywords(ctx context.Context, terms []keywords.Term, op, seqOp string, seq int64, f memory.Filter, limit int) ([]memory.Hit, error) {
+// rankKeywords ranks every match of terms joined by op (see keywordSQL).
+func (s *DB) rankKeywords(ctx context.Context, terms []keywords.Term, op string, f memory.Filter, limit int) ([]memory.Hit, error) {
 	if limit <= 0 {
 		limit = defaultSearchLimit
 	}
-	query, p := keywordSQL(ctx, terms, op, seqOp, seq, f, limit)
+	query, p := keywordSQL(ctx, terms, op, f, limit)
 	if query == "" {
 		return nil, nil
 	}
+	return s.keywordHits(ctx, query, p, nil)
+}
+
+// keywordHits runs a keyword query returning (id, rank) rows, and with
+// windowed non-nil a third column: whether the rank window was in force.
+func (s *DB) keywordHits(ctx context.Context, query string, p params, windowed *bool) ([]memory.Hit, error) {
 	rows, err := s.pool.Query(ctx, query, p...)
 	if err != nil {
 		return nil, s.unreachable(fmt.Errorf("keyword search: %w", err))
@@ -152,28 +126,30 @@ func (s *DB) rankKeywords(ctx context.Context, terms []keywords.Term, op, seqOp 
 	hits, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.Hit, error) {
 		var h memory.Hit
 		var rank float32
-		err := row.Scan(&h.ID, &rank)
+		dest := []any{&h.ID, &rank}
+		if windowed != nil {
+			dest = append(dest, windowed)
+		}
+		err := row.Scan(dest...)
 		h.Score = float64(rank)
 		return h, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
+		return nil, s.unreachable(fmt.Errorf("keyword search: %w", err))
 	}
 	return hits, nil
 }
 
-// keywordSQL is the keyword query: the GIN index finds the matches, the
-// filter narrows them, ts_rank orders them. "" when terms is empty.
-func keywordSQL(ctx context.Context, terms []keywords.Term, op, seqOp string, seq int64, f memory.Filter, limit int) (string, params) {
+// keywordSQL is the keyword query ranking every match: the GIN index finds
+// the matches, the filter narrows them, ts_rank orders them. "" when terms
+// is empty.
+func keywordSQL(ctx context.Context, terms []keywords.Term, op string, f memory.Filter, limit int) (string, params) {
 	var p params
 	q := tsQuery(terms, op, stemmed, &p)
 	if q == "" {
 		return "", nil
 	}
 	where := whereFilter(ctx, f, &p)
-	if seqOp != "" {
-		where = "m.seq " + seqOp + " " + p.add(seq) + " AND " + where
-	}
 	return `SELECT m.id, ts_rank(m.search_words, ` + q + `, ` + rankNormalization + `) AS rank
 		FROM memories m WHERE m.search_words @@ (` + q + `) AND ` + where + `
 		ORDER BY rank DESC, m.seq LIMIT ` + p.add(limit), p
@@ -200,17 +176,10 @@ func (s *DB) KeywordCoverage(ctx context.Context, text string, ids []string) (ma
 		return nil, fmt.Errorf("keyword coverage: %w", err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var n int
-		if err := rows.Scan(&id, &n); err != nil {
-			return nil, fmt.Errorf("keyword coverage: %w", err)
-		}
-		if n > 0 {
-			out[id] = float64(n) / float64(len(terms))
-		}
+	if err := storage.ReadCoverage(rows, len(terms), out); err != nil {
+		return nil, fmt.Errorf("keyword coverage: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 func joinPlus(xs []string) string {
