@@ -17,6 +17,7 @@ func (ts *teamServer) memory(t *testing.T, id string) (m struct {
 	Namespace  string  `json:"namespace"`
 	Importance float64 `json:"importance"`
 	Author     string  `json:"author"`
+	Source     string  `json:"source"`
 }, found bool) {
 	t.Helper()
 	r := ts.cli.run("", "show", "--json", id)
@@ -29,12 +30,13 @@ func (ts *teamServer) memory(t *testing.T, id string) (m struct {
 			Namespace  string  `json:"namespace"`
 			Importance float64 `json:"importance"`
 			Author     string  `json:"author"`
+			Source     string  `json:"source"`
 		} `json:"memory"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil || s.Memory == nil {
 		t.Fatalf("the server's recall show --json %s: %v\n%s", id, err, r.stdout)
 	}
-	m.Content, m.Namespace, m.Importance, m.Author = s.Memory.Content, s.Memory.Namespace, s.Memory.Importance, s.Memory.Author
+	m.Content, m.Namespace, m.Importance, m.Author, m.Source = s.Memory.Content, s.Memory.Namespace, s.Memory.Importance, s.Memory.Author, s.Memory.Source
 	return m, true
 }
 
@@ -66,8 +68,8 @@ func TestClientModeCLIWritesAndReadsThroughTheServer(t *testing.T) {
 	if ns != "project:shop-api" {
 		t.Errorf("recall add in alice's clone went to %s, want project:shop-api", ns)
 	}
-	if m, found := ts.memory(t, shared); !found || m.Namespace != "project:shop-api" || m.Author != "alice" {
-		t.Errorf("the server holds %s as %+v (found %v), want project:shop-api by alice", shared, m, found)
+	if m, found := ts.memory(t, shared); !found || m.Namespace != "project:shop-api" || m.Author != "alice" || m.Source != "cli" {
+		t.Errorf("the server holds %s as %+v (found %v), want project:shop-api by alice through the cli", shared, m, found)
 	}
 	private, ns := added(t, alice, "--namespace", "private", "Alice's own note: the cache key includes the tenant")
 	if ns != "user:alice" {

@@ -74,8 +74,8 @@ func TestCreateWithAClientsProjectGoesToItsNamespace(t *testing.T) {
 		t.Errorf("a memory from a client in git:github.com/acme/shop went to %s", res.Namespace)
 	}
 	m, err := f.mem.Get(t.Context(), res.ID)
-	if err != nil || m.Metadata["source"] != memory.SourceCLI {
-		t.Errorf("the CLI's memory records its source as %v (%v)", m.Metadata, err)
+	if err != nil || m.Source != memory.SourceCLI {
+		t.Errorf("the CLI's memory records its source as %q (%v)", m.Source, err)
 	}
 	// A namespace given wins; a malformed header is refused in words.
 	res = decode[memory.StoreResult](t, f.do(t, "POST", "/api/memories", `{"content": "Global note", "namespace": "global"}`, hdr), http.StatusCreated)

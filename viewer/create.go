@@ -40,8 +40,8 @@ func (h *handler) clientProject(r *http.Request) (string, error) {
 	return p.Namespace, nil
 }
 
-// createMemory stores a memory written on the page; its metadata says it came
-// from the viewer. Storing text that is already stored answers the existing
+// createMemory stores a memory written on the page; its source says it came
+// from the viewer (throughTheViewer). Storing text that is already stored answers the existing
 // memory (duplicate true), as the tool does.
 func (h *handler) createMemory(w http.ResponseWriter, r *http.Request) {
 	var body createBody
@@ -60,7 +60,7 @@ func (h *handler) createMemory(w http.ResponseWriter, r *http.Request) {
 		body.Namespace = ns
 	}
 	res, err := h.mem.Remember(r.Context(), memory.StoreRequest{Content: body.Content, Type: body.Type, Namespace: body.Namespace,
-		Importance: body.Importance, Metadata: map[string]any{"source": door(r)}})
+		Importance: body.Importance})
 	if err != nil {
 		h.fail(w, r, err)
 		return

@@ -38,7 +38,7 @@ func (h *handler) listTrash(w http.ResponseWriter, r *http.Request) {
 // restoreMemory is POST /api/trash/{id}/restore: the memory back with its id,
 // its edges to memories that still exist and its validation events.
 func (h *handler) restoreMemory(w http.ResponseWriter, r *http.Request) {
-	res, err := h.mem.Restore(memory.WithSource(r.Context(), door(r)), r.PathValue("id"))
+	res, err := h.mem.Restore(r.Context(), r.PathValue("id"))
 	if err != nil {
 		h.fail(w, r, err)
 		return

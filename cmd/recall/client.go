@@ -302,6 +302,12 @@ func clientView(f *filters) (url.Values, error) {
 	}
 	set("namespace", ns)
 	set("type", f.typ)
+	switch f.source {
+	case "unknown":
+		q.Set("source", "(unknown)") // the server's name for it
+	default:
+		set("source", f.source)
+	}
 	for _, c := range []struct {
 		flag, param string
 		v, unset    float64

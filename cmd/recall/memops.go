@@ -58,7 +58,7 @@ func (l localOps) Remember(ctx context.Context, req memory.StoreRequest) (*memor
 			return nil, err
 		}
 	}
-	return l.a.mem.Remember(ctx, req)
+	return l.a.mem.Remember(memory.WithSource(ctx, memory.SourceCLI), req)
 }
 
 func (l localOps) Get(ctx context.Context, id string) (*memory.Memory, error) {
