@@ -271,18 +271,26 @@ func (s *DB) vectorQuery(ctx context.Context, vec []float32, f memory.Filter, li
 }
 
 // vectorSQL is the nearest-neighbour query, shaped for the HNSW index (ORDER
-// BY the distance operator on the column, a LIMIT) unless exact.
+// BY the distance operator on the column, a LIMIT) unless exact. The vectors
+// stored but not indexed yet (index.go) are ranked exactly beside it: few,
+// found by their own small index.
 func vectorSQL(ctx context.Context, vec []float32, f memory.Filter, limit int, exact bool) (string, params) {
 	p := params{vector(vec)}
 	where := whereFilter(ctx, f, &p)
+	k := p.add(limit)
 	order := "m.embedding <=> $1"
 	if exact {
 		// Not the index's shape: the planner scores the rows that pass.
 		order = "(m.embedding <=> $1) + 0"
 	}
-	return `SELECT m.id, m.embedding <=> $1 AS distance FROM memories m
+	return `(SELECT m.id, m.embedding <=> $1 AS distance FROM memories m
 		WHERE m.embedding IS NOT NULL AND ` + where + `
-		ORDER BY ` + order + ` LIMIT ` + p.add(limit), p
+		ORDER BY ` + order + ` LIMIT ` + k + `)
+		UNION ALL
+		(SELECT m.id, m.embedding_staged <=> $1 FROM memories m
+		WHERE m.embedding_staged IS NOT NULL AND vector_dims(m.embedding_staged) = vector_dims($1) AND ` + where + `
+		ORDER BY 2 LIMIT ` + k + `)
+		ORDER BY distance LIMIT ` + k, p
 }
 
 // tuneIndexScan sets, for the transaction's index scans, how many candidates
