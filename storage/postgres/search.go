@@ -273,7 +273,8 @@ func (s *DB) vectorQuery(ctx context.Context, vec []float32, f memory.Filter, li
 // vectorSQL is the nearest-neighbour query, shaped for the HNSW index (ORDER
 // BY the distance operator on the column, a LIMIT) unless exact. The vectors
 // stored but not indexed yet (index.go) are ranked exactly beside it: few,
-// found by their own small index.
+// found by their own small index (as an array of seqs, so that the planner
+// never scans the table for them, whatever it guesses of their number).
 func vectorSQL(ctx context.Context, vec []float32, f memory.Filter, limit int, exact bool) (string, params) {
 	p := params{vector(vec)}
 	where := whereFilter(ctx, f, &p)
@@ -288,7 +289,8 @@ func vectorSQL(ctx context.Context, vec []float32, f memory.Filter, limit int, e
 		ORDER BY ` + order + ` LIMIT ` + k + `)
 		UNION ALL
 		(SELECT m.id, m.embedding_staged <=> $1 FROM memories m
-		WHERE m.embedding_staged IS NOT NULL AND vector_dims(m.embedding_staged) = vector_dims($1) AND ` + where + `
+		WHERE m.seq = ANY (ARRAY(SELECT seq FROM memories WHERE embedding_staged IS NOT NULL))
+			AND m.embedding_staged IS NOT NULL AND vector_dims(m.embedding_staged) = vector_dims($1) AND ` + where + `
 		ORDER BY 2 LIMIT ` + k + `)
 		ORDER BY distance LIMIT ` + k, p
 }

@@ -8,3 +8,6 @@
 ALTER TABLE memories ADD COLUMN embedding_staged vector;
 
 CREATE INDEX memories_staged ON memories (seq) WHERE embedding_staged IS NOT NULL;
+
+-- The planner's guess of how many memories wait, until autovacuum counts.
+ANALYZE memories (embedding_staged);
