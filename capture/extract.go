@@ -3,9 +3,9 @@ package capture
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/recall-mcp/recall/internal/lazy"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -22,7 +22,7 @@ const (
 var editTools = map[string]bool{"Edit": true, "MultiEdit": true, "Write": true, "NotebookEdit": true}
 
 // errorLine finds a line of output that reports a failure.
-var errorLine = regexp.MustCompile(`(?im)^.*\b(error|errors|failed|failure|fail|panic|exception|traceback|fatal|denied|not found|exit (?:code|status) [1-9]\d*)\b.*$`)
+var errorLine = lazy.Regexp(`(?im)^.*\b(error|errors|failed|failure|fail|panic|exception|traceback|fatal|denied|not found|exit (?:code|status) [1-9]\d*)\b.*$`)
 
 // Extract summarises a session's entries without a model: a title (the first
 // prompt) and lines on what was asked, the commands run and how they ended,
@@ -113,12 +113,12 @@ func commandOf(e *Entry) string {
 }
 
 // noFailure is a line that names failures to say there were none.
-var noFailure = regexp.MustCompile(`(?i)\b(no|0|zero|without) (errors?|failures?|failed|fail|panics?|exceptions?)\b`)
+var noFailure = lazy.Regexp(`(?i)\b(no|0|zero|without) (errors?|failures?|failed|fail|panics?|exceptions?)\b`)
 
 // firstError is the first line of output that reports a failure, or "".
 func firstError(out string) string {
-	for _, m := range errorLine.FindAllString(out, 20) {
-		if !noFailure.MatchString(m) {
+	for _, m := range errorLine().FindAllString(out, 20) {
+		if !noFailure().MatchString(m) {
 			return memory.Preview(m, 100)
 		}
 	}

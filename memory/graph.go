@@ -372,3 +372,15 @@ func Preview(content string, n int) string {
 	}
 	return string(r[:n-1]) + "…"
 }
+
+// EdgeMetadata refuses an edge no store keeps (none, or an unknown
+// relation) and returns its metadata encoded for the store.
+func EdgeMetadata(e *Edge) (string, error) {
+	if e == nil {
+		return "", Invalidf("edge", "nil", "an edge")
+	}
+	if _, err := ParseRelation(string(e.Relation)); err != nil {
+		return "", err
+	}
+	return EncodeMetadata(e.Metadata)
+}

@@ -24,3 +24,12 @@ func (sp EmbeddingSpace) Fits(what string, vec []float32) error {
 	}
 	return nil
 }
+
+// Takes refuses a vector the space cannot keep or compare: one of another
+// dimension (Fits) or one cosine distance is undefined for (CheckVector).
+func (sp EmbeddingSpace) Takes(what string, vec []float32) error {
+	if err := sp.Fits(what, vec); err != nil {
+		return err
+	}
+	return CheckVector(vec)
+}

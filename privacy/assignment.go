@@ -1,9 +1,10 @@
 package privacy
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/recall-mcp/recall/internal/lazy"
 )
 
 // secretAssignment judges a match of the secret-assignment rule (groups: the
@@ -80,15 +81,17 @@ func nameParts(name string) []string {
 	return parts
 }
 
+// The shapes of values that are not secrets, compiled on first use (only
+// text with an assignment in it needs them).
 var (
 	// number: 4000, 1.5, 30s, 512MB
-	numberValue = regexp.MustCompile(`^-?\d+(?:\.\d+)?[A-Za-z%]{0,3}$`)
+	numberValue = lazy.Regexp(`^-?\d+(?:\.\d+)?[A-Za-z%]{0,3}$`)
 	// a dotted identifier: req.headers.authorization, settings.SECRET
-	dottedName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$`)
+	dottedName = lazy.Regexp(`^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+$`)
 	// lower-case words, hyphenated or not: files, prod-db-credentials
-	plainWords = regexp.MustCompile(`^[a-z]+(?:-[a-z]+)*$`)
+	plainWords = lazy.Regexp(`^[a-z]+(?:-[a-z]+)*$`)
 	// a URL or a path (a URL's password has its own rule)
-	pathValue = regexp.MustCompile(`^(?:[a-z][a-z0-9+.-]*://|/|\./|\.\./|~/)`)
+	pathValue = lazy.Regexp(`^(?:[a-z][a-z0-9+.-]*://|/|\./|\.\./|~/)`)
 )
 
 // notSecretValues are values that say something other than a secret.
@@ -109,11 +112,11 @@ func secretValue(v string, quoted bool) bool {
 		strings.ContainsAny(v[:1], "$%{<[(*@&"),
 		strings.ContainsAny(v, "()[]"),
 		strings.Contains(v, "REDACTED"),
-		numberValue.MatchString(v),
-		dottedName.MatchString(v),
-		pathValue.MatchString(v),
-		!quoted && plainWords.MatchString(v) && len(v) <= 30,
-		quoted && plainWords.MatchString(v) && len(v) <= 12:
+		numberValue().MatchString(v),
+		dottedName().MatchString(v),
+		pathValue().MatchString(v),
+		!quoted && plainWords().MatchString(v) && len(v) <= 30,
+		quoted && plainWords().MatchString(v) && len(v) <= 12:
 		return false
 	}
 	return true

@@ -5,8 +5,9 @@
 package privacy
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/recall-mcp/recall/internal/lazy"
 )
 
 // Scrubbed is text made safe to keep, with what was taken out of it.
@@ -30,8 +31,9 @@ func Clean(text string) string { return Scrub(text).Text }
 
 // privateSection matches a <private> section, case-insensitive and across lines.
 // An unclosed <private> hides everything after it: the user meant to hide
-// something, and guessing where it ends could leak it.
-var privateSection = regexp.MustCompile(`(?is)<private>.*?(?:</private>|\z)`)
+// something, and guessing where it ends could leak it. Compiled on first use:
+// only text with a <private> tag needs it.
+var privateSection = lazy.Regexp(`(?is)<private>.*?(?:</private>|\z)`)
 
 // PrivateMarker replaces each removed <private> section, so a reader sees that
 // something was left out without seeing what.
@@ -43,7 +45,7 @@ func StripPrivate(text string) (string, int) {
 		return text, 0
 	}
 	n := 0
-	out := privateSection.ReplaceAllStringFunc(text, func(string) string {
+	out := privateSection().ReplaceAllStringFunc(text, func(string) string {
 		n++
 		return PrivateMarker
 	})

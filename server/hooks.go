@@ -8,10 +8,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"regexp"
 	"time"
 
 	"github.com/recall-mcp/recall/hook"
+	"github.com/recall-mcp/recall/internal/lazy"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/spool"
 )
@@ -39,7 +39,9 @@ type Hooks struct {
 // maxHookBody bounds a hook's input.
 const maxHookBody = 8 << 20
 
-var eventIDPattern = regexp.MustCompile(`^[0-9A-Za-z_.-]{1,128}$`)
+// eventIDPattern is compiled on first use: its {1,128} makes 128 states, and
+// every recall process (each hook) would compile it at start.
+var eventIDPattern = lazy.Regexp(`^[0-9A-Za-z_.-]{1,128}$`)
 
 func (h *Hooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
@@ -71,7 +73,7 @@ func (h *Hooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if id := r.Header.Get(EventIDHeader); id != "" {
-		if !eventIDPattern.MatchString(id) {
+		if !eventIDPattern().MatchString(id) {
 			http.Error(w, EventIDHeader+" must be 1 to 128 letters, digits and . _ -", http.StatusBadRequest)
 			return
 		}

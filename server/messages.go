@@ -1,9 +1,9 @@
 package server
 
 import (
-	"regexp"
 	"strings"
-	"sync"
+
+	"github.com/recall-mcp/recall/internal/lazy"
 )
 
 // The SDK checks arguments against the schema before a handler runs, and its
@@ -15,15 +15,11 @@ import (
 // The expressions are compiled on first use: every recall process links this
 // package, and only a call with bad arguments needs them.
 var (
-	wrongType = lazyRegexp(`validating /properties/(\w+): type: (.*) has type "(\w+)", want (?:one of )?"([^"]*)"`)
-	missing   = lazyRegexp(`required: missing properties: \[([^\]]*)\]`)
-	unknown   = lazyRegexp(`unexpected additional properties \[([^\]]*)\]`)
-	goType    = lazyRegexp(`json: cannot unmarshal (.*) into Go struct field .*\.(\w+) of type (\w+)`)
+	wrongType = lazy.Regexp(`validating /properties/(\w+): type: (.*) has type "(\w+)", want (?:one of )?"([^"]*)"`)
+	missing   = lazy.Regexp(`required: missing properties: \[([^\]]*)\]`)
+	unknown   = lazy.Regexp(`unexpected additional properties \[([^\]]*)\]`)
+	goType    = lazy.Regexp(`json: cannot unmarshal (.*) into Go struct field .*\.(\w+) of type (\w+)`)
 )
-
-func lazyRegexp(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
-}
 
 // jsonKinds name JSON Schema and Go types as a caller would.
 var jsonKinds = map[string]string{

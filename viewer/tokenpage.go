@@ -4,6 +4,7 @@ import (
 	"html/template"
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // A person who opens a viewer served to other machines without its token
@@ -11,8 +12,13 @@ import (
 // ?token=, which requireToken keeps in a cookie and takes out of the address.
 
 // tokenPage is the page; it loads the viewer's style sheet and icon, which
-// need no token (publicFile), and runs no script.
-var tokenPage = template.Must(template.New("token").Parse(`<!doctype html>
+// need no token (publicFile), and runs no script. It is parsed on first use:
+// every recall process (each hook) links the viewer.
+var tokenPage = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("token").Parse(tokenPageHTML))
+})
+
+const tokenPageHTML = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -39,7 +45,7 @@ var tokenPage = template.Must(template.New("token").Parse(`<!doctype html>
 </main>
 </body>
 </html>
-`))
+`
 
 // wantsPage reports whether a request without the token comes from a person
 // opening a page (a browser's navigation), not from the page's API calls or
@@ -78,7 +84,7 @@ func askToken(w http.ResponseWriter, r *http.Request, wrong bool) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusUnauthorized)
-	_ = tokenPage.Execute(w, struct {
+	_ = tokenPage().Execute(w, struct {
 		Base  string
 		Wrong bool
 	}{Base: mountPath(r), Wrong: wrong})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -227,13 +228,18 @@ func probeOllama(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	client, err := embedding.New(embedding.Options{Host: cfg.OllamaHost, EmbedModel: cfg.OllamaModel, Timeout: cfg.OllamaTimeout})
-	if err != nil {
-		return err
+	// A new client per embedding, as each hook makes its own: with a
+	// transport of its own too, or the connection the last one left open
+	// would be reused.
+	newClient := func() (memory.Embedder, error) {
+		transport := http.DefaultTransport.(*http.Transport).Clone()
+		transport.DisableKeepAlives = true
+		return embedding.New(embedding.Options{Host: cfg.OllamaHost, EmbedModel: cfg.OllamaModel, Timeout: cfg.OllamaTimeout,
+			HTTPClient: &http.Client{Transport: transport}})
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.OllamaTimeout)
 	defer cancel()
-	if err := hook.Probe(ctx, client, hook.OllamaStatePath(cfg.SQLitePath), cfg.HookTimeout); err != nil {
+	if err := hook.Probe(ctx, newClient, hook.OllamaStatePath(cfg.SQLitePath), cfg.HookTimeout); err != nil {
 		log.Info("hooks keep skipping Ollama", "reason", err)
 		return nil
 	}

@@ -22,6 +22,7 @@
 package ollamatest
 
 import (
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -74,6 +75,7 @@ type Server struct {
 	contextLength int            // tokens an embedding model reads (DefaultContextLength)
 	tokenDelay    time.Duration  // time per input token of /api/embed
 	drops         map[string]int // by path: how many next requests lose their connection
+	connections   int            // TCP connections accepted
 }
 
 type failure struct {
@@ -133,7 +135,15 @@ func Start(opts ...Option) *Server {
 	for _, opt := range opts {
 		opt(s)
 	}
-	s.srv = httptest.NewServer(s.routes())
+	s.srv = httptest.NewUnstartedServer(s.routes())
+	s.srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			s.mu.Lock()
+			s.connections++
+			s.mu.Unlock()
+		}
+	}
+	s.srv.Start()
 	return s
 }
 
@@ -230,6 +240,14 @@ func (s *Server) Counts() Counts {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.counts
+}
+
+// Connections returns how many TCP connections the server accepted so far,
+// answered or not: clients that keep theirs alive open fewer.
+func (s *Server) Connections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.connections
 }
 
 // Inputs returns every text embedded so far, in the order received, exactly as

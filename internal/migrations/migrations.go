@@ -49,3 +49,23 @@ func Load(fsys fs.FS, dir string) ([]Migration, error) {
 	}
 	return out, nil
 }
+
+// Dir is a store's migrations: the files of one folder of an (embedded)
+// file system.
+type Dir struct {
+	FS   fs.FS
+	Path string
+}
+
+// Load lists the folder's migrations in version order (see Load).
+func (d Dir) Load() ([]Migration, error) { return Load(d.FS, d.Path) }
+
+// Version is the schema version the migrations bring a database to. It
+// panics when the files are wrong: embedded, they are part of the build.
+func (d Dir) Version() int {
+	ms, err := d.Load()
+	if err != nil {
+		panic(err)
+	}
+	return len(ms)
+}

@@ -18,13 +18,7 @@ import (
 // relation) and returns its id; the unique index makes it one edge whoever
 // writes it. A missing end is an error wrapping ErrNotFound that names it.
 func (s *DB) InsertEdge(ctx context.Context, e *memory.Edge) (int64, error) {
-	if e == nil {
-		return 0, memory.Invalidf("edge", "nil", "an edge")
-	}
-	if _, err := memory.ParseRelation(string(e.Relation)); err != nil {
-		return 0, err
-	}
-	meta, err := memory.EncodeMetadata(e.Metadata)
+	meta, err := memory.EdgeMetadata(e)
 	if err != nil {
 		return 0, err
 	}
@@ -112,13 +106,7 @@ func insertEdge(ctx context.Context, tx pgx.Tx, e *memory.Edge, meta string) (in
 // memories either way; see memory.Graph. The pair is locked first, so two
 // servers judging the same pair at once leave one edge.
 func (s *DB) LinkOnce(ctx context.Context, e *memory.Edge) (int64, bool, error) {
-	if e == nil {
-		return 0, false, memory.Invalidf("edge", "nil", "an edge")
-	}
-	if _, err := memory.ParseRelation(string(e.Relation)); err != nil {
-		return 0, false, err
-	}
-	meta, err := memory.EncodeMetadata(e.Metadata)
+	meta, err := memory.EdgeMetadata(e)
 	if err != nil {
 		return 0, false, err
 	}

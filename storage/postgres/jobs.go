@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // EnqueueJob records work of kind about subject (a memory or session id) and
@@ -20,11 +21,8 @@ func (s *DB) EnqueueJob(ctx context.Context, subject, kind string) (int64, error
 }
 
 func enqueueJob(ctx context.Context, q querier, subject, kind string, at time.Time) (int64, error) {
-	if strings.TrimSpace(kind) == "" {
-		return 0, memory.Invalidf("job kind", `""`, "a job kind")
-	}
-	if strings.TrimSpace(subject) == "" {
-		return 0, memory.Invalidf("job subject", `""`, "the memory or session the job is about")
+	if err := storage.CheckJob(subject, kind); err != nil {
+		return 0, err
 	}
 	var id int64
 	err := q.QueryRow(ctx, `INSERT INTO jobs AS j (kind, subject, created_at) VALUES ($1, $2, $3)
@@ -42,11 +40,8 @@ func enqueueJob(ctx context.Context, q querier, subject, kind string, at time.Ti
 // Rows another server is claiming at the same moment are skipped (FOR UPDATE
 // SKIP LOCKED), so each job runs once across servers.
 func (s *DB) ClaimJobs(ctx context.Context, kinds []string, limit int, lease time.Duration) ([]memory.Job, error) {
-	if limit <= 0 || len(kinds) == 0 {
-		return nil, nil
-	}
-	if lease <= 0 {
-		return nil, memory.Invalidf("lease", lease, "a positive duration")
+	if ok, err := storage.CheckClaim(kinds, limit, lease); !ok {
+		return nil, err
 	}
 	now := time.Now()
 	rows, err := s.pool.Query(ctx, `WITH picked AS (
@@ -62,34 +57,16 @@ func (s *DB) ClaimJobs(ctx context.Context, kinds []string, limit int, lease tim
 	if err != nil {
 		return nil, fmt.Errorf("claim jobs: %w", err)
 	}
-	type claimed struct {
-		memory.Job
-		runAfter time.Time
-	}
-	got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (claimed, error) {
-		var j claimed
-		err := r.Scan(&j.ID, &j.Subject, &j.Kind, &j.Attempts, &j.LastError, &j.CreatedAt, &j.runAfter)
+	claimed, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.Claimed, error) {
+		var j storage.Claimed
+		err := r.Scan(&j.ID, &j.Subject, &j.Kind, &j.Attempts, &j.LastError, &j.CreatedAt, &j.RunAfter)
 		j.CreatedAt = j.CreatedAt.UTC()
 		return j, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("claim jobs: %w", err)
 	}
-	// RETURNING gives no order; hand them out in the order they were picked.
-	sortFunc(got, func(a, b claimed) bool {
-		if !a.runAfter.Equal(b.runAfter) {
-			return a.runAfter.Before(b.runAfter)
-		}
-		if !a.CreatedAt.Equal(b.CreatedAt) {
-			return a.CreatedAt.Before(b.CreatedAt)
-		}
-		return a.ID < b.ID
-	})
-	out := make([]memory.Job, len(got))
-	for i, j := range got {
-		out[i] = j.Job
-	}
-	return out, nil
+	return storage.InClaimOrder(claimed), nil
 }
 
 // FinishJob removes a job that is done, or makes it due again at once when

@@ -12,6 +12,7 @@ import (
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 const journalColumns = `j.id, j.kind, j.namespace, j.session_id, j.turn_id, j.transcript_path, j.tool_name,
@@ -467,15 +468,8 @@ func (s *DB) EntryCoverage(ctx context.Context, text string, ids []int64) (map[i
 		return nil, fmt.Errorf("entry coverage: %w", err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var n int
-		if err := rows.Scan(&id, &n); err != nil {
-			return nil, fmt.Errorf("entry coverage: %w", err)
-		}
-		if n > 0 {
-			out[id] = float64(n) / float64(len(terms))
-		}
+	if err := storage.ReadCoverage(rows, len(terms), out); err != nil {
+		return nil, fmt.Errorf("entry coverage: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }

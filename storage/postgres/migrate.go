@@ -18,22 +18,12 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-type migration = numbered.Migration
-
-// migrations lists the embedded migrations in version order (see
-// internal/migrations for the files' names and checks).
-func migrations() ([]migration, error) {
-	return numbered.Load(migrationFiles, "migrations")
-}
+// schema is the embedded migrations (see internal/migrations for the
+// files' names and checks).
+var schema = numbered.Dir{FS: migrationFiles, Path: "migrations"}
 
 // SchemaVersion is the schema version this binary writes.
-func SchemaVersion() int {
-	ms, err := migrations()
-	if err != nil {
-		panic(err) // the embedded files are part of the build
-	}
-	return len(ms)
-}
+func SchemaVersion() int { return schema.Version() }
 
 // migrationLock is the advisory lock key the migrations run under ("recall"
 // in ASCII): of several servers starting at once, one migrates and the others
@@ -52,7 +42,7 @@ func migrateAt(ctx context.Context, cc *pgx.ConnConfig) error {
 		return connectError(cc, err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	ms, err := migrations()
+	ms, err := schema.Load()
 	if err != nil {
 		return err
 	}

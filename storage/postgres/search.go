@@ -10,6 +10,7 @@ import (
 
 	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // defaultSearchLimit applies when a search asks for no limit.
@@ -175,17 +176,10 @@ func (s *DB) KeywordCoverage(ctx context.Context, text string, ids []string) (ma
 		return nil, fmt.Errorf("keyword coverage: %w", err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var n int
-		if err := rows.Scan(&id, &n); err != nil {
-			return nil, fmt.Errorf("keyword coverage: %w", err)
-		}
-		if n > 0 {
-			out[id] = float64(n) / float64(len(terms))
-		}
+	if err := storage.ReadCoverage(rows, len(terms), out); err != nil {
+		return nil, fmt.Errorf("keyword coverage: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 func joinPlus(xs []string) string {

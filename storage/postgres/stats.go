@@ -10,11 +10,12 @@ import (
 
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // Stats counts what the database holds, in one round trip for the counts.
 func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
-	st := &memory.Stats{ByNamespace: map[string]int{}, ByType: map[string]int{}, ByAuthor: map[string]int{}}
+	st, groups := storage.NewStats()
 	var oldest *time.Time
 	var version string
 	err := s.pool.QueryRow(ctx, `SELECT
@@ -45,22 +46,14 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 		st.OldestJobAt = oldest.UTC()
 	}
 	st.SchemaVersion, _ = strconv.Atoi(version)
-	for col, m := range map[string]map[string]int{"namespace": st.ByNamespace, "memory_type": st.ByType, "author": st.ByAuthor} {
+	for col, counts := range groups {
 		rows, err := s.pool.Query(ctx, `SELECT `+col+`, count(*) FROM memories m WHERE `+visibleSQL(ctx, "m")+` GROUP BY `+col)
 		if err != nil {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
-		for rows.Next() {
-			var k string
-			var n int
-			if err := rows.Scan(&k, &n); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("stats: %w", err)
-			}
-			m[k] = n
-		}
+		err = storage.ReadCounts(rows, counts)
 		rows.Close()
-		if err := rows.Err(); err != nil {
+		if err != nil {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/pgvector/pgvector-go"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // maxIndexedDimension is the largest dimension pgvector's HNSW index takes
@@ -120,19 +121,16 @@ func (s *DB) ClaimEmbeddingSpace(ctx context.Context, space memory.EmbeddingSpac
 		if err != nil {
 			return err
 		}
-		switch {
-		case cur.Model != "":
-			out = cur
-			return nil
-		case cur.Dimension == 0:
+		var newDimension, newModel bool
+		out, newDimension, newModel = storage.ClaimSpace(cur, space)
+		if newDimension {
 			if err := setDimension(ctx, tx, space.Dimension); err != nil {
 				return err
 			}
-		case cur.Dimension != space.Dimension:
-			out = cur // vectors of an unnamed model are here already
+		}
+		if !newModel {
 			return nil
 		}
-		out = space
 		return setMeta(ctx, tx, metaEmbedModel, space.Model)
 	})
 	return out, err
@@ -289,10 +287,7 @@ func (s *DB) SetChunkEmbeddings(ctx context.Context, id string, vecs [][]float32
 			return err
 		}
 		for i, vec := range vecs {
-			if err := memory.CheckVector(vec); err != nil {
-				return err
-			}
-			if err := sp.Fits("part vector", vec); err != nil {
+			if err := sp.Takes("part vector", vec); err != nil {
 				return err
 			}
 			if _, err := tx.Exec(ctx, `INSERT INTO memory_chunks (seq, part, embedding) VALUES ($1, $2, $3)`,

@@ -39,10 +39,7 @@ func (s *DB) SetChunkEmbeddings(ctx context.Context, id string, vecs [][]float32
 			return err
 		}
 		for i, vec := range vecs {
-			if err := memory.CheckVector(vec); err != nil {
-				return err
-			}
-			if err := sp.Fits("part vector", vec); err != nil {
+			if err := sp.Takes("part vector", vec); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `INSERT INTO memory_chunks (seq, part, embedding) VALUES (?, ?, ?)`,

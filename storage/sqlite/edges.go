@@ -16,13 +16,7 @@ import (
 // relation) and returns its id. A missing end is an error wrapping ErrNotFound
 // that names it.
 func (s *DB) InsertEdge(ctx context.Context, e *memory.Edge) (int64, error) {
-	if e == nil {
-		return 0, memory.Invalidf("edge", "nil", "an edge")
-	}
-	if _, err := memory.ParseRelation(string(e.Relation)); err != nil {
-		return 0, err
-	}
-	meta, err := memory.EncodeMetadata(e.Metadata)
+	meta, err := memory.EdgeMetadata(e)
 	if err != nil {
 		return 0, err
 	}
@@ -88,13 +82,7 @@ func insertEdge(ctx context.Context, tx *sql.Tx, e *memory.Edge, meta string) (i
 // memories either way; see memory.Graph. One write transaction: writers of
 // every process take turns, so two judging the same pair leave one edge.
 func (s *DB) LinkOnce(ctx context.Context, e *memory.Edge) (int64, bool, error) {
-	if e == nil {
-		return 0, false, memory.Invalidf("edge", "nil", "an edge")
-	}
-	if _, err := memory.ParseRelation(string(e.Relation)); err != nil {
-		return 0, false, err
-	}
-	meta, err := memory.EncodeMetadata(e.Metadata)
+	meta, err := memory.EdgeMetadata(e)
 	if err != nil {
 		return 0, false, err
 	}

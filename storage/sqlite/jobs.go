@@ -1,16 +1,15 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // EnqueueJob records pending work of kind about subject (a memory id for
@@ -28,11 +27,8 @@ func (s *DB) EnqueueJob(ctx context.Context, subject, kind string) (int64, error
 }
 
 func enqueueJob(ctx context.Context, tx *sql.Tx, subject, kind string, at time.Time) (int64, error) {
-	if strings.TrimSpace(kind) == "" {
-		return 0, memory.Invalidf("job kind", `""`, "a job kind")
-	}
-	if strings.TrimSpace(subject) == "" {
-		return 0, memory.Invalidf("job subject", `""`, "the memory or session the job is about")
+	if err := storage.CheckJob(subject, kind); err != nil {
+		return 0, err
 	}
 	var id int64
 	// A job already pending is the same work; one that is running now may
@@ -55,11 +51,8 @@ func enqueueJob(ctx context.Context, tx *sql.Tx, subject, kind string, at time.T
 // a process that runs them. Claiming counts as an attempt, so Job.Attempts
 // includes the current one.
 func (s *DB) ClaimJobs(ctx context.Context, kinds []string, limit int, lease time.Duration) ([]memory.Job, error) {
-	if limit <= 0 || len(kinds) == 0 {
-		return nil, nil
-	}
-	if lease <= 0 {
-		return nil, memory.Invalidf("lease", lease, "a positive duration")
+	if ok, err := storage.CheckClaim(kinds, limit, lease); !ok {
+		return nil, err
 	}
 	now := formatTime(time.Now())
 	until := formatTime(time.Now().Add(lease))
@@ -78,7 +71,7 @@ func (s *DB) ClaimJobs(ctx context.Context, kinds []string, limit int, lease tim
 	if claimable == 0 {
 		return nil, nil
 	}
-	var claimed []claimedJob
+	var claimed []storage.Claimed
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		args := append([]any{until}, dueArgs...)
 		args = append(args, limit)
@@ -91,12 +84,15 @@ func (s *DB) ClaimJobs(ctx context.Context, kinds []string, limit int, lease tim
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var j claimedJob
-			var created string
-			if err := rows.Scan(&j.ID, &j.Subject, &j.Kind, &j.Attempts, &j.LastError, &created, &j.runAfter); err != nil {
+			var j storage.Claimed
+			var created, runAfter string
+			if err := rows.Scan(&j.ID, &j.Subject, &j.Kind, &j.Attempts, &j.LastError, &created, &runAfter); err != nil {
 				return fmt.Errorf("claim jobs: %w", err)
 			}
 			if j.CreatedAt, err = parseTime(created); err != nil {
+				return err
+			}
+			if j.RunAfter, err = parseTime(runAfter); err != nil {
 				return err
 			}
 			claimed = append(claimed, j)
@@ -106,21 +102,7 @@ func (s *DB) ClaimJobs(ctx context.Context, kinds []string, limit int, lease tim
 	if err != nil {
 		return nil, err
 	}
-	// RETURNING gives no order; hand them out in the order they were picked.
-	slices.SortFunc(claimed, func(a, b claimedJob) int {
-		return cmp.Or(cmp.Compare(a.runAfter, b.runAfter), a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
-	})
-	out := make([]memory.Job, len(claimed))
-	for i, j := range claimed {
-		out[i] = j.Job
-	}
-	return out, nil
-}
-
-// claimedJob is a job with the due time it was picked by (text sorts as time).
-type claimedJob struct {
-	memory.Job
-	runAfter string
+	return storage.InClaimOrder(claimed), nil
 }
 
 // FinishJob removes a job that is done, or makes it due again when it was

@@ -13,6 +13,7 @@ import (
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 const journalColumns = `id, kind, namespace, session_id, turn_id, transcript_path, tool_name,
@@ -99,7 +100,7 @@ func (s *DB) SearchEntries(ctx context.Context, text string, namespaces []string
 		return nil, nil
 	}
 	if limit <= 0 {
-		limit = defaultSearchLimit
+		limit = storage.DefaultSearchLimit
 	}
 	where, args := ownWork(ctx, "j")
 	args = append([]any{q}, args...)

@@ -99,7 +99,7 @@ func TestMigrationRebuildsKeywordIndexOfOldDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := migrations()
+	ms, err := schema.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

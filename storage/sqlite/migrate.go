@@ -16,29 +16,19 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-type migration = numbered.Migration
-
-// migrations lists the embedded migrations in version order (see
-// internal/migrations for the files' names and checks).
-func migrations() ([]migration, error) {
-	return numbered.Load(migrationFiles, "migrations")
-}
+// schema is the embedded migrations (see internal/migrations for the
+// files' names and checks).
+var schema = numbered.Dir{FS: migrationFiles, Path: "migrations"}
 
 // SchemaVersion is the schema version this build brings databases to.
-func SchemaVersion() int {
-	ms, err := migrations()
-	if err != nil {
-		panic(err) // the embedded files are part of the build
-	}
-	return len(ms)
-}
+func SchemaVersion() int { return schema.Version() }
 
 // migrate applies the missing migrations in one IMMEDIATE transaction, so that
 // processes opening a new database at once apply them exactly once. A database
 // already up to date is only read: a hook or CLI call must not queue behind
 // another process's write just to learn that nothing needs doing.
 func (s *DB) migrate(ctx context.Context) error {
-	ms, err := migrations()
+	ms, err := schema.Load()
 	if err != nil {
 		return err
 	}
@@ -67,7 +57,7 @@ func (s *DB) migrate(ctx context.Context) error {
 // applyMigrations brings a database at schema version current up to date
 // inside tx.
 func applyMigrations(ctx context.Context, tx *sql.Tx, current int) error {
-	ms, err := migrations()
+	ms, err := schema.Load()
 	if err != nil {
 		return err
 	}
@@ -181,7 +171,7 @@ func migrationTopic(name string) string {
 // versionOf is the schema version of the migration named topic (without its
 // number), or 0.
 func versionOf(topic string) int {
-	ms, err := migrations()
+	ms, err := schema.Load()
 	if err != nil {
 		return 0
 	}

@@ -24,7 +24,7 @@ func TestMigrationRecomputesContentHashes(t *testing.T) {
 	if _, err := db.SQL().ExecContext(ctx, `UPDATE memories SET content_hash = 'oldnormalised00'`); err != nil {
 		t.Fatal(err)
 	}
-	ms, err := migrations()
+	ms, err := schema.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

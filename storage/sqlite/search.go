@@ -10,10 +10,8 @@ import (
 
 	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
-
-// defaultSearchLimit applies when a search asks for no limit.
-const defaultSearchLimit = 10
 
 // ftsQuery joins the content words of user text into an FTS5 query, with op
 // ("OR" or "AND") between them. Text without a content word (only stop words
@@ -154,7 +152,7 @@ func (s *DB) rankFTS(ctx context.Context, q, rowidCond string, rowidArg any, f m
 		return nil, nil
 	}
 	if limit <= 0 {
-		limit = defaultSearchLimit
+		limit = storage.DefaultSearchLimit
 	}
 	where, args := whereFilter(ctx, f)
 	params := []any{q}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // exactScanBelow is the number of stored vectors under which vector search
@@ -211,7 +212,7 @@ func (x *signIndex) take(fresh *signIndex) {
 // asks for that many more (hidden).
 func (s *DB) knnVectorSearch(ctx context.Context, vec []float32, f memory.Filter, limit, hidden int) ([]memory.Hit, error) {
 	knnWhere := "embedding MATCH ? AND k = ?"
-	args := []any{encodeVector(vec), min(limit+hidden, maxKNN)}
+	args := []any{encodeVector(vec), min(limit+hidden, storage.MaxKNN)}
 	if len(f.Namespaces) > 0 {
 		knnWhere += " AND namespace IN (" + placeholders(len(f.Namespaces)) + ")"
 		args = append(args, anySlice(f.Namespaces)...)

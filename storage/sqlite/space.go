@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // ClaimEmbeddingSpace records space as the database's embedding space when none
@@ -23,23 +24,19 @@ func (s *DB) ClaimEmbeddingSpace(ctx context.Context, space memory.EmbeddingSpac
 		if err != nil {
 			return err
 		}
-		switch {
-		case cur.Model != "":
-			out = cur
-			return nil
-		case cur.Dimension == 0:
+		var newDimension, newModel bool
+		out, newDimension, newModel = storage.ClaimSpace(cur, space)
+		if newDimension {
 			if err := createVectorTable(ctx, tx, space.Dimension); err != nil {
 				return err
 			}
 			if err := setMeta(ctx, tx, metaEmbedDim, strconv.Itoa(space.Dimension)); err != nil {
 				return err
 			}
-		case cur.Dimension != space.Dimension:
-			// Vectors of an unnamed model are here already; they are not ours.
-			out = cur
+		}
+		if !newModel {
 			return nil
 		}
-		out = space
 		return setMeta(ctx, tx, metaEmbedModel, space.Model)
 	})
 	return out, err

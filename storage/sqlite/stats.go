@@ -9,12 +9,13 @@ import (
 
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // Stats counts what the database holds. FileBytes is the database file plus its
 // write-ahead log.
 func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
-	st := &memory.Stats{ByNamespace: map[string]int{}, ByType: map[string]int{}, ByAuthor: map[string]int{}}
+	st, groups := storage.NewStats()
 	counts := []struct {
 		query string
 		dest  *int
@@ -34,24 +35,16 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
 	}
-	// A person's counts leave out the other people's private memories.
 	visible, vargs := visibleCond(ctx, "m")
-	for col, m := range map[string]map[string]int{"namespace": st.ByNamespace, "memory_type": st.ByType, "author": st.ByAuthor} {
+	for col, counts := range groups {
 		rows, err := s.db.QueryContext(ctx, `SELECT `+col+`, count(*) FROM memories m WHERE `+visible+` GROUP BY `+col, vargs...)
 		if err != nil {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
-		for rows.Next() {
-			var k string
-			var n int
-			if err := rows.Scan(&k, &n); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("stats: %w", err)
-			}
-			m[k] = n
-		}
-		if err := rows.Close(); err != nil {
-			return nil, err
+		err = storage.ReadCounts(rows, counts)
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("stats: %w", err)
 		}
 	}
 	st.TallyMemories()

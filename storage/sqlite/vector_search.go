@@ -6,10 +6,8 @@ import (
 	"fmt"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
-
-// maxKNN bounds the number of hits one search returns.
-const maxKNN = 4096
 
 // SearchVector ranks memories by cosine distance to vec, best first, with
 // Hit.Score = 1 - distance. Before any vector is stored it returns no hits; a
@@ -36,19 +34,10 @@ func (s *DB) SearchVector(ctx context.Context, vec []float32, f memory.Filter, l
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
-	if sp.Dimension == 0 {
-		return nil, nil
-	}
-	if err := sp.Fits("query vector", vec); err != nil {
+	limit, ok, err := storage.VectorQuery(sp, vec, limit)
+	if !ok || err != nil {
 		return nil, err
 	}
-	if err := memory.CheckVector(vec); err != nil {
-		return nil, err
-	}
-	if limit <= 0 {
-		limit = defaultSearchLimit
-	}
-	limit = min(limit, maxKNN)
 	if len(f.IDs) > 0 || f.Bounds.Set() {
 		// The sign index knows namespaces, types and importance only: with
 		// confidence or date bounds every memory that passes is ranked exactly.

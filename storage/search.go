@@ -1,0 +1,4 @@
+package storage
+
+// DefaultSearchLimit applies when a search asks for no limit.
+const DefaultSearchLimit = 10
