@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/kelseyhightower/envconfig"
+
+	"github.com/recall-mcp/recall/spool"
 )
 
 // Config is Recall's configuration, every value parsed and checked.
@@ -59,6 +61,16 @@ type Config struct {
 
 // ClientMode reports whether this machine is a client of a team server.
 func (c *Config) ClientMode() bool { return c.ServerURL != "" }
+
+// SpoolDir is where this machine keeps the hooks' writes the database could
+// not take, and the record of those lost: beside the SQLite file, or for a
+// PostgreSQL database a directory of its own in the same place.
+func (c *Config) SpoolDir() string {
+	if c.DatabaseURL != "" {
+		return spool.DirForServer(filepath.Dir(c.SQLitePath), c.DatabaseURL)
+	}
+	return spool.DirFor(c.SQLitePath)
+}
 
 // HistoryIndexPath is the history index's file: history.db beside the memory
 // database, so that rebuilding it never touches memories.

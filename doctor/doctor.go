@@ -22,6 +22,7 @@ import (
 	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/spool"
 	"github.com/recall-mcp/recall/storage/postgres"
 	"github.com/recall-mcp/recall/storage/sqlite"
 )
@@ -75,6 +76,7 @@ func Run(ctx context.Context, cfg *config.Config, emit func(Finding)) {
 	} else {
 		db, st = checkDatabase(ctx, r, cfg)
 	}
+	checkLost(r, cfg)
 	status := checkOllama(ctx, r, cfg)
 	checkHooksOllamaNote(r, cfg)
 	if db != nil && st != nil {
@@ -144,7 +146,6 @@ func checkDatabase(ctx context.Context, r *report, cfg *config.Config) (spaceSto
 	}
 	checkPythonImport(ctx, r, db)
 	checkSpool(r, st, db.SpoolDir())
-	checkLost(r, st, db.LostRecords())
 	return db, st
 }
 
@@ -164,15 +165,22 @@ func checkSpool(r *report, st *memory.Stats, dir string) {
 }
 
 // checkLost reports hook writes that were kept nowhere: what they captured
-// is gone, and the cause (a full disk, a read-only directory) may last.
-func checkLost(r *report, st *memory.Stats, records []string) {
-	if st.LostWrites == 0 {
+// is gone, and the cause (a full disk, a read-only directory, a database
+// server away) may last. The record is on this machine, so it is read even
+// when the database does not open.
+func checkLost(r *report, cfg *config.Config) {
+	sp := spool.New(cfg.SpoolDir(), nil)
+	n, last := sp.LostTally()
+	if n == 0 {
 		return
 	}
-	r.check(Warn, fmt.Sprintf("lost writes: %s could be kept neither in the database nor in the spool; what they captured is missing (last %s)",
-		describe.Count(st.LostWrites, "hook write", "hook writes"), st.LastLostWrite),
-		"free disk space or make the database's directory writable again (the cause above)",
-		"then delete "+strings.Join(records, " and ")+" to clear this record")
+	where, fix := "could be kept neither in the database nor in the spool", "free disk space or make the database's directory writable again (the cause above)"
+	if cfg.DatabaseURL != "" {
+		where, fix = "never reached the PostgreSQL database", "bring the PostgreSQL server back or check RECALL_DATABASE_URL (the cause above)"
+	}
+	r.check(Warn, fmt.Sprintf("lost writes: %s %s; what they captured is missing (last %s)",
+		describe.Count(n, "hook write", "hook writes"), where, last),
+		fix, "then delete "+strings.Join(sp.LostRecords(), " and ")+" to clear this record")
 }
 
 // checkPythonImport says whether the database began as the Python Recall's,

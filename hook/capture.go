@@ -18,7 +18,16 @@ import (
 // own message (messageID, and the transcript's size as the hook runs).
 func anchorOf(p project.Project, in *Input, turn, messageID string) capture.Anchor {
 	return capture.Anchor{Namespace: p.Namespace, SessionID: in.SessionID, TurnID: turn, TranscriptPath: in.TranscriptPath,
-		MessageID: messageID, TranscriptOffset: capture.TranscriptSize(in.TranscriptPath)}
+		MessageID: messageID, TranscriptOffset: transcriptOffset(in)}
+}
+
+// transcriptOffset is the transcript's size as the hook ran: the client
+// machine's word for it when it sent one, else the file's size here.
+func transcriptOffset(in *Input) int64 {
+	if in.TranscriptOffset != nil {
+		return *in.TranscriptOffset
+	}
+	return capture.TranscriptSize(in.TranscriptPath)
 }
 
 // queueSummary asks for a summary of the session so far, anchored to its last
@@ -31,6 +40,7 @@ func (h *Handler) queueSummary(ctx context.Context, event string, in *Input) err
 		return fmt.Errorf("%s without session_id: no session to summarise", eventNames[event])
 	}
 	if err := h.Capture.QueueSummary(ctx, in.SessionID, event, capture.LastUserTurn(in.TranscriptPath)); err != nil {
+		h.lostWrite(writeSummary, err)
 		return fmt.Errorf("queue summary: %w", err)
 	}
 	return nil

@@ -41,6 +41,10 @@ type Handler struct {
 	// Losses tells session start what could not be kept since the last
 	// one; nil when the store loses nothing it could tell of.
 	Losses LossReporter
+	// Lost records a hook write the store failed to make, for a store that
+	// keeps no such record itself (PostgreSQL: nothing spools beside it);
+	// nil where the store records its own (SQLite's spool).
+	Lost   LostRecorder
 	Logger *slog.Logger
 	Now    func() time.Time
 	// Vectors says in the log when the prompt hook's recall goes to keywords
@@ -173,6 +177,54 @@ func projectOrigin(p project.Project) string {
 func (h *Handler) recordSessionStart(ctx context.Context, s *memory.Session) {
 	if err := h.Memory.RecordSession(ctx, s); err != nil {
 		h.log().Warn("session start not recorded", "session_id", s.ID, "err", err)
+		h.lostWrite(writeSession, err)
+	}
+}
+
+// LostRecorder records a hook write that was kept nowhere (see spool.Lost).
+type LostRecorder interface {
+	RecordLost(kind, cause string) error
+}
+
+// The kinds of hook writes, as a record of lost writes names them.
+const (
+	writeSession  = "session"
+	writePrompt   = "journal_entry"
+	writeToolCall = "tool_call"
+	writeSummary  = "summary_request"
+)
+
+// WriteOf is the kind of write an event makes, with capture and summaries
+// on or off; "" for an event that writes nothing then.
+func WriteOf(event string, capture, summaries bool) string {
+	switch event {
+	case SessionStart, SessionEnd:
+		return writeSession
+	case UserPromptSubmit:
+		if capture {
+			return writePrompt
+		}
+	case PostToolUse:
+		if capture { // off, only file tools write (their file touch)
+			return writeToolCall
+		}
+	case Stop, PreCompact:
+		if capture && summaries {
+			return writeSummary
+		}
+	}
+	return ""
+}
+
+// lostWrite records, through Lost, a write of kind that failed with err:
+// the store was unreachable, refused it, or the hook's time ran out. Input
+// refused as invalid is no lost write: it was never going to be kept.
+func (h *Handler) lostWrite(kind string, err error) {
+	if h.Lost == nil || err == nil || errors.Is(err, memory.ErrInvalid) {
+		return
+	}
+	if rerr := h.Lost.RecordLost(kind, err.Error()); rerr != nil {
+		h.log().Error("a lost write could not be recorded either", "kind", kind, "err", rerr)
 	}
 }
 
@@ -201,6 +253,7 @@ func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, err
 			}
 			if err != nil {
 				h.log().Warn("prompt not captured", "session_id", in.SessionID, "err", err)
+				h.lostWrite(writePrompt, err)
 			}
 		}()
 		defer func() { <-captured }()
@@ -340,6 +393,7 @@ func (h *Handler) postToolUse(ctx context.Context, in *Input) error {
 	// The project is resolved once, for the journal and the file activity.
 	p, err := h.project(ctx, in.Cwd)
 	if err != nil {
+		h.lostWrite(writeToolCall, err)
 		return err
 	}
 	var entry *capture.Entry
@@ -367,6 +421,7 @@ func (h *Handler) postToolUse(ctx context.Context, in *Input) error {
 	}
 	if writeErr != nil {
 		writeErr = fmt.Errorf("record tool call: %w", writeErr)
+		h.lostWrite(writeToolCall, writeErr)
 	}
 	return errors.Join(entryErr, touchErr, writeErr)
 }
@@ -423,6 +478,7 @@ func (h *Handler) sessionEnd(ctx context.Context, in *Input) error {
 	}
 	p, err := h.project(ctx, in.Cwd)
 	if err != nil {
+		h.lostWrite(writeSession, err)
 		return err
 	}
 	ended := h.now()
@@ -435,6 +491,7 @@ func (h *Handler) sessionEnd(ctx context.Context, in *Input) error {
 		EndReason: in.Reason,
 	}
 	if err := h.Memory.RecordSession(ctx, s); err != nil {
+		h.lostWrite(writeSession, err)
 		return fmt.Errorf("record session end: %w", err)
 	}
 	return nil

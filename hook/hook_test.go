@@ -112,7 +112,7 @@ func TestRunSurvivesAPanickingHandler(t *testing.T) {
 	var out, logs strings.Builder
 	open := func(ctx context.Context) (*Handler, func(), error) { panic("broken wiring") }
 	Run(context.Background(), SessionEnd, strings.NewReader(`{"session_id":"s1","cwd":"/tmp"}`), &out, time.Second,
-		slog.New(slog.NewTextHandler(&logs, nil)), open, Socket{})
+		slog.New(slog.NewTextHandler(&logs, nil)), open, Socket{}, nil)
 	if out.Len() != 0 || !strings.Contains(logs.String(), "broken wiring") {
 		t.Fatalf("a panic should be logged and answered with nothing; stdout %q, log %q", out.String(), logs.String())
 	}
@@ -126,10 +126,28 @@ func TestRunGivesUpAtTheDeadline(t *testing.T) {
 		<-release // a database lock that never comes free
 		return nil, nil, errors.New("unreachable")
 	}
+	var lost []string
 	Run(context.Background(), SessionStart, strings.NewReader(`{"session_id":"s1","cwd":"/tmp"}`), &out, 20*time.Millisecond,
-		slog.New(slog.NewTextHandler(&logs, nil)), open, Socket{})
+		slog.New(slog.NewTextHandler(&logs, nil)), open, Socket{}, func(event, cause string) { lost = append(lost, event+": "+cause) })
 	if out.Len() != 0 || !strings.Contains(logs.String(), "no answer within 20ms") {
 		t.Fatalf("a stuck hook should give up and say why; stdout %q, log %q", out.String(), logs.String())
+	}
+	// Its write was never made: recorded where a person will see it.
+	if len(lost) != 1 || !strings.HasPrefix(lost[0], SessionStart+": the hook's time (20ms) ran out") {
+		t.Fatalf("lost writes recorded: %q, want the session start's", lost)
+	}
+}
+
+func TestRunRecordsTheWritesOfAnEventWhoseDatabaseDidNotOpen(t *testing.T) {
+	var out, logs strings.Builder
+	open := func(ctx context.Context) (*Handler, func(), error) {
+		return nil, nil, errors.New("PostgreSQL at db:5432 is not answering")
+	}
+	var lost []string
+	Run(context.Background(), PostToolUse, strings.NewReader(`{"session_id":"s1","cwd":"/tmp","tool_name":"Bash"}`), &out, time.Second,
+		slog.New(slog.NewTextHandler(&logs, nil)), open, Socket{}, func(event, cause string) { lost = append(lost, event+": "+cause) })
+	if len(lost) != 1 || lost[0] != PostToolUse+": the database did not open: PostgreSQL at db:5432 is not answering" {
+		t.Fatalf("lost writes recorded: %q", lost)
 	}
 }
 
@@ -140,7 +158,8 @@ func TestRunGivesUpOnStdinThatNeverEnds(t *testing.T) {
 	open := func(ctx context.Context) (*Handler, func(), error) {
 		return nil, nil, errors.New("must not be reached")
 	}
-	Run(context.Background(), UserPromptSubmit, r, &out, 20*time.Millisecond, slog.New(slog.NewTextHandler(&logs, nil)), open, Socket{})
+	lost := func(event, cause string) { t.Errorf("input that never came is no lost write: %s %s", event, cause) }
+	Run(context.Background(), UserPromptSubmit, r, &out, 20*time.Millisecond, slog.New(slog.NewTextHandler(&logs, nil)), open, Socket{}, lost)
 	if out.Len() != 0 || !strings.Contains(logs.String(), "no answer within") {
 		t.Fatalf("stdout %q, log %q", out.String(), logs.String())
 	}

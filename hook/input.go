@@ -73,7 +73,17 @@ type Input struct {
 	StopHookActive bool `json:"stop_hook_active,omitempty"`
 	// PreCompact: manual or auto.
 	Trigger string `json:"trigger,omitempty"`
+
+	// TranscriptOffset is the transcript's size when the hook ran, as the
+	// machine of the transcript saw it: a team server's client sends it
+	// (TranscriptOffsetHeader), since the server cannot stat the client's
+	// file. Nil: the handler stats the transcript itself.
+	TranscriptOffset *int64 `json:"-"`
 }
+
+// TranscriptOffsetHeader carries a client machine's Input.TranscriptOffset
+// to the team server, as a decimal number of bytes.
+const TranscriptOffsetHeader = "Recall-Transcript-Offset"
 
 // ToolInput is a tool's arguments: kept whole (Raw) for the journal, with the
 // file paths of file tools picked out.

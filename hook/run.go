@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/recall-mcp/recall/spool"
@@ -34,6 +35,13 @@ func newWriteID() string {
 // returns a function that releases what it opened.
 type Open func(ctx context.Context) (*Handler, func(), error)
 
+// Lost records that the writes of a hook event were never made, and why:
+// the database did not open, or the hook's time ran out before the work
+// reached its write. Where it records decides who hears of it (stats,
+// doctor, the next session's start). A write the store itself failed to
+// keep is the store's to record (see Handler.Lost).
+type Lost func(event, cause string)
+
 // Run answers one hook event: it reads the input from stdin, opens the services,
 // handles the event and writes the answer to stdout. It never fails: every
 // problem is logged and answered with silence, so that a hook never breaks the
@@ -46,7 +54,10 @@ type Open func(ctx context.Context) (*Handler, func(), error)
 // handed to it and its answer printed; without one, or when it does not
 // answer in time, the hook does the work itself, under the same write id, so
 // that writes the server made before it stopped answering are not made twice.
-func Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer, deadline time.Duration, logger *slog.Logger, open Open, sock Socket) {
+//
+// Work of its own that never reached its write is told to lost (nil: only
+// logged); an event handed to a server is the server's to keep or record.
+func Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer, deadline time.Duration, logger *slog.Logger, open Open, sock Socket, lost Lost) {
 	log := logger.With("hook", event)
 	ev, err := ParseEvent(event)
 	if err != nil {
@@ -62,6 +73,7 @@ func Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer, d
 		err     error
 	}
 	done := make(chan answer, 1)
+	var working atomic.Bool // the event's work is this process's own
 	start := time.Now()
 	go func() {
 		// A bug must not break the user's session either.
@@ -104,7 +116,17 @@ func Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer, d
 			// Under the request's id: what the server wrote is not written twice.
 			work = spool.WithWriteID(ctx, id)
 		}
-		out, release, err := handle(work, ev, in, open, log)
+		working.Store(true)
+		h, release, err := open(work)
+		if err != nil {
+			if lost != nil {
+				lost(ev, "the database did not open: "+err.Error())
+			}
+			done <- answer{err: err}
+			return
+		}
+		log.Debug("hook services opened", "elapsed", time.Since(start))
+		out, err := h.Handle(work, ev, in)
 		done <- answer{out, release, err}
 	}()
 
@@ -137,6 +159,9 @@ func Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer, d
 			}
 		case <-time.After(keepWriteGrace):
 			log.Error("hook work still running at exit; what it had not written is lost")
+			if lost != nil && working.Load() {
+				lost(ev, fmt.Sprintf("the hook's time (%s) ran out before its write was made (a loaded machine, a large input, or the database held by another process)", deadline))
+			}
 		}
 	}
 }
@@ -144,15 +169,3 @@ func Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer, d
 // keepWriteGrace is how long a hook past its deadline waits for its work to
 // put its write in the spool.
 const keepWriteGrace = 300 * time.Millisecond
-
-// handle opens the services and handles the event; the caller releases them.
-func handle(ctx context.Context, event string, in *Input, open Open, log *slog.Logger) (*Output, func(), error) {
-	start := time.Now()
-	h, release, err := open(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	log.Debug("hook services opened", "elapsed", time.Since(start))
-	out, err := h.Handle(ctx, event, in)
-	return out, release, err
-}

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +11,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -63,13 +60,7 @@ func SocketPath(dbPath string) string { return dbPath + ".sock" }
 // URL without its password, so that servers of two databases on one machine
 // never answer each other's hooks, and a changed password keeps the socket.
 func ServerSocketPath(dir, dbURL string) string {
-	key := dbURL
-	if u, err := url.Parse(dbURL); err == nil && u.User != nil {
-		u.User = url.User(u.User.Username())
-		key = u.String()
-	}
-	sum := sha256.Sum256([]byte(key))
-	return filepath.Join(dir, "recall-db-"+hex.EncodeToString(sum[:6])+".sock")
+	return filepath.Join(dir, spool.ServerName(dbURL)+".sock")
 }
 
 // ErrNoServer is Ask's error when no server listens: the hook does the work.

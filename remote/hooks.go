@@ -9,8 +9,11 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
+	"github.com/recall-mcp/recall/capture"
+	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/project"
 	"github.com/recall-mcp/recall/spool"
 )
@@ -40,6 +43,11 @@ type hookEvent struct {
 	// when it happened (project.Client, encoded): the server has none of
 	// this machine's paths.
 	Project string `json:"project,omitempty"`
+	// TranscriptOffset is the size of the event's transcript when it
+	// happened: where the server anchors the event's entry (it cannot stat
+	// this machine's file, and the transcript grows while the event waits
+	// in the outbox). Nil: the event names no transcript.
+	TranscriptOffset *int64 `json:"transcript_offset,omitempty"`
 }
 
 // outboxKind is the spool kind of a hook event.
@@ -61,7 +69,7 @@ func (h *Hooks) Run(ctx context.Context, event string, stdin io.Reader, stdout i
 		log.Error("hook not answered", "err", err)
 		return
 	}
-	ev := hookEvent{Event: event, Input: input, Project: h.projectOf(input)}
+	ev := h.eventOf(event, input)
 	if waiting, err := h.Outbox.Pending(); err == nil && waiting == 0 {
 		h.sendNow(ctx, log, ev, stdout)
 		return
@@ -167,6 +175,9 @@ func (h *Hooks) send(ctx context.Context, w spool.Write, ev hookEvent) ([]byte, 
 	if ev.Project != "" {
 		req.Header.Set(project.Header, ev.Project)
 	}
+	if ev.TranscriptOffset != nil {
+		req.Header.Set(hook.TranscriptOffsetHeader, strconv.FormatInt(*ev.TranscriptOffset, 10))
+	}
 	if w.ID != "" {
 		req.Header.Set("Recall-Event-Id", w.ID)
 	}
@@ -190,14 +201,21 @@ func (h *Hooks) send(ctx context.Context, w spool.Write, ev hookEvent) ([]byte, 
 	}
 }
 
-// projectOf is the project of the hook input's cwd, as this machine resolves
-// it (project.ClientOf), encoded for the header.
-func (h *Hooks) projectOf(input json.RawMessage) string {
+// eventOf is what the server is sent of a hook's input, with what only this
+// machine knows as the hook runs: the project of the input's cwd, as this
+// machine resolves it (project.ClientOf), and the transcript's size.
+func (h *Hooks) eventOf(event string, input json.RawMessage) hookEvent {
 	var in struct {
-		Cwd string `json:"cwd"`
+		Cwd            string `json:"cwd"`
+		TranscriptPath string `json:"transcript_path"`
 	}
 	_ = json.Unmarshal(input, &in) // no cwd: the hook's own working directory
-	return project.ClientOf(in.Cwd, h.Pinned).Encode()
+	ev := hookEvent{Event: event, Input: input, Project: project.ClientOf(in.Cwd, h.Pinned).Encode()}
+	if in.TranscriptPath != "" {
+		size := capture.TranscriptSize(in.TranscriptPath)
+		ev.TranscriptOffset = &size
+	}
+	return ev
 }
 
 // readInput reads the hook's JSON input, within ctx (stdin may never end).

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/recall-mcp/recall/hook"
@@ -63,6 +64,14 @@ func (h *Hooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
+	}
+	if v := r.Header.Get(hook.TranscriptOffsetHeader); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			http.Error(w, hook.TranscriptOffsetHeader+" must be the transcript's size in bytes, a whole number from 0, not "+strconv.Quote(v), http.StatusBadRequest)
+			return
+		}
+		in.TranscriptOffset = &n
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), h.Deadline)
 	defer cancel()

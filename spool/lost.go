@@ -130,6 +130,17 @@ func (s *Spool) LostWrites() ([]Lost, error) {
 	return out, nil
 }
 
+// LostTally counts the lost writes recorded and says the last one ("" when
+// none), as stats show them. An unreadable record counts none.
+func (s *Spool) LostTally() (n int, last string) {
+	lost, err := s.LostWrites()
+	if err != nil || len(lost) == 0 {
+		return 0, ""
+	}
+	l := lost[len(lost)-1]
+	return len(lost), fmt.Sprintf("%s %s: %s", l.At.Format(time.RFC3339), l.Kind, l.Cause)
+}
+
 // LostRecords are the files that record lost writes, for a person to read
 // and delete once the cause is fixed.
 func (s *Spool) LostRecords() []string {

@@ -13,12 +13,14 @@ package spool
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -77,6 +79,24 @@ const (
 
 // DirFor is the spool directory of the database at dbPath.
 func DirFor(dbPath string) string { return dbPath + ".spool" }
+
+// ServerName names this machine's files of the database server at dbURL (a
+// PostgreSQL database): "recall-db-" and a digest of the URL without its
+// password, so that two databases on one machine never share them and a
+// changed password keeps them.
+func ServerName(dbURL string) string {
+	key := dbURL
+	if u, err := url.Parse(dbURL); err == nil && u.User != nil {
+		u.User = url.User(u.User.Username())
+		key = u.String()
+	}
+	sum := sha256.Sum256([]byte(key))
+	return "recall-db-" + hex.EncodeToString(sum[:6])
+}
+
+// DirForServer is the spool directory, in dir (where this machine's Recall
+// files are), of the database server at dbURL.
+func DirForServer(dir, dbURL string) string { return filepath.Join(dir, ServerName(dbURL)+".spool") }
 
 // New returns the spool in dir; the directory is created by the first Add.
 func New(dir string, log *slog.Logger) *Spool {

@@ -383,3 +383,74 @@ func TestClientModeServeSendsTheOutboxWhenTheServerReturns(t *testing.T) {
 		t.Errorf("the server's journal = %+v, want alice's prompt once", rows)
 	}
 }
+
+// The team server cannot stat a laptop's transcript: each entry is anchored
+// at the transcript's size the laptop saw when the hook ran, also for an
+// event that waited in the outbox while the transcript grew.
+func TestClientEntriesAreAnchoredWhereTheLaptopsTranscriptWas(t *testing.T) {
+	ts := startTeam(t)
+	laptop := clientOf(t, ts, ts.alice)
+	_, cwd := newProject(t, laptop, "shop")
+	transcript := filepath.Join(laptop.dir, captureSession+".jsonl")
+	toolCall := func(id string) string {
+		return sessionHookInput(t, "PostToolUse", cwd, transcript, map[string]any{
+			"tool_name": "Bash", "tool_use_id": id,
+			"tool_input": map[string]any{"command": "go test ./..."}, "tool_response": map[string]any{"stdout": "ok"},
+		})
+	}
+	size := func() int64 {
+		fi, err := os.Stat(transcript)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	grow := func(uuid string) {
+		appendTranscript(t, transcript, transcriptLine(t, "assistant", uuid,
+			[]any{map[string]any{"type": "text", "text": strings.Repeat("running the tests ", 50)}}))
+	}
+
+	grow("a-1")
+	want := map[string]int64{"toolu_up": size()}
+	laptop.hook("post-tool-use", toolCall("toolu_up"))
+
+	// Away: the event waits in the outbox while the transcript grows.
+	addr := strings.TrimPrefix(ts.url, "http://")
+	ts.stop(t)
+	grow("a-2")
+	want["toolu_away"] = size()
+	laptop.hook("post-tool-use", toolCall("toolu_away"))
+	grow("a-3")
+	back := startHTTPAt(t, laptop.environForServer(ts), addr)
+	want["toolu_back"] = size()
+	laptop.hook("post-tool-use", toolCall("toolu_back"))
+	back.stop(t)
+
+	db, err := sql.Open("sqlite3", "file:"+ts.cli.dbPath+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got := map[string]int64{}
+	rows, err := db.Query(`SELECT anchor_id, transcript_offset FROM journal WHERE kind = 'observation'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var off int64
+		if err := rows.Scan(&id, &off); err != nil {
+			t.Fatal(err)
+		}
+		got[id] = off
+	}
+	if len(got) != len(want) {
+		t.Fatalf("the server's journal holds tool calls %v, want %v", got, want)
+	}
+	for id, off := range want {
+		if got[id] != off {
+			t.Errorf("tool call %s anchored at offset %d, want %d (the laptop's transcript when the hook ran)", id, got[id], off)
+		}
+	}
+}

@@ -21,6 +21,9 @@ import (
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/spool"
+	"github.com/recall-mcp/recall/storage/postgres"
+	"github.com/recall-mcp/recall/storage/sqlite"
 	"github.com/recall-mcp/recall/validation"
 )
 
@@ -105,8 +108,24 @@ func runHook(ctx context.Context, e *env, args []string) error {
 		return a.hookHandler(a.mem), func() {}, nil
 	}
 	sock := hook.Socket{Path: hookSocketPath(cfg), ConnectWait: socketConnectWait, AnswerWait: cfg.HookTimeout + socketAnswerSlack}
-	hook.Run(ctx, rest[0], e.stdin, e.stdout, cfg.HookTimeout+hookSlack, log, open, sock)
+	hook.Run(ctx, rest[0], e.stdin, e.stdout, cfg.HookTimeout+hookSlack, log, open, sock, lostHookWrites(cfg, log))
 	return nil
+}
+
+// lostHookWrites records, in the spool's directory of cfg's database, the
+// writes of a hook event that were never made (the database did not open,
+// or the hook's time ran out first): stats, doctor and the next session's
+// start tell of them. An event that writes nothing with cfg loses nothing.
+func lostHookWrites(cfg *config.Config, log *slog.Logger) hook.Lost {
+	return func(event, cause string) {
+		kind := hook.WriteOf(event, cfg.Capture, cfg.Summaries)
+		if kind == "" {
+			return
+		}
+		if err := spool.New(cfg.SpoolDir(), log).RecordLost(kind, cause); err != nil {
+			log.Error("a lost hook write could not be recorded either", "hook", event, "err", err)
+		}
+	}
 }
 
 // A running recall serve answers a hook when it takes the connection within
@@ -143,8 +162,13 @@ func (a *app) hookHandler(mem *memory.Service) *hook.Handler {
 	if a.cfg.Capture {
 		h.Capture = &capture.Recorder{Store: a.db}
 	}
-	if db := a.sqlite(); db != nil {
-		h.Losses = db // PostgreSQL takes hook writes at once: no spool, no losses to tell
+	switch db := a.db.(type) {
+	case *sqlite.DB:
+		h.Losses = db // its spool records what it could not keep
+	case *postgres.DB:
+		// Takes a write at once or not at all: the handler records the
+		// writes it failed to make.
+		h.Losses, h.Lost = db, db
 	}
 	return h
 }

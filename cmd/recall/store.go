@@ -45,7 +45,7 @@ var (
 // their writes behind another writer; PostgreSQL takes them at once.
 func openStore(ctx context.Context, cfg *config.Config, log *slog.Logger, mode appMode) (store, error) {
 	if cfg.DatabaseURL != "" {
-		return postgres.OpenWith(ctx, cfg.DatabaseURL, postgres.Options{Logger: log})
+		return postgres.OpenWith(ctx, cfg.DatabaseURL, postgres.Options{Logger: log, SpoolDir: cfg.SpoolDir()})
 	}
 	return sqlite.OpenWith(ctx, cfg.SQLitePath, sqlite.Options{SyncNormal: !cfg.SyncFull, SpoolWhenBusy: mode == modeHook, ShortLived: mode == modeHook, Logger: log})
 }

@@ -27,6 +27,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	pgxvec "github.com/pgvector/pgvector-go/pgx"
+
+	"github.com/recall-mcp/recall/spool"
 )
 
 // DB is a PostgreSQL store: a pool of connections shared by the goroutines
@@ -46,6 +48,9 @@ type DB struct {
 	announce announcer
 	// index moves stored vectors into the vector index (index.go).
 	index indexer
+	// lost is this machine's record of hook writes the database never
+	// took (lost.go); nil without Options.SpoolDir.
+	lost *spool.Spool
 }
 
 // Options tune Open.
@@ -54,6 +59,10 @@ type Options struct {
 	// MaxConns bounds the pool (0: pgx's default, the larger of 4 and the
 	// number of CPUs).
 	MaxConns int32
+	// SpoolDir is this machine's directory for the database's hook writes
+	// that could not be made (spool.DirForServer): their record is kept
+	// there, for stats and the next session's start. "": none kept.
+	SpoolDir string
 }
 
 // IsURL reports whether s names a PostgreSQL database
@@ -111,7 +120,11 @@ func OpenWith(ctx context.Context, dbURL string, opts Options) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &DB{pool: pool, log: log, url: dbURL, hasIterative: !VersionLess(installed, "0.8.0")}, nil
+	db := &DB{pool: pool, log: log, url: dbURL, hasIterative: !VersionLess(installed, "0.8.0")}
+	if opts.SpoolDir != "" {
+		db.lost = spool.New(opts.SpoolDir, log)
+	}
+	return db, nil
 }
 
 // Close indexes the vectors this process stored and nobody indexed yet,

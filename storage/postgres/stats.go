@@ -46,6 +46,9 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 		st.OldestJobAt = oldest.UTC()
 	}
 	st.SchemaVersion, _ = strconv.Atoi(version)
+	if s.lost != nil {
+		st.LostWrites, st.LastLostWrite = s.lost.LostTally()
+	}
 	for col, counts := range groups {
 		rows, err := s.pool.Query(ctx, `SELECT `+col+`, count(*) FROM memories m WHERE `+visibleSQL(ctx, "m")+` GROUP BY `+col)
 		if err != nil {

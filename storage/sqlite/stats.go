@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"time"
 
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
@@ -66,11 +65,7 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 		// hide the rest, nor the lost writes it may have caused.
 		s.log.Warn("stats: spooled writes not counted", "spool", s.spool.Dir(), "err", err)
 	}
-	if lost, err := s.spool.LostWrites(); err == nil && len(lost) > 0 {
-		last := lost[len(lost)-1]
-		st.LostWrites = len(lost)
-		st.LastLostWrite = fmt.Sprintf("%s %s: %s", last.At.Format(time.RFC3339), last.Kind, last.Cause)
-	}
+	st.LostWrites, st.LastLostWrite = s.spool.LostTally()
 	for _, p := range []string{s.path, s.path + "-wal"} {
 		if fi, err := os.Stat(p); err == nil {
 			st.FileBytes += fi.Size()
