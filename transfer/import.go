@@ -318,6 +318,16 @@ func checkMemory(m *memory.Memory) error {
 	if m.CreatedAt.IsZero() {
 		return memory.Invalidf("created_at", "(missing)", "an RFC 3339 time")
 	}
+	if m.Author != "" {
+		if err := memory.ValidatePersonName(m.Author); err != nil {
+			return fmt.Errorf("author: %w", err)
+		}
+	}
+	if m.Source != "" {
+		if err := memory.ValidateSource(m.Source); err != nil {
+			return err
+		}
+	}
 	// The hash is the dedup key: computed here, never trusted from the file,
 	// so an edited line cannot slip a duplicate past it.
 	m.ContentHash = memory.ContentHash(m.Content)

@@ -16,8 +16,8 @@ type createBody struct {
 	Importance *float64    `json:"importance"`
 }
 
-// createMemory stores a memory written on the page; its metadata says it came
-// from the viewer. Storing text that is already stored answers the existing
+// createMemory stores a memory written on the page; its source says it came
+// from the viewer (throughTheViewer). Storing text that is already stored answers the existing
 // memory (duplicate true), as the tool does.
 func (h *handler) createMemory(w http.ResponseWriter, r *http.Request) {
 	var body createBody
@@ -28,7 +28,7 @@ func (h *handler) createMemory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := h.mem.Remember(r.Context(), memory.StoreRequest{Content: body.Content, Type: body.Type, Namespace: body.Namespace,
-		Importance: body.Importance, Metadata: map[string]any{"source": editor}})
+		Importance: body.Importance})
 	if err != nil {
 		h.fail(w, r, err)
 		return

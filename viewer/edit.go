@@ -8,8 +8,8 @@ import (
 	"github.com/recall-mcp/recall/memory"
 )
 
-// editor is who the viewer's changes are recorded as.
-const editor = "viewer"
+// editor is the source the viewer's changes and memories are recorded with.
+const editor = memory.SourceViewer
 
 // editBody is PATCH /api/memories/{id}: the fields to change, others left out.
 type editBody struct {

@@ -100,6 +100,7 @@ func New(d Deps) http.Handler {
 	mux.HandleFunc("GET /api/golden", h.golden)
 	mux.HandleFunc("GET /api/projects", h.projects)
 	mux.HandleFunc("GET /api/authors", h.authors)
+	mux.HandleFunc("GET /api/sources", h.sources)
 	mux.HandleFunc("GET /api/files", h.recentFiles)
 	mux.HandleFunc("GET /api/export", h.export)
 	mux.HandleFunc("GET /api/journal", h.journalFeed)
@@ -120,5 +121,13 @@ func New(d Deps) http.Handler {
 	mux.Handle("GET /{$}", revalidated(tags, "index.html", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.ServeFileFS(w, r, static, "index.html")
 	})))
-	return secure(mux, d.Access, d.Logger)
+	return secure(throughTheViewer(mux), d.Access, d.Logger)
+}
+
+// throughTheViewer marks every request's work as the viewer's: a memory
+// created on the page records it as its source, a restore too.
+func throughTheViewer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(memory.WithSource(r.Context(), editor)))
+	})
 }

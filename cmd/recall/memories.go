@@ -68,7 +68,7 @@ func runAdd(fs *pflag.FlagSet) runFunc {
 				return err
 			}
 		}
-		res, err := a.mem.Remember(ctx, req)
+		res, err := a.mem.Remember(memory.WithSource(ctx, memory.SourceCLI), req)
 		if err != nil {
 			return err
 		}
@@ -150,6 +150,7 @@ type filters struct {
 	namespace, project, typ string
 	minConf, maxConf        float64
 	since, until            string
+	source                  string
 	all                     bool
 	sort                    string
 	asc                     bool
@@ -166,6 +167,7 @@ func filterFlags(fs *pflag.FlagSet, limit int, sortHelp, sortDefault string) *fi
 	fs.Float64Var(&f.maxConf, "max-confidence", 1, "only memories with at most this confidence (0 to 1)")
 	fs.StringVar(&f.since, "since", "", "only memories created on or after this date (2026-03-01 or RFC 3339)")
 	fs.StringVar(&f.until, "until", "", "only memories created before this date (2026-03-01 or RFC 3339)")
+	fs.StringVar(&f.source, "source", "", "only memories stored through this door: "+strings.Join(memory.Sources, ", ")+`, or "unknown" (stored before Recall recorded it)`)
 	fs.BoolVarP(&f.all, "all", "a", false, "also superseded memories (hidden by default)")
 	fs.StringVarP(&f.sort, "sort", "s", sortDefault, sortHelp)
 	fs.BoolVar(&f.asc, "asc", false, "ascending order (default: descending)")
@@ -212,6 +214,16 @@ func (f *filters) resolve(ctx context.Context, a *app) (string, memory.Bounds, e
 	}
 	if f.maxConf < 1 {
 		b.MaxConfidence = &f.maxConf
+	}
+	switch f.source {
+	case "":
+	case "unknown":
+		b.Sources = []string{""}
+	default:
+		if err := memory.ValidateSource(f.source); err != nil {
+			return "", b, usagef("invalid --source %q: accepted %s, or unknown", f.source, strings.Join(memory.Sources, ", "))
+		}
+		b.Sources = []string{f.source}
 	}
 	var err error
 	if f.since != "" {

@@ -116,6 +116,19 @@ func notFound(id string, err error) error {
 	return err
 }
 
+// storedHow says through which door, and by whom on a team's server, a
+// memory was stored ("" when neither was recorded).
+func storedHow(m *memory.Memory) string {
+	var s string
+	if m.Source != "" {
+		s = " through " + m.Source
+	}
+	if m.Author != "" {
+		s += " by " + m.Author
+	}
+	return s
+}
+
 func printShown(w io.Writer, s *shown, st style, width int, preview func(id string) string) {
 	m := s.Memory
 	fmt.Fprintf(w, "%s  %s\n", st.cyan(st.bold(m.ID)), st.bold(string(m.Type)))
@@ -124,7 +137,7 @@ func printShown(w io.Writer, s *shown, st style, width int, preview func(id stri
 	if m.AccessCount > 0 {
 		used = fmt.Sprintf("used %s, last %s", describe.Count(m.AccessCount, "time", "times"), when(m.AccessedAt))
 	}
-	fmt.Fprintf(w, "created %s · updated %s · %s\n", when(m.CreatedAt), when(m.UpdatedAt), used)
+	fmt.Fprintf(w, "created %s%s · updated %s · %s\n", when(m.CreatedAt), storedHow(m), when(m.UpdatedAt), used)
 	if m.EmbeddingPending {
 		fmt.Fprintln(w, st.yellow("no vector yet: found by keywords until recall serve embeds it"))
 	}

@@ -23,7 +23,7 @@ func (p *params) add(v any) string {
 
 const memoryColumns = `m.seq, m.id, m.content, m.content_hash, m.memory_type, m.namespace,
 	m.importance, m.confidence, m.metadata, m.created_at, m.updated_at, m.accessed_at,
-	m.access_count, m.embedding_pending, m.author`
+	m.access_count, m.embedding_pending, m.author, m.source`
 
 // scanMemory reads a row selected with memoryColumns; it returns the row's seq too.
 func scanMemory(row pgx.Row) (*memory.Memory, int64, error) {
@@ -35,7 +35,7 @@ func scanMemory(row pgx.Row) (*memory.Memory, int64, error) {
 	)
 	if err := row.Scan(&seq, &m.ID, &m.Content, &m.ContentHash, &typ, &m.Namespace,
 		&m.Importance, &m.Confidence, &meta, &m.CreatedAt, &m.UpdatedAt, &m.AccessedAt,
-		&m.AccessCount, &m.EmbeddingPending, &m.Author); err != nil {
+		&m.AccessCount, &m.EmbeddingPending, &m.Author, &m.Source); err != nil {
 		return nil, 0, err
 	}
 	m.Type = memory.Type(typ)
@@ -133,12 +133,12 @@ func (s *DB) InsertMemory(ctx context.Context, m *memory.Memory, vec []float32) 
 		var seq int64
 		err := tx.QueryRow(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
 			namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
-			access_count, embedding_pending, search_words, author)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, true, to_tsvector('`+stemmed+`', $13), $14)
+			access_count, embedding_pending, search_words, author, source)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, true, to_tsvector('`+stemmed+`', $13), $14, $15)
 			ON CONFLICT (namespace, content_hash) DO NOTHING RETURNING seq`,
 			m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence,
 			meta, orNow(m.CreatedAt, now), orNow(m.UpdatedAt, now), orNow(m.AccessedAt, now), m.AccessCount,
-			memoryWords(m.Content), author(ctx, m.Author)).Scan(&seq)
+			memoryWords(m.Content), author(ctx, m.Author), m.Source).Scan(&seq)
 		if isUniqueViolation(err, "") {
 			return fmt.Errorf("memory id %q is already taken: %w", m.ID, memory.ErrInvalid)
 		}
@@ -185,12 +185,12 @@ func (s *DB) insertMemory(ctx context.Context, m *memory.Memory, meta string, ve
 	// The vector is staged, indexed in the background (index.go).
 	stored, seq, err := scanMemory(s.pool.QueryRow(ctx, `INSERT INTO memories AS m (id, content, content_hash, memory_type,
 		namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
-		access_count, embedding_pending, search_words, author, embedding_staged)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $15::vector IS NULL, to_tsvector('`+stemmed+`', $13), $14, $15)
+		access_count, embedding_pending, search_words, author, embedding_staged, source)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $15::vector IS NULL, to_tsvector('`+stemmed+`', $13), $14, $15, $16)
 		ON CONFLICT (namespace, content_hash) DO NOTHING RETURNING `+memoryColumns,
 		m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence,
 		meta, orNow(m.CreatedAt, now), orNow(m.UpdatedAt, now), orNow(m.AccessedAt, now), m.AccessCount,
-		memoryWords(m.Content), author(ctx, m.Author), embedding))
+		memoryWords(m.Content), author(ctx, m.Author), embedding, m.Source))
 	switch {
 	case err == nil:
 		if vec != nil {
@@ -452,6 +452,9 @@ func whereFilter(ctx context.Context, f memory.Filter, p *params) string {
 	}
 	if len(f.Authors) > 0 {
 		conds = append(conds, "m.author = ANY("+p.add(f.Authors)+")")
+	}
+	if len(f.Sources) > 0 {
+		conds = append(conds, "m.source = ANY("+p.add(f.Sources)+")")
 	}
 	if len(f.IDs) > 0 {
 		conds = append(conds, "m.id = ANY("+p.add(f.IDs)+")")

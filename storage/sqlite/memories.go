@@ -13,7 +13,7 @@ import (
 
 const memoryColumns = `m.seq, m.id, m.content, m.content_hash, m.memory_type, m.namespace,
 	m.importance, m.confidence, m.metadata, m.created_at, m.updated_at, m.accessed_at,
-	m.access_count, m.embedding_pending, m.author`
+	m.access_count, m.embedding_pending, m.author, m.source`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -27,7 +27,7 @@ func scanMemory(row scanner) (*memory.Memory, int64, error) {
 	)
 	if err := row.Scan(&seq, &m.ID, &m.Content, &m.ContentHash, &typ, &m.Namespace,
 		&m.Importance, &m.Confidence, &meta, &created, &upd, &acc,
-		&m.AccessCount, &m.EmbeddingPending, &m.Author); err != nil {
+		&m.AccessCount, &m.EmbeddingPending, &m.Author, &m.Source); err != nil {
 		return nil, 0, err
 	}
 	m.Type = memory.Type(typ)
@@ -113,12 +113,12 @@ func (s *DB) InsertMemory(ctx context.Context, m *memory.Memory, vec []float32) 
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
 			namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
-			access_count, embedding_pending, search_words, author)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+			access_count, embedding_pending, search_words, author, source)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
 			ON CONFLICT (namespace, content_hash) DO NOTHING`,
 			m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence,
 			meta, formatTime(created), formatTime(updated), formatTime(accessed), m.AccessCount,
-			keywords.SearchWords(m.Content), author)
+			keywords.SearchWords(m.Content), author, m.Source)
 		if isUniqueViolation(err) {
 			return fmt.Errorf("memory id %q is already taken: %w", m.ID, memory.ErrInvalid)
 		}
