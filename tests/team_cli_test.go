@@ -44,7 +44,7 @@ var storedLine = regexp.MustCompile(`stored (mem_\S+) \((\w+), (\S+)\)`)
 
 // added runs recall add on a laptop and returns the id and namespace it
 // printed.
-func added(t *testing.T, laptop *cliEnv, args ...string) (id, ns string) {
+func added(t testing.TB, laptop *cliEnv, args ...string) (id, ns string) {
 	t.Helper()
 	out := laptop.ok(append([]string{"add"}, args...)...)
 	m := storedLine.FindStringSubmatch(out)
