@@ -6,8 +6,13 @@ package transfer
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"math"
 	"time"
 
+	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -15,10 +20,13 @@ import (
 // version, with a message saying to upgrade; older versions stay readable.
 // Version 2 added archived_memory records: a version 1 reader would leave
 // them out line by line and keep the rest, losing the archive, so it is told
-// to upgrade instead.
+// to upgrade instead. Version 3 added who stored a memory, an edge or an
+// event (author) and the door a memory came in through (source), the trash's
+// deleted memories, the capture journal and the memories' vectors with their
+// embedding space: a version 2 reader would refuse or lose such lines.
 const (
 	Format  = "recall-export"
-	Version = 2
+	Version = 3
 )
 
 // Record kinds: the value of every line's "record" field.
@@ -35,8 +43,17 @@ const (
 	KindProject = "project"
 	// KindArchived is an archived memory as the trash keeps it: the memory,
 	// its edges both ways, its validation events and change log, and when it
-	// was archived. Deleted memories in the trash are not exported.
+	// was archived.
 	KindArchived = "archived_memory"
+	// KindDeleted is a deleted memory in the trash, as KindArchived, with
+	// when it was deleted: restorable until the trash lets it go.
+	KindDeleted = "deleted_memory"
+	// KindJournal is a capture journal entry.
+	KindJournal = "journal_entry"
+	// KindSpace names the model and dimension of the vectors after it.
+	KindSpace = "embedding_space"
+	// KindVector is a memory's vector: little-endian float32s in base64.
+	KindVector = "vector"
 )
 
 // Source is what an export reads.
@@ -74,6 +91,10 @@ type memoryRecord struct {
 	UpdatedAt   time.Time      `json:"updated_at"`
 	AccessedAt  time.Time      `json:"accessed_at"`
 	AccessCount int            `json:"access_count"`
+	Author      string         `json:"author,omitempty"`
+	// Source is always written ("" when it was never recorded); a file
+	// without it (before version 3, or written by hand) was imported.
+	Source *string `json:"source,omitempty"`
 }
 
 type edgeRecord struct {
@@ -85,6 +106,7 @@ type edgeRecord struct {
 	Weight    float64         `json:"weight"`
 	Metadata  map[string]any  `json:"metadata"`
 	CreatedAt time.Time       `json:"created_at"`
+	Author    string          `json:"author,omitempty"`
 }
 
 type eventRecord struct {
@@ -98,6 +120,7 @@ type eventRecord struct {
 	ConfidenceBefore float64          `json:"confidence_before"`
 	ConfidenceAfter  float64          `json:"confidence_after"`
 	CreatedAt        time.Time        `json:"created_at"`
+	Author           string           `json:"author,omitempty"`
 }
 
 type changeRecord struct {
@@ -121,11 +144,13 @@ type fileRecord struct {
 	Summary bool `json:"summary,omitempty"`
 }
 
-// archivedRecord is an archived memory line: the trash's record of it, its
-// parts written as the top-level kinds are (without their "record" field).
+// archivedRecord is an archived (or deleted) memory line: the trash's record
+// of it, its parts written as the top-level kinds are (without their
+// "record" field), and when it was archived (or deleted).
 type archivedRecord struct {
 	Record     string         `json:"record"`
-	ArchivedAt time.Time      `json:"archived_at"`
+	ArchivedAt *time.Time     `json:"archived_at,omitempty"`
+	DeletedAt  *time.Time     `json:"deleted_at,omitempty"`
 	Memory     memoryRecord   `json:"memory"`
 	Edges      []edgeRecord   `json:"edges"`
 	Events     []eventRecord  `json:"validation_events"`
@@ -133,8 +158,11 @@ type archivedRecord struct {
 }
 
 func toArchivedRecord(it *memory.TrashItem) archivedRecord {
-	r := archivedRecord{Record: KindArchived, ArchivedAt: it.DeletedAt, Memory: toMemoryRecord(it.Memory),
+	r := archivedRecord{Record: KindArchived, ArchivedAt: &it.DeletedAt, Memory: toMemoryRecord(it.Memory),
 		Edges: []edgeRecord{}, Events: []eventRecord{}, Changes: []changeRecord{}}
+	if !it.Archived {
+		r.Record, r.ArchivedAt, r.DeletedAt = KindDeleted, nil, &it.DeletedAt
+	}
 	r.Memory.Record = ""
 	for i := range it.Edges {
 		e := toEdgeRecord(&it.Edges[i])
@@ -153,7 +181,15 @@ func toArchivedRecord(it *memory.TrashItem) archivedRecord {
 }
 
 func (r archivedRecord) item() memory.TrashItem {
-	it := memory.TrashItem{DeletedAt: r.ArchivedAt.UTC(), Archived: true, TrashRecord: memory.TrashRecord{
+	at := r.ArchivedAt
+	if r.Record == KindDeleted {
+		at = r.DeletedAt
+	}
+	var when time.Time
+	if at != nil {
+		when = at.UTC()
+	}
+	it := memory.TrashItem{DeletedAt: when, Archived: r.Record == KindArchived, TrashRecord: memory.TrashRecord{
 		Memory: r.Memory.memory(), Edges: []memory.Edge{}, Events: []memory.ValidationEvent{}}}
 	for _, e := range r.Edges {
 		it.Edges = append(it.Edges, e.edge())
@@ -172,37 +208,43 @@ func toMemoryRecord(m *memory.Memory) memoryRecord {
 		Record: KindMemory, ID: m.ID, Content: m.Content, ContentHash: m.ContentHash, MemoryType: m.Type,
 		Namespace: m.Namespace, Importance: m.Importance, Confidence: m.Confidence, Metadata: orEmpty(m.Metadata),
 		CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, AccessedAt: m.AccessedAt, AccessCount: m.AccessCount,
+		Author: m.Author, Source: &m.Source,
 	}
 }
 
 func (r memoryRecord) memory() *memory.Memory {
+	source := memory.SourceImport
+	if r.Source != nil {
+		source = *r.Source
+	}
 	return &memory.Memory{
 		ID: r.ID, Content: r.Content, ContentHash: r.ContentHash, Type: r.MemoryType, Namespace: r.Namespace,
 		Importance: r.Importance, Confidence: r.Confidence, Metadata: orEmpty(r.Metadata),
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), AccessedAt: r.AccessedAt.UTC(), AccessCount: r.AccessCount,
+		Author: r.Author, Source: source,
 	}
 }
 
 func toEdgeRecord(e *memory.Edge) edgeRecord {
 	return edgeRecord{Record: KindEdge, ID: e.ID, SourceID: e.SourceID, TargetID: e.TargetID, Relation: e.Relation,
-		Weight: e.Weight, Metadata: orEmpty(e.Metadata), CreatedAt: e.CreatedAt}
+		Weight: e.Weight, Metadata: orEmpty(e.Metadata), CreatedAt: e.CreatedAt, Author: e.Author}
 }
 
 func (r edgeRecord) edge() memory.Edge {
 	return memory.Edge{ID: r.ID, SourceID: r.SourceID, TargetID: r.TargetID, Relation: r.Relation, Weight: r.Weight,
-		Metadata: r.Metadata, CreatedAt: r.CreatedAt.UTC()}
+		Metadata: r.Metadata, CreatedAt: r.CreatedAt.UTC(), Author: r.Author}
 }
 
 func toEventRecord(ev *memory.ValidationEvent) eventRecord {
 	return eventRecord{Record: KindEvent, ID: ev.ID, MemoryID: ev.MemoryID, EventType: ev.EventType, Context: ev.Context,
 		ErrorMsg: ev.ErrorMsg, SessionID: ev.SessionID, ConfidenceBefore: ev.ConfidenceBefore,
-		ConfidenceAfter: ev.ConfidenceAfter, CreatedAt: ev.CreatedAt}
+		ConfidenceAfter: ev.ConfidenceAfter, CreatedAt: ev.CreatedAt, Author: ev.Author}
 }
 
 func (r eventRecord) event() memory.ValidationEvent {
 	return memory.ValidationEvent{ID: r.ID, MemoryID: r.MemoryID, EventType: r.EventType, Context: r.Context,
 		ErrorMsg: r.ErrorMsg, SessionID: r.SessionID, ConfidenceBefore: r.ConfidenceBefore,
-		ConfidenceAfter: r.ConfidenceAfter, CreatedAt: r.CreatedAt.UTC()}
+		ConfidenceAfter: r.ConfidenceAfter, CreatedAt: r.CreatedAt.UTC(), Author: r.Author}
 }
 
 func toChangeRecord(c *memory.Change) changeRecord {
@@ -232,4 +274,46 @@ func orEmpty(m map[string]any) map[string]any {
 		return map[string]any{}
 	}
 	return m
+}
+
+// journalRecord is a capture journal entry line.
+type journalRecord struct {
+	Record string `json:"record"`
+	ID     int64  `json:"id"`
+	journal.Entry
+}
+
+// spaceRecord names the embedding space of the vector lines after it.
+type spaceRecord struct {
+	Record    string `json:"record"`
+	Model     string `json:"model"`
+	Dimension int    `json:"dimension"`
+}
+
+// vectorRecord is a memory's vector, its float32s little-endian in base64
+// (a third of the size of JSON numbers, and exact).
+type vectorRecord struct {
+	Record   string `json:"record"`
+	MemoryID string `json:"memory_id"`
+	Vector   string `json:"vector"`
+}
+
+func toVectorRecord(id string, vec []float32) vectorRecord {
+	b := make([]byte, 4*len(vec))
+	for i, f := range vec {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return vectorRecord{Record: KindVector, MemoryID: id, Vector: base64.StdEncoding.EncodeToString(b)}
+}
+
+func (r vectorRecord) vector() ([]float32, error) {
+	b, err := base64.StdEncoding.DecodeString(r.Vector)
+	if err != nil || len(b) == 0 || len(b)%4 != 0 {
+		return nil, fmt.Errorf("vector of %s: want little-endian float32s in base64", r.MemoryID)
+	}
+	vec := make([]float32, len(b)/4)
+	for i := range vec {
+		vec[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return vec, nil
 }

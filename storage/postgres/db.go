@@ -27,24 +27,31 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	pgxvec "github.com/pgvector/pgvector-go/pgx"
-
 	"github.com/recall-mcp/recall/spool"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // DB is a PostgreSQL store: a pool of connections shared by the goroutines
 // of one process. Many processes and servers may open the same database.
 type DB struct {
+	// Shared holds the port methods whose steps both engines share, run
+	// in this database's transactions (shared_tx.go).
+	storage.Shared
+
 	pool *pgxpool.Pool
 	log  *slog.Logger
 	url  string
 	// hasIterative: the server's pgvector scans HNSW iteratively (0.8+).
 	hasIterative bool
 	// dimension is the vector column's dimension as last seen (0: not known
-	// yet). A store whose vector has it writes in one statement; the column's
-	// type still refuses another, should another process change it.
+	// yet). A store whose vector has it writes in one statement; should
+	// another process change the space meanwhile, the indexer finds the
+	// vector of the old space and marks the memory pending (index.go).
 	dimension atomic.Int64
 	// announce tells other servers' viewers of changes (announce.go).
 	announce announcer
+	// index moves stored vectors into the vector index (index.go).
+	index indexer
 	// lost is this machine's record of hook writes the database never
 	// took (lost.go); nil without Options.SpoolDir.
 	lost *spool.Spool
@@ -118,14 +125,17 @@ func OpenWith(ctx context.Context, dbURL string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	db := &DB{pool: pool, log: log, url: dbURL, hasIterative: !VersionLess(installed, "0.8.0")}
+	db.Shared = storage.Shared{Tx: writes{db}}
 	if opts.SpoolDir != "" {
 		db.lost = spool.New(opts.SpoolDir, log)
 	}
 	return db, nil
 }
 
-// Close sends the announcement still on its way and releases the pool.
+// Close indexes the vectors this process stored and nobody indexed yet,
+// sends the announcement still on its way and releases the pool.
 func (s *DB) Close() error {
+	s.closeIndexer()
 	s.announce.drains.Wait()
 	s.pool.Close()
 	return nil
