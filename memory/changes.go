@@ -63,6 +63,11 @@ const (
 	SourceImport   = "import"   // an import: recall import (without a recorded source), a memory server's file, the Python version's database
 )
 
+// SourceHeader carries a request's source over HTTP where it is not the
+// endpoint's own: a client machine's CLI using the viewer's API sends
+// SourceCLI, and its changes are recorded as the CLI's.
+const SourceHeader = "Recall-Source"
+
 type sourceKey struct{}
 
 // WithSource says which door the work done with ctx came through (SourceCLI,

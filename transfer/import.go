@@ -51,9 +51,12 @@ type Progress func(done, total int)
 // out; an error while writing leaves nothing written.
 func Import(ctx context.Context, sink Sink, r io.Reader, opts ImportOptions) (*ImportReport, error) {
 	if opts.Namespace != "" {
-		if err := memory.ValidateNamespace(opts.Namespace); err != nil {
+		// "private" is the asker's own namespace, as everywhere.
+		ns, err := memory.ResolveNamespace(ctx, opts.Namespace)
+		if err != nil {
 			return nil, err
 		}
+		opts.Namespace = ns
 	}
 	lines, err := readLines(r)
 	if err != nil {

@@ -44,9 +44,9 @@ func readSuperseded(qs url.Values) (bool, error) {
 const dateLayout = "2006-01-02"
 
 // readBounds reads min_confidence and max_confidence (0 to 1, inclusive),
-// since and until (days, YYYY-MM-DD, both included, in UTC), author (a
-// person's name, "admin", or noAuthor) and source (a door's name, or
-// unknownSource).
+// since and until (days, YYYY-MM-DD, both included, in UTC; or instants,
+// RFC 3339, since included and until not), author (a person's name,
+// "admin", or noAuthor) and source (a door's name, or unknownSource).
 func readBounds(qs url.Values) (memory.Bounds, error) {
 	var b memory.Bounds
 	if author := qs.Get("author"); author == noAuthor {
@@ -84,9 +84,15 @@ func readBounds(qs url.Values) (memory.Bounds, error) {
 		if raw == "" {
 			continue
 		}
+		// An instant (RFC 3339) is taken as it is: since includes it, until
+		// does not (the CLI of a client machine sends its own midnights).
+		if at, err := time.Parse(time.RFC3339, raw); err == nil {
+			*dst = at
+			continue
+		}
 		day, err := time.Parse(dateLayout, raw)
 		if err != nil {
-			return b, fmt.Errorf("invalid %s %q: accepted a day as YYYY-MM-DD", name, raw)
+			return b, fmt.Errorf("invalid %s %q: accepted a day as YYYY-MM-DD or an instant as RFC 3339 (2026-03-01T15:04:05Z)", name, raw)
 		}
 		if name == "until" {
 			day = day.AddDate(0, 0, 1) // the whole day is included

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/project"
 )
 
 // createBody is POST /api/memories: a memory a person writes, stored as
@@ -14,6 +15,29 @@ type createBody struct {
 	Type       memory.Type `json:"memory_type"`
 	Namespace  string      `json:"namespace"`
 	Importance *float64    `json:"importance"`
+}
+
+// clientProject is the namespace of the project a client machine sent
+// (project.Header: its CLI adding a memory without a namespace goes to the
+// project it is in, as on a machine with its own database), bound as the
+// hooks bind it; "" without the header: the default namespace.
+func (h *handler) clientProject(r *http.Request) (string, error) {
+	v := r.Header.Get(project.Header)
+	if v == "" {
+		return "", nil
+	}
+	c, err := project.ParseClient(v)
+	if err != nil {
+		return "", memory.Invalidf("header", project.Header, err.Error())
+	}
+	if h.clients == nil {
+		return "", memory.Invalidf("header", project.Header, "this viewer does not resolve client machines' projects: give the namespace")
+	}
+	p, err := h.clients.ForClient(r.Context(), c)
+	if err != nil {
+		return "", err
+	}
+	return p.Namespace, nil
 }
 
 // createMemory stores a memory written on the page; its source says it came
@@ -26,6 +50,14 @@ func (h *handler) createMemory(w http.ResponseWriter, r *http.Request) {
 	if err := dec.Decode(&body); err != nil {
 		writeError(w, http.StatusBadRequest, `invalid body: accepted a JSON object {"content": "...", "memory_type": "decision", "namespace": "global", "importance": 0.5} (content required)`)
 		return
+	}
+	if body.Namespace == "" {
+		ns, err := h.clientProject(r)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
+		body.Namespace = ns
 	}
 	res, err := h.mem.Remember(r.Context(), memory.StoreRequest{Content: body.Content, Type: body.Type, Namespace: body.Namespace,
 		Importance: body.Importance})

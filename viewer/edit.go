@@ -34,7 +34,7 @@ func (h *handler) editMemory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := h.mem.Update(r.Context(), memory.UpdateRequest{
-		MemoryID: r.PathValue("id"), Content: body.Content, Type: body.Type, Importance: body.Importance, Namespace: body.Namespace, By: editor,
+		MemoryID: r.PathValue("id"), Content: body.Content, Type: body.Type, Importance: body.Importance, Namespace: body.Namespace, By: door(r),
 	})
 	if err != nil {
 		h.fail(w, r, err)

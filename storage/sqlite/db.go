@@ -22,6 +22,7 @@ import (
 
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/spool"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // BusyTimeout is how long a connection waits for another process's write lock
@@ -36,6 +37,10 @@ const BestEffortBusyTimeout = 100
 // DB is a Recall database. It implements memory.Store and is safe for concurrent
 // use by many goroutines and many processes.
 type DB struct {
+	// Shared holds the port methods whose steps both engines share, run
+	// in this database's transactions (shared_tx.go).
+	storage.Shared
+
 	db *sql.DB
 	// bestEffort is a second pool on the same file whose connections give up
 	// on a held write lock after BestEffortBusyTimeout and commit without
@@ -163,6 +168,7 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	s := &DB{db: db, bestEffort: quick, path: path, signs: newSignIndex(), log: log,
 		spool: spool.New(spool.DirFor(path), log), spoolWhenBusy: opts.SpoolWhenBusy, shortLived: opts.ShortLived}
+	s.Shared = storage.Shared{Tx: writes{s}}
 	if !opts.ShortLived {
 		s.walSync = newWALSyncer(path, log)
 	}
