@@ -44,7 +44,7 @@ var storedLine = regexp.MustCompile(`stored (mem_\S+) \((\w+), (\S+)\)`)
 
 // added runs recall add on a laptop and returns the id and namespace it
 // printed.
-func added(t *testing.T, laptop *cliEnv, args ...string) (id, ns string) {
+func added(t testing.TB, laptop *cliEnv, args ...string) (id, ns string) {
 	t.Helper()
 	out := laptop.ok(append([]string{"add"}, args...)...)
 	m := storedLine.FindStringSubmatch(out)
@@ -202,6 +202,16 @@ func TestClientModeCLIWritesAndReadsThroughTheServer(t *testing.T) {
 	}
 	if out := alice.ok("forget", "--session", "alice-s1", "--yes"); !strings.Contains(out, "deleted 1 captured entries") || len(journalRows(t, ts.cli.dbPath)) != 0 {
 		t.Errorf("alice's forget --session --yes: %q", out)
+	}
+	golden, _ := added(t, alice, "--type", "golden_rule", "--namespace", "global", "Secrets MUST NOT be committed to git")
+	if out := alice.ok("forget", "--yes", "secrets committed git"); !strings.Contains(out, "kept "+golden+": a golden rule") {
+		t.Errorf("forget by query of a golden rule: %q", out)
+	}
+	if r := alice.run("", "forget", golden); r.code != 1 || !strings.Contains(r.stderr, golden+" is a golden rule: add --force") {
+		t.Errorf("forget ID of a golden rule: exit %d, %q", r.code, r.stderr)
+	}
+	if out := alice.ok("forget", "--force", golden); !strings.Contains(out, "deleted "+golden) {
+		t.Errorf("forget --force ID of a golden rule: %q", out)
 	}
 	if out := alice.ok("forget", shared); !strings.Contains(out, "deleted "+shared) {
 		t.Errorf("recall forget ID: %q", out)

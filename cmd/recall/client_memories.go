@@ -153,10 +153,21 @@ func (s *serverOps) Forget(ctx context.Context, req memory.ForgetRequest) (*memo
 			out.WouldDelete.DryRun = true
 			return out.WouldDelete, nil
 		}
-		if strings.Contains(err.Error(), "golden rule") {
+		if !strings.Contains(err.Error(), "golden rule") {
+			return nil, err
+		}
+		if req.MemoryID != "" || memory.LooksLikeID(req.Input) {
 			return nil, fmt.Errorf("%w: %s", memory.ErrProtected, err)
 		}
-		return nil, err
+		// A query that matched golden rules alone: nothing deleted, and
+		// which were kept, as a database of its own answers.
+		dry := req
+		dry.Confirm = false
+		kept, derr := s.Forget(ctx, dry)
+		if derr != nil {
+			return nil, err
+		}
+		return &memory.ForgetResult{DeletedIDs: []string{}, Deleted: []memory.ForgottenMemory{}, Protected: kept.Protected, Mode: kept.Mode}, nil
 	}
 	if out.ForgetResult == nil {
 		return nil, errors.New("the team server's forget answered nothing")
