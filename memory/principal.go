@@ -51,6 +51,15 @@ func (p Principal) Author() string {
 	return ""
 }
 
+// AuthorOr is the name a record is written under: given when set (an
+// import keeps its authors), else whoever asks in ctx.
+func AuthorOr(ctx context.Context, given string) string {
+	if given != "" {
+		return given
+	}
+	return PrincipalFrom(ctx).Author()
+}
+
 // AuthorPrincipal is the principal an author name was recorded under (see
 // Author): background work done for a session or a memory acts as its
 // author.

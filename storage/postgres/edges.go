@@ -79,7 +79,7 @@ func insertEdge(ctx context.Context, tx pgx.Tx, e *memory.Edge, meta string) (in
 		VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (source_id, target_id, relation) DO UPDATE SET weight = excluded.weight
 		RETURNING id`,
-		e.SourceID, e.TargetID, string(e.Relation), e.Weight, meta, orNow(e.CreatedAt, time.Now()), author(ctx, e.Author)).Scan(&id)
+		e.SourceID, e.TargetID, string(e.Relation), e.Weight, meta, orNow(e.CreatedAt, time.Now()), memory.AuthorOr(ctx, e.Author)).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("insert edge: %w", err)
 	}

@@ -34,7 +34,7 @@ func insertEvent(ctx context.Context, tx pgx.Tx, ev *memory.ValidationEvent) (in
 		return 0, err
 	}
 	var id int64
-	ev.Author = author(ctx, ev.Author)
+	ev.Author = memory.AuthorOr(ctx, ev.Author)
 	err := tx.QueryRow(ctx, `INSERT INTO validation_events (memory_id, event_type, context,
 		error_msg, session_id, confidence_before, confidence_after, created_at, author)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,

@@ -33,7 +33,7 @@ func insertFileActivity(ctx context.Context, q querier, a *memory.FileActivity) 
 		return 0, err
 	}
 	var id int64
-	a.Author = author(ctx, a.Author)
+	a.Author = memory.AuthorOr(ctx, a.Author)
 	err = q.QueryRow(ctx, `INSERT INTO file_activity (file_path, action, session_id,
 		project_root, file_type, metadata, created_at, author) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
 		a.FilePath, string(a.Action), a.SessionID, a.ProjectRoot, a.FileType, meta, orNow(a.CreatedAt, time.Now()), a.Author).Scan(&id)

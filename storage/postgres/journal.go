@@ -42,7 +42,7 @@ func insertEntry(ctx context.Context, q querier, e *journal.Entry) (int64, error
 		return 0, fmt.Errorf("encode files: %w", err)
 	}
 	e.CreatedAt = orNow(e.CreatedAt, time.Now())
-	e.Author = author(ctx, e.Author)
+	e.Author = memory.AuthorOr(ctx, e.Author)
 	err = q.QueryRow(ctx, `INSERT INTO journal (kind, namespace, session_id, turn_id, transcript_path,
 			tool_name, title, body, files, memory_id, trimmed_bytes, created_at, search_words, author, anchor_id, transcript_offset)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, to_tsvector('`+stemmed+`', $13), $14, $15, $16) RETURNING id`,
@@ -317,7 +317,7 @@ func (s *DB) SetDraftSummary(ctx context.Context, sessionID, memoryID string) er
 // transaction.
 func (s *DB) RecordSummary(ctx context.Context, e *journal.Entry, through int64, byModel bool) (int64, error) {
 	var id int64
-	e.Author = author(ctx, e.Author)
+	e.Author = memory.AuthorOr(ctx, e.Author)
 	err := s.writeChanged(ctx, func(tx pgx.Tx) error {
 		var err error
 		if id, err = insertEntry(ctx, tx, e); err != nil {

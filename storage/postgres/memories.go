@@ -138,7 +138,7 @@ func (s *DB) InsertMemory(ctx context.Context, m *memory.Memory, vec []float32) 
 			ON CONFLICT (namespace, content_hash) DO NOTHING RETURNING seq`,
 			m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence,
 			meta, orNow(m.CreatedAt, now), orNow(m.UpdatedAt, now), orNow(m.AccessedAt, now), m.AccessCount,
-			memoryWords(m.Content), author(ctx, m.Author), m.Source).Scan(&seq)
+			memoryWords(m.Content), memory.AuthorOr(ctx, m.Author), m.Source).Scan(&seq)
 		if isUniqueViolation(err, "") {
 			return fmt.Errorf("memory id %q is already taken: %w", m.ID, memory.ErrInvalid)
 		}
@@ -190,7 +190,7 @@ func (s *DB) insertMemory(ctx context.Context, m *memory.Memory, meta string, ve
 		ON CONFLICT (namespace, content_hash) DO NOTHING RETURNING `+memoryColumns,
 		m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence,
 		meta, orNow(m.CreatedAt, now), orNow(m.UpdatedAt, now), orNow(m.AccessedAt, now), m.AccessCount,
-		memoryWords(m.Content), author(ctx, m.Author), embedding, m.Source))
+		memoryWords(m.Content), memory.AuthorOr(ctx, m.Author), embedding, m.Source))
 	switch {
 	case err == nil:
 		if vec != nil {

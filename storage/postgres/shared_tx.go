@@ -43,7 +43,7 @@ func (t sharedTx) AddEvent(ctx context.Context, ev *memory.ValidationEvent) (int
 
 func (t sharedTx) RecordForgotten(ctx context.Context, m *memory.Memory) error {
 	_, err := t.tx.Exec(ctx, `INSERT INTO forgotten (memory_id, namespace, content_hash, at, author)
-		VALUES ($1, $2, $3, now(), $4)`, m.ID, m.Namespace, m.ContentHash, author(ctx, ""))
+		VALUES ($1, $2, $3, now(), $4)`, m.ID, m.Namespace, m.ContentHash, memory.AuthorOr(ctx, ""))
 	return err
 }
 

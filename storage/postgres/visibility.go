@@ -27,14 +27,6 @@ func visibleCond(ctx context.Context, alias string, p *params) string {
 	return "(left(" + ns + ", 5) <> '" + memory.PersonNamespacePref + "' OR " + ns + " = " + p.add(who.OwnNamespace()) + ")"
 }
 
-// author is who a change is recorded under: the one given, else the asker.
-func author(ctx context.Context, given string) string {
-	if given != "" {
-		return given
-	}
-	return memory.PrincipalFrom(ctx).Author()
-}
-
 // visibleSQL is visibleCond with the asker's namespace as a quoted literal,
 // for statements that take no parameters (an export's); names are checked
 // (memory.ValidatePersonName) before they reach a principal.

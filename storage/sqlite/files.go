@@ -19,7 +19,7 @@ func (s *DB) AddFileActivity(ctx context.Context, a *memory.FileActivity) (int64
 	}
 	rec := *a
 	rec.CreatedAt = orNow(a.CreatedAt, time.Now()) // a spooled touch keeps its time
-	rec.Author = workAuthor(ctx, a.Author)
+	rec.Author = memory.AuthorOr(ctx, a.Author)
 	insert, err := fileActivityInsert(ctx, &rec)
 	if err != nil {
 		return 0, err

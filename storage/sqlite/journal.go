@@ -27,7 +27,7 @@ func (s *DB) AddEntry(ctx context.Context, e *journal.Entry) (int64, error) {
 		return 0, err
 	}
 	e.CreatedAt = orNow(e.CreatedAt, time.Now()) // a spooled entry keeps its time
-	e.Author = workAuthor(ctx, e.Author)
+	e.Author = memory.AuthorOr(ctx, e.Author)
 	var id int64
 	err := s.hookWrite(ctx, spoolJournal, e, func(tx *sql.Tx) error {
 		var err error
@@ -434,10 +434,10 @@ func (s *DB) RecordToolCall(ctx context.Context, e *journal.Entry, a *memory.Fil
 		return nil
 	}
 	if e != nil {
-		e.Author = workAuthor(ctx, e.Author)
+		e.Author = memory.AuthorOr(ctx, e.Author)
 	}
 	if a != nil {
-		a.Author = workAuthor(ctx, a.Author)
+		a.Author = memory.AuthorOr(ctx, a.Author)
 	}
 	c := toolCall{Entry: e, Activity: a}
 	write, err := toolCallWrite(ctx, &c)

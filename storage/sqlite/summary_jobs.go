@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/capture/journal"
+	"github.com/recall-mcp/recall/memory"
 )
 
 // QueueSummary records that a session wants a summary: a job of kind summary
@@ -74,7 +75,7 @@ func (s *DB) SetDraftSummary(ctx context.Context, sessionID, memoryID string) er
 // call. One transaction.
 func (s *DB) RecordSummary(ctx context.Context, e *journal.Entry, through int64, byModel bool) (int64, error) {
 	var id int64
-	e.Author = workAuthor(ctx, e.Author)
+	e.Author = memory.AuthorOr(ctx, e.Author)
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
 		if id, err = insertEntry(ctx, tx, e); err != nil {

@@ -81,12 +81,3 @@ func ownWork(ctx context.Context, alias string) (string, []any) {
 	}
 	return col + " = ?", []any{p.Person}
 }
-
-// workAuthor is who captured work is recorded under: the one given (a
-// spooled or summarised entry keeps its session's), else the asker.
-func workAuthor(ctx context.Context, given string) string {
-	if given != "" {
-		return given
-	}
-	return memory.PrincipalFrom(ctx).Author()
-}
