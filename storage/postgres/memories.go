@@ -235,8 +235,9 @@ func (s *DB) GetMemories(ctx context.Context, ids []string) (map[string]*memory.
 	return out, nil
 }
 
-// updateMemory is the read-modify-write of UpdateMemory inside tx.
-func updateMemory(ctx context.Context, tx pgx.Tx, id string, fn func(m *memory.Memory) error) (*memory.Memory, error) {
+// UpdateMemory is the read-modify-write of storage.Shared.UpdateMemory.
+func (t sharedTx) UpdateMemory(ctx context.Context, id string, fn func(m *memory.Memory) error) (*memory.Memory, error) {
+	tx := t.tx
 	before, _, err := getMemory(ctx, tx, id, true)
 	if err != nil {
 		return nil, err

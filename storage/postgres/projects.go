@@ -89,14 +89,16 @@ func (s *DB) ProjectSummaries(ctx context.Context) ([]memory.ProjectSummary, err
 	return storage.ProjectSummaries(counts, bindings), nil
 }
 
-func projectInUse(ctx context.Context, tx pgx.Tx, ns string) (bool, error) {
+func (t sharedTx) ProjectInUse(ctx context.Context, ns string) (bool, error) {
+	tx := t.tx
 	var used bool
 	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM memories WHERE namespace = $1)
 		OR EXISTS (SELECT 1 FROM project_roots WHERE namespace = $1)`, ns).Scan(&used)
 	return used, err
 }
 
-func moveNamespace(ctx context.Context, tx pgx.Tx, from, to string) (int, error) {
+func (t sharedTx) MoveNamespace(ctx context.Context, from, to string) (int, error) {
+	tx := t.tx
 	tag, err := tx.Exec(ctx, `UPDATE memories SET namespace = $1 WHERE namespace = $2`, to, from)
 	if err != nil {
 		return 0, fmt.Errorf("move memories: %w", err)
@@ -113,7 +115,8 @@ func moveNamespace(ctx context.Context, tx pgx.Tx, from, to string) (int, error)
 	return int(tag.RowsAffected()), nil
 }
 
-func foldDuplicates(ctx context.Context, tx pgx.Tx, from, into string) ([]memory.MergedDuplicate, error) {
+func (t sharedTx) FoldDuplicates(ctx context.Context, from, into string) ([]memory.MergedDuplicate, error) {
+	tx := t.tx
 	rows, err := tx.Query(ctx, `SELECT a.id, b.id FROM memories a
 		JOIN memories b ON b.namespace = $1 AND b.content_hash = a.content_hash
 		WHERE a.namespace = $2 ORDER BY a.seq`, into, from)

@@ -27,10 +27,6 @@ func (t sharedTx) ReadMemory(ctx context.Context, id string) (*memory.Memory, er
 	return m, err
 }
 
-func (t sharedTx) UpdateMemory(ctx context.Context, id string, fn func(*memory.Memory) error) (*memory.Memory, error) {
-	return updateMemory(ctx, t.tx, id, fn)
-}
-
 func (t sharedTx) DeleteRow(ctx context.Context, id string, keepGolden bool) (bool, error) {
 	tag, err := t.tx.Exec(ctx, `DELETE FROM memories WHERE id = $1 AND NOT ($2 AND memory_type = $3)`,
 		id, keepGolden, string(memory.TypeGoldenRule))
@@ -49,10 +45,6 @@ func (t sharedTx) RecordForgotten(ctx context.Context, m *memory.Memory) error {
 
 func (t sharedTx) AddChange(ctx context.Context, c *memory.Change) (int64, error) {
 	return writeChange(ctx, t.tx, c)
-}
-
-func (t sharedTx) KeepInTrash(ctx context.Context, id string, archived bool) error {
-	return toTrash(ctx, t.tx, id, archived)
 }
 
 func (t sharedTx) Meta(ctx context.Context, key string) (string, error) {
@@ -89,20 +81,8 @@ func (t sharedTx) InsertEdge(ctx context.Context, e *memory.Edge, meta string) (
 	return insertEdge(ctx, t.tx, e, meta)
 }
 
-func (t sharedTx) ProjectInUse(ctx context.Context, ns string) (bool, error) {
-	return projectInUse(ctx, t.tx, ns)
-}
-
 func (t sharedTx) CountRoots(ctx context.Context, ns string) (int, error) {
 	var n int
 	err := t.tx.QueryRow(ctx, `SELECT count(*) FROM project_roots WHERE namespace = $1`, ns).Scan(&n)
 	return n, err
-}
-
-func (t sharedTx) MoveNamespace(ctx context.Context, from, to string) (int, error) {
-	return moveNamespace(ctx, t.tx, from, to)
-}
-
-func (t sharedTx) FoldDuplicates(ctx context.Context, from, into string) ([]memory.MergedDuplicate, error) {
-	return foldDuplicates(ctx, t.tx, from, into)
 }

@@ -15,9 +15,10 @@ import (
 // trashNow is the clock of the trash.
 var trashNow = func() time.Time { return time.Now().UTC() }
 
-// toTrash copies memory id's record into the trash inside the delete's
+// KeepInTrash copies memory id's record into the trash inside the delete's
 // transaction, and purges records past memory.TrashKeep.
-func toTrash(ctx context.Context, tx pgx.Tx, id string, archived bool) error {
+func (t sharedTx) KeepInTrash(ctx context.Context, id string, archived bool) error {
+	tx := t.tx
 	m, _, err := getMemory(ctx, tx, id, true)
 	if err != nil {
 		return err

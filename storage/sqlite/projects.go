@@ -93,17 +93,19 @@ func (s *DB) ProjectSummaries(ctx context.Context) ([]memory.ProjectSummary, err
 	return storage.ProjectSummaries(counts, bindings), nil
 }
 
-// projectInUse reports whether a namespace holds memories or is bound to a root.
-func projectInUse(ctx context.Context, tx *sql.Tx, ns string) (bool, error) {
+// ProjectInUse reports whether a namespace holds memories or is bound to a root.
+func (t sharedTx) ProjectInUse(ctx context.Context, ns string) (bool, error) {
+	tx := t.tx
 	var n int
 	err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM memories WHERE namespace = ?)
 		+ (SELECT count(*) FROM project_roots WHERE namespace = ?)`, ns, ns).Scan(&n)
 	return n > 0, err
 }
 
-// moveNamespace moves every memory, root binding and session of from to to
+// MoveNamespace moves every memory, root binding and session of from to to
 // and returns how many memories moved.
-func moveNamespace(ctx context.Context, tx *sql.Tx, from, to string) (int, error) {
+func (t sharedTx) MoveNamespace(ctx context.Context, from, to string) (int, error) {
+	tx := t.tx
 	res, err := tx.ExecContext(ctx, `UPDATE memories SET namespace = ? WHERE namespace = ?`, to, from)
 	if err != nil {
 		return 0, fmt.Errorf("move memories: %w", err)
@@ -121,9 +123,10 @@ func moveNamespace(ctx context.Context, tx *sql.Tx, from, to string) (int, error
 	return int(n), nil
 }
 
-// foldDuplicates deletes the memories of from whose content into holds too,
+// FoldDuplicates deletes the memories of from whose content into holds too,
 // after moving their edges and validation events to the copy in into.
-func foldDuplicates(ctx context.Context, tx *sql.Tx, from, into string) ([]memory.MergedDuplicate, error) {
+func (t sharedTx) FoldDuplicates(ctx context.Context, from, into string) ([]memory.MergedDuplicate, error) {
+	tx := t.tx
 	rows, err := tx.QueryContext(ctx, `SELECT a.id, b.id FROM memories a
 		JOIN memories b ON b.namespace = ? AND b.content_hash = a.content_hash
 		WHERE a.namespace = ? ORDER BY a.seq`, into, from)

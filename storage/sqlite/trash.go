@@ -14,9 +14,10 @@ import (
 // trashNow is the clock of the trash (tests move it).
 var trashNow = func() time.Time { return time.Now().UTC() }
 
-// toTrash copies memory id's record into the trash inside the delete's
+// KeepInTrash copies memory id's record into the trash inside the delete's
 // transaction, and purges records past TrashKeep.
-func toTrash(ctx context.Context, tx *sql.Tx, id string, archived bool) error {
+func (t sharedTx) KeepInTrash(ctx context.Context, id string, archived bool) error {
+	tx := t.tx
 	m, _, err := getMemory(ctx, tx, id)
 	if err != nil {
 		return err
