@@ -3,6 +3,7 @@ package tests
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -68,6 +69,34 @@ func BenchmarkHookFigures(b *testing.B) {
 				"tool_input":    map[string]any{"file_path": filepath.Join(f.cwd, "orders.go"), "old_string": "ttl := 0", "new_string": "ttl := 5 * time.Minute"},
 				"tool_response": map[string]any{"filePath": filepath.Join(f.cwd, "orders.go"), "success": true},
 			}))
+		})
+		b.Run("post-tool-use-50MB-transcript/"+mode, func(b *testing.B) {
+			// A long session: 50 MB of work, then a prompt (its hook ran
+			// before Claude Code wrote its line, as 2.1 does) and a tool
+			// call; the figure is each tool call after the first of the turn.
+			f := newHookFigure(b, 1000, "")
+			transcript := filepath.Join(f.c.dir, "transcript.jsonl")
+			writeTranscript(b, transcript, 50<<20)
+			prompt := "How many minutes does the orders service cache items?" // as f.prompt()
+			f.run(b, "user-prompt-submit", hookInput(b, "UserPromptSubmit", f.cwd, map[string]any{"transcript_path": transcript, "prompt": prompt}))
+			appendTranscript(b, transcript,
+				`{"type":"user","uuid":"turn-2-prompt","message":{"role":"user","content":"`+prompt+`"}}`+"\n",
+				`{"type":"assistant","uuid":"turn-2-a","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Edit","input":{}}]}}`+"\n")
+			f.time(b, mode, "post-tool-use", hookInput(b, "PostToolUse", f.cwd, map[string]any{
+				"transcript_path": transcript, "tool_name": "Edit",
+				"tool_input":    map[string]any{"file_path": filepath.Join(f.cwd, "orders.go"), "old_string": "ttl := 0", "new_string": "ttl := 5 * time.Minute"},
+				"tool_response": map[string]any{"filePath": filepath.Join(f.cwd, "orders.go"), "success": true},
+			}))
+			// Each tool call was placed in its turn, whatever it read.
+			db, err := sql.Open("sqlite3", "file:"+f.c.dbPath+"?mode=ro")
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			var calls, inTurn int
+			if err := db.QueryRow(`SELECT count(*), count(*) FILTER (WHERE turn_id = 'turn-2-prompt') FROM journal WHERE kind = 'observation'`).Scan(&calls, &inTurn); err != nil || calls == 0 || inTurn != calls {
+				b.Fatalf("%d of %d tool calls placed in their turn (%v)", inTurn, calls, err)
+			}
 		})
 		b.Run("prompt-10k-hung-ollama/"+mode, func(b *testing.B) {
 			f := newHookFigure(b, 10_000, "")
