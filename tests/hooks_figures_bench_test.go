@@ -76,7 +76,7 @@ func BenchmarkHookFigures(b *testing.B) {
 			// call; the figure is each tool call after the first of the turn.
 			f := newHookFigure(b, 1000, "")
 			transcript := filepath.Join(f.c.dir, "transcript.jsonl")
-			writeTranscript(b, transcript, 50<<20)
+			writeWorkTranscript(b, transcript, 50<<20)
 			prompt := "How many minutes does the orders service cache items?" // as f.prompt()
 			f.run(b, "user-prompt-submit", hookInput(b, "UserPromptSubmit", f.cwd, map[string]any{"transcript_path": transcript, "prompt": prompt}))
 			appendTranscript(b, transcript,
@@ -325,6 +325,23 @@ func writeTranscript(b *testing.B, path string, size int) {
 	line := `{"type":"assistant","uuid":"a-%d","message":{"role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("reading the orders service ", 36) + `"}]}}` + "\n"
 	for i := 0; buf.Len() < size; i++ {
 		fmt.Fprintf(&buf, line, i)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// writeWorkTranscript writes a Claude Code transcript of about size bytes of
+// tool work: tool calls, each answered by a user line holding a 16 KB result,
+// as Read and Bash answer in a long session.
+func writeWorkTranscript(b *testing.B, path string, size int) {
+	b.Helper()
+	var buf bytes.Buffer
+	buf.WriteString(`{"type":"user","uuid":"6b1f0c1e-prompt","message":{"role":"user","content":"make the orders cache last five minutes"}}` + "\n")
+	output := strings.Repeat("orders row 12345 cached in redis ok ", 16<<10/36)
+	for i := 0; buf.Len() < size; i++ {
+		fmt.Fprintf(&buf, `{"type":"assistant","uuid":"a-%d","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_%d","name":"Bash","input":{"command":"go test ./orders/..."}}]}}`+"\n", i, i)
+		fmt.Fprintf(&buf, `{"type":"user","uuid":"r-%d","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%d","content":%q}]}}`+"\n", i, i, output)
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
 		b.Fatal(err)
