@@ -162,7 +162,7 @@ func (s *Summarizer) recordDraft(ctx context.Context, sessionID, draftID string,
 	}
 	d := draft{id: draftID, title: title, body: body}
 	if draftID != "" {
-		_, err := s.Memories.Update(ctx, memory.UpdateRequest{MemoryID: draftID, Content: &content, Metadata: md, By: "capture"})
+		_, err := s.Memories.Update(ctx, memory.UpdateRequest{MemoryID: draftID, Content: &content, Metadata: md, By: memory.SourceCapture})
 		if err == nil {
 			return d, nil
 		}
@@ -172,7 +172,7 @@ func (s *Summarizer) recordDraft(ctx context.Context, sessionID, draftID string,
 		// Someone deleted the draft: write a new one.
 	}
 	importance := SummaryImportance
-	stored, err := s.Memories.Remember(ctx, memory.StoreRequest{
+	stored, err := s.Memories.Remember(memory.WithSource(ctx, memory.SourceCapture), memory.StoreRequest{
 		Content: content, Type: memory.TypeSession, Namespace: last.Namespace, Importance: &importance, Metadata: md,
 	})
 	if err != nil {

@@ -139,7 +139,8 @@ func TestSummaryBecomesJournalEntryAndSessionMemory(t *testing.T) {
 	}
 	m := ms[0]
 	if m.Importance != capture.SummaryImportance || m.Metadata["session_id"] != "s1" || m.Metadata["journal_through"] == nil ||
-		m.Metadata["summary"] != capture.SummaryModel || !strings.HasPrefix(m.Content, "Session summary: Cached the order list") {
+		m.Metadata["summary"] != capture.SummaryModel || !strings.HasPrefix(m.Content, "Session summary: Cached the order list") ||
+		m.Source != memory.SourceCapture {
 		t.Fatalf("session memory %+v", m)
 	}
 	prompt := f.ollama.ChatRequests()[0].Messages[1].Content

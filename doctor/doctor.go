@@ -64,6 +64,11 @@ func (r *report) check(l Level, what string, fix ...string) {
 // database, as another process would.
 func Run(ctx context.Context, cfg *config.Config, emit func(Finding)) {
 	r := &report{emit: emit}
+	if cfg.ClientMode() {
+		checkTeamServer(ctx, r, cfg)
+		checkClaude(r)
+		return
+	}
 	where := cfg.SQLitePath
 	if cfg.DatabaseURL != "" {
 		where = redacted(cfg.DatabaseURL)

@@ -2,10 +2,11 @@ package eval
 
 import (
 	"context"
-	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"sync"
+
+	"github.com/recall-mcp/recall/internal/randvec"
 )
 
 // Oracle is an embedder whose quality is set by hand, to measure how search
@@ -90,7 +91,7 @@ func (o *Oracle) EmbedQuery(_ context.Context, text string) ([]float32, error) {
 			target[i] += x
 		}
 	}
-	target = unit(target)
+	target = randvec.Normalize(target)
 	jitter := o.direction(text, 3)
 	// The random direction is made orthogonal to the target, so that the
 	// cosine to the target is exactly cos(θ) whatever the draw.
@@ -101,7 +102,7 @@ func (o *Oracle) EmbedQuery(_ context.Context, text string) ([]float32, error) {
 	for i := range jitter {
 		jitter[i] -= dot * target[i]
 	}
-	jitter = unit(jitter)
+	jitter = randvec.Normalize(jitter)
 	theta := noise * math.Pi / 2
 	v := make([]float64, o.Dim)
 	for i := range v {
@@ -116,11 +117,11 @@ func (o *Oracle) finish(v []float64, text string) []float32 {
 		shared := o.direction("shared direction", 4)
 		// A weight about 1 puts unrelated texts at a cosine of about 0.5; it
 		// varies a little per text, as real models' does.
-		w := 1 + 0.05*rand.New(rand.NewPCG(hashText(text), o.Seed^5)).NormFloat64()
+		w := 1 + 0.05*rand.New(rand.NewPCG(randvec.Hash(text), o.Seed^5)).NormFloat64()
 		for i := range v {
 			v[i] += w * shared[i]
 		}
-		v = unit(v)
+		v = randvec.Normalize(v)
 	}
 	out := make([]float32, len(v))
 	for i, x := range v {
@@ -131,28 +132,5 @@ func (o *Oracle) finish(v []float64, text string) []float32 {
 
 // direction is a random unit vector drawn from text, the seed and salt.
 func (o *Oracle) direction(text string, salt uint64) []float64 {
-	r := rand.New(rand.NewPCG(hashText(text), o.Seed^salt))
-	v := make([]float64, o.Dim)
-	for i := range v {
-		v[i] = r.NormFloat64()
-	}
-	return unit(v)
-}
-
-func unit(v []float64) []float64 {
-	var sum float64
-	for _, x := range v {
-		sum += x * x
-	}
-	n := math.Sqrt(sum)
-	for i := range v {
-		v[i] /= n
-	}
-	return v
-}
-
-func hashText(s string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	return h.Sum64()
+	return randvec.Unit(text, o.Dim, o.Seed^salt)
 }

@@ -51,20 +51,29 @@ const (
 	ChangeNotContradiction ChangeAction = "not_contradiction"
 )
 
-// Where a change came from.
+// Where a change came from, and through which door a memory was stored
+// (Memory.Source).
 const (
 	SourceViewer   = "viewer"
 	SourceMCP      = "mcp"
 	SourceCLI      = "cli"
 	SourceHook     = "hook"
 	SourceCuration = "curation" // Recall's own work: the automatic promotion, the curation worker
+	SourceCapture  = "capture"  // a session's summary, written from what the hooks captured
+	SourceImport   = "import"   // an import: recall import (without a recorded source), a memory server's file, the Python version's database
 )
+
+// SourceHeader carries a request's source over HTTP where it is not the
+// endpoint's own: a client machine's CLI using the viewer's API sends
+// SourceCLI, and its changes are recorded as the CLI's.
+const SourceHeader = "Recall-Source"
 
 type sourceKey struct{}
 
-// WithSource says where the changes made with ctx come from (SourceCLI, say),
-// for the stores that record one without a field of their own to say it
-// (a restore from the trash).
+// WithSource says which door the work done with ctx came through (SourceCLI,
+// say): a memory stored with ctx records it (Memory.Source), and so do the
+// changes that have no field of their own to say it (a restore from the
+// trash). Each door sets it once, where its requests come in.
 func WithSource(ctx context.Context, source string) context.Context {
 	return context.WithValue(ctx, sourceKey{}, source)
 }
@@ -76,6 +85,24 @@ func SourceFrom(ctx context.Context, fallback string) string {
 	}
 	return fallback
 }
+
+// ValidateSource checks a door's name as a filter or an import gives it: a
+// short lowercase word (SourceMCP, SourceCLI, ...; an import keeps the names
+// another Recall recorded).
+func ValidateSource(source string) error {
+	ok := source != "" && len(source) <= 32
+	for _, r := range source {
+		ok = ok && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+	}
+	if !ok {
+		return invalid("source", source, "a door's name of at most 32 lowercase letters, digits, '-' or '_': "+strings.Join(Sources, ", "))
+	}
+	return nil
+}
+
+// Sources are the doors a memory comes in through, as recorded in
+// Memory.Source.
+var Sources = []string{SourceMCP, SourceCLI, SourceViewer, SourceCapture, SourceImport}
 
 // ChangeQuery selects change log entries, newest first: one memory's, or
 // those of some actions in some namespaces.

@@ -22,6 +22,10 @@ const reindexHint = "run `recall reindex` to embed every memory again with the c
 // embedder and the store's embedding space, and if not, why. It does not call
 // the embedder, so it says nothing about whether Ollama is running.
 func (s *Service) EmbeddingStatus(ctx context.Context) (ok bool, reason string) {
+	if s.embedder == nil {
+		// Not a fault: Ollama is off by choice (RECALL_OLLAMA=off) or no model is set.
+		return false, "no embedding model in use (RECALL_OLLAMA=off): searches match keywords, and new memories wait for their vectors until Ollama is on"
+	}
 	if _, err := s.usableSpace(ctx); err != nil {
 		return false, err.Error()
 	}

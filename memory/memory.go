@@ -106,6 +106,10 @@ type Memory struct {
 	EmbeddingPending bool `json:"embedding_pending,omitempty"`
 	// Author is who stored it on a team server (see Principal.Author).
 	Author string `json:"author,omitempty"`
+	// Source is the door it came in through: SourceMCP, SourceCLI,
+	// SourceViewer, SourceCapture or SourceImport (see WithSource); empty
+	// for memories stored before Recall recorded it.
+	Source string `json:"source,omitempty"`
 }
 
 // IsGolden reports whether the memory is a golden rule.

@@ -43,6 +43,9 @@ type MemoryReader interface {
 	ListMemories(ctx context.Context, q ListQuery) ([]*Memory, error)
 	// CountMemories counts memories by filter.
 	CountMemories(ctx context.Context, f Filter) (int, error)
+	// CountMemoriesBy counts the memories the asker sees by author or by
+	// source, keyed by the value ("" for none recorded).
+	CountMemoriesBy(ctx context.Context, by Facet) (map[string]int, error)
 	// TouchMemories sets the access time and increments the access count. It
 	// is best effort: behind another process's write lock it gives up after a
 	// short wait and returns an error, never holding up the read it follows.
@@ -243,6 +246,7 @@ type Stats struct {
 	ByNamespace       map[string]int `json:"by_namespace"`
 	ByType            map[string]int `json:"by_type"`
 	ByAuthor          map[string]int `json:"by_author,omitempty"` // who stored them ("": this machine's processes)
+	BySource          map[string]int `json:"by_source,omitempty"` // through which door ("": not recorded, stored before it was)
 	Edges             int            `json:"edges"`
 	ValidationEvents  int            `json:"validation_events"`
 	FileActivity      int            `json:"file_activity"`
@@ -308,13 +312,24 @@ type Bounds struct {
 	// Authors keeps the memories stored by any of these (see Memory.Author;
 	// "" stands for no author: this machine's own processes).
 	Authors []string
+	// Sources keeps the memories stored through any of these doors (see
+	// Memory.Source; "" stands for memories stored before it was recorded).
+	Sources []string
 }
 
 // Set reports whether any bound is given.
 func (b Bounds) Set() bool {
 	return b.MinConfidence != nil || b.MaxConfidence != nil || !b.CreatedAfter.IsZero() || !b.CreatedBefore.IsZero() ||
-		len(b.Authors) > 0
+		len(b.Authors) > 0 || len(b.Sources) > 0
 }
+
+// Facet is what CountMemoriesBy counts memories by.
+type Facet string
+
+const (
+	FacetAuthor Facet = "author" // Memory.Author
+	FacetSource Facet = "source" // Memory.Source
+)
 
 // OrderBy is the sort key of ListMemories.
 type OrderBy string

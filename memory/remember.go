@@ -133,5 +133,6 @@ func (s *Service) newMemory(ctx context.Context, req StoreRequest) (*Memory, err
 		CreatedAt:   now,
 		UpdatedAt:   now,
 		AccessedAt:  now,
+		Source:      SourceFrom(ctx, ""), // the door says which it is; "" (unknown) rather than a guess
 	}, nil
 }

@@ -121,6 +121,15 @@ func (s *Service) EdgesByID(ctx context.Context, ids []int64) ([]Edge, error) {
 // Stats counts what the store holds (recall stats, the viewer's Health page).
 func (s *Service) Stats(ctx context.Context) (*Stats, error) { return s.store.Stats(ctx) }
 
+// CountMemoriesBy counts the memories the asker sees by author or by source:
+// the viewer's filters offer what is there, without reading all of Stats.
+func (s *Service) CountMemoriesBy(ctx context.Context, by Facet) (map[string]int, error) {
+	if by != FacetAuthor && by != FacetSource {
+		return nil, invalid("facet", string(by), "author or source")
+	}
+	return s.store.CountMemoriesBy(ctx, by)
+}
+
 // ProjectSummaries lists the project namespaces that hold memories or are
 // bound to a directory, as recall projects lists them.
 func (s *Service) ProjectSummaries(ctx context.Context) ([]ProjectSummary, error) {

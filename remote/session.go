@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,7 +32,11 @@ func (s *Session) session(ctx context.Context) (*mcp.ClientSession, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: s.Name, Version: s.Version}, nil)
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.Client.URL, HTTPClient: s.Client.HTTP, MaxRetries: -1, DisableStandaloneSSE: true}, nil)
 	if err != nil {
-		return nil, fmt.Errorf("team server %s: %w", s.Client.URL, err)
+		// The SDK says a refused token in the status's words alone.
+		if strings.Contains(err.Error(), http.StatusText(http.StatusUnauthorized)) {
+			return nil, fmt.Errorf("the team server %s refused the token (RECALL_TOKEN): it is not a person's current token (replaced, or the person was removed?); recall users token NAME on the server makes a new one", s.Client.URL)
+		}
+		return nil, fmt.Errorf("team server %s did not answer: %w", s.Client.URL, err)
 	}
 	s.cs = cs
 	return cs, nil

@@ -147,7 +147,7 @@ func addRequestTool[In, Out any](srv *mcp.Server, h handlers, name, description 
 		OutputSchema: objectOutput,
 	}
 	mcp.AddTool(srv, tool, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-		res, out, err := call(ctx, req, in)
+		res, out, err := call(memory.WithSource(ctx, memory.SourceMCP), req, in) // what a tool stores came through MCP
 		var failed *failure
 		if errors.As(err, &failed) {
 			res := &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: failed.msg}}}

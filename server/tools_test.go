@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/recall-mcp/recall/memory"
 )
 
 // toolNames are the tools of the Python Recall plus memory_edge_forget_tool,
@@ -92,5 +94,16 @@ func TestToolsListNamesDefaultsAndSize(t *testing.T) {
 				t.Errorf("%s.%s default = %v, want %v", tool, param, got, want)
 			}
 		}
+	}
+}
+
+// TestStoreToolRecordsItsDoor: a memory stored through memory_store_tool
+// says it came in through MCP (the viewer's source filter reads it).
+func TestStoreToolRecordsItsDoor(t *testing.T) {
+	f := newFixture(t)
+	id := store(t, f.connect(t), map[string]any{"content": "Releases are tagged from main"})
+	m, err := f.mem.Get(context.Background(), id)
+	if err != nil || m.Source != memory.SourceMCP {
+		t.Fatalf("stored through the tool: %+v, %v; want source %q", m, err, memory.SourceMCP)
 	}
 }

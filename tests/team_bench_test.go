@@ -120,3 +120,48 @@ func benchRecallSessions(b *testing.B, ts *teamServer, tokens []string) {
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
 }
+
+// BenchmarkClientModeCLI is a laptop's CLI in client mode, the whole
+// process, against a team server on the same machine (200 memories): list,
+// search, show and add go to the server's API with alice's token; local is
+// the same command on a database of the machine's own, for comparison.
+func BenchmarkClientModeCLI(b *testing.B) {
+	ts := startTeam(b)
+	seedTeam(b, ts)
+	laptop := clientOf(b, ts, ts.alice)
+	laptop.vars["RECALL_LOG_LEVEL"] = "error"
+	local := newCLIEnv(b)
+	local.vars["RECALL_LOG_LEVEL"] = "error"
+	shown := local.store("Decision 1: the orders service MUST cache item 1 for 2 minutes", "--type", "decision")
+	for i := range 199 {
+		local.store(fmt.Sprintf("Preference %d: you SHOULD name test helpers after case %d", i, i))
+	}
+	remoteID, _ := added(b, laptop, "--namespace", "global", "A memory to show through the server")
+	for _, where := range []struct {
+		name string
+		env  *cliEnv
+		id   string
+	}{{"client", laptop, remoteID}, {"local", local, shown}} {
+		for _, cmd := range [][]string{{"list"}, {"search", "orders cache minutes"}, {"show", where.id}, {"add"}} {
+			b.Run(where.name+"/"+cmd[0], func(b *testing.B) {
+				env := where.env.environ()
+				var lat benchreport.Latencies
+				for i := range b.N {
+					args := cmd
+					if cmd[0] == "add" {
+						args = []string{"add", "--namespace", "global", fmt.Sprintf("Benchmark note %d of %s", i, b.Name())}
+					}
+					c := exec.Command(recallBin, args...)
+					var errOut bytes.Buffer
+					c.Env, c.Stderr = env, &errOut
+					start := time.Now()
+					if err := c.Run(); err != nil {
+						b.Fatalf("recall %v: %v: %s", args, err, errOut.String())
+					}
+					lat.Add(time.Since(start))
+				}
+				lat.Report(b, 90)
+			})
+		}
+	}
+}

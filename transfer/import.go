@@ -51,9 +51,12 @@ type Progress func(done, total int)
 // out; an error while writing leaves nothing written.
 func Import(ctx context.Context, sink Sink, r io.Reader, opts ImportOptions) (*ImportReport, error) {
 	if opts.Namespace != "" {
-		if err := memory.ValidateNamespace(opts.Namespace); err != nil {
+		// "private" is the asker's own namespace, as everywhere.
+		ns, err := memory.ResolveNamespace(ctx, opts.Namespace)
+		if err != nil {
 			return nil, err
 		}
+		opts.Namespace = ns
 	}
 	lines, err := readLines(r)
 	if err != nil {
@@ -266,6 +269,16 @@ func checkMemory(m *memory.Memory) error {
 	}
 	if m.CreatedAt.IsZero() {
 		return memory.Invalidf("created_at", "(missing)", "an RFC 3339 time")
+	}
+	if m.Author != "" {
+		if err := memory.ValidatePersonName(m.Author); err != nil {
+			return fmt.Errorf("author: %w", err)
+		}
+	}
+	if m.Source != "" {
+		if err := memory.ValidateSource(m.Source); err != nil {
+			return err
+		}
 	}
 	// The hash is the dedup key: computed here, never trusted from the file,
 	// so an edited line cannot slip a duplicate past it.

@@ -115,7 +115,7 @@ func entityMemory(e msEntity, ns string, at time.Time) *memory.Memory {
 		ID: memory.NewID(at), Content: b.String(), Type: memory.TypeSession, Namespace: ns,
 		Importance: memory.DefaultImportance, Confidence: memory.DefaultConfidence,
 		Metadata:  map[string]any{"mcp_entity": e.Name, "mcp_entity_type": e.EntityType, "mcp_observations": obs},
-		CreatedAt: at, UpdatedAt: at, AccessedAt: at,
+		CreatedAt: at, UpdatedAt: at, AccessedAt: at, Source: memory.SourceImport,
 	}
 }
 

@@ -15,10 +15,12 @@ import (
 // version, with a message saying to upgrade; older versions stay readable.
 // Version 2 added archived_memory records: a version 1 reader would leave
 // them out line by line and keep the rest, losing the archive, so it is told
-// to upgrade instead.
+// to upgrade instead. Version 3 added who stored a memory, an edge or an
+// event (author) and the door a memory came in through (source): a version 2
+// reader would refuse every such line.
 const (
 	Format  = "recall-export"
-	Version = 2
+	Version = 3
 )
 
 // Record kinds: the value of every line's "record" field.
@@ -74,6 +76,10 @@ type memoryRecord struct {
 	UpdatedAt   time.Time      `json:"updated_at"`
 	AccessedAt  time.Time      `json:"accessed_at"`
 	AccessCount int            `json:"access_count"`
+	Author      string         `json:"author,omitempty"`
+	// Source is always written ("" when it was never recorded); a file
+	// without it (before version 3, or written by hand) was imported.
+	Source *string `json:"source,omitempty"`
 }
 
 type edgeRecord struct {
@@ -85,6 +91,7 @@ type edgeRecord struct {
 	Weight    float64         `json:"weight"`
 	Metadata  map[string]any  `json:"metadata"`
 	CreatedAt time.Time       `json:"created_at"`
+	Author    string          `json:"author,omitempty"`
 }
 
 type eventRecord struct {
@@ -98,6 +105,7 @@ type eventRecord struct {
 	ConfidenceBefore float64          `json:"confidence_before"`
 	ConfidenceAfter  float64          `json:"confidence_after"`
 	CreatedAt        time.Time        `json:"created_at"`
+	Author           string           `json:"author,omitempty"`
 }
 
 type changeRecord struct {
@@ -172,37 +180,43 @@ func toMemoryRecord(m *memory.Memory) memoryRecord {
 		Record: KindMemory, ID: m.ID, Content: m.Content, ContentHash: m.ContentHash, MemoryType: m.Type,
 		Namespace: m.Namespace, Importance: m.Importance, Confidence: m.Confidence, Metadata: orEmpty(m.Metadata),
 		CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, AccessedAt: m.AccessedAt, AccessCount: m.AccessCount,
+		Author: m.Author, Source: &m.Source,
 	}
 }
 
 func (r memoryRecord) memory() *memory.Memory {
+	source := memory.SourceImport
+	if r.Source != nil {
+		source = *r.Source
+	}
 	return &memory.Memory{
 		ID: r.ID, Content: r.Content, ContentHash: r.ContentHash, Type: r.MemoryType, Namespace: r.Namespace,
 		Importance: r.Importance, Confidence: r.Confidence, Metadata: orEmpty(r.Metadata),
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), AccessedAt: r.AccessedAt.UTC(), AccessCount: r.AccessCount,
+		Author: r.Author, Source: source,
 	}
 }
 
 func toEdgeRecord(e *memory.Edge) edgeRecord {
 	return edgeRecord{Record: KindEdge, ID: e.ID, SourceID: e.SourceID, TargetID: e.TargetID, Relation: e.Relation,
-		Weight: e.Weight, Metadata: orEmpty(e.Metadata), CreatedAt: e.CreatedAt}
+		Weight: e.Weight, Metadata: orEmpty(e.Metadata), CreatedAt: e.CreatedAt, Author: e.Author}
 }
 
 func (r edgeRecord) edge() memory.Edge {
 	return memory.Edge{ID: r.ID, SourceID: r.SourceID, TargetID: r.TargetID, Relation: r.Relation, Weight: r.Weight,
-		Metadata: r.Metadata, CreatedAt: r.CreatedAt.UTC()}
+		Metadata: r.Metadata, CreatedAt: r.CreatedAt.UTC(), Author: r.Author}
 }
 
 func toEventRecord(ev *memory.ValidationEvent) eventRecord {
 	return eventRecord{Record: KindEvent, ID: ev.ID, MemoryID: ev.MemoryID, EventType: ev.EventType, Context: ev.Context,
 		ErrorMsg: ev.ErrorMsg, SessionID: ev.SessionID, ConfidenceBefore: ev.ConfidenceBefore,
-		ConfidenceAfter: ev.ConfidenceAfter, CreatedAt: ev.CreatedAt}
+		ConfidenceAfter: ev.ConfidenceAfter, CreatedAt: ev.CreatedAt, Author: ev.Author}
 }
 
 func (r eventRecord) event() memory.ValidationEvent {
 	return memory.ValidationEvent{ID: r.ID, MemoryID: r.MemoryID, EventType: r.EventType, Context: r.Context,
 		ErrorMsg: r.ErrorMsg, SessionID: r.SessionID, ConfidenceBefore: r.ConfidenceBefore,
-		ConfidenceAfter: r.ConfidenceAfter, CreatedAt: r.CreatedAt.UTC()}
+		ConfidenceAfter: r.ConfidenceAfter, CreatedAt: r.CreatedAt.UTC(), Author: r.Author}
 }
 
 func toChangeRecord(c *memory.Change) changeRecord {

@@ -3,6 +3,7 @@ package transfer
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -302,10 +303,11 @@ func TestArchivedMemoriesTravel(t *testing.T) {
 	if n.Archived != 1 || !strings.Contains(file, `{"record":"archived_memory","archived_at":`) || !strings.Contains(file, archived.ID) {
 		t.Fatalf("export counts %+v, want the archived memory:\n%s", n, file)
 	}
-	// Version 2: a version 1 recall would leave the archived line out and
-	// import the rest; the version makes it refuse the file and say to upgrade.
-	if !strings.HasPrefix(file, `{"record":"header","format":"recall-export","version":2,`) {
-		t.Errorf("export header is not version 2:\n%s", file)
+	// Version 2 and later: a version 1 recall would leave the archived line
+	// out and import the rest; the version makes it refuse the file and say
+	// to upgrade.
+	if !strings.HasPrefix(file, `{"record":"header","format":"recall-export","version":3,`) {
+		t.Errorf("export header is not version 3:\n%s", file)
 	}
 	if strings.Contains(file, deleted.ID) {
 		t.Errorf("export holds the deleted memory %s:\n%s", deleted.ID, file)
@@ -414,5 +416,54 @@ func TestImportCleansSecretsAndPrivateSections(t *testing.T) {
 				t.Errorf("hash %s is not the cleaned content's", all[0].ContentHash)
 			}
 		})
+	}
+}
+
+// TestExportKeepsWhoAndHowAMemoryWasStored: an export carries each memory's
+// author and source ("" when it was never recorded) and an import keeps them;
+// a line without a source (an export before version 3) was imported.
+func TestExportKeepsWhoAndHowAMemoryWasStored(t *testing.T) {
+	ctx := context.Background()
+	src := openDB(t, "src.db")
+	at := time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)
+	want := map[string][2]string{} // id -> author, source
+	for i, c := range []struct{ author, source string }{{"ann", memory.SourceViewer}, {"", memory.SourceCLI}, {"", ""}} {
+		m := &memory.Memory{ID: memory.NewID(at.Add(time.Duration(i) * time.Second)), Content: fmt.Sprintf("note %d about deploys", i),
+			Type: memory.TypeDecision, Namespace: "global", Importance: 0.5, Confidence: 0.3, Author: c.author, Source: c.source,
+			CreatedAt: at, UpdatedAt: at, AccessedAt: at}
+		if _, _, err := src.InsertMemory(ctx, m, nil); err != nil {
+			t.Fatal(err)
+		}
+		want[m.ID] = [2]string{c.author, c.source}
+	}
+	file := export(t, src)
+	for _, s := range []string{`"author":"ann","source":"viewer"`, `"source":"cli"`, `"source":""`} {
+		if !strings.Contains(file, s) {
+			t.Errorf("export lacks %s:\n%s", s, file)
+		}
+	}
+	dst := openDB(t, "dst.db")
+	if _, err := Import(ctx, dst, strings.NewReader(file), ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for id, w := range want {
+		m, err := dst.GetMemory(ctx, id)
+		if err != nil || m.Author != w[0] || m.Source != w[1] {
+			t.Errorf("imported %s: %+v, %v; want author %q, source %q", id, m, err, w[0], w[1])
+		}
+	}
+
+	old := `{"record":"header","format":"recall-export","version":2,"exported_at":"2026-01-02T03:04:05Z"}
+{"record":"memory","id":"mem_1767323045000_0a0b0c0d","content":"Written before sources were recorded","content_hash":"","memory_type":"decision","namespace":"global","importance":0.5,"confidence":0.3,"metadata":{},"created_at":"2026-01-02T03:04:05Z","updated_at":"2026-01-02T03:04:05Z","accessed_at":"2026-01-02T03:04:05Z","access_count":0}`
+	rep, err := Import(ctx, dst, strings.NewReader(old), ImportOptions{})
+	if err != nil || len(rep.BadLines) != 0 || rep.Result.Memories != 1 {
+		t.Fatalf("import of a version 2 file: %+v, %v", rep, err)
+	}
+	if m, err := dst.GetMemory(ctx, "mem_1767323045000_0a0b0c0d"); err != nil || m.Source != memory.SourceImport {
+		t.Errorf("a memory of a version 2 file: %+v, %v; want source %q", m, err, memory.SourceImport)
+	}
+	bad := strings.Replace(strings.Split(file, "\n")[1], `"source":"`, `"source":"Not A Door`, 1)
+	if rep, err := Import(ctx, openDB(t, "bad.db"), strings.NewReader(bad), ImportOptions{}); err != nil || len(rep.BadLines) != 1 || !strings.Contains(rep.BadLines[0].Err, "source") {
+		t.Errorf("a bad source: %+v, %v; want the line refused for its source", rep, err)
 	}
 }

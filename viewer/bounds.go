@@ -12,14 +12,18 @@ import (
 	"github.com/recall-mcp/recall/memory"
 )
 
-// boundParams are the list's confidence, date and author filters, shared by
-// the list, the search, the export and the delete of a view.
-var boundParams = []string{"min_confidence", "max_confidence", "since", "until", "author"}
+// boundParams are the list's confidence, date, author and source filters,
+// shared by the list, the search, the export and the delete of a view.
+var boundParams = []string{"min_confidence", "max_confidence", "since", "until", "author", "source"}
 
 // noAuthor is the author filter's name for memories stored without one: by
 // this machine's own processes (agents over stdio, hooks, the CLI), or
 // before the server had people. It cannot be a person's name.
 const noAuthor = "(none)"
+
+// unknownSource is the source filter's name for memories stored before Recall
+// recorded the door they came in through. It cannot be a source's name.
+const unknownSource = "(unknown)"
 
 // readSuperseded reads include_superseded: superseded memories (the older
 // side of a supersedes edge) are left out of a view unless it is true, as in
@@ -40,8 +44,9 @@ func readSuperseded(qs url.Values) (bool, error) {
 const dateLayout = "2006-01-02"
 
 // readBounds reads min_confidence and max_confidence (0 to 1, inclusive),
-// since and until (days, YYYY-MM-DD, both included, in UTC) and author (a
-// person's name, "admin", or noAuthor).
+// since and until (days, YYYY-MM-DD, both included, in UTC; or instants,
+// RFC 3339, since included and until not), author (a person's name,
+// "admin", or noAuthor) and source (a door's name, or unknownSource).
 func readBounds(qs url.Values) (memory.Bounds, error) {
 	var b memory.Bounds
 	if author := qs.Get("author"); author == noAuthor {
@@ -51,6 +56,14 @@ func readBounds(qs url.Values) (memory.Bounds, error) {
 			return b, fmt.Errorf("invalid author %q: accepted a person's name, admin, or %s for memories stored without one (this machine's own agents, hooks and CLI)", author, noAuthor)
 		}
 		b.Authors = []string{author}
+	}
+	if source := qs.Get("source"); source == unknownSource {
+		b.Sources = []string{""}
+	} else if source != "" {
+		if memory.ValidateSource(source) != nil {
+			return b, fmt.Errorf("invalid source %q: accepted %s, or %s for memories stored before Recall recorded it", source, strings.Join(memory.Sources, ", "), unknownSource)
+		}
+		b.Sources = []string{source}
 	}
 	for name, dst := range map[string]**float64{"min_confidence": &b.MinConfidence, "max_confidence": &b.MaxConfidence} {
 		raw := qs.Get(name)
@@ -71,9 +84,15 @@ func readBounds(qs url.Values) (memory.Bounds, error) {
 		if raw == "" {
 			continue
 		}
+		// An instant (RFC 3339) is taken as it is: since includes it, until
+		// does not (the CLI of a client machine sends its own midnights).
+		if at, err := time.Parse(time.RFC3339, raw); err == nil {
+			*dst = at
+			continue
+		}
 		day, err := time.Parse(dateLayout, raw)
 		if err != nil {
-			return b, fmt.Errorf("invalid %s %q: accepted a day as YYYY-MM-DD", name, raw)
+			return b, fmt.Errorf("invalid %s %q: accepted a day as YYYY-MM-DD or an instant as RFC 3339 (2026-03-01T15:04:05Z)", name, raw)
 		}
 		if name == "until" {
 			day = day.AddDate(0, 0, 1) // the whole day is included
@@ -86,39 +105,61 @@ func readBounds(qs url.Values) (memory.Bounds, error) {
 	return b, nil
 }
 
-// authorCount is one entry of GET /api/authors.
-type authorCount struct {
-	Author   string `json:"author"` // noAuthor for memories stored without one
+// facetCount is one entry of GET /api/authors or GET /api/sources.
+type facetCount struct {
+	Author   string `json:"author,omitempty"` // noAuthor for memories stored without one
+	Source   string `json:"source,omitempty"` // unknownSource for memories stored before it was recorded
 	Memories int    `json:"memories"`
 }
 
 // authors is GET /api/authors: who stored the memories the asker sees, with
-// how many each: people most first, then the memories of no one named, for the list's author filter (a store of one
-// person has a single entry, and the page offers no filter).
+// how many each, for the list's author filter (a store of one person has a
+// single entry, and the page offers no filter).
 func (h *handler) authors(w http.ResponseWriter, r *http.Request) {
-	st, err := h.mem.Stats(r.Context())
+	h.facet(w, r, memory.FacetAuthor, noAuthor, func(name string, n int) facetCount { return facetCount{Author: name, Memories: n} })
+}
+
+// sources is GET /api/sources: the doors the memories the asker sees came in
+// through (mcp, cli, viewer, capture, import), with how many each, for the
+// list's source filter.
+func (h *handler) sources(w http.ResponseWriter, r *http.Request) {
+	h.facet(w, r, memory.FacetSource, unknownSource, func(name string, n int) facetCount { return facetCount{Source: name, Memories: n} })
+}
+
+// facet answers the counts of one facet, most first, the memories without a
+// value (named none) last.
+func (h *handler) facet(w http.ResponseWriter, r *http.Request, by memory.Facet, none string, entry func(string, int) facetCount) {
+	counts, err := h.mem.CountMemoriesBy(r.Context(), by)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	out := make([]authorCount, 0, len(st.ByAuthor))
-	for a, n := range st.ByAuthor {
-		if a == "" {
-			a = noAuthor
-		}
-		out = append(out, authorCount{Author: a, Memories: n})
+	type named struct {
+		name string
+		n    int
 	}
-	slices.SortFunc(out, func(a, b authorCount) int {
-		if aNone, bNone := a.Author == noAuthor, b.Author == noAuthor; aNone != bNone {
+	all := make([]named, 0, len(counts))
+	for k, n := range counts {
+		if k == "" {
+			k = none
+		}
+		all = append(all, named{k, n})
+	}
+	slices.SortFunc(all, func(a, b named) int {
+		if aNone, bNone := a.name == none, b.name == none; aNone != bNone {
 			if aNone {
-				return 1 // people first
+				return 1
 			}
 			return -1
 		}
-		if a.Memories != b.Memories {
-			return b.Memories - a.Memories
+		if a.n != b.n {
+			return b.n - a.n
 		}
-		return strings.Compare(a.Author, b.Author)
+		return strings.Compare(a.name, b.name)
 	})
+	out := make([]facetCount, len(all))
+	for i, c := range all {
+		out[i] = entry(c.name, c.n)
+	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -97,8 +97,8 @@ func TestListSearchAndExportByAuthor(t *testing.T) {
 			t.Errorf("GET %s: %q, want %q", target, got, want)
 		}
 	}
-	got := decode[[]authorCount](t, f.do(t, "GET", "/api/authors", "", nil), http.StatusOK)
-	if fmt.Sprint(got) != "[{ann 2} {bob 1} {(none) 1}]" {
+	got := facets(decode[[]facetCount](t, f.do(t, "GET", "/api/authors", "", nil), http.StatusOK))
+	if got != "ann 2, bob 1, (none) 1" {
 		t.Errorf("GET /api/authors = %v, want people most first, then no one named", got)
 	}
 	exp := f.do(t, "GET", "/api/export?format=markdown&author=bob", "", nil)
@@ -112,6 +112,76 @@ func TestListSearchAndExportByAuthor(t *testing.T) {
 	for _, bad := range []string{"Ann", "ann smith", "-x"} {
 		if w := f.do(t, "GET", "/api/memories?author="+url.QueryEscape(bad), "", nil); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "accepted") {
 			t.Errorf("author %q: %d %s, want 400 saying what is accepted", bad, w.Code, w.Body)
+		}
+	}
+}
+
+// facets writes GET /api/authors's or /api/sources's answer as "name n, ...".
+func facets(fs []facetCount) string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, fmt.Sprintf("%s%s %d", f.Author, f.Source, f.Memories))
+	}
+	return strings.Join(out, ", ")
+}
+
+// The list, a search, an export and a delete of a view narrow by the door
+// the memories came in through; GET /api/sources offers the doors, most
+// first, the memories stored before it was recorded last.
+func TestListSearchAndExportBySource(t *testing.T) {
+	f := newFixture(t)
+	storeVia := func(source, content string) string {
+		t.Helper()
+		res, err := f.mem.Remember(memory.WithSource(t.Context(), source), memory.StoreRequest{Content: content, Type: memory.TypeDecision, Namespace: "global"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.ID
+	}
+	tool := storeVia(memory.SourceMCP, "Deploy the shop on Fridays")
+	tool2 := storeVia(memory.SourceMCP, "Deploy the blog from main")
+	cli := storeVia(memory.SourceCLI, "Deploy only after the tests pass")
+	old := f.store(t, "Deploy notes live in the wiki", memory.TypeDecision, "global")
+	created := decode[memory.StoreResult](t, f.do(t, "POST", "/api/memories", `{"content":"Deploy windows are posted in the channel"}`, nil), http.StatusCreated)
+	ids := func(target string) string {
+		t.Helper()
+		p := decode[page](t, f.do(t, "GET", target, "", nil), http.StatusOK)
+		var out []string
+		for _, m := range p.Memories {
+			out = append(out, m.ID)
+		}
+		return strings.Join(out, " ")
+	}
+	for target, want := range map[string]string{
+		"/api/memories?source=mcp":                tool2 + " " + tool,
+		"/api/memories?source=cli":                cli,
+		"/api/memories?source=viewer":             created.ID,
+		"/api/memories?source=(unknown)":          old,
+		"/api/memories?source=import":             "",
+		"/api/memories?q=deploy&source=cli":       cli,
+		"/api/memories?q=deploy&source=(unknown)": old,
+	} {
+		if got := ids(target); got != want {
+			t.Errorf("GET %s: %q, want %q", target, got, want)
+		}
+	}
+	if m := decode[detail](t, f.do(t, "GET", "/api/memories/"+created.ID, "", nil), http.StatusOK).Memory; m.Source != memory.SourceViewer {
+		t.Errorf("a memory written on the page has source %q, want viewer", m.Source)
+	}
+	if got := facets(decode[[]facetCount](t, f.do(t, "GET", "/api/sources", "", nil), http.StatusOK)); got != "mcp 2, cli 1, viewer 1, (unknown) 1" {
+		t.Errorf("GET /api/sources = %s, want the doors most first, then the unrecorded", got)
+	}
+	exp := f.do(t, "GET", "/api/export?format=markdown&source=cli", "", nil)
+	if body := exp.Body.String(); exp.Code != http.StatusOK || !strings.Contains(body, "1 memory, filtered by source=cli") || !strings.Contains(body, "Deploy only after") || strings.Contains(body, "Fridays") {
+		t.Errorf("export of the CLI's memories: %d\n%s", exp.Code, body)
+	}
+	dry := f.do(t, "POST", "/api/memories/bulk", `{"action":"delete","view":{"source":"mcp"},"dry_run":true}`, nil)
+	if dry.Code != http.StatusOK || !strings.Contains(dry.Body.String(), tool) || strings.Contains(dry.Body.String(), cli) {
+		t.Errorf("dry run of deleting the MCP tools' view: %d %s", dry.Code, dry.Body)
+	}
+	for _, bad := range []string{"MCP", "carrier pigeon", "(none)"} {
+		if w := f.do(t, "GET", "/api/memories?source="+url.QueryEscape(bad), "", nil); w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "accepted mcp, cli") {
+			t.Errorf("source %q: %d %s, want 400 saying what is accepted", bad, w.Code, w.Body)
 		}
 	}
 }

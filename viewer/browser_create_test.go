@@ -40,7 +40,7 @@ func TestBrowserCreateAMemoryAndDeleteAView(t *testing.T) {
 		t.Fatalf("storing from the form: %v", err)
 	}
 	res, err := f.mem.List(t.Context(), memory.ListRequest{Namespace: "project:shop"})
-	if err != nil || len(res.Memories) != 1 || res.Memories[0].Type != memory.TypeDecision || res.Memories[0].Metadata["source"] != "viewer" {
+	if err != nil || len(res.Memories) != 1 || res.Memories[0].Type != memory.TypeDecision || res.Memories[0].Source != memory.SourceViewer {
 		t.Fatalf("after storing from the page, project:shop holds %+v (%v)", res, err)
 	}
 

@@ -169,6 +169,70 @@ func TestBrowserFilterByAuthor(t *testing.T) {
 	screenshot(t, ctx, "list-by-author")
 }
 
+// TestBrowserFilterBySource: the list offers the doors the memories came
+// in through (MCP tools, the CLI, the viewer, not recorded), with their
+// counts, and narrows to one in its address; a memory's page says how it came
+// in, plainly "not recorded" for a memory stored before Recall kept it.
+func TestBrowserFilterBySource(t *testing.T) {
+	ctx := newBrowser(t)
+	f := newFixture(t)
+	srv := newLoopbackServer(t, f)
+	storeVia := func(source, content string) string {
+		t.Helper()
+		res, err := f.mem.Remember(memory.WithSource(t.Context(), source), memory.StoreRequest{Content: content, Type: memory.TypeDecision, Namespace: "project:shop"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.ID
+	}
+	old := f.store(t, "Stored before Recall recorded how memories came in", memory.TypeDecision, "global")
+	open(t, ctx, srv+"/", "#memories li")
+	if _, err := run(ctx, until(`document.querySelector("#source").hidden && document.querySelectorAll("#memories li").length === 1`)); err != nil {
+		t.Fatalf("a store whose memories all came one way shows a source filter: %v", err)
+	}
+	tools := []string{storeVia(memory.SourceMCP, "The shop deploys on Fridays"), storeVia(memory.SourceMCP, "Prices include VAT")}
+	cli := storeVia(memory.SourceCLI, "The cart keeps items for a week")
+	shown := `[...document.querySelectorAll("#memories li")].map((li) => li.dataset.id).sort().join()`
+	pick := func(value string) []chromedp.Action[chromedp.Void] {
+		return []chromedp.Action[chromedp.Void]{
+			chromedp.SetValue(chromedp.CSS(`#source`), value),
+			chromedp.Evaluate[chromedp.Void](`document.querySelector("#source").dispatchEvent(new Event("change"))`),
+		}
+	}
+	steps := []chromedp.Action[chromedp.Void]{
+		chromedp.Reload(),
+		until(`!document.querySelector("#source").hidden`),
+		until(`[...document.querySelectorAll("#source option")].map((o) => o.textContent).join("|") === "any source|via an agent's MCP tool (2)|via the CLI (1)|source not recorded (1)"`),
+	}
+	steps = append(steps, pick("mcp")...)
+	steps = append(steps,
+		until(`location.hash === "#/?via=mcp"`),
+		until(shown+` === `+fmt.Sprintf("%q", strings.Join(sorted(tools), ","))),
+		until(`document.querySelector("#filters-toggle").textContent === "Filters (1)"`))
+	if err := within(ctx, 20*time.Second, steps...); err != nil {
+		got, _ := run(ctx, chromedp.Evaluate[string](shown+` + " / " + [...document.querySelectorAll("#source option")].map((o) => o.textContent).join("|")`))
+		t.Fatalf("filtering by source: %v (shown %s)", err, got)
+	}
+	screenshot(t, ctx, "list-by-source")
+	steps = append([]chromedp.Action[chromedp.Void]{}, pick("(unknown)")...)
+	steps = append(steps,
+		until(`location.hash === "#/?via=%28unknown%29"`),
+		until(shown+` === `+fmt.Sprintf("%q", old)),
+		chromedp.Reload(),
+		until(`document.querySelector("#source").value === "(unknown)"`),
+		until(shown+` === `+fmt.Sprintf("%q", old)),
+		until(`document.querySelector("#export-md").getAttribute("href").includes("source=%28unknown%29")`),
+		chromedp.Navigate(srv+"/#/m/"+old),
+		until(`[...document.querySelectorAll("#memory dt")].some((dt) => dt.textContent === "stored through" && dt.nextElementSibling.textContent === "not recorded (stored before Recall kept it)")`),
+		chromedp.Navigate(srv+"/#/m/"+cli),
+		until(`[...document.querySelectorAll("#memory dt")].some((dt) => dt.textContent === "stored through" && dt.nextElementSibling.textContent === "the CLI")`),
+	)
+	if err := within(ctx, 20*time.Second, steps...); err != nil {
+		t.Fatalf("the memories of no recorded source, and a memory's page: %v", err)
+	}
+	screenshot(t, ctx, "memory-stored-through")
+}
+
 func sorted(xs []string) []string {
 	out := append([]string(nil), xs...)
 	slices.Sort(out)

@@ -14,7 +14,7 @@ func TestCreateMemoryFromThePage(t *testing.T) {
 	w := f.do(t, "POST", "/api/memories", `{"content": "Deploys need a second reviewer", "memory_type": "decision", "namespace": "project:shop", "importance": 0.8}`, same)
 	res := decode[memory.StoreResult](t, w, http.StatusCreated)
 	m, err := f.mem.Get(t.Context(), res.ID)
-	if err != nil || m.Content != "Deploys need a second reviewer" || m.Type != memory.TypeDecision || m.Namespace != "project:shop" || m.Importance != 0.8 || m.Metadata["source"] != "viewer" {
+	if err != nil || m.Content != "Deploys need a second reviewer" || m.Type != memory.TypeDecision || m.Namespace != "project:shop" || m.Importance != 0.8 || m.Source != memory.SourceViewer {
 		t.Fatalf("stored %+v, %v", m, err)
 	}
 	// The same text again is the same memory.

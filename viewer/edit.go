@@ -8,8 +8,8 @@ import (
 	"github.com/recall-mcp/recall/memory"
 )
 
-// editor is who the viewer's changes are recorded as.
-const editor = "viewer"
+// editor is the source the viewer's changes and memories are recorded with.
+const editor = memory.SourceViewer
 
 // editBody is PATCH /api/memories/{id}: the fields to change, others left out.
 type editBody struct {
@@ -34,7 +34,7 @@ func (h *handler) editMemory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := h.mem.Update(r.Context(), memory.UpdateRequest{
-		MemoryID: r.PathValue("id"), Content: body.Content, Type: body.Type, Importance: body.Importance, Namespace: body.Namespace, By: editor,
+		MemoryID: r.PathValue("id"), Content: body.Content, Type: body.Type, Importance: body.Importance, Namespace: body.Namespace, By: door(r),
 	})
 	if err != nil {
 		h.fail(w, r, err)

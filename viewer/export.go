@@ -1,6 +1,8 @@
 package viewer
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -43,8 +45,12 @@ func (h *handler) export(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	format := qs.Get("format")
+	if format == "jsonl" || format == "memory-jsonl" {
+		h.exportRecords(w, r, format)
+		return
+	}
 	if format != "json" && format != "markdown" {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("invalid format %q: accepted json, markdown", format))
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("invalid format %q: accepted json, markdown (the view), jsonl, memory-jsonl (everything)", format))
 		return
 	}
 	ms, truncated, err := h.viewMemories(r, qs, maxExport)
@@ -144,4 +150,80 @@ func (h *handler) viewMemories(r *http.Request, qs url.Values, max int) (ms []*m
 			return ms, false, nil
 		}
 	}
+}
+
+// exportRecords is GET /api/export?format=jsonl (or memory-jsonl): everything
+// the asker may see, in the format of `recall export` (a client machine's
+// recall export). It takes no filters: it is the whole record.
+func (h *handler) exportRecords(w http.ResponseWriter, r *http.Request, format string) {
+	if len(r.URL.Query()) > 1 {
+		writeError(w, http.StatusBadRequest, "format="+format+" exports everything you may see and takes no filters; the filters apply to format=json and markdown")
+		return
+	}
+	if h.records == nil {
+		writeError(w, http.StatusNotFound, "this viewer exports views only (format=json or markdown)")
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Disposition", `attachment; filename="recall-export.jsonl"`)
+	// Records go out as they are read: an error midway can only cut the
+	// stream, which the reader sees as a short file without its last line.
+	var err error
+	if format == "jsonl" {
+		_, err = transfer.ExportJSONL(r.Context(), h.records, w, time.Now())
+	} else {
+		err = transfer.ExportMemoryServer(r.Context(), h.records, w)
+	}
+	if err != nil {
+		h.log.Error("viewer: export failed midway", "format", format, "err", err)
+		panic(http.ErrAbortHandler) // cut the response: never a file that looks whole
+	}
+}
+
+// maxImportBody bounds POST /api/import.
+const maxImportBody = 256 << 20
+
+// importRecords is POST /api/import?namespace=NS: a `recall export` (jsonl)
+// or an MCP memory server's memory.jsonl in the body, read in as `recall
+// import` reads it (a client machine's recall import): bad lines reported by
+// number and left out, the good ones written in one transaction, as the
+// asker (into another person's namespace nothing is written).
+func (h *handler) importRecords(w http.ResponseWriter, r *http.Request) {
+	qs := r.URL.Query()
+	if err := onlyParams(qs, []string{"namespace"}); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if h.records == nil {
+		writeError(w, http.StatusNotFound, "this viewer does not import")
+		return
+	}
+	sink := &watchedSink{Sink: h.records}
+	rep, err := transfer.Import(r.Context(), sink, http.MaxBytesReader(w, r.Body, maxImportBody), transfer.ImportOptions{Namespace: qs.Get("namespace")})
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the file is over %d MB: split it, or import it on the server's machine", maxImportBody>>20))
+	case err != nil && !sink.failed:
+		// The file itself (its format, a line too long): the sender's to fix.
+		writeError(w, http.StatusBadRequest, err.Error())
+	case err != nil:
+		h.fail(w, r, err)
+	default:
+		writeJSON(w, http.StatusOK, rep)
+	}
+}
+
+// watchedSink tells an import's failure to write (the store's) from the
+// file's own faults.
+type watchedSink struct {
+	transfer.Sink
+	failed bool
+}
+
+func (s *watchedSink) Import(ctx context.Context, recs memory.Records) (*memory.ImportResult, error) {
+	res, err := s.Sink.Import(ctx, recs)
+	s.failed = err != nil
+	return res, err
 }

@@ -43,3 +43,12 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func quote(s string) string { return strconv.Quote(s) }
+
+// door is where a request's changes are recorded as coming from: the
+// viewer, or a client machine's CLI that says so (memory.SourceHeader).
+func door(r *http.Request) string {
+	if r.Header.Get(memory.SourceHeader) == memory.SourceCLI {
+		return memory.SourceCLI
+	}
+	return editor
+}

@@ -11,6 +11,8 @@ import (
 	"net/http"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/project"
+	"github.com/recall-mcp/recall/transfer"
 	"github.com/recall-mcp/recall/validation"
 )
 
@@ -38,6 +40,29 @@ type Deps struct {
 	// Doctor runs recall doctor's checks for the Health page; without it
 	// /api/doctor is off.
 	Doctor func(ctx context.Context) []Finding
+	// Projects binds the project a client machine sends (project.Header) to
+	// its namespace: a memory created without a namespace by a client
+	// machine's CLI goes to the project it is in. Without it the header is
+	// refused.
+	Projects ClientProjects
+	// Records is the store's whole export and import (Recall's jsonl): a
+	// client machine's recall export and import. Without it they are off.
+	Records Records
+	// ForgetCaptured removes captured sessions (a client machine's recall
+	// forget --session/--before); without it that is off.
+	ForgetCaptured ForgetCaptured
+}
+
+// ClientProjects binds a client machine's project (project.Resolver).
+type ClientProjects interface {
+	ForClient(ctx context.Context, c project.Client) (project.Project, error)
+}
+
+// Records reads everything the asker may see and writes an import in one
+// transaction (the store).
+type Records interface {
+	transfer.Source
+	transfer.Sink
 }
 
 // Store is what the viewer needs of the store beside the services: a watch
@@ -57,7 +82,11 @@ type handler struct {
 	log     *slog.Logger
 	journal Journal // nil: no journal page
 	// doctor runs recall doctor's checks (nil: not offered).
-	doctor func(ctx context.Context) []Finding
+	doctor  func(ctx context.Context) []Finding
+	clients ClientProjects // nil: no client machine's project
+	records Records        // nil: no jsonl export or import
+	// forgetCaptured removes captured sessions (nil: not offered).
+	forgetCaptured ForgetCaptured
 }
 
 // New returns the viewer as one http.Handler with its security checks in place:
@@ -69,7 +98,8 @@ func New(d Deps) http.Handler {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	h := &handler{mem: d.Memory, val: d.Validation, acc: d.Access, log: d.Logger, done: d.Done, doctor: d.Doctor, journal: d.Journal}
+	h := &handler{mem: d.Memory, val: d.Validation, acc: d.Access, log: d.Logger, done: d.Done, doctor: d.Doctor, journal: d.Journal,
+		clients: d.Projects, records: d.Records, forgetCaptured: d.ForgetCaptured}
 	if d.DB != nil {
 		h.hub = newHub(d.DB, d.Logger)
 	}
@@ -100,9 +130,12 @@ func New(d Deps) http.Handler {
 	mux.HandleFunc("GET /api/golden", h.golden)
 	mux.HandleFunc("GET /api/projects", h.projects)
 	mux.HandleFunc("GET /api/authors", h.authors)
+	mux.HandleFunc("GET /api/sources", h.sources)
 	mux.HandleFunc("GET /api/files", h.recentFiles)
 	mux.HandleFunc("GET /api/export", h.export)
+	mux.HandleFunc("POST /api/import", h.importRecords)
 	mux.HandleFunc("GET /api/journal", h.journalFeed)
+	mux.HandleFunc("POST /api/journal/forget", h.forgetJournal)
 	mux.HandleFunc("GET /api/review/contradictions", h.listContradictions)
 	mux.HandleFunc("POST /api/review/contradictions/{edge}", h.resolveContradiction)
 	mux.HandleFunc("GET /api/review/stale", h.listStale)
@@ -120,5 +153,15 @@ func New(d Deps) http.Handler {
 	mux.Handle("GET /{$}", revalidated(tags, "index.html", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.ServeFileFS(w, r, static, "index.html")
 	})))
-	return secure(mux, d.Access, d.Logger)
+	return secure(throughTheViewer(mux), d.Access, d.Logger)
+}
+
+// throughTheViewer marks every request's work as the viewer's: a memory
+// created on the page records it as its source, a restore too. A client
+// machine's CLI using the API says so (memory.SourceHeader) and is recorded
+// as the CLI.
+func throughTheViewer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(memory.WithSource(r.Context(), door(r))))
+	})
 }

@@ -105,8 +105,9 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 	if cfg.ClientMode() {
 		// The team's memory is the server's: no database of this machine's
 		// may be opened (or made) beside it.
-		return nil, fmt.Errorf("this machine is a client of the team server %s (RECALL_SERVER_URL): this command works on a database of its own; "+
-			"use recall search, recall call <tool> '<json>' (the agents' tools, through the server) or recall ui, or unset RECALL_SERVER_URL", cfg.ServerURL)
+		return nil, fmt.Errorf("this machine is a client of the team server %s (RECALL_SERVER_URL): this command works on the server's database as a whole "+
+			"and runs on the server's machine; the commands over memories (add, search, list, show, edit, rm, restore, forget, stats, export, import), "+
+			"recall call and recall ui go through the server from here; or unset RECALL_SERVER_URL to use a database of this machine's own", cfg.ServerURL)
 	}
 	ollama, err := embedding.New(embedding.Options{
 		Host:       cfg.OllamaHost,

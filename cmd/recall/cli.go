@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -56,12 +57,12 @@ func runForget(fs *pflag.FlagSet) runFunc {
 			return usagef("missing the id or query of what to forget")
 		}
 		byID := memory.LooksLikeID(input)
-		a, err := openApp(ctx, e, modeFull)
+		ops, err := openMemories(ctx, e)
 		if err != nil {
 			return err
 		}
-		defer a.Close()
-		res, err := a.mem.Forget(ctx, memory.ForgetRequest{
+		defer ops.Close()
+		res, err := ops.Forget(ctx, memory.ForgetRequest{
 			Input: input, Namespace: cliNamespace(*ns), NResults: *n, Force: *force, Confirm: byID || *yes,
 		})
 		if errors.Is(err, memory.ErrProtected) {
@@ -91,7 +92,8 @@ func runForget(fs *pflag.FlagSet) runFunc {
 }
 
 // forgetCaptured removes captured material of a session and/or before a date;
-// without --yes it only counts it.
+// without --yes it only counts it. On a client of a team server the server
+// does it, as the person (their own sessions alone).
 func forgetCaptured(ctx context.Context, e *env, session, beforeArg string, yes bool) error {
 	var before time.Time
 	if beforeArg != "" {
@@ -100,36 +102,67 @@ func forgetCaptured(ctx context.Context, e *env, session, beforeArg string, yes 
 			return err
 		}
 	}
-	a, err := openApp(ctx, e, modeFull)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	// Hook writes still in the spool may belong to what is forgotten: applied
-	// later, they would bring it back. Apply them first.
-	if res, err := a.drainSpoolOnce(ctx); err != nil || res.Left > 0 {
-		return fmt.Errorf("%d hook writes still wait in the spool beside the database (%v): run again once no other process holds the database", res.Left, err)
-	}
-	if !yes {
-		n, err := a.db.CountEntries(ctx, session, before)
+	var res *capture.ForgetResult
+	if cfg, _, ok := clientConfig(e); ok {
+		c, err := teamClient(cfg)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "would delete %d captured entries, with their file activity and session memories\n", n)
-		if n > 0 {
+		body := map[string]any{"session": session, "confirm": yes}
+		if !before.IsZero() {
+			body["before"] = before.Format(time.RFC3339Nano)
+		}
+		var out struct {
+			Entries  int      `json:"entries"`
+			Memories []string `json:"memories"`
+			Kept     []string `json:"kept"`
+		}
+		if err := c.Do(ctx, http.MethodPost, "journal/forget", nil, body, &out); err != nil {
+			return err
+		}
+		res = &capture.ForgetResult{Entries: out.Entries, Memories: out.Memories, Kept: out.Kept}
+	} else {
+		a, err := openApp(ctx, e, modeFull)
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		if res, err = a.forgetCaptured(ctx, session, before, yes); err != nil {
+			return err
+		}
+	}
+	if !yes {
+		fmt.Fprintf(e.stdout, "would delete %d captured entries, with their file activity and session memories\n", res.Entries)
+		if res.Entries > 0 {
 			fmt.Fprintln(e.stdout, "nothing deleted yet: run again with --yes to delete them")
 		}
 		return nil
-	}
-	res, err := capture.Forget(ctx, a.db, a.db, session, before)
-	if err != nil {
-		return err
 	}
 	fmt.Fprintf(e.stdout, "deleted %d captured entries and %d session memories\n", res.Entries, len(res.Memories))
 	for _, id := range res.Kept {
 		fmt.Fprintf(e.stdout, "kept %s: a golden rule now (delete it by id with --force)\n", id)
 	}
 	return nil
+}
+
+// forgetCaptured removes what was captured of a session and/or before a
+// time, as whoever asks in ctx (a person: their own sessions); unconfirmed,
+// it only counts the entries (recall forget --session/--before, here and
+// for a client machine through the viewer's API).
+func (a *app) forgetCaptured(ctx context.Context, session string, before time.Time, confirm bool) (*capture.ForgetResult, error) {
+	// Hook writes still in the spool may belong to what is forgotten: applied
+	// later, they would bring it back. Apply them first.
+	if res, err := a.drainSpoolOnce(ctx); err != nil || res.Left > 0 {
+		return nil, fmt.Errorf("%d hook writes still wait in the spool beside the database (%v): run again once no other process holds the database", res.Left, err)
+	}
+	if !confirm {
+		n, err := a.db.CountEntries(ctx, session, before)
+		if err != nil {
+			return nil, err
+		}
+		return &capture.ForgetResult{Entries: n}, nil
+	}
+	return capture.Forget(ctx, a.db, a.db, session, before)
 }
 
 // parseDate reads a day (2026-03-01, midnight UTC) or an RFC 3339 time.
@@ -157,12 +190,12 @@ func runStats(fs *pflag.FlagSet) runFunc {
 		if err := noArgs(rest); err != nil {
 			return err
 		}
-		a, err := openApp(ctx, e, modeFull)
+		ops, err := openMemories(ctx, e)
 		if err != nil {
 			return err
 		}
-		defer a.Close()
-		st, err := a.db.Stats(ctx)
+		defer ops.Close()
+		st, err := ops.Stats(ctx)
 		if err != nil {
 			return err
 		}
@@ -172,7 +205,7 @@ func runStats(fs *pflag.FlagSet) runFunc {
 			return enc.Encode(st)
 		}
 		w := e.stdout
-		fmt.Fprintf(w, "database:           %s (%s, schema %d)\n", a.storeName(), describe.Bytes(st.FileBytes), st.SchemaVersion)
+		fmt.Fprintf(w, "database:           %s (%s, schema %d)\n", ops.Where(), describe.Bytes(st.FileBytes), st.SchemaVersion)
 		fmt.Fprintf(w, "memories:           %d\n", st.Memories)
 		printCounts(w, "by namespace", st.ByNamespace)
 		printCounts(w, "by type", st.ByType)
@@ -195,8 +228,10 @@ func runStats(fs *pflag.FlagSet) runFunc {
 			fmt.Fprintf(w, "%-20s%s\n", h.Role+" model:", describe.ModelFailing(h, time.Now()))
 		}
 		fmt.Fprintf(w, "session journal:    %d entries (%d trimmed), %d summaries pending\n", st.JournalEntries, st.TrimmedEntries, st.PendingSummaries)
-		if db := a.sqlite(); db != nil {
-			fmt.Fprintf(w, "spooled writes:     %s\n", spoolBacklog(st, db.SpoolDir()))
+		if local, ok := ops.(localOps); ok {
+			if db := local.a.sqlite(); db != nil {
+				fmt.Fprintf(w, "spooled writes:     %s\n", spoolBacklog(st, db.SpoolDir()))
+			}
 		}
 		return nil
 	}

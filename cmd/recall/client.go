@@ -6,7 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
+	"net/http"
+	"net/url"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -149,7 +153,7 @@ func clientCall(ctx context.Context, cfg *config.Config, log *slog.Logger, tool 
 	}
 	srv, err := server.NewForwarding(ctx, d, sess, cfg.Project)
 	if err != nil {
-		return nil, fmt.Errorf("team server %s: %w", cfg.ServerURL, err)
+		return nil, err // it names the server
 	}
 	return server.Call(ctx, srv, tool, args)
 }
@@ -166,14 +170,54 @@ func clientConfig(e *env) (*config.Config, *slog.Logger, bool) {
 }
 
 // searchThroughServer is recall search on a client machine: the team
-// server's memory_recall_tool, as the person whose token this machine holds.
-// The filters the tool does not take are refused, not ignored.
+// server's search (its viewer API's, the filters included), as the person
+// whose token this machine holds. --related, which follows the hits' edges,
+// goes through memory_recall_tool, which takes a namespace and a type alone.
 func searchThroughServer(ctx context.Context, cfg *config.Config, log *slog.Logger, f *filters, query string, related bool) (*memory.RecallResult, error) {
-	ns, err := clientFilters(f, "search")
+	if related {
+		return searchRelatedThroughServer(ctx, cfg, log, f, query)
+	}
+	q, err := clientView(f)
 	if err != nil {
 		return nil, err
 	}
-	args, err := json.Marshal(map[string]any{"query": query, "n_results": f.limit, "namespace": ns, "memory_type": f.typ, "include_related": related})
+	q.Set("q", query)
+	q.Set("limit", strconv.Itoa(f.limit))
+	c, err := teamClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var page struct {
+		Memories   []memory.ScoredMemory `json:"memories"`
+		Total      int                   `json:"total"`
+		SearchMode string                `json:"search_mode"`
+		Degraded   bool                  `json:"degraded"`
+		Reason     string                `json:"degraded_reason"`
+	}
+	if err := c.Do(ctx, http.MethodGet, "memories", q, nil, &page); err != nil {
+		return nil, err
+	}
+	if page.Memories == nil {
+		page.Memories = []memory.ScoredMemory{}
+	}
+	return &memory.RecallResult{Memories: page.Memories, Total: page.Total, SearchMode: page.SearchMode, Degraded: page.Degraded, Reason: page.Reason}, nil
+}
+
+// searchRelatedThroughServer is recall search --related on a client machine:
+// the team server's memory_recall_tool with include_related. The filters the
+// tool does not take are refused, not ignored.
+func searchRelatedThroughServer(ctx context.Context, cfg *config.Config, log *slog.Logger, f *filters, query string) (*memory.RecallResult, error) {
+	if f.since != "" || f.until != "" || f.minConf != 0 || f.maxConf != 1 || f.all || f.project == "." {
+		return nil, usagef("on a client of the team server, recall search --related takes --namespace, --project NAME, --type, --limit, --sort and --json (drop --related to filter by dates, confidence or --all)")
+	}
+	ns := cliNamespace(f.namespace)
+	if f.project != "" {
+		if ns != "" {
+			return nil, usagef("give --namespace or --project, not both")
+		}
+		ns = cliNamespace(f.project)
+	}
+	args, err := json.Marshal(map[string]any{"query": query, "n_results": f.limit, "namespace": ns, "memory_type": f.typ, "include_related": true})
 	if err != nil {
 		return nil, err
 	}
@@ -189,75 +233,104 @@ func searchThroughServer(ctx context.Context, cfg *config.Config, log *slog.Logg
 }
 
 // listThroughServer is recall list on a client machine: the team server's
-// memory_list_tool, as the person whose token this machine holds.
-func listThroughServer(ctx context.Context, cfg *config.Config, log *slog.Logger, f *filters, order string, offset int) (*memory.ListResult, error) {
-	ns, err := clientFilters(f, "list")
+// list (its viewer API's), as the person whose token this machine holds;
+// hidden is how many superseded memories it leaves out.
+func listThroughServer(ctx context.Context, cfg *config.Config, f *filters, order string, offset int) (list *memory.ListResult, hidden int, err error) {
+	if f.asc {
+		return nil, 0, usagef("on a client of the team server, recall list lists newest (most used, most important, most trusted) first: drop --asc")
+	}
+	q, err := clientView(f)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	args, err := json.Marshal(map[string]any{"namespace": ns, "memory_type": f.typ, "limit": f.limit, "offset": offset, "order_by": order, "descending": !f.asc})
+	q.Set("order_by", order)
+	q.Set("limit", strconv.Itoa(f.limit))
+	q.Set("offset", strconv.Itoa(offset))
+	c, err := teamClient(cfg)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	out, err := clientCall(ctx, cfg, log, "memory_list_tool", args)
-	if err != nil {
-		return nil, err
+	var page struct {
+		Memories []*memory.Memory `json:"memories"`
+		Total    int              `json:"total"`
+		Limit    int              `json:"limit"`
+		Offset   int              `json:"offset"`
+		HasMore  bool             `json:"has_more"`
 	}
-	// The tool answers as the Python Recall does: times in Unix seconds.
-	var res struct {
-		Memories []struct {
-			ID          string      `json:"id"`
-			Content     string      `json:"content"`
-			ContentHash string      `json:"content_hash"`
-			Type        memory.Type `json:"memory_type"`
-			Namespace   string      `json:"namespace"`
-			Importance  float64     `json:"importance"`
-			Confidence  float64     `json:"confidence"`
-			CreatedAt   float64     `json:"created_at"`
-			UpdatedAt   float64     `json:"updated_at"`
-			AccessedAt  float64     `json:"accessed_at"`
-			AccessCount int         `json:"access_count"`
-		} `json:"memories"`
-		Count      int `json:"count"`
-		Total      int `json:"total"`
-		Pagination struct {
-			Limit   int  `json:"limit"`
-			Offset  int  `json:"offset"`
-			HasMore bool `json:"has_more"`
-		} `json:"pagination"`
+	if err := c.Do(ctx, http.MethodGet, "memories", q, nil, &page); err != nil {
+		return nil, 0, err
 	}
-	if err := json.Unmarshal(out, &res); err != nil {
-		return nil, fmt.Errorf("the team server's answer: %w", err)
+	if page.Memories == nil {
+		page.Memories = []*memory.Memory{}
 	}
-	list := &memory.ListResult{Memories: []*memory.Memory{}, Count: res.Count, Total: res.Total,
-		Limit: res.Pagination.Limit, Offset: res.Pagination.Offset, HasMore: res.Pagination.HasMore}
-	for _, m := range res.Memories {
-		list.Memories = append(list.Memories, &memory.Memory{ID: m.ID, Content: m.Content, ContentHash: m.ContentHash, Type: m.Type,
-			Namespace: m.Namespace, Importance: m.Importance, Confidence: m.Confidence, AccessCount: m.AccessCount,
-			CreatedAt: unixTime(m.CreatedAt), UpdatedAt: unixTime(m.UpdatedAt), AccessedAt: unixTime(m.AccessedAt)})
+	list = &memory.ListResult{Memories: page.Memories, Count: len(page.Memories), Total: page.Total, Limit: page.Limit, Offset: page.Offset, HasMore: page.HasMore}
+	if f.all {
+		return list, 0, nil
 	}
-	return list, nil
+	// The superseded ones left out: the total with them, less the total.
+	q.Set("include_superseded", "true")
+	q.Set("limit", "1")
+	q.Set("offset", "0")
+	var all struct {
+		Total int `json:"total"`
+	}
+	if err := c.Do(ctx, http.MethodGet, "memories", q, nil, &all); err != nil {
+		return nil, 0, err
+	}
+	return list, max(all.Total-page.Total, 0), nil
 }
 
-// clientFilters checks the filters of search or list (command) on a client
-// machine and returns the namespace they name: the team server's tools take
-// a namespace and a type, not the dates, confidence bounds, --all nor the
-// working directory's project, which are refused rather than ignored.
-func clientFilters(f *filters, command string) (string, error) {
-	if f.since != "" || f.until != "" || f.minConf != 0 || f.maxConf != 1 || f.all || f.project == "." {
-		return "", usagef("on a client of the team server, recall %s takes --namespace, --project NAME, --type, --limit, --sort and --json (the dates, confidence bounds, --all and --project . need this machine's own database)", command)
-	}
+// clientView is search's and list's filters as the team server's list takes
+// them. Dates go as instants (this machine's midnights); --project . needs
+// this machine's own database.
+func clientView(f *filters) (url.Values, error) {
+	q := url.Values{}
 	ns := cliNamespace(f.namespace)
 	if f.project != "" {
 		if ns != "" {
-			return "", usagef("give --namespace or --project, not both")
+			return nil, usagef("give --namespace or --project, not both")
+		}
+		if f.project == "." {
+			return nil, usagef("on a client of the team server, --project . is not known here: give the project's name (recall list shows the namespaces)")
 		}
 		ns = cliNamespace(f.project)
 	}
-	return ns, nil
-}
-
-// unixTime is a time given in (fractional) Unix seconds.
-func unixTime(sec float64) time.Time {
-	return time.Unix(0, int64(sec*1e9)).UTC()
+	set := func(k, v string) {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	set("namespace", ns)
+	set("type", f.typ)
+	switch f.source {
+	case "unknown":
+		q.Set("source", "(unknown)") // the server's name for it
+	default:
+		set("source", f.source)
+	}
+	for _, c := range []struct {
+		flag, param string
+		v, unset    float64
+	}{{"--min-confidence", "min_confidence", f.minConf, 0}, {"--max-confidence", "max_confidence", f.maxConf, 1}} {
+		if c.v < 0 || c.v > 1 || math.IsNaN(c.v) {
+			return nil, usagef("invalid %s %v: accepted 0 to 1", c.flag, c.v)
+		}
+		if c.v != c.unset {
+			q.Set(c.param, strconv.FormatFloat(c.v, 'f', -1, 64))
+		}
+	}
+	for _, d := range []struct{ flag, param, v string }{{"--since", "since", f.since}, {"--until", "until", f.until}} {
+		if d.v == "" {
+			continue
+		}
+		at, err := parseDateFlag(d.flag, d.v)
+		if err != nil {
+			return nil, err
+		}
+		q.Set(d.param, at.Format(time.RFC3339))
+	}
+	if f.all {
+		q.Set("include_superseded", "true")
+	}
+	return q, nil
 }

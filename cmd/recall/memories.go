@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/project"
 )
 
 // The commands over memories: add (store), search, list. show, edit, rm and
@@ -58,17 +56,12 @@ func runAdd(fs *pflag.FlagSet) runFunc {
 		if *importance >= 0 {
 			req.Importance = importance
 		}
-		a, err := openApp(ctx, e, modeFull)
+		ops, err := openMemories(ctx, e)
 		if err != nil {
 			return err
 		}
-		defer a.Close()
-		if req.Namespace == "" {
-			if req.Namespace, err = defaultNamespace(ctx, a); err != nil {
-				return err
-			}
-		}
-		res, err := a.mem.Remember(ctx, req)
+		defer ops.Close()
+		res, err := ops.Remember(ctx, req)
 		if err != nil {
 			return err
 		}
@@ -83,13 +76,13 @@ func runAdd(fs *pflag.FlagSet) runFunc {
 			verb = "already stored"
 		}
 		fmt.Fprintf(e.stdout, "%s %s (%s, %s)\n", verb, res.ID, res.MemoryType, res.Namespace)
-		if res.EmbeddingPending && res.Warning == "" && !a.cfg.OllamaOff {
+		if res.EmbeddingPending && res.Warning == "" && ops.Embeds() {
 			fmt.Fprintln(e.stdout, "embedding pending: searchable by keywords now, by meaning once Ollama answers (recall serve fills it)")
 		}
 		for _, r := range res.AutoRelationships {
 			fmt.Fprintf(e.stdout, "related: %s %s %s\n", r.SourceID, r.Relation, r.TargetID)
 		}
-		if res.Warning != "" && !a.cfg.OllamaOff {
+		if res.Warning != "" && ops.Embeds() {
 			fmt.Fprintln(e.stdout, "warning:", res.Warning)
 		}
 		return nil
@@ -126,30 +119,12 @@ func contentToAdd(e *env, args []string) (string, error) {
 	return content, nil
 }
 
-// defaultNamespace is where a memory stored without --namespace goes: the
-// pinned project (RECALL_PROJECT), else RECALL_DEFAULT_NAMESPACE when set,
-// else the project of the working directory's git repository as the hooks
-// name it, else the configured default ("global"). A directory outside git
-// is not made a project by a store: hooks bind it when a session runs there.
-func defaultNamespace(ctx context.Context, a *app) (string, error) {
-	if p, ok := a.projects.Pinned(); ok {
-		return p.Namespace, nil
-	}
-	if _, set := os.LookupEnv("RECALL_DEFAULT_NAMESPACE"); set || !project.InRepository("") {
-		return a.cfg.DefaultNamespace, nil
-	}
-	p, err := a.projects.ForDir(ctx, "")
-	if err != nil {
-		return "", err
-	}
-	return p.Namespace, nil
-}
-
 // filters are the selection flags search and list share.
 type filters struct {
 	namespace, project, typ string
 	minConf, maxConf        float64
 	since, until            string
+	source                  string
 	all                     bool
 	sort                    string
 	asc                     bool
@@ -166,6 +141,7 @@ func filterFlags(fs *pflag.FlagSet, limit int, sortHelp, sortDefault string) *fi
 	fs.Float64Var(&f.maxConf, "max-confidence", 1, "only memories with at most this confidence (0 to 1)")
 	fs.StringVar(&f.since, "since", "", "only memories created on or after this date (2026-03-01 or RFC 3339)")
 	fs.StringVar(&f.until, "until", "", "only memories created before this date (2026-03-01 or RFC 3339)")
+	fs.StringVar(&f.source, "source", "", "only memories stored through this door: "+strings.Join(memory.Sources, ", ")+`, or "unknown" (stored before Recall recorded it)`)
 	fs.BoolVarP(&f.all, "all", "a", false, "also superseded memories (hidden by default)")
 	fs.StringVarP(&f.sort, "sort", "s", sortDefault, sortHelp)
 	fs.BoolVar(&f.asc, "asc", false, "ascending order (default: descending)")
@@ -212,6 +188,16 @@ func (f *filters) resolve(ctx context.Context, a *app) (string, memory.Bounds, e
 	}
 	if f.maxConf < 1 {
 		b.MaxConfidence = &f.maxConf
+	}
+	switch f.source {
+	case "":
+	case "unknown":
+		b.Sources = []string{""}
+	default:
+		if err := memory.ValidateSource(f.source); err != nil {
+			return "", b, usagef("invalid --source %q: accepted %s, or unknown", f.source, strings.Join(memory.Sources, ", "))
+		}
+		b.Sources = []string{f.source}
 	}
 	var err error
 	if f.since != "" {
@@ -410,12 +396,12 @@ func runList(fs *pflag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		if cfg, log, ok := clientConfig(e); ok {
-			res, err := listThroughServer(ctx, cfg, log, f, string(order), *offset)
+		if cfg, _, ok := clientConfig(e); ok {
+			res, hidden, err := listThroughServer(ctx, cfg, f, string(order), *offset)
 			if err != nil {
 				return err
 			}
-			return printList(e, f, res, 0)
+			return printList(e, f, res, hidden)
 		}
 		a, err := openApp(ctx, e, modeFull)
 		if err != nil {

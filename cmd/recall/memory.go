@@ -43,6 +43,8 @@ type shown struct {
 	Events  []memory.ValidationEvent  `json:"events"`
 	Summary validation.HistorySummary `json:"summary"`
 	Changes []memory.Change           `json:"changes"`
+	// previews are the contents of the memories its edges link, by id.
+	previews map[string]string
 }
 
 func runShow(fs *pflag.FlagSet) runFunc {
@@ -51,61 +53,45 @@ func runShow(fs *pflag.FlagSet) runFunc {
 		if len(args) != 1 {
 			return usagef("want one memory id (recall list shows them)")
 		}
-		a, err := openApp(ctx, e, modeFull)
+		ops, err := openMemories(ctx, e)
 		if err != nil {
 			return err
 		}
-		defer a.Close()
-		s, err := loadShown(ctx, a, args[0])
+		defer ops.Close()
+		s, err := ops.Show(ctx, args[0])
 		if err != nil {
-			return err
+			return notFound(args[0], err)
 		}
 		if *asJSON {
 			return writeJSON(e.stdout, s)
 		}
 		out := page(e.stdout)
-		printShown(out, s, style(colour(e.stdout)), termWidth(e.stdout), func(id string) string {
-			if m, err := a.mem.Get(ctx, id); err == nil {
-				return cut(m.Content, 60)
-			}
-			return "(deleted)"
-		})
+		printShown(out, s, style(colour(e.stdout)), termWidth(e.stdout))
 		return out.flush()
 	}
 }
 
-func loadShown(ctx context.Context, a *app, id string) (*shown, error) {
-	m, err := a.mem.Get(ctx, id)
-	if err != nil {
-		return nil, notFound(id, err)
-	}
-	// The graph at depth 1 is the memory's own edges, both ways, as
-	// memory_inspect_graph_tool gives them.
-	g, err := a.mem.Inspect(ctx, memory.InspectRequest{MemoryID: m.ID, MaxDepth: 1})
-	if err != nil {
-		return nil, err
-	}
-	var edges []memory.Edge
-	for _, e := range g.Edges {
-		if e.SourceID == m.ID || e.TargetID == m.ID { // not those between its neighbours
+// newShown is m with its own edges (not those between its neighbours, which
+// a graph walk also returns), its validation history and change log.
+func newShown(m *memory.Memory, graphEdges []memory.Edge, hist *validation.HistoryResult, changes []memory.Change) *shown {
+	edges := []memory.Edge{}
+	for _, e := range graphEdges {
+		if e.SourceID == m.ID || e.TargetID == m.ID {
 			edges = append(edges, e)
 		}
-	}
-	hist, err := a.cur.History(ctx, validation.HistoryRequest{MemoryID: m.ID, Limit: validation.MaxHistoryLimit})
-	if err != nil {
-		return nil, err
-	}
-	changes, err := a.mem.Changes(ctx, m.ID)
-	if err != nil {
-		return nil, err
-	}
-	if edges == nil {
-		edges = []memory.Edge{}
 	}
 	if changes == nil {
 		changes = []memory.Change{}
 	}
-	return &shown{Memory: m, Edges: edges, Events: hist.Events, Summary: hist.Summary, Changes: changes}, nil
+	return &shown{Memory: m, Edges: edges, Events: hist.Events, Summary: hist.Summary, Changes: changes, previews: map[string]string{}}
+}
+
+// preview is the start of a linked memory's content, or "(deleted)".
+func (s *shown) preview(id string) string {
+	if c, ok := s.previews[id]; ok {
+		return cut(c, 60)
+	}
+	return "(deleted)"
 }
 
 // notFound words a missing memory for a person.
@@ -116,7 +102,20 @@ func notFound(id string, err error) error {
 	return err
 }
 
-func printShown(w io.Writer, s *shown, st style, width int, preview func(id string) string) {
+// storedHow says through which door, and by whom on a team's server, a
+// memory was stored ("" when neither was recorded).
+func storedHow(m *memory.Memory) string {
+	var s string
+	if m.Source != "" {
+		s = " through " + m.Source
+	}
+	if m.Author != "" {
+		s += " by " + m.Author
+	}
+	return s
+}
+
+func printShown(w io.Writer, s *shown, st style, width int) {
 	m := s.Memory
 	fmt.Fprintf(w, "%s  %s\n", st.cyan(st.bold(m.ID)), st.bold(string(m.Type)))
 	fmt.Fprintf(w, "namespace %s · confidence %s · importance %s\n", m.Namespace, confidenceText(st, m.Confidence), strconv.FormatFloat(m.Importance, 'f', -1, 64))
@@ -124,7 +123,7 @@ func printShown(w io.Writer, s *shown, st style, width int, preview func(id stri
 	if m.AccessCount > 0 {
 		used = fmt.Sprintf("used %s, last %s", describe.Count(m.AccessCount, "time", "times"), when(m.AccessedAt))
 	}
-	fmt.Fprintf(w, "created %s · updated %s · %s\n", when(m.CreatedAt), when(m.UpdatedAt), used)
+	fmt.Fprintf(w, "created %s%s · updated %s · %s\n", when(m.CreatedAt), storedHow(m), when(m.UpdatedAt), used)
 	if m.EmbeddingPending {
 		fmt.Fprintln(w, st.yellow("no vector yet: found by keywords until recall serve embeds it"))
 	}
@@ -137,7 +136,7 @@ func printShown(w io.Writer, s *shown, st style, width int, preview func(id stri
 		fmt.Fprintln(w, "  none")
 	}
 	for _, e := range s.Edges {
-		fmt.Fprintln(w, "  "+edgeSentence(e, m.ID, preview))
+		fmt.Fprintln(w, "  "+edgeSentence(e, m.ID, s.preview))
 	}
 
 	fmt.Fprintln(w)
@@ -252,6 +251,9 @@ func changeLine(c memory.Change) string {
 		}
 	}
 	line := fmt.Sprintf("%s  %s by %s", when(c.At), c.Action, c.Source)
+	if c.Author != "" { // on a team server: who, beside through what
+		line = fmt.Sprintf("%s  %s by %s (%s)", when(c.At), c.Action, c.Author, c.Source)
+	}
 	if len(fields) > 0 {
 		line += ": " + strings.Join(fields, ", ")
 	}
@@ -292,12 +294,12 @@ func runEdit(fs *pflag.FlagSet) runFunc {
 		if len(args) != 1 {
 			return usagef("want one memory id (recall list shows them)")
 		}
-		a, err := openApp(ctx, e, modeFull)
+		ops, err := openMemories(ctx, e)
 		if err != nil {
 			return err
 		}
-		defer a.Close()
-		m, err := a.mem.Get(ctx, args[0])
+		defer ops.Close()
+		m, err := ops.Get(ctx, args[0])
 		if err != nil {
 			return notFound(args[0], err)
 		}
@@ -321,7 +323,7 @@ func runEdit(fs *pflag.FlagSet) runFunc {
 				return err
 			}
 		}
-		res, err := a.mem.Update(ctx, req)
+		res, err := ops.Update(ctx, req)
 		if err != nil {
 			return err
 		}
@@ -492,15 +494,15 @@ func runRm(fs *pflag.FlagSet) runFunc {
 		if len(args) == 0 {
 			return usagef("want one or more memory ids (recall list shows them)")
 		}
-		a, err := openApp(ctx, e, modeFull)
+		ops, err := openMemories(ctx, e)
 		if err != nil {
 			return err
 		}
-		defer a.Close()
+		defer ops.Close()
 		all := &memory.ForgetResult{DeletedIDs: []string{}, Deleted: []memory.ForgottenMemory{}, Mode: "id"}
 		var failed error
 		for _, id := range args {
-			res, err := a.mem.Forget(ctx, memory.ForgetRequest{MemoryID: id, Confirm: true, Force: *force, Trash: true})
+			res, err := ops.Forget(ctx, memory.ForgetRequest{MemoryID: id, Confirm: true, Force: *force, Trash: true})
 			switch {
 			case errors.Is(err, memory.ErrProtected):
 				fmt.Fprintf(e.stderr, "recall rm: %s is a golden rule: add --force to delete it\n", id)
@@ -548,13 +550,13 @@ var restoreCommand = &command{
 func runRestore(fs *pflag.FlagSet) runFunc {
 	asJSON := jsonFlag(fs)
 	return func(ctx context.Context, e *env, args []string) error {
-		a, err := openApp(ctx, e, modeFull)
+		ops, err := openMemories(ctx, e)
 		if err != nil {
 			return err
 		}
-		defer a.Close()
+		defer ops.Close()
 		if len(args) == 0 {
-			items, err := a.mem.Trash(ctx)
+			items, err := ops.Trash(ctx)
 			if err != nil {
 				return err
 			}
@@ -581,7 +583,7 @@ func runRestore(fs *pflag.FlagSet) runFunc {
 		var restored []string
 		var failed error
 		for _, id := range args {
-			res, err := a.mem.Restore(memory.WithSource(ctx, memory.SourceCLI), id)
+			res, err := ops.Restore(ctx, id)
 			if err != nil {
 				fmt.Fprintf(e.stderr, "recall restore: %v\n", err)
 				failed = exitError{1}

@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 
+	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/project"
 
 	"github.com/spf13/pflag"
 )
@@ -48,16 +51,19 @@ func runProjects(fs *pflag.FlagSet) runFunc {
 		default:
 			return usagef("unknown projects command %q: want list, rename or merge", verb)
 		}
-		a, err := openApp(ctx, e, modeFull)
-		if err != nil {
-			return err
-		}
-		defer a.Close()
 		printJSON := func(v any) error {
 			enc := json.NewEncoder(e.stdout)
 			enc.SetIndent("", "  ")
 			return enc.Encode(v)
 		}
+		if cfg, _, ok := clientConfig(e); ok && verb == "list" {
+			return listProjectsOfServer(ctx, e, cfg, *asJSON, printJSON)
+		}
+		a, err := openApp(ctx, e, modeFull)
+		if err != nil {
+			return err
+		}
+		defer a.Close()
 		switch verb {
 		case "rename":
 			from, to := asProject(rest[0]), asProject(rest[1])
@@ -103,6 +109,16 @@ func listProjects(ctx context.Context, e *env, a *app, asJSON bool, printJSON fu
 	if asJSON {
 		return printJSON(map[string]any{"projects": ps, "current": here, "current_bound": bound})
 	}
+	printProjects(e, ps)
+	if !bound {
+		fmt.Fprintf(e.stdout, "this directory: not a project yet (root %s); the first hook or store here binds it, as %s if still free\n", here.Root, here.Namespace)
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "this directory: %s (root %s, from %s)\n", here.Namespace, here.Root, here.Source)
+	return nil
+}
+
+func printProjects(e *env, ps []memory.ProjectSummary) {
 	if len(ps) == 0 {
 		fmt.Fprintln(e.stdout, "no projects yet")
 	}
@@ -113,11 +129,30 @@ func listProjects(ctx context.Context, e *env, a *app, asJSON bool, printJSON fu
 		}
 		fmt.Fprintf(e.stdout, "%s\t%s\t%s\n", p.Namespace, describe.Count(p.Memories, "memory", "memories"), roots)
 	}
-	if !bound {
-		fmt.Fprintf(e.stdout, "this directory: not a project yet (root %s); the first hook or store here binds it, as %s if still free\n", here.Root, here.Namespace)
+}
+
+// listProjectsOfServer is recall projects on a client of a team server: the
+// server's projects (their roots are the keys client machines send), and
+// what this directory sends. Renames and merges run on the server's machine.
+func listProjectsOfServer(ctx context.Context, e *env, cfg *config.Config, asJSON bool, printJSON func(any) error) error {
+	c, err := teamClient(cfg)
+	if err != nil {
+		return err
+	}
+	var ps []memory.ProjectSummary
+	if err := c.Do(ctx, http.MethodGet, "projects", nil, nil, &ps); err != nil {
+		return err
+	}
+	here := project.ClientOf("", cfg.Project)
+	if asJSON {
+		return printJSON(map[string]any{"projects": ps, "current": here})
+	}
+	printProjects(e, ps)
+	if here.Namespace != "" {
+		fmt.Fprintf(e.stdout, "this directory: %s (RECALL_PROJECT)\n", here.Namespace)
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "this directory: %s (root %s, from %s)\n", here.Namespace, here.Root, here.Source)
+	fmt.Fprintf(e.stdout, "this directory: sent to the team server as %s; the first hook or add here binds it on the server\n", here.Root)
 	return nil
 }
 

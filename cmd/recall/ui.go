@@ -130,7 +130,8 @@ func serveUIOn(ctx context.Context, e *env, a *app, addr string, remote, writabl
 // viewer is the web viewer over the app's services, with its access rules;
 // done, when closed, ends its live-update streams.
 func (a *app) viewer(acc viewer.Access, done <-chan struct{}) http.Handler {
-	return viewer.New(viewer.Deps{Memory: a.mem, Validation: a.cur, DB: a.db, Journal: a.reader(), Access: acc, Logger: a.log, Done: done, Doctor: a.checkup})
+	return viewer.New(viewer.Deps{Memory: a.mem, Validation: a.cur, DB: a.db, Journal: a.reader(), Access: acc, Logger: a.log, Done: done, Doctor: a.checkup,
+		Projects: a.projects, Records: a.db, ForgetCaptured: a.forgetCaptured})
 }
 
 // remoteAddr reports whether addr is one other machines can reach.

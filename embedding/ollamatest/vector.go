@@ -1,10 +1,11 @@
 package ollamatest
 
 import (
-	"hash/fnv"
 	"math"
 	"strings"
 	"unicode"
+
+	"github.com/recall-mcp/recall/internal/randvec"
 )
 
 // DefaultDimension is the length of the vectors the server returns unless told
@@ -115,11 +116,7 @@ func stem(w string) string {
 	return w
 }
 
-func hashOf(s string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	return h.Sum64()
-}
+func hashOf(s string) uint64 { return randvec.Hash(s) }
 
 // Cosine is the cosine similarity of two vectors of the same length (0 when
 // either is zero), for tests that check how alike two texts look.

@@ -1,9 +1,9 @@
 package ollamatest
 
 import (
-	"math"
-	"math/rand/v2"
 	"strings"
+
+	"github.com/recall-mcp/recall/internal/randvec"
 )
 
 // VectorFunc makes the vector of one text (as sent, instructions included).
@@ -20,28 +20,6 @@ func withoutInstruction(text string) string {
 	return text
 }
 
-// randomUnit is a unit vector drawn from a generator seeded by text.
-func randomUnit(text string, dim int, salt uint64) []float64 {
-	r := rand.New(rand.NewPCG(hashOf(text), salt))
-	v := make([]float64, dim)
-	for i := range v {
-		v[i] = r.NormFloat64()
-	}
-	return normalize(v)
-}
-
-func normalize(v []float64) []float64 {
-	var sum float64
-	for _, x := range v {
-		sum += x * x
-	}
-	n := math.Sqrt(sum)
-	for i := range v {
-		v[i] /= n
-	}
-	return v
-}
-
 func toFloat32(v []float64) []float32 {
 	out := make([]float32, len(v))
 	for i, x := range v {
@@ -55,13 +33,13 @@ func toFloat32(v []float64) []float32 {
 // direction of its own drawn from its hash, so any two texts have a cosine
 // near 0.95 and which texts are nearest is arbitrary.
 func NoiseVectors(text string, dim int) []float32 {
-	shared := randomUnit("shared direction", dim, 1)
-	own := randomUnit(withoutInstruction(text), dim, 2)
+	shared := randvec.Unit("shared direction", dim, 1)
+	own := randvec.Unit(withoutInstruction(text), dim, 2)
 	v := make([]float64, dim)
 	for i := range v {
 		v[i] = shared[i] + 0.23*own[i]
 	}
-	return toFloat32(normalize(v))
+	return toFloat32(randvec.Normalize(v))
 }
 
 // RelevanceVectors imitate a strong embedder for a set of judged queries:
@@ -77,18 +55,18 @@ func RelevanceVectors(relevant map[string][]string, noise float64) VectorFunc {
 		v := make([]float64, dim)
 		if mems, ok := relevant[text]; ok && len(mems) > 0 {
 			for _, m := range mems {
-				for i, x := range randomUnit(m, dim, 3) {
+				for i, x := range randvec.Unit(m, dim, 3) {
 					v[i] += x
 				}
 			}
-			v = normalize(v)
+			v = randvec.Normalize(v)
 		} else {
-			copy(v, randomUnit(text, dim, 3))
+			copy(v, randvec.Unit(text, dim, 3))
 		}
-		jitter := randomUnit(text, dim, 4)
+		jitter := randvec.Unit(text, dim, 4)
 		for i := range v {
 			v[i] = (1-noise)*v[i] + noise*jitter[i]
 		}
-		return toFloat32(normalize(v))
+		return toFloat32(randvec.Normalize(v))
 	}
 }

@@ -27,13 +27,17 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	pgxvec "github.com/pgvector/pgvector-go/pgx"
-
 	"github.com/recall-mcp/recall/spool"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // DB is a PostgreSQL store: a pool of connections shared by the goroutines
 // of one process. Many processes and servers may open the same database.
 type DB struct {
+	// Shared holds the port methods whose steps both engines share, run
+	// in this database's transactions (shared_tx.go).
+	storage.Shared
+
 	pool *pgxpool.Pool
 	log  *slog.Logger
 	url  string
@@ -118,6 +122,7 @@ func OpenWith(ctx context.Context, dbURL string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	db := &DB{pool: pool, log: log, url: dbURL, hasIterative: !VersionLess(installed, "0.8.0")}
+	db.Shared = storage.Shared{Tx: writes{db}}
 	if opts.SpoolDir != "" {
 		db.lost = spool.New(opts.SpoolDir, log)
 	}

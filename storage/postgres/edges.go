@@ -14,22 +14,6 @@ import (
 	"github.com/recall-mcp/recall/memory"
 )
 
-// InsertEdge adds an edge, or updates the weight of the same (source, target,
-// relation) and returns its id; the unique index makes it one edge whoever
-// writes it. A missing end is an error wrapping ErrNotFound that names it.
-func (s *DB) InsertEdge(ctx context.Context, e *memory.Edge) (int64, error) {
-	meta, err := memory.EdgeMetadata(e)
-	if err != nil {
-		return 0, err
-	}
-	var id int64
-	err = s.writeChanged(ctx, func(tx pgx.Tx) error {
-		id, err = insertEdge(ctx, tx, e, meta)
-		return err
-	})
-	return id, err
-}
-
 // lockPair serializes the edge writes between two memories until tx ends,
 // whichever way round they are named: the checks of one writer (an edge that
 // already links them, a supersedes the other way round) then see what
@@ -100,49 +84,6 @@ func insertEdge(ctx context.Context, tx pgx.Tx, e *memory.Edge, meta string) (in
 		return 0, fmt.Errorf("insert edge: %w", err)
 	}
 	return id, nil
-}
-
-// LinkOnce adds e unless an edge of its relation already links its two
-// memories either way; see memory.Graph. The pair is locked first, so two
-// servers judging the same pair at once leave one edge.
-func (s *DB) LinkOnce(ctx context.Context, e *memory.Edge) (int64, bool, error) {
-	meta, err := memory.EdgeMetadata(e)
-	if err != nil {
-		return 0, false, err
-	}
-	var id int64
-	var created bool
-	err = s.write(ctx, func(tx pgx.Tx) error {
-		id, created = 0, false
-		if err := lockPair(ctx, tx, e.SourceID, e.TargetID); err != nil {
-			return err
-		}
-		if e.Relation == memory.RelationContradicts {
-			var dismissed bool
-			if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM change_log
-				WHERE memory_id = $1 AND related_id = $2 AND action = $3)`,
-				e.SourceID, e.TargetID, string(memory.ChangeNotContradiction)).Scan(&dismissed); err != nil || dismissed {
-				return err
-			}
-		}
-		existing, err := edgeBetween(ctx, tx, e.SourceID, e.TargetID, e.Relation, true)
-		if err != nil || existing != 0 {
-			id = existing
-			return err
-		}
-		if id, err = insertEdge(ctx, tx, e, meta); err != nil {
-			return err
-		}
-		created = true
-		return nil
-	})
-	if err != nil {
-		return 0, false, err
-	}
-	if created {
-		s.changed(ctx)
-	}
-	return id, created, nil
 }
 
 // ResolveContradiction writes a verdict on the contradicts edge r.EdgeID in

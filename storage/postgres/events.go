@@ -106,14 +106,6 @@ func (s *DB) LastEventTimes(ctx context.Context, ids []string) (map[string]time.
 	return out, rows.Err()
 }
 
-// insertChange writes c for memory m (as it is after the change): the
-// memory's id, and its namespace and the time of its update unless c has them.
-func insertChange(ctx context.Context, tx querier, m *memory.Memory, c *memory.Change) error {
-	c.Of(m)
-	_, err := writeChange(ctx, tx, c)
-	return err
-}
-
 // writeChange inserts one entry (keeping its id when it is set and free) and
 // returns its id.
 func writeChange(ctx context.Context, tx querier, c *memory.Change) (int64, error) {
@@ -205,8 +197,12 @@ func queryChanges(ctx context.Context, db querier, q memory.ChangeQuery) ([]memo
 // NotContradiction reports whether a person judged a and b not to
 // contradict each other.
 func (s *DB) NotContradiction(ctx context.Context, a, b string) (bool, error) {
+	return notContradiction(ctx, s.pool, a, b)
+}
+
+func notContradiction(ctx context.Context, q querier, a, b string) (bool, error) {
 	var found bool
-	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM change_log
+	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM change_log
 		WHERE memory_id = $1 AND related_id = $2 AND action = $3)`, a, b, string(memory.ChangeNotContradiction)).Scan(&found)
 	if err != nil {
 		return false, fmt.Errorf("read change log: %w", err)

@@ -24,7 +24,7 @@ func (p *params) add(v any) string {
 
 const memoryColumns = `m.seq, m.id, m.content, m.content_hash, m.memory_type, m.namespace,
 	m.importance, m.confidence, m.metadata, m.created_at, m.updated_at, m.accessed_at,
-	m.access_count, m.embedding_pending, m.author`
+	m.access_count, m.embedding_pending, m.author, m.source`
 
 // scanMemory reads a row selected with memoryColumns; it returns the row's seq too.
 func scanMemory(row pgx.Row) (*memory.Memory, int64, error) {
@@ -36,7 +36,7 @@ func scanMemory(row pgx.Row) (*memory.Memory, int64, error) {
 	)
 	if err := row.Scan(&seq, &m.ID, &m.Content, &m.ContentHash, &typ, &m.Namespace,
 		&m.Importance, &m.Confidence, &meta, &m.CreatedAt, &m.UpdatedAt, &m.AccessedAt,
-		&m.AccessCount, &m.EmbeddingPending, &m.Author); err != nil {
+		&m.AccessCount, &m.EmbeddingPending, &m.Author, &m.Source); err != nil {
 		return nil, 0, err
 	}
 	m.Type = memory.Type(typ)
@@ -129,12 +129,12 @@ func (s *DB) InsertMemory(ctx context.Context, m *memory.Memory, vec []float32) 
 		var seq int64
 		err := tx.QueryRow(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
 			namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
-			access_count, embedding_pending, search_words, author)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, true, to_tsvector('`+stemmed+`', $13), $14)
+			access_count, embedding_pending, search_words, author, source)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, true, to_tsvector('`+stemmed+`', $13), $14, $15)
 			ON CONFLICT (namespace, content_hash) DO NOTHING RETURNING seq`,
 			m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence,
 			meta, orNow(m.CreatedAt, now), orNow(m.UpdatedAt, now), orNow(m.AccessedAt, now), m.AccessCount,
-			memoryWords(m.Content), author(ctx, m.Author)).Scan(&seq)
+			memoryWords(m.Content), author(ctx, m.Author), m.Source).Scan(&seq)
 		if isUniqueViolation(err, "") {
 			return fmt.Errorf("memory id %q is already taken: %w", m.ID, memory.ErrInvalid)
 		}
@@ -175,12 +175,12 @@ func (s *DB) insertMemory(ctx context.Context, m *memory.Memory, meta string, ve
 	}
 	stored, _, err := scanMemory(s.pool.QueryRow(ctx, `INSERT INTO memories AS m (id, content, content_hash, memory_type,
 		namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
-		access_count, embedding_pending, search_words, author, embedding)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $15::vector IS NULL, to_tsvector('`+stemmed+`', $13), $14, $15)
+		access_count, embedding_pending, search_words, author, embedding, source)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $15::vector IS NULL, to_tsvector('`+stemmed+`', $13), $14, $15, $16)
 		ON CONFLICT (namespace, content_hash) DO NOTHING RETURNING `+memoryColumns,
 		m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence,
 		meta, orNow(m.CreatedAt, now), orNow(m.UpdatedAt, now), orNow(m.AccessedAt, now), m.AccessCount,
-		memoryWords(m.Content), author(ctx, m.Author), embedding))
+		memoryWords(m.Content), author(ctx, m.Author), embedding, m.Source))
 	switch {
 	case err == nil:
 		s.changed(ctx)
@@ -227,76 +227,6 @@ func (s *DB) GetMemories(ctx context.Context, ids []string) (map[string]*memory.
 		out[m.ID] = m
 	}
 	return out, nil
-}
-
-// UpdateMemory reads the memory with its row locked, lets fn change it and
-// writes back the changes in the same transaction: two servers updating one
-// memory at once apply one after the other, never losing a change.
-func (s *DB) UpdateMemory(ctx context.Context, id string, fn func(m *memory.Memory) error) (*memory.Memory, error) {
-	var out *memory.Memory
-	err := s.writeChanged(ctx, func(tx pgx.Tx) error {
-		var err error
-		out, err = updateMemory(ctx, tx, id, fn)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// UpdateMemoryLogged is UpdateMemory whose fn also returns the change log
-// entry describing what it did; both are written in one transaction.
-func (s *DB) UpdateMemoryLogged(ctx context.Context, id string, fn func(m *memory.Memory) (*memory.Change, error)) (*memory.Memory, error) {
-	var out *memory.Memory
-	err := s.writeChanged(ctx, func(tx pgx.Tx) error {
-		var c *memory.Change
-		var err error
-		out, err = updateMemory(ctx, tx, id, func(m *memory.Memory) error {
-			c, err = fn(m)
-			return err
-		})
-		if err != nil || c == nil {
-			return err
-		}
-		return insertChange(ctx, tx, out, c)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// UpdateMemoryWithEvent is UpdateMemory whose fn also returns the validation
-// event recording the change and, optionally, a change log entry (a
-// promotion); all are written in one transaction.
-func (s *DB) UpdateMemoryWithEvent(ctx context.Context, id string, fn func(m *memory.Memory) (*memory.ValidationEvent, *memory.Change, error)) (*memory.Memory, int64, error) {
-	var out *memory.Memory
-	var eventID int64
-	err := s.writeChanged(ctx, func(tx pgx.Tx) error {
-		var ev *memory.ValidationEvent
-		var change *memory.Change
-		var err error
-		out, err = updateMemory(ctx, tx, id, func(m *memory.Memory) error {
-			ev, change, err = fn(m)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		if ev == nil {
-			return memory.Invalidf("event", "nil", "a validation event")
-		}
-		ev.MemoryID = id
-		if eventID, err = insertEvent(ctx, tx, ev); err != nil || change == nil {
-			return err
-		}
-		return insertChange(ctx, tx, out, change)
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	return out, eventID, nil
 }
 
 // updateMemory is the read-modify-write of UpdateMemory inside tx.
@@ -354,64 +284,6 @@ func updateMemory(ctx context.Context, tx pgx.Tx, id string, fn func(m *memory.M
 	return out, err
 }
 
-// DeleteMemory removes a memory for good; foreign keys take its edges,
-// events, jobs and vectors. With keepGolden a golden rule is refused
-// (ErrProtected), judged by the row as it is at the delete.
-func (s *DB) DeleteMemory(ctx context.Context, id string, keepGolden bool) error {
-	return s.deleteMemory(ctx, id, keepGolden, deleteForGood)
-}
-
-// TrashMemory is DeleteMemory that keeps the memory's full record in the
-// trash, in the same transaction, for RestoreMemory.
-func (s *DB) TrashMemory(ctx context.Context, id string, keepGolden bool) error {
-	return s.deleteMemory(ctx, id, keepGolden, deleteToTrash)
-}
-
-// ArchiveMemory is TrashMemory for a memory set aside: kept until restored.
-func (s *DB) ArchiveMemory(ctx context.Context, id string, keepGolden bool) error {
-	return s.deleteMemory(ctx, id, keepGolden, deleteToArchive)
-}
-
-type deleteKind int
-
-const (
-	deleteForGood deleteKind = iota
-	deleteToTrash
-	deleteToArchive
-)
-
-func (s *DB) deleteMemory(ctx context.Context, id string, keepGolden bool, kind deleteKind) error {
-	return s.writeChanged(ctx, func(tx pgx.Tx) error {
-		m, _, err := getMemory(ctx, tx, id, true)
-		if err != nil {
-			return err // not found, or not the asker's to see
-		}
-		if kind != deleteForGood {
-			// A refused delete rolls the trash row back with it.
-			if err := toTrash(ctx, tx, id, kind == deleteToArchive); err != nil {
-				return err
-			}
-		}
-		tag, err := tx.Exec(ctx, `DELETE FROM memories WHERE id = $1 AND NOT ($2 AND memory_type = $3)`,
-			id, keepGolden, string(memory.TypeGoldenRule))
-		if err != nil {
-			return fmt.Errorf("delete memory %s: %w", id, err)
-		}
-		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("memory %s is a golden rule: %w; use force=true to delete it", id, memory.ErrProtected)
-		}
-		if kind != deleteForGood {
-			return nil // the trash keeps the record and its change log
-		}
-		// Gone for good with its change log: who forgot it stays on record.
-		if _, err := tx.Exec(ctx, `INSERT INTO forgotten (memory_id, namespace, content_hash, at, author)
-			VALUES ($1, $2, $3, now(), $4)`, id, m.Namespace, m.ContentHash, author(ctx, "")); err != nil {
-			return fmt.Errorf("delete memory %s: %w", id, err)
-		}
-		return nil
-	})
-}
-
 // whereFilter turns a filter into SQL conditions on memories aliased m,
 // joined with AND, binding its values in p. An empty filter yields "true".
 func whereFilter(ctx context.Context, f memory.Filter, p *params) string {
@@ -446,6 +318,9 @@ func whereFilter(ctx context.Context, f memory.Filter, p *params) string {
 	}
 	if len(f.Authors) > 0 {
 		conds = append(conds, "m.author = ANY("+p.add(f.Authors)+")")
+	}
+	if len(f.Sources) > 0 {
+		conds = append(conds, "m.source = ANY("+p.add(f.Sources)+")")
 	}
 	if len(f.IDs) > 0 {
 		conds = append(conds, "m.id = ANY("+p.add(f.IDs)+")")

@@ -87,12 +87,12 @@ func writeMemories(ctx context.Context, tx pgx.Tx, ms []*memory.Memory, res *mem
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
 			namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
-			access_count, embedding_pending, search_words, author)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, true, to_tsvector('`+stemmed+`', $13), $14)
+			access_count, embedding_pending, search_words, author, source)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, true, to_tsvector('`+stemmed+`', $13), $14, $15)
 			ON CONFLICT DO NOTHING`,
 			m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence, meta,
 			m.CreatedAt, orZero(m.UpdatedAt, m.CreatedAt), orZero(m.AccessedAt, m.CreatedAt), m.AccessCount,
-			memoryWords(m.Content), m.Author)
+			memoryWords(m.Content), m.Author, m.Source)
 		if err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
 		}

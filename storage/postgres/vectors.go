@@ -292,47 +292,6 @@ func (s *DB) SetChunkEmbeddings(ctx context.Context, id string, vecs [][]float32
 	})
 }
 
-const (
-	metaReindexModel = "reindex_model"
-	metaReindexDim   = "reindex_dimension"
-)
-
-// BeginReindex records the target space and returns how many memories an
-// earlier, interrupted run already staged for it.
-func (s *DB) BeginReindex(ctx context.Context, space memory.EmbeddingSpace) (int, error) {
-	if err := memory.CheckDimension("embedding dimension", space.Dimension); err != nil {
-		return 0, err
-	}
-	var staged int
-	err := s.write(ctx, func(tx pgx.Tx) error {
-		model, err := getMeta(ctx, tx, metaReindexModel)
-		if err != nil {
-			return err
-		}
-		dim, err := getMeta(ctx, tx, metaReindexDim)
-		if err != nil {
-			return err
-		}
-		if model != space.Model || dim != strconv.Itoa(space.Dimension) {
-			if _, err := tx.Exec(ctx, `DELETE FROM reindex_vectors`); err != nil {
-				return err
-			}
-			if err := setMeta(ctx, tx, metaReindexModel, space.Model); err != nil {
-				return err
-			}
-			if err := setMeta(ctx, tx, metaReindexDim, strconv.Itoa(space.Dimension)); err != nil {
-				return err
-			}
-		}
-		return tx.QueryRow(ctx, `SELECT count(*) FROM reindex_vectors r JOIN memories m ON m.seq = r.seq
-			WHERE r.content_hash = m.content_hash`).Scan(&staged)
-	})
-	if err != nil {
-		return 0, fmt.Errorf("begin reindex: %w", err)
-	}
-	return staged, nil
-}
-
 // ReindexPending lists memories still without a staged vector, except skip.
 func (s *DB) ReindexPending(ctx context.Context, limit int, skip []string) ([]*memory.Memory, error) {
 	if skip == nil {
@@ -372,11 +331,11 @@ func (s *DB) StageVectors(ctx context.Context, vecs map[string][]float32) error 
 func (s *DB) FinishReindex(ctx context.Context) (int, error) {
 	var moved int
 	err := s.write(ctx, func(tx pgx.Tx) error {
-		model, err := getMeta(ctx, tx, metaReindexModel)
+		model, err := getMeta(ctx, tx, storage.MetaReindexModel)
 		if err != nil {
 			return err
 		}
-		dimText, err := getMeta(ctx, tx, metaReindexDim)
+		dimText, err := getMeta(ctx, tx, storage.MetaReindexDim)
 		if err != nil {
 			return err
 		}
@@ -405,7 +364,7 @@ func (s *DB) FinishReindex(ctx context.Context) (int, error) {
 		if _, err := tx.Exec(ctx, `DELETE FROM reindex_vectors`); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `DELETE FROM meta WHERE key IN ($1, $2)`, metaReindexModel, metaReindexDim)
+		_, err = tx.Exec(ctx, `DELETE FROM meta WHERE key IN ($1, $2)`, storage.MetaReindexModel, storage.MetaReindexDim)
 		return err
 	})
 	if err != nil {

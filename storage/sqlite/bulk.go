@@ -61,8 +61,8 @@ func writeRecords(ctx context.Context, tx *sql.Tx, r memory.Records) (*memory.Im
 func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *memory.ImportResult, p *memory.RecordCounter) (map[string]string, error) {
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
 		namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
-		access_count, embedding_pending, search_words, author)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+		access_count, embedding_pending, search_words, author, source)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
 		ON CONFLICT DO NOTHING`)
 	if err != nil {
 		return nil, err
@@ -92,7 +92,7 @@ func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *me
 		}
 		r, err := ins.ExecContext(ctx, m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance,
 			m.Confidence, meta, formatTime(m.CreatedAt), formatTime(orZero(m.UpdatedAt, m.CreatedAt)),
-			formatTime(orZero(m.AccessedAt, m.CreatedAt)), m.AccessCount, keywords.SearchWords(m.Content), m.Author)
+			formatTime(orZero(m.AccessedAt, m.CreatedAt)), m.AccessCount, keywords.SearchWords(m.Content), m.Author, m.Source)
 		if err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
 		}

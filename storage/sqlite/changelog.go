@@ -11,37 +11,6 @@ import (
 	"github.com/recall-mcp/recall/memory"
 )
 
-// UpdateMemoryLogged is UpdateMemory whose fn also returns the change log
-// entry describing what it did; memory and entry are written in one
-// transaction. A nil entry records nothing.
-func (s *DB) UpdateMemoryLogged(ctx context.Context, id string, fn func(m *memory.Memory) (*memory.Change, error)) (*memory.Memory, error) {
-	var out *memory.Memory
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var c *memory.Change
-		var err error
-		out, err = updateMemory(ctx, tx, id, func(m *memory.Memory) error {
-			c, err = fn(m)
-			return err
-		})
-		if err != nil || c == nil {
-			return err
-		}
-		return insertChange(ctx, tx, out, c)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// insertChange writes c for memory m (as it is after the change): the
-// memory's id, and its namespace and the time of its update unless c has them.
-func insertChange(ctx context.Context, tx querier, m *memory.Memory, c *memory.Change) error {
-	c.Of(m)
-	_, err := writeChange(ctx, tx, c)
-	return err
-}
-
 // writeChange inserts one entry (keeping its id when it is set and free) and
 // returns its id. Its author is whoever asks in ctx unless c names one.
 func writeChange(ctx context.Context, tx querier, c *memory.Change) (int64, error) {
@@ -141,8 +110,12 @@ func scanChange(rows *sql.Rows) (memory.Change, error) {
 // NotContradiction reports whether a person judged a and b not to
 // contradict each other.
 func (s *DB) NotContradiction(ctx context.Context, a, b string) (bool, error) {
+	return notContradiction(ctx, s.db, a, b)
+}
+
+func notContradiction(ctx context.Context, q querier, a, b string) (bool, error) {
 	var found bool
-	err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM change_log
+	err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM change_log
 		WHERE memory_id = ? AND related_id = ? AND action = ?)`, a, b, string(memory.ChangeNotContradiction)).Scan(&found)
 	if err != nil {
 		return false, fmt.Errorf("read change log: %w", err)

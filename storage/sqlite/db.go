@@ -22,6 +22,7 @@ import (
 
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/spool"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // BusyTimeout is how long a connection waits for another process's write lock
@@ -36,15 +37,24 @@ const BestEffortBusyTimeout = 100
 // DB is a Recall database. It implements memory.Store and is safe for concurrent
 // use by many goroutines and many processes.
 type DB struct {
+	// Shared holds the port methods whose steps both engines share, run
+	// in this database's transactions (shared_tx.go).
+	storage.Shared
+
 	db *sql.DB
 	// bestEffort is a second pool on the same file whose connections give up
-	// on a held write lock after BestEffortBusyTimeout; it carries the writes
-	// a reader makes in passing, which may be lost but must not block.
+	// on a held write lock after BestEffortBusyTimeout and commit without
+	// waiting for the disk (synchronous=NORMAL, see recordsSync): it carries
+	// the writes a reader makes in passing, which may be lost but must not
+	// block, and the hooks' records.
 	bestEffort *sql.DB
-	path       string
-	signs      *signIndex
-	loader     signLoader // loads signs in the background; Close stops it
-	log        *slog.Logger
+	// walSync syncs the records' commits to disk soon after, off the hooks'
+	// path; nil in a short-lived process (see Options.ShortLived).
+	walSync *walSyncer
+	path    string
+	signs   *signIndex
+	loader  signLoader // loads signs in the background; Close stops it
+	log     *slog.Logger
 
 	// spool holds the hooks' writes that met another process's write lock
 	// (see spooled.go); every process drains it, only hooks add to it.
@@ -115,7 +125,9 @@ type Options struct {
 	// Logger receives what the spool did; slog.Default() when nil.
 	Logger *slog.Logger
 	// ShortLived is for a process that runs a few queries and exits (a hook):
-	// its pages are cold, and keyword ranking reads fewer of them (see rankFTS).
+	// its pages are cold, and keyword ranking reads fewer of them (see rankFTS);
+	// it does not sync the hooks' records after committing them (see
+	// recordsSync): it exits first.
 	ShortLived bool
 }
 
@@ -145,7 +157,7 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	quick, err := sql.Open(driverName, dsn(path, opts, BestEffortBusyTimeout))
+	quick, err := sql.Open(driverName, dsn(path, Options{SyncNormal: true}, BestEffortBusyTimeout))
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
@@ -156,6 +168,10 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	s := &DB{db: db, bestEffort: quick, path: path, signs: newSignIndex(), log: log,
 		spool: spool.New(spool.DirFor(path), log), spoolWhenBusy: opts.SpoolWhenBusy, shortLived: opts.ShortLived}
+	s.Shared = storage.Shared{Tx: writes{s}}
+	if !opts.ShortLived {
+		s.walSync = newWALSyncer(path, log)
+	}
 	if err := s.migratePython(ctx); err != nil {
 		s.closePools()
 		return nil, explainOpenError(path, err)
@@ -168,6 +184,7 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 }
 
 func (s *DB) closePools() error {
+	s.walSync.close()
 	return errors.Join(s.bestEffort.Close(), s.db.Close())
 }
 

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/recall-mcp/recall/capture/journal"
 )
 
 func pragma(t *testing.T, db *DB, name string) int64 {
@@ -129,4 +132,47 @@ func TestANewDatabaseIsPrivate(t *testing.T) {
 		}
 	}
 	db.Close()
+}
+
+// The hooks' records are committed without waiting for the disk, memories
+// with the configured mode; a long-lived process syncs the records' WAL right
+// after, a hook process (ShortLived) leaves that to the next sync.
+func TestHookRecordsCommitBeforeTheDiskSyncAndMemoriesAfter(t *testing.T) {
+	ctx := context.Background()
+	server := openTest(t)
+	var records, memories int64
+	if err := server.bestEffort.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&records); err != nil {
+		t.Fatal(err)
+	}
+	if err := server.db.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&memories); err != nil {
+		t.Fatal(err)
+	}
+	if records != 1 || memories != 2 {
+		t.Fatalf("synchronous: records %d, memories %d; want 1 (NORMAL) and 2 (FULL)", records, memories)
+	}
+
+	before := server.walSync.synced.Load()
+	if _, err := server.AddEntry(ctx, &journal.Entry{Kind: journal.KindPrompt, SessionID: "s1", Title: "how are orders cached?"}); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); server.walSync.synced.Load() == before; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("recall serve's record was never synced to disk")
+		}
+	}
+
+	hook, err := OpenWith(ctx, server.Path(), Options{SpoolWhenBusy: true, ShortLived: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hook.Close()
+	if hook.walSync != nil {
+		t.Error("a hook's process syncs its records after answering: it should exit instead")
+	}
+	if _, err := hook.AddEntry(ctx, &journal.Entry{Kind: journal.KindPrompt, SessionID: "s1", Title: "and for how long?"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, server, `SELECT COUNT(*) FROM journal`); n != 2 {
+		t.Fatalf("the server reads %d journal entries; want both records, committed", n)
+	}
 }

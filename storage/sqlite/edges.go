@@ -12,22 +12,6 @@ import (
 	"github.com/recall-mcp/recall/memory"
 )
 
-// InsertEdge adds an edge, or updates the weight of the same (source, target,
-// relation) and returns its id. A missing end is an error wrapping ErrNotFound
-// that names it.
-func (s *DB) InsertEdge(ctx context.Context, e *memory.Edge) (int64, error) {
-	meta, err := memory.EdgeMetadata(e)
-	if err != nil {
-		return 0, err
-	}
-	var id int64
-	err = s.write(ctx, func(tx *sql.Tx) error {
-		id, err = insertEdge(ctx, tx, e, meta)
-		return err
-	})
-	return id, err
-}
-
 // edgeBetween returns the id of an edge of rel from source to target, or
 // either way round when both; 0 when none.
 func edgeBetween(ctx context.Context, tx *sql.Tx, source, target string, rel memory.Relation, both bool) (int64, error) {
@@ -76,42 +60,6 @@ func insertEdge(ctx context.Context, tx *sql.Tx, e *memory.Edge, meta string) (i
 		return 0, fmt.Errorf("insert edge: %w", err)
 	}
 	return id, nil
-}
-
-// LinkOnce adds e unless an edge of its relation already links its two
-// memories either way; see memory.Graph. One write transaction: writers of
-// every process take turns, so two judging the same pair leave one edge.
-func (s *DB) LinkOnce(ctx context.Context, e *memory.Edge) (int64, bool, error) {
-	meta, err := memory.EdgeMetadata(e)
-	if err != nil {
-		return 0, false, err
-	}
-	var id int64
-	var created bool
-	err = s.write(ctx, func(tx *sql.Tx) error {
-		if e.Relation == memory.RelationContradicts {
-			var dismissed bool
-			if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM change_log
-				WHERE memory_id = ? AND related_id = ? AND action = ?)`,
-				e.SourceID, e.TargetID, string(memory.ChangeNotContradiction)).Scan(&dismissed); err != nil || dismissed {
-				return err
-			}
-		}
-		existing, err := edgeBetween(ctx, tx, e.SourceID, e.TargetID, e.Relation, true)
-		if err != nil || existing != 0 {
-			id = existing
-			return err
-		}
-		if id, err = insertEdge(ctx, tx, e, meta); err != nil {
-			return err
-		}
-		created = true
-		return nil
-	})
-	if err != nil {
-		return 0, false, err
-	}
-	return id, created, nil
 }
 
 // ResolveContradiction writes a verdict on the contradicts edge r.EdgeID in

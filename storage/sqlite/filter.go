@@ -51,6 +51,10 @@ func whereFilter(ctx context.Context, f memory.Filter) (string, []any) {
 		conds = append(conds, "m.author IN ("+placeholders(len(f.Authors))+")")
 		args = append(args, anySlice(f.Authors)...)
 	}
+	if len(f.Sources) > 0 {
+		conds = append(conds, "m.source IN ("+placeholders(len(f.Sources))+")")
+		args = append(args, anySlice(f.Sources)...)
+	}
 	if len(f.IDs) > 0 {
 		conds = append(conds, "m.id IN ("+placeholders(len(f.IDs))+")")
 		args = append(args, anySlice(f.IDs)...)

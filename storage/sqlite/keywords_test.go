@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -181,5 +182,49 @@ func TestSearchKeywordFindsOldRareMatchesBeyondTheRankWindow(t *testing.T) {
 	hits, _ := db.SearchKeyword(ctx, "deploy script", memory.Filter{}, 10)
 	if len(hits) != 10 {
 		t.Errorf("common words alone: %d hits, want 10", len(hits))
+	}
+}
+
+// TestSearchKeywordFindsOldMatchesOfSeveralWordsBeyondTheRankWindow: an old
+// memory that holds several of the query's words, each of them in hundreds of
+// newer memories (none rare on its own), is still found when more memories
+// match than the ranked window holds: the words together are few enough to
+// search past the window.
+func TestSearchKeywordFindsOldMatchesOfSeveralWordsBeyondTheRankWindow(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	words := []string{"quorum", "lease", "fencing", "heartbeat"}
+	old := mustInsert(t, db, newMemory("the quorum lease needs fencing tokens and a heartbeat", "project:a", memory.TypePattern), nil)
+	tx, err := db.SQL().Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	perWord := rankWindow/len(words) + 200 // more than the window in all, more than 500 each
+	for i := range perWord * len(words) {
+		m := newMemory(fmt.Sprintf("note %d about %s", i, words[i%len(words)]), "project:a", memory.TypeSession)
+		if _, err := tx.Exec(`INSERT INTO memories (id, content, content_hash, memory_type, namespace, importance,
+			confidence, created_at, updated_at, accessed_at) VALUES (?, ?, ?, 'session', 'project:a', 0.5, 0.3, '', '', '')`,
+			m.ID, m.Content, m.ContentHash); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := db.SearchKeyword(ctx, "quorum lease fencing heartbeat", memory.Filter{}, 10)
+	if err != nil || len(hits) == 0 || hits[0].ID != old.ID {
+		t.Errorf("hits %v, %v; want %s, which holds every word, first", hitIDs(hits), err, old.ID)
+	}
+}
+
+func TestRarestWithinKeepsTheRarestWordsWithinTheBudget(t *testing.T) {
+	terms := []keywords.Term{{"common"}, {"rare"}, {"middling"}, {"scarce"}}
+	got := rarestWithin(terms, []int{9000, 10, 3000, 400}, 5000)
+	want := []keywords.Term{{"rare"}, {"scarce"}, {"middling"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("rarestWithin = %v, want %v", got, want)
+	}
+	if got := rarestWithin(terms, []int{9000, 6000, 5001, 7000}, 5000); len(got) != 0 {
+		t.Errorf("every word above the budget: %v, want none", got)
 	}
 }

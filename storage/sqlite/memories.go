@@ -13,7 +13,7 @@ import (
 
 const memoryColumns = `m.seq, m.id, m.content, m.content_hash, m.memory_type, m.namespace,
 	m.importance, m.confidence, m.metadata, m.created_at, m.updated_at, m.accessed_at,
-	m.access_count, m.embedding_pending, m.author`
+	m.access_count, m.embedding_pending, m.author, m.source`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -27,7 +27,7 @@ func scanMemory(row scanner) (*memory.Memory, int64, error) {
 	)
 	if err := row.Scan(&seq, &m.ID, &m.Content, &m.ContentHash, &typ, &m.Namespace,
 		&m.Importance, &m.Confidence, &meta, &created, &upd, &acc,
-		&m.AccessCount, &m.EmbeddingPending, &m.Author); err != nil {
+		&m.AccessCount, &m.EmbeddingPending, &m.Author, &m.Source); err != nil {
 		return nil, 0, err
 	}
 	m.Type = memory.Type(typ)
@@ -113,12 +113,12 @@ func (s *DB) InsertMemory(ctx context.Context, m *memory.Memory, vec []float32) 
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
 			namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
-			access_count, embedding_pending, search_words, author)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)
+			access_count, embedding_pending, search_words, author, source)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
 			ON CONFLICT (namespace, content_hash) DO NOTHING`,
 			m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence,
 			meta, formatTime(created), formatTime(updated), formatTime(accessed), m.AccessCount,
-			keywords.SearchWords(m.Content), author)
+			keywords.SearchWords(m.Content), author, m.Source)
 		if isUniqueViolation(err) {
 			return fmt.Errorf("memory id %q is already taken: %w", m.ID, memory.ErrInvalid)
 		}
@@ -181,55 +181,6 @@ func (s *DB) GetMemories(ctx context.Context, ids []string) (map[string]*memory.
 	return out, nil
 }
 
-// UpdateMemory reads the memory, lets fn change it and writes back the changes in
-// the same IMMEDIATE transaction. The id cannot change. When fn changes something
-// but not UpdatedAt, UpdatedAt becomes now.
-func (s *DB) UpdateMemory(ctx context.Context, id string, fn func(m *memory.Memory) error) (*memory.Memory, error) {
-	var out *memory.Memory
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var err error
-		out, err = updateMemory(ctx, tx, id, fn)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// UpdateMemoryWithEvent is UpdateMemory whose fn also returns the validation
-// event that records the change and, optionally, a change log entry (a
-// promotion); all are written in one transaction, so a confidence never moves
-// without its event.
-func (s *DB) UpdateMemoryWithEvent(ctx context.Context, id string, fn func(m *memory.Memory) (*memory.ValidationEvent, *memory.Change, error)) (*memory.Memory, int64, error) {
-	var out *memory.Memory
-	var eventID int64
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var ev *memory.ValidationEvent
-		var change *memory.Change
-		var err error
-		out, err = updateMemory(ctx, tx, id, func(m *memory.Memory) error {
-			ev, change, err = fn(m)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		if ev == nil {
-			return memory.Invalidf("event", "nil", "a validation event")
-		}
-		ev.MemoryID = id
-		if eventID, err = insertEvent(ctx, tx, ev); err != nil || change == nil {
-			return err
-		}
-		return insertChange(ctx, tx, out, change)
-	})
-	if err != nil {
-		return nil, 0, err
-	}
-	return out, eventID, nil
-}
-
 // updateMemory is the read-modify-write of UpdateMemory inside tx.
 func updateMemory(ctx context.Context, tx *sql.Tx, id string, fn func(m *memory.Memory) error) (*memory.Memory, error) {
 	before, _, err := getMemory(ctx, tx, id)
@@ -285,70 +236,6 @@ func updateMemory(ctx context.Context, tx *sql.Tx, id string, fn func(m *memory.
 	}
 	out, _, err := getMemory(ctx, tx, id)
 	return out, err
-}
-
-// DeleteMemory removes a memory for good; foreign keys take its edges, events
-// and jobs, and a trigger its vector. With keepGolden a golden rule is refused
-// (ErrProtected), decided by the row as it is at the delete: a memory promoted
-// since the caller read it is kept.
-func (s *DB) DeleteMemory(ctx context.Context, id string, keepGolden bool) error {
-	return s.deleteMemory(ctx, id, keepGolden, deleteForGood)
-}
-
-// TrashMemory is DeleteMemory that first keeps the memory's full record in the
-// trash, in the same transaction, so that RestoreMemory can bring it back
-// within TrashKeep. Only a person's delete in the viewer goes there: a forget
-// through the tools or the CLI means gone.
-func (s *DB) TrashMemory(ctx context.Context, id string, keepGolden bool) error {
-	return s.deleteMemory(ctx, id, keepGolden, deleteToTrash)
-}
-
-// ArchiveMemory is TrashMemory for a memory a person sets aside rather than
-// deletes: its record stays in the trash, marked archived, until restored,
-// and is never purged.
-func (s *DB) ArchiveMemory(ctx context.Context, id string, keepGolden bool) error {
-	return s.deleteMemory(ctx, id, keepGolden, deleteToArchive)
-}
-
-// deleteKind is what a delete keeps of the memory.
-type deleteKind int
-
-const (
-	deleteForGood deleteKind = iota
-	deleteToTrash
-	deleteToArchive
-)
-
-func (s *DB) deleteMemory(ctx context.Context, id string, keepGolden bool, kind deleteKind) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
-		m, _, err := getMemory(ctx, tx, id)
-		if err != nil {
-			return err // not found, or not the asker's to see
-		}
-		if kind != deleteForGood {
-			// A refused delete rolls the trash row back with it.
-			if err := toTrash(ctx, tx, id, kind == deleteToArchive); err != nil {
-				return err
-			}
-		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE id = ? AND NOT (? AND memory_type = ?)`,
-			id, keepGolden, string(memory.TypeGoldenRule))
-		if err != nil {
-			return fmt.Errorf("delete memory %s: %w", id, err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("memory %s is a golden rule: %w; use force=true to delete it", id, memory.ErrProtected)
-		}
-		if kind != deleteForGood {
-			return nil // the trash keeps the record and its change log
-		}
-		// Gone for good with its change log: who forgot it stays on record.
-		if _, err := tx.ExecContext(ctx, `INSERT INTO forgotten (memory_id, namespace, content_hash, at, author)
-			VALUES (?, ?, ?, ?, ?)`, id, m.Namespace, m.ContentHash, formatTime(time.Now()), memory.PrincipalFrom(ctx).Author()); err != nil {
-			return fmt.Errorf("delete memory %s: %w", id, err)
-		}
-		return nil
-	})
 }
 
 // ListMemories lists memories by filter, order and page. Ties are broken by

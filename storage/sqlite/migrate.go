@@ -112,6 +112,24 @@ var afterMigration = map[string]func(context.Context, *sql.Tx) error{
 	"vector_codes.sql": backfillCodes,
 	// A journal entry's own message in its transcript.
 	"journal_anchor.sql": addJournalAnchor,
+	// The door each memory came in through.
+	"memory_source.sql": addMemorySource,
+}
+
+// addMemorySource gives memories their source column, unless they have it;
+// the memories already there keep it empty: not recorded.
+func addMemorySource(ctx context.Context, tx *sql.Tx) error {
+	var has bool
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pragma_table_info('memories') WHERE name = 'source')`).Scan(&has); err != nil {
+		return err
+	}
+	if has {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `ALTER TABLE memories ADD COLUMN source TEXT NOT NULL DEFAULT ''`); err != nil {
+		return fmt.Errorf("add the memories' source: %w", err)
+	}
+	return nil
 }
 
 // addJournalAnchor gives the journal its anchor columns, unless it has them;

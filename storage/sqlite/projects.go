@@ -5,11 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // ProjectBindings lists every root with its namespace, by root.
@@ -75,44 +75,22 @@ func (s *DB) BindProject(ctx context.Context, root string, candidates []string) 
 // ProjectSummaries lists every project namespace that holds memories or is
 // bound to a root, by namespace.
 func (s *DB) ProjectSummaries(ctx context.Context) ([]memory.ProjectSummary, error) {
-	byNS := map[string]*memory.ProjectSummary{}
-	get := func(ns string) *memory.ProjectSummary {
-		if byNS[ns] == nil {
-			byNS[ns] = &memory.ProjectSummary{Namespace: ns, Roots: []string{}}
-		}
-		return byNS[ns]
-	}
 	rows, err := s.db.QueryContext(ctx, `SELECT namespace, count(*) FROM memories
 		WHERE namespace LIKE 'project:%' GROUP BY namespace`)
 	if err != nil {
 		return nil, fmt.Errorf("count project memories: %w", err)
 	}
-	for rows.Next() {
-		var ns string
-		var n int
-		if err := rows.Scan(&ns, &n); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("count project memories: %w", err)
-		}
-		get(ns).Memories = n
-	}
-	if err := rows.Close(); err != nil {
-		return nil, err
+	counts := map[string]int{}
+	err = storage.ReadCounts(rows, counts)
+	rows.Close()
+	if err != nil {
+		return nil, fmt.Errorf("count project memories: %w", err)
 	}
 	bindings, err := s.ProjectBindings(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for _, b := range bindings {
-		p := get(b.Namespace)
-		p.Roots = append(p.Roots, b.Root)
-	}
-	out := make([]memory.ProjectSummary, 0, len(byNS))
-	for _, p := range byNS {
-		out = append(out, *p)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Namespace < out[j].Namespace })
-	return out, nil
+	return storage.ProjectSummaries(counts, bindings), nil
 }
 
 // projectInUse reports whether a namespace holds memories or is bound to a root.

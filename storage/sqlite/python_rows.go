@@ -55,6 +55,7 @@ func pythonMemory(r pyRow) *memory.Memory {
 		AccessCount: int(numberOr(r, 0, "access_count")),
 		Importance:  numberOr(r, memory.DefaultImportance, "importance"),
 		Confidence:  numberOr(r, memory.DefaultConfidence, "confidence"),
+		Source:      memory.SourceImport, // migrated from the Python version's database
 	}
 	m.UpdatedAt = orTime(r.time("updated_at"), m.CreatedAt)
 	m.AccessedAt = orTime(r.time("accessed_at", "last_accessed"), m.CreatedAt)

@@ -8,53 +8,12 @@ import (
 	"strconv"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // A reindex writes its vectors to reindex_vectors, never to memory_vectors:
 // the database keeps searching the old vectors until FinishReindex swaps the new
 // ones in, all at once, in one transaction.
-
-// Keys of meta naming the space a reindex in progress embeds into.
-const (
-	metaReindexModel = "reindex_model"
-	metaReindexDim   = "reindex_dimension"
-)
-
-// BeginReindex records the space a reindex embeds into and returns how many
-// memories already have a vector staged for it (by an earlier run that
-// stopped). Vectors staged for another space are dropped.
-func (s *DB) BeginReindex(ctx context.Context, space memory.EmbeddingSpace) (staged int, err error) {
-	if err := memory.CheckDimension("embedding dimension", space.Dimension); err != nil {
-		return 0, err
-	}
-	err = s.write(ctx, func(tx *sql.Tx) error {
-		model, err := getMeta(ctx, tx, metaReindexModel)
-		if err != nil {
-			return err
-		}
-		dim, err := getMeta(ctx, tx, metaReindexDim)
-		if err != nil {
-			return err
-		}
-		if model != space.Model || dim != strconv.Itoa(space.Dimension) {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM reindex_vectors`); err != nil {
-				return err
-			}
-			if err := setMeta(ctx, tx, metaReindexModel, space.Model); err != nil {
-				return err
-			}
-			if err := setMeta(ctx, tx, metaReindexDim, strconv.Itoa(space.Dimension)); err != nil {
-				return err
-			}
-		}
-		return tx.QueryRowContext(ctx, `SELECT count(*) FROM reindex_vectors r JOIN memories m ON m.seq = r.seq
-			WHERE r.content_hash = m.content_hash`).Scan(&staged)
-	})
-	if err != nil {
-		return 0, fmt.Errorf("begin reindex: %w", err)
-	}
-	return staged, nil
-}
 
 // ReindexPending returns up to limit memories without a vector staged for the
 // reindex in progress, in storage order, skipping those in skip.
@@ -96,11 +55,11 @@ func (s *DB) StageVectors(ctx context.Context, vecs map[string][]float32) error 
 func (s *DB) FinishReindex(ctx context.Context) (int, error) {
 	var moved int
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		model, err := getMeta(ctx, tx, metaReindexModel)
+		model, err := getMeta(ctx, tx, storage.MetaReindexModel)
 		if err != nil {
 			return err
 		}
-		dimText, err := getMeta(ctx, tx, metaReindexDim)
+		dimText, err := getMeta(ctx, tx, storage.MetaReindexDim)
 		if err != nil {
 			return err
 		}
@@ -135,7 +94,7 @@ func (s *DB) FinishReindex(ctx context.Context) (int, error) {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM reindex_vectors`); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM meta WHERE key IN (?, ?)`, metaReindexModel, metaReindexDim)
+		_, err = tx.ExecContext(ctx, `DELETE FROM meta WHERE key IN (?, ?)`, storage.MetaReindexModel, storage.MetaReindexDim)
 		return err
 	})
 	if err != nil {

@@ -26,8 +26,8 @@ func ftsQuery(text, op string) string { return keywords.Query(text, op) }
 // BM25 scores every match, and at 100k memories a few common words match tens
 // of thousands: 90 ms. So when more than rankWindow memories match, only the
 // newest rankWindow of them are ranked, together with every match of the
-// query's rare words (those in at most rareWordDocs memories) wherever they
-// are: an old memory is found by what sets it apart, not by its common words.
+// query's rarer words wherever they are (see rareTerms): an old memory is
+// found by what sets it apart, not by its common words.
 func (s *DB) SearchKeyword(ctx context.Context, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
 	terms := keywords.Terms(text)
 	q := keywords.Match(terms, "OR")
@@ -65,8 +65,8 @@ func (s *DB) SearchKeyword(ctx context.Context, text string, f memory.Filter, li
 
 // Bounds of the ranked part of a keyword search (see SearchKeyword).
 const (
-	rankWindow   = 2000
-	rareWordDocs = 500
+	rankWindow      = 2000
+	rareWordMatches = 5000
 )
 
 // windowStart is the rowid of the rankWindow-th newest match of q, or 0 when
@@ -84,21 +84,42 @@ func (s *DB) windowStart(ctx context.Context, q string) (int64, error) {
 	return rowid, nil
 }
 
-// rareTerms keeps the terms found in at most rareWordDocs memories; counting
-// stops there, so a common word costs no more than a rare one.
+// rareTerms picks the query's words that search beyond the window: rarest
+// first, as many as together are found in at most rareWordMatches memories
+// (each is counted up to there, so a common word costs no more than a rare
+// one). A bound on each word alone (500, before) missed old memories that
+// hold several of the query's words, each in a few thousand memories: in a
+// store of 100k memories on one project's subjects the words a question
+// shares with its answer are rarely that rare, and keyword search found the
+// answer to one question in six (R@10 .167, against .488 when every match is
+// ranked; .410 with this bound, at a fraction of that cost: docs/fusion.md).
 func (s *DB) rareTerms(ctx context.Context, terms []keywords.Term) ([]keywords.Term, error) {
-	var rare []keywords.Term
-	for _, t := range terms {
-		var n int
+	counts := make([]int, len(terms))
+	for i, t := range terms {
 		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories_fts
-			WHERE memories_fts MATCH ? LIMIT ?)`, t.Match(), rareWordDocs+1).Scan(&n); err != nil {
+			WHERE memories_fts MATCH ? LIMIT ?)`, t.Match(), rareWordMatches+1).Scan(&counts[i]); err != nil {
 			return nil, fmt.Errorf("keyword search: %w", err)
 		}
-		if n <= rareWordDocs {
-			rare = append(rare, t)
-		}
 	}
-	return rare, nil
+	return rarestWithin(terms, counts, rareWordMatches), nil
+}
+
+// rarestWithin returns terms, rarest first, as many as together count at
+// most budget (counts[i] is how many memories hold terms[i]).
+func rarestWithin(terms []keywords.Term, counts []int, budget int) []keywords.Term {
+	order := make([]int, len(terms))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(counts[a], counts[b]) })
+	var rare []keywords.Term
+	for _, i := range order {
+		if budget -= counts[i]; budget < 0 {
+			break
+		}
+		rare = append(rare, terms[i])
+	}
+	return rare
 }
 
 // mergeHits merges two ranked lists by score, each memory once, best first.
@@ -130,9 +151,12 @@ func (s *DB) searchFTSFrom(ctx context.Context, q string, from int64, f memory.F
 	return s.rankFTS(ctx, q, "memories_fts.rowid >= ? AND ", from, f, limit)
 }
 
-// searchFTSBefore ranks the matches of q before rowid before.
+// searchFTSBefore ranks the matches of q before rowid before. They are the
+// rarer words' matches past the window, up to rareWordMatches, most of them
+// far from the best: ranked in two steps in any process (see rankFTS), so
+// that only the best few are joined to their rows.
 func (s *DB) searchFTSBefore(ctx context.Context, q string, before int64, f memory.Filter, limit int) ([]memory.Hit, error) {
-	return s.rankFTS(ctx, q, "memories_fts.rowid < ? AND ", before, f, limit)
+	return s.rankFTSSteps(ctx, q, "memories_fts.rowid < ? AND ", before, f, limit, true)
 }
 
 // rankFTS ranks the matches of q by BM25, with an optional rowid condition
@@ -148,6 +172,17 @@ func (s *DB) searchFTSBefore(ctx context.Context, q string, before int64, f memo
 // and the first step would only add its cost (2.5 times the time of a warm
 // search in one namespace of ten).
 func (s *DB) rankFTS(ctx context.Context, q, rowidCond string, rowidArg any, f memory.Filter, limit int) ([]memory.Hit, error) {
+	return s.rankFTSSteps(ctx, q, rowidCond, rowidArg, f, limit, s.shortLived || !narrows(f))
+}
+
+// narrows tells whether f keeps only a part of the memories (more than the
+// superseded and other people's private ones).
+func narrows(f memory.Filter) bool {
+	return len(f.Namespaces) > 0 || len(f.Types) > 0 || f.MinImportance > 0 || len(f.IDs) > 0 || f.Bounds.Set()
+}
+
+// rankFTSSteps is rankFTS, in two steps when twoSteps.
+func (s *DB) rankFTSSteps(ctx context.Context, q, rowidCond string, rowidArg any, f memory.Filter, limit int, twoSteps bool) ([]memory.Hit, error) {
 	if q == "" {
 		return nil, nil
 	}
@@ -159,7 +194,7 @@ func (s *DB) rankFTS(ctx context.Context, q, rowidCond string, rowidArg any, f m
 	if rowidCond != "" {
 		params = append(params, rowidArg)
 	}
-	if !s.shortLived {
+	if !twoSteps {
 		return s.queryRanked(ctx, `SELECT m.id, bm25(memories_fts) AS rank
 			FROM memories_fts JOIN memories m ON m.seq = memories_fts.rowid
 			WHERE memories_fts MATCH ? AND `+rowidCond+where+`

@@ -38,12 +38,14 @@ const (
 // write: it has an answer to give; recall serve does the rest.
 var hookDrainBudget = spool.Budget{Files: 20, Time: 50 * time.Millisecond}
 
-// hookWrite runs one of the hooks' writes. Without SpoolWhenBusy it is an
-// ordinary write. With it, writes waiting in the spool go first (a write never
-// overtakes them); then fn runs on the best-effort pool, and when the lock is
-// held data is spooled under kind instead. Once a write of this process met
-// the lock the next ones are spooled without waiting again (see
-// writeBestEffort).
+// hookWrite runs one of the hooks' writes, on the best-effort pool: committed
+// without waiting for the disk (see recordsSync). Without SpoolWhenBusy (recall
+// serve answering a hook) it waits for the write lock as long as an ordinary
+// write and asks for the WAL's sync in the background. With it, writes
+// waiting in the spool go first (a write never overtakes them); then fn runs,
+// and when the lock is held data is spooled under kind instead. Once a write
+// of this process met the lock the next ones are spooled without waiting
+// again (see writeBestEffort).
 func (s *DB) hookWrite(ctx context.Context, kind string, data any, fn func(tx *sql.Tx) error) error {
 	once := ""
 	if id := spool.WriteID(ctx); id != "" {
@@ -51,7 +53,12 @@ func (s *DB) hookWrite(ctx context.Context, kind string, data any, fn func(tx *s
 		fn = appliedOnce(ctx, once, hookWriteIDs, fn)
 	}
 	if !s.spoolWhenBusy {
-		return s.write(ctx, fn)
+		if err := s.writePatiently(ctx, fn); err != nil {
+			return err
+		}
+		s.walSync.soon()
+		s.checkpointIfLarge()
+		return nil
 	}
 	if !s.lockSeen.Load() && s.spoolCaughtUp(ctx) {
 		err := s.writeBestEffort(ctx, fn) // marks lockSeen when busy
@@ -95,9 +102,10 @@ func outOfTime(ctx context.Context, err error) bool {
 	return err != nil && ctx.Err() != nil
 }
 
-// writePatiently makes a write the spool could not take, waiting for the
-// write lock in short tries: up to BusyTimeout, and no longer than ctx
-// allows (a hook has an answer to give; SQLite's own wait ignores ctx).
+// writePatiently makes a hook's write that is not spooled (recall serve's, or
+// one the spool could not take), waiting for the write lock in short tries: up
+// to BusyTimeout, and no longer than ctx allows (a hook has an answer to give;
+// SQLite's own wait ignores ctx).
 func (s *DB) writePatiently(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	deadline := time.Now().Add(BusyTimeout * time.Millisecond)
 	for {
@@ -111,8 +119,8 @@ func (s *DB) writePatiently(ctx context.Context, fn func(tx *sql.Tx) error) erro
 	}
 }
 
-// tryWrite runs fn in one write transaction that waits BestEffortBusyTimeout
-// at most for the write lock.
+// tryWrite runs fn in one write transaction on the best-effort pool, which
+// waits BestEffortBusyTimeout at most for the write lock.
 func (s *DB) tryWrite(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.bestEffort.BeginTx(ctx, nil)
 	if err != nil {

@@ -229,32 +229,39 @@ func TestAHookWriteDoesNotOvertakeTheSpool(t *testing.T) {
 func TestAHookWriteBehindALockWaitsOnlyOnce(t *testing.T) {
 	ctx := context.Background()
 	server := openTest(t)
-	lockWrites(t, server)
+	release := lockWrites(t, server)
 	hook := openHookDB(t, server.Path())
-	start := time.Now()
-	for i := range 5 {
+	add := func(i int) {
+		t.Helper()
 		if _, err := hook.AddEntry(ctx, &capture.Entry{Kind: capture.KindPrompt, SessionID: "s1", Title: "prompt"}); err != nil {
 			t.Fatalf("write %d: %v", i, err)
 		}
 	}
-	// One busy wait (100 ms) for the first; the others spool at once.
-	if d := time.Since(start); d > 4*BestEffortBusyTimeout*time.Millisecond {
-		t.Fatalf("5 writes behind a lock took %s: each waited for it", d)
+	start := time.Now()
+	add(0)
+	if d := time.Since(start); d < BestEffortBusyTimeout*time.Millisecond {
+		t.Fatalf("the first write behind the lock took %s: it did not wait for it", d)
+	}
+	// The lock is let go. A write or a piece of bookkeeping that tried the
+	// database again (waiting for the lock in the hook's every later write)
+	// would now get through; none does: the hook waited once and spools the
+	// rest. (Timing the later writes instead says the same on an idle machine
+	// only.)
+	release()
+	for i := 1; i < 5; i++ {
+		add(i)
 	}
 	if pending, _, _ := server.SpoolCounts(); pending != 5 {
-		t.Fatalf("spool holds %d writes, want 5", pending)
+		t.Fatalf("spool holds %d writes, want 5: a later write tried the database", pending)
 	}
-	// The hook's bookkeeping (project binding, access counts) does not wait
-	// for the lock again either.
-	start = time.Now()
 	if _, err := hook.BindProject(ctx, "/src/shop", []string{"project:shop"}); !isBusy(err) {
-		t.Fatalf("BindProject behind the lock: %v, want busy", err)
+		t.Fatalf("BindProject after a write met the lock: %v, want busy without trying", err)
 	}
 	if err := hook.TouchMemories(ctx, []string{"mem_1"}, time.Now()); !isBusy(err) {
-		t.Fatalf("TouchMemories behind the lock: %v, want busy", err)
+		t.Fatalf("TouchMemories after a write met the lock: %v, want busy without trying", err)
 	}
-	if d := time.Since(start); d > BestEffortBusyTimeout*time.Millisecond/2 {
-		t.Fatalf("bookkeeping took %s after a write of the hook met the lock", d)
+	if n := count(t, server, `SELECT COUNT(*) FROM journal`); n != 0 {
+		t.Fatalf("%d journal entries reached the database; all five should wait in the spool", n)
 	}
 }
 

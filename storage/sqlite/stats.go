@@ -34,15 +34,8 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
 	}
-	visible, vargs := visibleCond(ctx, "m")
 	for col, counts := range groups {
-		rows, err := s.db.QueryContext(ctx, `SELECT `+col+`, count(*) FROM memories m WHERE `+visible+` GROUP BY `+col, vargs...)
-		if err != nil {
-			return nil, fmt.Errorf("stats: %w", err)
-		}
-		err = storage.ReadCounts(rows, counts)
-		rows.Close()
-		if err != nil {
+		if err := s.countMemoriesInto(ctx, col, counts); err != nil {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
 	}
@@ -112,4 +105,26 @@ func (s *DB) jobStats(ctx context.Context, st *memory.Stats) error {
 		st.ModelHealth = append(st.ModelHealth, h)
 	}
 	return rows.Err()
+}
+
+// CountMemoriesBy counts the memories the asker sees by author or by source.
+func (s *DB) CountMemoriesBy(ctx context.Context, by memory.Facet) (map[string]int, error) {
+	col, err := storage.FacetColumn(by)
+	if err != nil {
+		return nil, err
+	}
+	counts := map[string]int{}
+	return counts, s.countMemoriesInto(ctx, col, counts)
+}
+
+// countMemoriesInto counts the memories the asker sees (a person's counts
+// leave out the other people's private memories) by the value of col.
+func (s *DB) countMemoriesInto(ctx context.Context, col string, counts map[string]int) error {
+	visible, vargs := visibleCond(ctx, "m")
+	rows, err := s.db.QueryContext(ctx, `SELECT `+col+`, count(*) FROM memories m WHERE `+visible+` GROUP BY `+col, vargs...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	return storage.ReadCounts(rows, counts)
 }

@@ -30,6 +30,9 @@ type Store interface {
 	RestoreMemory(ctx context.Context, id string) (*memory.ImportResult, error)
 	// RecordToolCall writes a hook's journal entry and file touch together.
 	RecordToolCall(ctx context.Context, e *journal.Entry, a *memory.FileActivity) error
+	// Import and Export move every record in and out (recall import/export).
+	Import(ctx context.Context, r memory.Records) (*memory.ImportResult, error)
+	Export(ctx context.Context, v memory.RecordVisitor) error
 }
 
 // Open makes a fresh, empty store for one test and closes it when the test ends.
@@ -89,6 +92,7 @@ func Run(t *testing.T, open Open) {
 		{"ToolCallInOneTransaction", testToolCall},
 		{"PrivateNamespacesPerPerson", testVisibility},
 		{"FilterByAuthor", testFilterByAuthor},
+		{"SourceKeptFilteredAndCounted", testSource},
 		{"PrivateMemoryNeverHidesOrNamesForOthers", testVisibilityAround},
 		{"JournalAndFileActivityPerPerson", testOwnWork},
 		{"Stats", testStats},
@@ -1635,6 +1639,137 @@ func testFilterByAuthor(t *testing.T, s Store) {
 	must(t, err)
 	if st.ByAuthor["ann"] != 1 || st.ByAuthor["bob"] != 1 || st.ByAuthor[""] != 1 || len(st.ByAuthor) != 3 {
 		t.Errorf("stats by author = %v", st.ByAuthor)
+	}
+}
+
+// testSource: a memory keeps the door it came in through (Memory.Source, ""
+// when not recorded) across reads, a trip through the trash, an export and an
+// import; the viewer's source filter narrows listings, counts and both
+// searches; CountMemoriesBy and the stats count by it, a person's counts
+// leaving out another person's private memories.
+func testSource(t *testing.T, s Store) {
+	stored := func(ctx context.Context, content, ns, source string, v []float32) *memory.Memory {
+		t.Helper()
+		m := newMemory(content, ns, memory.TypeDecision)
+		m.Source = source
+		got, _, err := s.InsertMemory(ctx, m, v)
+		must(t, err)
+		if got.Source != source {
+			t.Fatalf("InsertMemory(%q) answered source %q, want %q", content, got.Source, source)
+		}
+		return got
+	}
+	ann := memory.WithPrincipal(ctx, memory.Principal{Person: "ann"})
+	bob := memory.WithPrincipal(ctx, memory.Principal{Person: "bob"})
+	byTool := stored(ctx, "deploys go through the pipeline", memory.GlobalNamespace, memory.SourceMCP, vec(0, 0))
+	byCLI := stored(ctx, "deploys wait for green builds", memory.GlobalNamespace, memory.SourceCLI, vec(0, 0.1))
+	old := stored(ctx, "deploys were manual once", memory.GlobalNamespace, "", vec(0, 0.2))
+	private := stored(ann, "ann deploys on fridays", "user:ann", memory.SourceViewer, vec(0, 0.3))
+
+	if m, err := s.GetMemory(ctx, byCLI.ID); err != nil || m.Source != memory.SourceCLI {
+		t.Fatalf("GetMemory = %+v, %v; want source cli", m, err)
+	}
+	sorted := func(xs []string) []string { xs = slices.Clone(xs); slices.Sort(xs); return xs }
+	for _, c := range []struct {
+		sources []string
+		want    []string
+	}{
+		{[]string{memory.SourceCLI}, []string{byCLI.ID}},
+		{[]string{memory.SourceMCP, ""}, []string{byTool.ID, old.ID}},
+		{[]string{""}, []string{old.ID}},
+		{[]string{memory.SourceImport}, nil},
+		{nil, []string{byTool.ID, byCLI.ID, old.ID, private.ID}},
+	} {
+		f := memory.Filter{Bounds: memory.Bounds{Sources: c.sources}}
+		ms, err := s.ListMemories(ctx, memory.ListQuery{Filter: f, OrderBy: memory.OrderCreatedAt})
+		must(t, err)
+		var listed []string
+		for _, m := range ms {
+			listed = append(listed, m.ID)
+		}
+		kw, err := s.SearchKeyword(ctx, "deploys", f, 10)
+		must(t, err)
+		vs, err := s.SearchVector(ctx, vec(0, 0), f, 10)
+		must(t, err)
+		n, err := s.CountMemories(ctx, f)
+		must(t, err)
+		want := sorted(c.want)
+		if !slices.Equal(sorted(listed), want) || !slices.Equal(sorted(ids(kw)), want) || !slices.Equal(sorted(ids(vs)), want) || n != len(want) {
+			t.Errorf("sources %q: listed %v, keyword %v, vector %v, count %d; want %v", c.sources, listed, ids(kw), ids(vs), n, want)
+		}
+	}
+
+	for _, c := range []struct {
+		who  context.Context
+		name string
+		by   memory.Facet
+		want map[string]int
+	}{
+		{ctx, "this machine", memory.FacetSource, map[string]int{"mcp": 1, "cli": 1, "": 1, "viewer": 1}},
+		{bob, "bob", memory.FacetSource, map[string]int{"mcp": 1, "cli": 1, "": 1}},
+		{ann, "ann", memory.FacetAuthor, map[string]int{"ann": 1, "": 3}},
+	} {
+		got, err := s.CountMemoriesBy(c.who, c.by)
+		must(t, err)
+		if len(got) != len(c.want) {
+			t.Errorf("CountMemoriesBy(%s) as %s = %v, want %v", c.by, c.name, got, c.want)
+		}
+		for k, n := range c.want {
+			if got[k] != n {
+				t.Errorf("CountMemoriesBy(%s) as %s = %v, want %v", c.by, c.name, got, c.want)
+			}
+		}
+	}
+	if _, err := s.CountMemoriesBy(ctx, "content"); !errors.Is(err, memory.ErrInvalid) {
+		t.Errorf("CountMemoriesBy(content) = %v, want ErrInvalid", err)
+	}
+	st, err := s.Stats(ctx)
+	must(t, err)
+	if st.BySource["mcp"] != 1 || st.BySource["cli"] != 1 || st.BySource[""] != 1 || st.BySource["viewer"] != 1 || len(st.BySource) != 4 {
+		t.Errorf("stats by source = %v", st.BySource)
+	}
+
+	// Through the trash and back: the restore is the viewer's, the memory
+	// still came in through the CLI.
+	must(t, s.TrashMemory(ctx, byCLI.ID, true))
+	if _, err := s.RestoreMemory(memory.WithSource(ctx, memory.SourceViewer), byCLI.ID); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := s.GetMemory(ctx, byCLI.ID); err != nil || m.Source != memory.SourceCLI {
+		t.Fatalf("restored %+v, %v; want source cli", m, err)
+	}
+
+	// Out and in again: every memory keeps its source, "" included.
+	var recs memory.Records
+	must(t, s.Export(ctx, memory.RecordVisitor{Memory: func(m *memory.Memory) error {
+		recs.Memories = append(recs.Memories, m)
+		return nil
+	}}))
+	exported := map[string]string{}
+	for _, m := range recs.Memories {
+		exported[m.ID] = m.Source
+	}
+	want := map[string]string{byTool.ID: "mcp", byCLI.ID: "cli", old.ID: "", private.ID: "viewer"}
+	if len(exported) != len(want) {
+		t.Fatalf("exported sources %v, want %v", exported, want)
+	}
+	for id, src := range want {
+		if exported[id] != src {
+			t.Errorf("exported %s with source %q, want %q", id, exported[id], src)
+		}
+	}
+	for _, m := range recs.Memories {
+		must(t, s.DeleteMemory(ctx, m.ID, false))
+	}
+	res, err := s.Import(ctx, recs)
+	must(t, err)
+	if res.Memories != len(want) {
+		t.Fatalf("import wrote %d memories, want %d (%+v)", res.Memories, len(want), res)
+	}
+	for id, src := range want {
+		if m, err := s.GetMemory(ctx, id); err != nil || m.Source != src {
+			t.Errorf("imported %s = %+v, %v; want source %q", id, m, err, src)
+		}
 	}
 }
 

@@ -13,11 +13,12 @@ const getJSON = (path, signal) => call(path, { signal });
 // listMemories returns one page of memories; with q, the ranked search hits.
 // The first page's URL is preloaded by index.html: keep the two the same.
 // viewParams are a view's filters as query parameters, left out when empty.
-function viewParams({ q, namespace, type, author, order, minConfidence, maxConfidence, since, until, superseded }, params = new URLSearchParams()) {
+function viewParams({ q, namespace, type, author, source, order, minConfidence, maxConfidence, since, until, superseded }, params = new URLSearchParams()) {
   if (q) params.set("q", q);
   if (namespace) params.set("namespace", namespace);
   if (type) params.set("type", type);
   if (author) params.set("author", author);
+  if (source) params.set("source", source);
   if (order && !q) params.set("order_by", order); // a search is ranked by relevance
   if (minConfidence) params.set("min_confidence", minConfidence);
   if (maxConfidence) params.set("max_confidence", maxConfidence);
@@ -38,6 +39,13 @@ export function listMemories({ limit, offset, ...view }, signal) {
 // machine's own processes).
 export function listAuthors(signal) {
   return getJSON("api/authors", signal);
+}
+
+// listSources lists the doors the memories came in through (mcp, cli,
+// viewer, capture, import), most first ("(unknown)": stored before Recall
+// recorded it).
+export function listSources(signal) {
+  return getJSON("api/sources", signal);
 }
 
 export function getMemory(id, signal) {

@@ -1,7 +1,7 @@
 // The viewer's page: a memory list with search and filters, and one memory's
 // page, switched by the URL's hash (#/ and #/m/<id>).
 import { el, fmtTime, fmtNum, searchWords, excerpt, highlight } from "./dom.js";
-import { listMemories, getMemory, validateMemory, forgetMemory, editMemory, watchChanges, exportURL, listProjects, listAuthors } from "./api.js";
+import { listMemories, getMemory, validateMemory, forgetMemory, editMemory, watchChanges, exportURL, listProjects, listAuthors, listSources } from "./api.js";
 import { PAGE_SIZE, emptyListState, listHash, parseListHash, activeFilters } from "./listurl.js";
 import { confidenceChart, eventRowId } from "./chart.js";
 import { renderMarkdown } from "./markdown.js";
@@ -16,7 +16,7 @@ import { loadTrash } from "./trash.js";
 import { loadJournal, freshenJournal, parseJournalHash } from "./journal.js";
 import { openCreate } from "./create.js";
 import { removeButton, linkForm } from "./edges.js";
-import { changeLog, promoteForm, PROMOTABLE } from "./changes.js";
+import { changeLog, promoteForm, PROMOTABLE, storedThrough, UNKNOWN_SOURCE } from "./changes.js";
 import { applyAccess } from "./access.js";
 
 const SEARCH_DELAY_MS = 200; // wait for a pause in typing before searching
@@ -163,16 +163,26 @@ function metadataView(meta) {
 }
 
 let shownMemory = ""; // the memory page's data as last drawn
+let shownId = ""; // and the id of the memory it shows
+// The memory page's boxes that hold a form a person may be filling in.
+const FORM_BOXES = ["#edit-box", "#delete-box", "#promote-box"];
 
 // keepStatus: a reload after the person's own change, whose message stays.
 async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
   if (!quiet && !keepStatus) setStatus("Loading…");
   const box = $("memory");
+  // Another memory's page, still drawn while this one loads, takes no clicks:
+  // a form opened on it would act on that memory, and vanish when this one
+  // arrives.
+  if (id !== shownId) box.inert = true;
   try {
     const d = await fetchLatest((signal) => getMemory(id, signal));
     // A live refresh that lands after the person opened the edit form or a
     // delete confirmation must not wipe what they are typing.
-    if (quiet && ["#edit-box", "#delete-box", "#promote-box"].some((s) => box.querySelector(s)?.childElementCount)) return;
+    if (quiet && FORM_BOXES.some((s) => box.querySelector(s)?.childElementCount)) return;
+    // Nor does a reload of this page (after Confirm, an Undo): a form opened
+    // while it loaded moves over to the new page as it is.
+    const kept = id === shownId ? FORM_BOXES.map((s) => [...(box.querySelector(s)?.childNodes ?? [])]) : [];
     // Nor the search for a memory to link.
     if (quiet && box.querySelector("#edge-search")?.value) return;
     // A live refresh that finds the page as drawn (the person's own change,
@@ -180,6 +190,8 @@ async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
     const drawn = JSON.stringify(d);
     if (quiet && shownMemory === drawn) return;
     shownMemory = drawn;
+    shownId = id;
+    box.inert = false;
     const m = d.memory;
     const neighbors = new Map(d.neighbors.map((n) => [n.id, n]));
     const v = d.validation;
@@ -218,6 +230,7 @@ async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
         field("type", m.memory_type),
         field("namespace", m.namespace),
         m.author ? field("stored by", m.author) : null,
+        field("stored through", storedThrough(m.source)),
         field("confidence", fmtNum(m.confidence)),
         field("importance", fmtNum(m.importance)),
         field("created", fmtTime(m.created_at)),
@@ -247,6 +260,7 @@ async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
         ? el("table", { id: "events" }, el("tbody", {}, v.events.map(eventRow)))
         : el("p", { class: "muted" }, "Never validated."),
     ].filter(Boolean));
+    kept.forEach((nodes, i) => box.querySelector(FORM_BOXES[i]).append(...nodes));
     $("confirm").addEventListener("click", () => validate(m.id, true));
     $("refute").addEventListener("click", () => validate(m.id, false));
     $("delete").addEventListener("click", () => askDelete(m, d.edges.length, v.summary.total_events));
@@ -269,7 +283,9 @@ async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
   } catch (err) {
     if (err.name === "AbortError") return;
     box.replaceChildren(el("p", { class: "error" }, err.message));
+    box.inert = false;
     shownMemory = "";
+    shownId = "";
     setStatus("");
   }
 }
@@ -472,6 +488,10 @@ function showListState() {
   if (state.author && ![...by.options].some((o) => o.value === state.author)) by.append(el("option", { value: state.author }, state.author));
   by.value = state.author;
   by.hidden = by.options.length < 3 && !state.author; // one author: nothing to choose
+  const via = $("source");
+  if (state.source && ![...via.options].some((o) => o.value === state.source)) via.append(el("option", { value: state.source }, state.source));
+  via.value = state.source;
+  via.hidden = via.options.length < 3 && !state.source; // one way in: nothing to choose
   $("order").value = state.order;
   $("min-confidence").value = state.minConfidence;
   $("max-confidence").value = state.maxConfidence;
@@ -519,6 +539,28 @@ async function authorOptions() {
     }
     by.value = keep;
     by.hidden = authors.length < 2 && !keep;
+  } catch {
+    // the list still works without the filter
+  }
+}
+
+// sourceOptions offers the ways the memories came in (MCP tools, the CLI,
+// the viewer, session capture, imports), with their counts; with one the
+// filter stays hidden.
+async function sourceOptions() {
+  try {
+    const sources = await listSources();
+    const via = $("source");
+    const keep = via.value;
+    for (const s of sources) {
+      const label = `${s.source === UNKNOWN_SOURCE ? "source not recorded" : `via ${storedThrough(s.source)}`} (${s.memories})`;
+      const have = [...via.options].find((o) => o.value === s.source);
+      const title = s.source === UNKNOWN_SOURCE ? "Stored before Recall recorded how a memory came in" : null;
+      if (have) have.textContent = label;
+      else via.append(el("option", { value: s.source, title }, label));
+    }
+    via.value = keep;
+    via.hidden = sources.length < 2 && !keep;
   } catch {
     // the list still works without the filter
   }
@@ -611,6 +653,7 @@ function init() {
     state.namespace = $("namespace").value;
     state.type = $("type").value;
     state.author = $("author").value;
+    state.source = $("source").value;
     state.order = $("order").value;
     state.minConfidence = $("min-confidence").value;
     state.maxConfidence = $("max-confidence").value;
@@ -624,7 +667,7 @@ function init() {
   };
   const later = debounce(refilter, SEARCH_DELAY_MS);
   $("q").addEventListener("input", later);
-  for (const id of ["namespace", "type", "author", "order", "min-confidence", "max-confidence", "since", "until", "superseded"]) $(id).addEventListener("change", refilter);
+  for (const id of ["namespace", "type", "author", "source", "order", "min-confidence", "max-confidence", "since", "until", "superseded"]) $(id).addEventListener("change", refilter);
   $("filters-toggle").addEventListener("click", () => {
     const open = $("more-filters").classList.toggle("open");
     $("filters-toggle").setAttribute("aria-expanded", String(open));
@@ -634,6 +677,7 @@ function init() {
   window.addEventListener("scroll", () => { if (shown === "list") listScroll.set(listURL, window.scrollY); }, { passive: true });
   namespaceOptions();
   authorOptions();
+  sourceOptions();
   const create = () => openCreate($("create-box"), {
     namespaces: [...$("namespace").options].map((o) => o.value).filter((v) => v && v !== "global"),
     namespace: state.namespace, setStatus,

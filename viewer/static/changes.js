@@ -15,8 +15,31 @@ const SOURCES = {
   mcp: "through an MCP tool",
   cli: "from the CLI",
   hook: "by a hook",
+  capture: "by session capture",
+  import: "by an import",
   curation: "automatically",
 };
+
+// DOORS name the ways a memory comes in (its source), as the list's filter
+// and the memory's page show them.
+const DOORS = {
+  mcp: "an agent's MCP tool",
+  cli: "the CLI",
+  viewer: "the viewer",
+  capture: "session capture (hooks)",
+  import: "an import",
+  curation: "Recall's curation",
+};
+
+// UNKNOWN_SOURCE is the API's name for memories stored before Recall
+// recorded their way in.
+export const UNKNOWN_SOURCE = "(unknown)";
+
+// storedThrough says in words how a memory came in (its source).
+export function storedThrough(source) {
+  if (!source || source === UNKNOWN_SOURCE) return "not recorded (stored before Recall kept it)";
+  return DOORS[source] ?? source;
+}
 
 // fromWhere says where a change came from and, on a team server, who made it.
 function fromWhere(source, author) {
@@ -117,7 +140,9 @@ export function changeLog(m, changes, onUndo) {
         const back = onUndo ? undoFields(c, m) : null;
         let button = null;
         if (back) {
-          button = el("button", { type: "button", class: "undo", "data-change": c.id, title: "Set these fields back to what they were before this edit" }, "Undo this edit");
+          button = moveOnly(c)
+            ? el("button", { type: "button", class: "undo", "data-change": c.id, title: `Move it back to ${fieldFrom(c, "namespace").before}` }, "Undo this move")
+            : el("button", { type: "button", class: "undo", "data-change": c.id, title: "Set these fields back to what they were before this edit" }, "Undo this edit");
           button.addEventListener("click", () => { button.disabled = true; onUndo(back).finally(() => { button.disabled = false; }); });
         }
         return changeItem(c, undefined, button);

@@ -6,12 +6,12 @@ export const PAGE_SIZE = 50;
 
 // FIELDS maps the list's state to the hash's parameter names.
 const FIELDS = {
-  q: "q", namespace: "ns", type: "type", author: "by", order: "order", minConfidence: "min", maxConfidence: "max",
+  q: "q", namespace: "ns", type: "type", author: "by", source: "via", order: "order", minConfidence: "min", maxConfidence: "max",
   since: "since", until: "until", superseded: "superseded",
 };
 
 export function emptyListState() {
-  return { q: "", namespace: "", type: "", author: "", order: "", minConfidence: "", maxConfidence: "", since: "", until: "", superseded: "", offset: 0 };
+  return { q: "", namespace: "", type: "", author: "", source: "", order: "", minConfidence: "", maxConfidence: "", since: "", until: "", superseded: "", offset: 0 };
 }
 
 // listHash is the address of a list view.
@@ -39,5 +39,5 @@ export function parseListHash(hash) {
 // activeFilters counts the filters set besides the search words, for the
 // phone's folded "Filters" button.
 export function activeFilters(state) {
-  return ["namespace", "type", "author", "order", "minConfidence", "maxConfidence", "since", "until", "superseded"].filter((k) => state[k]).length;
+  return ["namespace", "type", "author", "source", "order", "minConfidence", "maxConfidence", "since", "until", "superseded"].filter((k) => state[k]).length;
 }

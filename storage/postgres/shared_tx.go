@@ -1,0 +1,90 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
+)
+
+// writes gives storage.Shared (the port methods whose steps both engines
+// share) PostgreSQL's transactions; each commit is announced to the viewers
+// of every server.
+type writes struct{ s *DB }
+
+func (w writes) Write(ctx context.Context, fn func(storage.Tx) error) error {
+	return w.s.writeChanged(ctx, func(tx pgx.Tx) error { return fn(sharedTx{tx}) })
+}
+
+// sharedTx is a transaction that locks the rows it reads to change them
+// (FOR UPDATE): two servers changing one memory take turns.
+type sharedTx struct{ tx pgx.Tx }
+
+func (t sharedTx) ReadMemory(ctx context.Context, id string) (*memory.Memory, error) {
+	m, _, err := getMemory(ctx, t.tx, id, true)
+	return m, err
+}
+
+func (t sharedTx) UpdateMemory(ctx context.Context, id string, fn func(*memory.Memory) error) (*memory.Memory, error) {
+	return updateMemory(ctx, t.tx, id, fn)
+}
+
+func (t sharedTx) DeleteRow(ctx context.Context, id string, keepGolden bool) (bool, error) {
+	tag, err := t.tx.Exec(ctx, `DELETE FROM memories WHERE id = $1 AND NOT ($2 AND memory_type = $3)`,
+		id, keepGolden, string(memory.TypeGoldenRule))
+	return tag.RowsAffected() > 0, err
+}
+
+func (t sharedTx) AddEvent(ctx context.Context, ev *memory.ValidationEvent) (int64, error) {
+	return insertEvent(ctx, t.tx, ev)
+}
+
+func (t sharedTx) RecordForgotten(ctx context.Context, m *memory.Memory) error {
+	_, err := t.tx.Exec(ctx, `INSERT INTO forgotten (memory_id, namespace, content_hash, at, author)
+		VALUES ($1, $2, $3, now(), $4)`, m.ID, m.Namespace, m.ContentHash, author(ctx, ""))
+	return err
+}
+
+func (t sharedTx) AddChange(ctx context.Context, c *memory.Change) (int64, error) {
+	return writeChange(ctx, t.tx, c)
+}
+
+func (t sharedTx) KeepInTrash(ctx context.Context, id string, archived bool) error {
+	return toTrash(ctx, t.tx, id, archived)
+}
+
+func (t sharedTx) Meta(ctx context.Context, key string) (string, error) {
+	return getMeta(ctx, t.tx, key)
+}
+
+func (t sharedTx) DropStaged(ctx context.Context) error {
+	_, err := t.tx.Exec(ctx, `DELETE FROM reindex_vectors`)
+	return err
+}
+
+func (t sharedTx) SetMeta(ctx context.Context, key, value string) error {
+	return setMeta(ctx, t.tx, key, value)
+}
+
+func (t sharedTx) CountStaged(ctx context.Context) (int, error) {
+	var n int
+	err := t.tx.QueryRow(ctx, `SELECT count(*) FROM reindex_vectors r JOIN memories m ON m.seq = r.seq
+		WHERE r.content_hash = m.content_hash`).Scan(&n)
+	return n, err
+}
+
+func (t sharedTx) LockPair(ctx context.Context, a, b string) error { return lockPair(ctx, t.tx, a, b) }
+
+func (t sharedTx) NotContradiction(ctx context.Context, a, b string) (bool, error) {
+	return notContradiction(ctx, t.tx, a, b)
+}
+
+func (t sharedTx) EdgeBetween(ctx context.Context, source, target string, rel memory.Relation, both bool) (int64, error) {
+	return edgeBetween(ctx, t.tx, source, target, rel, both)
+}
+
+func (t sharedTx) InsertEdge(ctx context.Context, e *memory.Edge, meta string) (int64, error) {
+	return insertEdge(ctx, t.tx, e, meta)
+}
