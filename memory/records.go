@@ -1,14 +1,22 @@
 package memory
 
+import (
+	"fmt"
+
+	"github.com/recall-mcp/recall/capture/journal"
+)
+
 // Records moved in bulk: what an export reads from a store and an import (or a
 // restore from the trash, or a Python Recall database migrated in place)
 // writes into one. They are the domain's rows, so every store and the transfer
 // formats share them without importing a store.
 
 // Records are rows moved in bulk. Memories keep their ids and times; edges,
-// events and file activity keep their ids where those are free. Every memory
-// arrives without a vector (pending): vectors are made by the configured
-// model, later, in batches.
+// events, journal entries and file activity keep their ids where those are
+// free. A memory arrives with its vector when Vectors holds one made in
+// Space and the receiving store's vectors are of that space (or it has none
+// yet); otherwise it arrives pending, and the configured model embeds it
+// later, in batches.
 type Records struct {
 	Memories []*Memory
 	Edges    []Edge
@@ -17,10 +25,17 @@ type Records struct {
 	Files    []FileRow
 	// Projects are project bindings by column (see RecordVisitor.Project).
 	Projects []map[string]any
-	// Archived are archived memories' trash records, put back into the trash
-	// as archived (after the memories, so a memory live in the same import
-	// counts as live).
+	// Archived are the trash's records, put back into the trash as they were:
+	// archived, or deleted (TrashItem.Archived false, kept until TrashKeep
+	// after their delete, as there). They are written after the memories, so
+	// a memory live in the same import counts as live.
 	Archived []TrashItem
+	// Journal are capture journal entries, ids kept where free.
+	Journal []journal.Entry
+	// Space is the embedding space Vectors were made in.
+	Space EmbeddingSpace
+	// Vectors are memories' vectors by memory id.
+	Vectors map[string][]float32
 	// Progress, when set, is told every ProgressStep rows how many of all the
 	// rows are written (inside the transaction: nothing is committed yet).
 	Progress func(done, total int)
@@ -32,7 +47,8 @@ const ProgressStep = 500
 // Counter returns the count of written rows a store steps as it writes r,
 // telling r.Progress every ProgressStep rows and at the last.
 func (r *Records) Counter() *RecordCounter {
-	return &RecordCounter{fn: r.Progress, total: len(r.Memories) + len(r.Edges) + len(r.Events) + len(r.Changes) + len(r.Files) + len(r.Archived)}
+	return &RecordCounter{fn: r.Progress, total: len(r.Memories) + len(r.Edges) + len(r.Events) + len(r.Changes) + len(r.Files) +
+		len(r.Archived) + len(r.Journal)}
 }
 
 // RecordCounter counts written rows for Records.Progress.
@@ -59,8 +75,9 @@ type FileRow struct {
 
 // RecordVisitor receives every row of an export, one at a time, in a stable
 // order: memories by creation, then edges, validation events and file
-// activity by id, then archived memories by archive time. Any of its
-// functions may be nil.
+// activity by id, then the trash by delete time, then journal entries by id,
+// then the embedding space and the memories' vectors by the memories'
+// creation. Any of its functions may be nil.
 type RecordVisitor struct {
 	Memory func(*Memory) error
 	Edge   func(*Edge) error
@@ -70,8 +87,31 @@ type RecordVisitor struct {
 	// Project receives each project binding (root <-> namespace) as its
 	// columns, when the database keeps them.
 	Project func(map[string]any) error
-	// Archived receives each archived memory's trash record (the memory, its
-	// edges, events and change log) with its archive time. Deleted memories
-	// waiting out TrashKeep are not exported: a delete means gone.
+	// Archived receives each memory in the trash (the memory, its edges,
+	// events and change log) with its delete time: archived ones, and
+	// deleted ones still waiting out TrashKeep (TrashItem.Archived false).
 	Archived func(*TrashItem) error
+	// Journal receives each capture journal entry.
+	Journal func(*journal.Entry) error
+	// Space receives the store's embedding space, before the vectors (not
+	// called when no vector is stored).
+	Space func(EmbeddingSpace) error
+	// Vector receives a memory's vector (none for a memory still pending).
+	Vector func(id string, vec []float32) error
+}
+
+// VectorsFit says whether vectors made in from may be stored beside a
+// store's vectors of space to (the same model and dimension, or a store
+// without vectors yet), and if not, why they wait to be embedded again.
+func VectorsFit(from, to EmbeddingSpace) (bool, string) {
+	switch {
+	case from.Model == "" || from.Dimension == 0:
+		return false, "the export names no embedding model"
+	case to.Model == "" && to.Dimension == 0:
+		return true, ""
+	case from.Model != to.Model || from.Dimension != to.Dimension:
+		return false, fmt.Sprintf("the export's vectors are of %s (dimension %d), this store's of %s (dimension %d): they are embedded again",
+			from.Model, from.Dimension, to.Model, to.Dimension)
+	}
+	return true, ""
 }

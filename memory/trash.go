@@ -47,6 +47,19 @@ type ImportResult struct {
 	// trash.
 	Archived         int `json:"archived_memories"`
 	ArchivedExisting int `json:"existing_archived_memories"`
+	// Deleted counts deleted memories put back into the trash (restorable
+	// until TrashKeep after their delete); existing ones count as
+	// ArchivedExisting.
+	Deleted int `json:"deleted_memories"`
+	// Journal counts journal entries written; JournalExisting those left out
+	// because the same entry is stored already.
+	Journal         int `json:"journal_entries"`
+	JournalExisting int `json:"existing_journal_entries"`
+	// Vectors counts memories stored with their exported vector;
+	// VectorsLeft says why the others wait to be embedded again (another
+	// model's vectors here), empty when none was left.
+	Vectors     int    `json:"vectors"`
+	VectorsLeft string `json:"vectors_left,omitempty"`
 	// Skipped says why a row was left out (an edge to a memory that is not
 	// there, say), one line per row.
 	Skipped []string `json:"skipped,omitempty"`

@@ -7,18 +7,21 @@ import (
 	"io"
 	"time"
 
+	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
 )
 
 // ExportCounts says how many records of each kind an export wrote.
 type ExportCounts struct {
-	Memories, Edges, Events, Changes, Files, Projects, Archived int
+	Memories, Edges, Events, Changes, Files, Projects, Archived, Deleted, Journal, Vectors int
 }
 
 // ExportJSONL writes everything src holds to w, one JSON record a line: a
 // header naming the format and version, then memories, edges, validation
-// events, change log entries, file activity, project bindings and archived
-// memories. The records are a snapshot of one moment.
+// events, change log entries, file activity, project bindings, the trash
+// (archived and deleted memories), the capture journal, and the memories'
+// vectors with their embedding space. The records are a snapshot of one
+// moment.
 func ExportJSONL(ctx context.Context, src Source, w io.Writer, now time.Time) (ExportCounts, error) {
 	var n ExportCounts
 	bw := bufio.NewWriterSize(w, 64*1024)
@@ -38,7 +41,22 @@ func ExportJSONL(ctx context.Context, src Source, w io.Writer, now time.Time) (E
 			row["record"] = KindProject
 			return enc.Encode(row)
 		},
-		Archived: func(it *memory.TrashItem) error { n.Archived++; return enc.Encode(toArchivedRecord(it)) },
+		Archived: func(it *memory.TrashItem) error {
+			if it.Archived {
+				n.Archived++
+			} else {
+				n.Deleted++
+			}
+			return enc.Encode(toArchivedRecord(it))
+		},
+		Journal: func(e *journal.Entry) error {
+			n.Journal++
+			return enc.Encode(journalRecord{Record: KindJournal, ID: e.ID, Entry: *e})
+		},
+		Space: func(sp memory.EmbeddingSpace) error {
+			return enc.Encode(spaceRecord{Record: KindSpace, Model: sp.Model, Dimension: sp.Dimension})
+		},
+		Vector: func(id string, vec []float32) error { n.Vectors++; return enc.Encode(toVectorRecord(id, vec)) },
 	})
 	if err != nil {
 		return n, err

@@ -221,19 +221,70 @@ func addRecord(recs *memory.Records, kind string, text []byte) error {
 		}
 		delete(row, "record")
 		recs.Projects = append(recs.Projects, row)
-	case KindArchived:
+	case KindArchived, KindDeleted:
 		var r archivedRecord
 		if err := strictDecode(text, &r); err != nil {
 			return err
 		}
 		it := r.item()
 		if err := checkArchived(it); err != nil {
-			return fmt.Errorf("archived memory %s: %w", it.Memory.ID, err)
+			return fmt.Errorf("%s %s: %w", strings.ReplaceAll(kind, "_", " "), it.Memory.ID, err)
 		}
 		recs.Archived = append(recs.Archived, it)
+	case KindJournal:
+		var r journalRecord
+		if err := strictDecode(text, &r); err != nil {
+			return err
+		}
+		e := r.Entry
+		e.ID = r.ID
+		if e.Title == "" || e.Kind == "" || e.CreatedAt.IsZero() {
+			return fmt.Errorf("journal entry %d: want a kind, a title and a time", r.ID)
+		}
+		if err := memory.ValidateNamespace(e.Namespace); err != nil {
+			return fmt.Errorf("journal entry %d: %w", r.ID, err)
+		}
+		e.Title, e.Body = privacy.Clean(e.Title), privacy.Clean(e.Body)
+		e.CreatedAt = e.CreatedAt.UTC()
+		recs.Journal = append(recs.Journal, e)
+	case KindSpace:
+		var r spaceRecord
+		if err := strictDecode(text, &r); err != nil {
+			return err
+		}
+		if r.Model == "" {
+			return fmt.Errorf("embedding_space: want a model name")
+		}
+		if err := memory.CheckDimension("dimension", r.Dimension); err != nil {
+			return err
+		}
+		recs.Space = memory.EmbeddingSpace{Model: r.Model, Dimension: r.Dimension}
+	case KindVector:
+		var r vectorRecord
+		if err := strictDecode(text, &r); err != nil {
+			return err
+		}
+		if err := memory.ValidateID("memory_id", r.MemoryID); err != nil {
+			return err
+		}
+		vec, err := r.vector()
+		if err != nil {
+			return err
+		}
+		if err := memory.CheckVector(vec); err != nil {
+			return fmt.Errorf("vector of %s: %w", r.MemoryID, err)
+		}
+		if recs.Space.Dimension == 0 || len(vec) != recs.Space.Dimension {
+			return fmt.Errorf("vector of %s: %d numbers, want an embedding_space line before it naming their dimension", r.MemoryID, len(vec))
+		}
+		if recs.Vectors == nil {
+			recs.Vectors = map[string][]float32{}
+		}
+		recs.Vectors[r.MemoryID] = vec
 	default:
-		return fmt.Errorf("record %q is not one of %s, %s, %s, %s, %s, %s, %s (a newer recall's export? upgrade recall)",
-			kind, KindMemory, KindEdge, KindEvent, KindChange, KindFile, KindProject, KindArchived)
+		return fmt.Errorf("record %q is not one of %s (a newer recall's export? upgrade recall)", kind,
+			strings.Join([]string{KindMemory, KindEdge, KindEvent, KindChange, KindFile, KindProject, KindArchived,
+				KindDeleted, KindJournal, KindSpace, KindVector}, ", "))
 	}
 	return nil
 }
@@ -290,7 +341,11 @@ func checkMemory(m *memory.Memory) error {
 // its edges, events and change log all belong to that memory.
 func checkArchived(it memory.TrashItem) error {
 	if it.DeletedAt.IsZero() {
-		return memory.Invalidf("archived_at", "(missing)", "an RFC 3339 time")
+		name := "deleted_at"
+		if it.Archived {
+			name = "archived_at"
+		}
+		return memory.Invalidf(name, "(missing)", "an RFC 3339 time")
 	}
 	m := it.Memory
 	if err := checkMemory(m); err != nil {

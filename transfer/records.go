@@ -6,8 +6,13 @@ package transfer
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"math"
 	"time"
 
+	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -16,8 +21,9 @@ import (
 // Version 2 added archived_memory records: a version 1 reader would leave
 // them out line by line and keep the rest, losing the archive, so it is told
 // to upgrade instead. Version 3 added who stored a memory, an edge or an
-// event (author) and the door a memory came in through (source): a version 2
-// reader would refuse every such line.
+// event (author) and the door a memory came in through (source), the trash's
+// deleted memories, the capture journal and the memories' vectors with their
+// embedding space: a version 2 reader would refuse or lose such lines.
 const (
 	Format  = "recall-export"
 	Version = 3
@@ -37,8 +43,17 @@ const (
 	KindProject = "project"
 	// KindArchived is an archived memory as the trash keeps it: the memory,
 	// its edges both ways, its validation events and change log, and when it
-	// was archived. Deleted memories in the trash are not exported.
+	// was archived.
 	KindArchived = "archived_memory"
+	// KindDeleted is a deleted memory in the trash, as KindArchived, with
+	// when it was deleted: restorable until the trash lets it go.
+	KindDeleted = "deleted_memory"
+	// KindJournal is a capture journal entry.
+	KindJournal = "journal_entry"
+	// KindSpace names the model and dimension of the vectors after it.
+	KindSpace = "embedding_space"
+	// KindVector is a memory's vector: little-endian float32s in base64.
+	KindVector = "vector"
 )
 
 // Source is what an export reads.
@@ -129,11 +144,13 @@ type fileRecord struct {
 	Summary bool `json:"summary,omitempty"`
 }
 
-// archivedRecord is an archived memory line: the trash's record of it, its
-// parts written as the top-level kinds are (without their "record" field).
+// archivedRecord is an archived (or deleted) memory line: the trash's record
+// of it, its parts written as the top-level kinds are (without their
+// "record" field), and when it was archived (or deleted).
 type archivedRecord struct {
 	Record     string         `json:"record"`
-	ArchivedAt time.Time      `json:"archived_at"`
+	ArchivedAt *time.Time     `json:"archived_at,omitempty"`
+	DeletedAt  *time.Time     `json:"deleted_at,omitempty"`
 	Memory     memoryRecord   `json:"memory"`
 	Edges      []edgeRecord   `json:"edges"`
 	Events     []eventRecord  `json:"validation_events"`
@@ -141,8 +158,11 @@ type archivedRecord struct {
 }
 
 func toArchivedRecord(it *memory.TrashItem) archivedRecord {
-	r := archivedRecord{Record: KindArchived, ArchivedAt: it.DeletedAt, Memory: toMemoryRecord(it.Memory),
+	r := archivedRecord{Record: KindArchived, ArchivedAt: &it.DeletedAt, Memory: toMemoryRecord(it.Memory),
 		Edges: []edgeRecord{}, Events: []eventRecord{}, Changes: []changeRecord{}}
+	if !it.Archived {
+		r.Record, r.ArchivedAt, r.DeletedAt = KindDeleted, nil, &it.DeletedAt
+	}
 	r.Memory.Record = ""
 	for i := range it.Edges {
 		e := toEdgeRecord(&it.Edges[i])
@@ -161,7 +181,15 @@ func toArchivedRecord(it *memory.TrashItem) archivedRecord {
 }
 
 func (r archivedRecord) item() memory.TrashItem {
-	it := memory.TrashItem{DeletedAt: r.ArchivedAt.UTC(), Archived: true, TrashRecord: memory.TrashRecord{
+	at := r.ArchivedAt
+	if r.Record == KindDeleted {
+		at = r.DeletedAt
+	}
+	var when time.Time
+	if at != nil {
+		when = at.UTC()
+	}
+	it := memory.TrashItem{DeletedAt: when, Archived: r.Record == KindArchived, TrashRecord: memory.TrashRecord{
 		Memory: r.Memory.memory(), Edges: []memory.Edge{}, Events: []memory.ValidationEvent{}}}
 	for _, e := range r.Edges {
 		it.Edges = append(it.Edges, e.edge())
@@ -246,4 +274,46 @@ func orEmpty(m map[string]any) map[string]any {
 		return map[string]any{}
 	}
 	return m
+}
+
+// journalRecord is a capture journal entry line.
+type journalRecord struct {
+	Record string `json:"record"`
+	ID     int64  `json:"id"`
+	journal.Entry
+}
+
+// spaceRecord names the embedding space of the vector lines after it.
+type spaceRecord struct {
+	Record    string `json:"record"`
+	Model     string `json:"model"`
+	Dimension int    `json:"dimension"`
+}
+
+// vectorRecord is a memory's vector, its float32s little-endian in base64
+// (a third of the size of JSON numbers, and exact).
+type vectorRecord struct {
+	Record   string `json:"record"`
+	MemoryID string `json:"memory_id"`
+	Vector   string `json:"vector"`
+}
+
+func toVectorRecord(id string, vec []float32) vectorRecord {
+	b := make([]byte, 4*len(vec))
+	for i, f := range vec {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return vectorRecord{Record: KindVector, MemoryID: id, Vector: base64.StdEncoding.EncodeToString(b)}
+}
+
+func (r vectorRecord) vector() ([]float32, error) {
+	b, err := base64.StdEncoding.DecodeString(r.Vector)
+	if err != nil || len(b) == 0 || len(b)%4 != 0 {
+		return nil, fmt.Errorf("vector of %s: want little-endian float32s in base64", r.MemoryID)
+	}
+	vec := make([]float32, len(b)/4)
+	for i := range vec {
+		vec[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return vec, nil
 }

@@ -267,7 +267,8 @@ func TestMemoryServerEntitiesObeyTheRules(t *testing.T) {
 // TestArchivedMemoriesTravel exports a database with a live, a deleted and an
 // archived memory: the archived one travels with its edges, events and change
 // log and lands in the new database's trash, archived, at the same time and
-// restorable; the deleted one stays behind. A second import changes nothing.
+// restorable; the deleted one lands there too, deleted at the same time
+// (restorable until the trash lets it go). A second import changes nothing.
 func TestArchivedMemoriesTravel(t *testing.T) {
 	ctx := context.Background()
 	src := openDB(t, "src.db")
@@ -303,29 +304,30 @@ func TestArchivedMemoriesTravel(t *testing.T) {
 	if n.Archived != 1 || !strings.Contains(file, `{"record":"archived_memory","archived_at":`) || !strings.Contains(file, archived.ID) {
 		t.Fatalf("export counts %+v, want the archived memory:\n%s", n, file)
 	}
-	// Version 2 and later: a version 1 recall would leave the archived line
-	// out and import the rest; the version makes it refuse the file and say
-	// to upgrade.
+	// Version 3: an older recall would leave the deleted, journal and vector
+	// lines out and import the rest; the version makes it refuse the file and
+	// say to upgrade.
 	if !strings.HasPrefix(file, `{"record":"header","format":"recall-export","version":3,`) {
 		t.Errorf("export header is not version 3:\n%s", file)
 	}
-	if strings.Contains(file, deleted.ID) {
-		t.Errorf("export holds the deleted memory %s:\n%s", deleted.ID, file)
+	if n.Deleted != 1 || !strings.Contains(file, `{"record":"deleted_memory","deleted_at":`) {
+		t.Errorf("export counts %+v, want the deleted memory %s:\n%s", n, deleted.ID, file)
 	}
 
 	dst := openDB(t, "dst.db")
 	rep, err := Import(ctx, dst, strings.NewReader(file), ImportOptions{})
-	if err != nil || len(rep.BadLines) != 0 || rep.Result.Memories != 1 || rep.Result.Archived != 1 {
-		t.Fatalf("import = %+v %+v, %v; want one live and one archived memory", rep, rep.Result, err)
+	if err != nil || len(rep.BadLines) != 0 || rep.Result.Memories != 1 || rep.Result.Archived != 1 || rep.Result.Deleted != 1 {
+		t.Fatalf("import = %+v %+v, %v; want one live, one archived and one deleted memory", rep, rep.Result, err)
 	}
 	want, _ := src.Trash(ctx) // last deleted first: the archived one
 	got, _ := dst.Trash(ctx)
 	if len(want) != 2 || want[0].Memory.ID != archived.ID {
 		t.Fatalf("source trash = %+v", want)
 	}
-	if len(got) != 1 || !got[0].Archived || got[0].Memory.ID != archived.ID || !got[0].DeletedAt.Equal(want[0].DeletedAt) ||
-		len(got[0].Edges) != 1 || len(got[0].Events) != 1 {
-		t.Fatalf("trash after import = %+v, want the archived memory as %+v", got, want)
+	if len(got) != 2 || !got[0].Archived || got[0].Memory.ID != archived.ID || !got[0].DeletedAt.Equal(want[0].DeletedAt) ||
+		len(got[0].Edges) != 1 || len(got[0].Events) != 1 ||
+		got[1].Archived || got[1].Memory.ID != deleted.ID || !got[1].DeletedAt.Equal(want[1].DeletedAt) {
+		t.Fatalf("trash after import = %+v, want %+v", got, want)
 	}
 	if again := export(t, dst); stripHeader(again) != stripHeader(file) {
 		t.Errorf("export after import differs:\n%s\nwant:\n%s", again, file)
@@ -333,8 +335,9 @@ func TestArchivedMemoriesTravel(t *testing.T) {
 
 	// The same file again: nothing new, the archived memory counted as there.
 	rep, err = Import(ctx, dst, strings.NewReader(file), ImportOptions{})
-	if err != nil || rep.Result.Memories != 0 || rep.Result.Edges != 0 || rep.Result.Events != 0 || rep.Result.Archived != 0 || rep.Result.ArchivedExisting != 1 {
-		t.Fatalf("second import = %+v, %v; want nothing added and the archived memory found", rep.Result, err)
+	if err != nil || rep.Result.Memories != 0 || rep.Result.Edges != 0 || rep.Result.Events != 0 || rep.Result.Archived != 0 ||
+		rep.Result.Deleted != 0 || rep.Result.ArchivedExisting != 2 {
+		t.Fatalf("second import = %+v, %v; want nothing added and the trash found", rep.Result, err)
 	}
 	if again := export(t, dst); stripHeader(again) != stripHeader(file) {
 		t.Errorf("export after a second import differs:\n%s\nwant:\n%s", again, file)
@@ -352,9 +355,10 @@ func TestArchivedMemoriesTravel(t *testing.T) {
 	if evs, _ := dst.Events(ctx, archived.ID, "", 0); len(evs) != 1 || evs[0].ConfidenceAfter != 0.4 {
 		t.Errorf("restored events = %+v", evs)
 	}
-	// Live now: the file's archived copy is left out, not put in the trash.
+	// Live now: the file's archived copy is left out, not put in the trash
+	// (the deleted one is there still).
 	rep, err = Import(ctx, dst, strings.NewReader(file), ImportOptions{})
-	if items, _ := dst.Trash(ctx); err != nil || rep.Result.Archived != 0 || rep.Result.ArchivedExisting != 1 || len(items) != 0 {
+	if items, _ := dst.Trash(ctx); err != nil || rep.Result.Archived != 0 || rep.Result.ArchivedExisting != 2 || len(items) != 1 || items[0].Memory.ID != deleted.ID {
 		t.Errorf("import over the restored memory = %+v, %v, trash %+v; want it left out", rep.Result, err, items)
 	}
 }

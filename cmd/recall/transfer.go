@@ -72,8 +72,13 @@ func runExport(fs *pflag.FlagSet) runFunc {
 					describe.Count(n.Memories, "memory", "memories"), describe.Count(n.Edges, "edge", "edges"),
 					describe.Count(n.Events, "validation event", "validation events"), describe.Count(n.Changes, "change log entry", "change log entries"),
 					describe.Count(n.Files, "file activity row", "file activity rows"), describe.Count(n.Projects, "project binding", "project bindings"))
-				if n.Archived > 0 {
-					fmt.Fprintf(e.stderr, "exported %s\n", describe.Count(n.Archived, "archived memory", "archived memories"))
+				if n.Archived > 0 || n.Deleted > 0 {
+					fmt.Fprintf(e.stderr, "exported the trash: %s, %s\n", describe.Count(n.Archived, "archived memory", "archived memories"),
+						describe.Count(n.Deleted, "deleted memory", "deleted memories"))
+				}
+				if n.Journal > 0 || n.Vectors > 0 {
+					fmt.Fprintf(e.stderr, "exported %s, %s\n", describe.Count(n.Journal, "journal entry", "journal entries"),
+						describe.Count(n.Vectors, "vector", "vectors"))
 				}
 			}
 			return err
@@ -268,9 +273,16 @@ func printImport(stdout, stderr io.Writer, rep *transfer.ImportReport) {
 	if r.Existing > 0 {
 		fmt.Fprintf(stdout, "%s already stored (same id, or same content in the namespace)\n", describe.Count(r.Existing, "memory was", "memories were"))
 	}
-	if r.Archived > 0 || r.ArchivedExisting > 0 {
-		fmt.Fprintf(stdout, "imported %s into the trash (restorable in the viewer); %d already stored (live or in the trash)\n",
-			describe.Count(r.Archived, "archived memory", "archived memories"), r.ArchivedExisting)
+	if r.Archived > 0 || r.Deleted > 0 || r.ArchivedExisting > 0 {
+		what := describe.Count(r.Archived, "archived memory", "archived memories")
+		if r.Deleted > 0 {
+			what += " and " + describe.Count(r.Deleted, "deleted memory", "deleted memories")
+		}
+		fmt.Fprintf(stdout, "imported %s into the trash (restorable in the viewer); %d already stored (live or in the trash)\n", what, r.ArchivedExisting)
+	}
+	if r.Journal > 0 || r.JournalExisting > 0 {
+		fmt.Fprintf(stdout, "imported %s into the capture journal; %d already stored\n",
+			describe.Count(r.Journal, "entry", "entries"), r.JournalExisting)
 	}
 	if rep.Mapping != "" {
 		fmt.Fprintln(stdout, "mapping:", rep.Mapping)
@@ -278,8 +290,14 @@ func printImport(stdout, stderr io.Writer, rep *transfer.ImportReport) {
 	for _, s := range r.Skipped {
 		fmt.Fprintln(stdout, "skipped:", s)
 	}
-	if r.Memories > 0 {
-		fmt.Fprintln(stdout, "vectors: made in the background by `recall serve` (or now by `recall reindex`); keyword search works meanwhile")
+	if r.Vectors > 0 {
+		fmt.Fprintf(stdout, "imported %s with their vectors\n", describe.Count(r.Vectors, "memory", "memories"))
+	}
+	if r.VectorsLeft != "" {
+		fmt.Fprintln(stdout, "vectors:", r.VectorsLeft)
+	}
+	if r.Memories > r.Vectors {
+		fmt.Fprintln(stdout, "vectors: the rest are made in the background by `recall serve` (or now by `recall reindex`); keyword search works meanwhile")
 	}
 	for _, b := range rep.BadLines {
 		fmt.Fprintln(stderr, "left out", b.String())

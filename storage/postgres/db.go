@@ -44,11 +44,14 @@ type DB struct {
 	// hasIterative: the server's pgvector scans HNSW iteratively (0.8+).
 	hasIterative bool
 	// dimension is the vector column's dimension as last seen (0: not known
-	// yet). A store whose vector has it writes in one statement; the column's
-	// type still refuses another, should another process change it.
+	// yet). A store whose vector has it writes in one statement; should
+	// another process change the space meanwhile, the indexer finds the
+	// vector of the old space and marks the memory pending (index.go).
 	dimension atomic.Int64
 	// announce tells other servers' viewers of changes (announce.go).
 	announce announcer
+	// index moves stored vectors into the vector index (index.go).
+	index indexer
 	// lost is this machine's record of hook writes the database never
 	// took (lost.go); nil without Options.SpoolDir.
 	lost *spool.Spool
@@ -107,7 +110,8 @@ func OpenWith(ctx context.Context, dbURL string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, connectError(cfg.ConnConfig, err)
 	}
-	if !schemaCurrent(ctx, pool) {
+	current, installed := schemaCurrent(ctx, pool)
+	if !current {
 		pool.Close()
 		if err := migrateAt(ctx, cfg.ConnConfig); err != nil {
 			return nil, err
@@ -115,11 +119,10 @@ func OpenWith(ctx context.Context, dbURL string, opts Options) (*DB, error) {
 		if pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 			return nil, connectError(cfg.ConnConfig, err)
 		}
-	}
-	installed, _, err := VectorVersions(ctx, pool)
-	if err != nil {
-		pool.Close()
-		return nil, err
+		if installed, _, err = VectorVersions(ctx, pool); err != nil {
+			pool.Close()
+			return nil, err
+		}
 	}
 	db := &DB{pool: pool, log: log, url: dbURL, hasIterative: !VersionLess(installed, "0.8.0")}
 	db.Shared = storage.Shared{Tx: writes{db}}
@@ -129,8 +132,10 @@ func OpenWith(ctx context.Context, dbURL string, opts Options) (*DB, error) {
 	return db, nil
 }
 
-// Close sends the announcement still on its way and releases the pool.
+// Close indexes the vectors this process stored and nobody indexed yet,
+// sends the announcement still on its way and releases the pool.
 func (s *DB) Close() error {
+	s.closeIndexer()
 	s.announce.drains.Wait()
 	s.pool.Close()
 	return nil

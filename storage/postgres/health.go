@@ -31,6 +31,7 @@ var indexes = map[string]string{
 	"jobs_pending":            `CREATE UNIQUE INDEX CONCURRENTLY jobs_pending ON jobs (kind, subject) WHERE failed_at IS NULL`,
 	"edges_relation_target":   `CREATE INDEX CONCURRENTLY edges_relation_target ON edges (relation, target_id)`,
 	"memories_embedding":      `CREATE INDEX CONCURRENTLY memories_embedding ON memories USING hnsw (embedding vector_cosine_ops)`,
+	"memories_staged":         `CREATE INDEX CONCURRENTLY memories_staged ON memories (seq) WHERE embedding_staged IS NOT NULL`,
 }
 
 // Health checks the server and the indexes.
@@ -68,7 +69,7 @@ func (s *DB) Health(ctx context.Context) (Health, error) {
 	if err := rows.Err(); err != nil {
 		return h, err
 	}
-	for _, name := range []string{"memories_search_words", "journal_search_words", "memories_namespace_hash", "jobs_pending", "edges_relation_target", "memories_embedding"} {
+	for _, name := range []string{"memories_search_words", "journal_search_words", "memories_namespace_hash", "jobs_pending", "edges_relation_target", "memories_staged", "memories_embedding"} {
 		if name == "memories_embedding" && (sp.Dimension == 0 || sp.Dimension > maxIndexedDimension) {
 			continue // no vectors yet, or too long for HNSW: searched exactly
 		}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/recall-mcp/recall/memory"
 )
@@ -115,16 +114,21 @@ func (s *DB) InsertMemory(ctx context.Context, m *memory.Memory, vec []float32) 
 			return nil, false, err
 		}
 	}
+	if vec != nil && s.dimension.Load() == 0 {
+		// A fresh process learns the space once; its stores are then one
+		// statement each.
+		if sp, err := embeddingSpace(ctx, s.pool); err == nil && sp.Model != "" {
+			s.dimension.Store(int64(sp.Dimension))
+		}
+	}
 	if vec == nil || int64(len(vec)) == s.dimension.Load() {
 		stored, isNew, err := s.insertMemory(ctx, m, meta, vec)
-		if !isDimensionError(err) {
-			return stored, isNew, s.unreachable(err)
-		}
-		s.dimension.Store(0) // another process changed the space: look again
+		return stored, isNew, s.unreachable(err)
 	}
 	now := time.Now()
 	var stored *memory.Memory
 	var isNew bool
+	var stagedSeq int64
 	err = s.writeChanged(ctx, func(tx pgx.Tx) error {
 		var seq int64
 		err := tx.QueryRow(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
@@ -151,12 +155,16 @@ func (s *DB) InsertMemory(ctx context.Context, m *memory.Memory, vec []float32) 
 			if err := putVector(ctx, tx, seq, vec); err != nil {
 				return fmt.Errorf("memory %s: %w", m.ID, err)
 			}
+			stagedSeq = seq
 		}
 		stored, _, err = getMemory(ctx, tx, m.ID, false)
 		return err
 	})
 	if err != nil {
 		return nil, false, err
+	}
+	if stagedSeq != 0 {
+		s.staged(stagedSeq)
 	}
 	if vec != nil {
 		s.dimension.Store(int64(len(vec)))
@@ -165,7 +173,8 @@ func (s *DB) InsertMemory(ctx context.Context, m *memory.Memory, vec []float32) 
 }
 
 // insertMemory is InsertMemory in one statement, one round trip: the memory
-// with its vector (whose dimension the column has) or pending. The same
+// with its vector (of the space's dimension; staged for the index) or
+// pending. The same
 // content in the namespace returns the stored memory.
 func (s *DB) insertMemory(ctx context.Context, m *memory.Memory, meta string, vec []float32) (*memory.Memory, bool, error) {
 	now := time.Now()
@@ -173,9 +182,10 @@ func (s *DB) insertMemory(ctx context.Context, m *memory.Memory, meta string, ve
 	if vec != nil {
 		embedding = vector(vec)
 	}
-	stored, _, err := scanMemory(s.pool.QueryRow(ctx, `INSERT INTO memories AS m (id, content, content_hash, memory_type,
+	// The vector is staged, indexed in the background (index.go).
+	stored, seq, err := scanMemory(s.pool.QueryRow(ctx, `INSERT INTO memories AS m (id, content, content_hash, memory_type,
 		namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
-		access_count, embedding_pending, search_words, author, embedding, source)
+		access_count, embedding_pending, search_words, author, embedding_staged, source)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $15::vector IS NULL, to_tsvector('`+stemmed+`', $13), $14, $15, $16)
 		ON CONFLICT (namespace, content_hash) DO NOTHING RETURNING `+memoryColumns,
 		m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence,
@@ -183,6 +193,9 @@ func (s *DB) insertMemory(ctx context.Context, m *memory.Memory, meta string, ve
 		memoryWords(m.Content), author(ctx, m.Author), embedding, m.Source))
 	switch {
 	case err == nil:
+		if vec != nil {
+			s.staged(seq)
+		}
 		s.changed(ctx)
 		return stored, true, nil
 	case isUniqueViolation(err, ""):
@@ -197,13 +210,6 @@ func (s *DB) insertMemory(ctx context.Context, m *memory.Memory, meta string, ve
 		return stored, false, err
 	}
 	return nil, false, fmt.Errorf("insert memory: %w", err)
-}
-
-// isDimensionError reports pgvector refusing a vector of another dimension
-// than the column's.
-func isDimensionError(err error) bool {
-	var pe *pgconn.PgError
-	return errors.As(err, &pe) && pe.Code == "22000" && strings.Contains(pe.Message, "dimensions")
 }
 
 // GetMemory returns one memory or an error wrapping ErrNotFound.

@@ -3,11 +3,14 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
 
+	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -16,9 +19,13 @@ import (
 // between the two either way.
 func (s *DB) Import(ctx context.Context, r memory.Records) (*memory.ImportResult, error) {
 	var res *memory.ImportResult
+	var staged []int64
 	err := s.writeChanged(ctx, func(tx pgx.Tx) error {
 		var err error
 		if res, err = writeRecords(ctx, tx, r); err != nil {
+			return err
+		}
+		if staged, err = writeVectors(ctx, tx, r, res); err != nil {
 			return err
 		}
 		// Rows that kept their ids leave the id sequences behind them.
@@ -33,7 +40,59 @@ func (s *DB) Import(ctx context.Context, r memory.Records) (*memory.ImportResult
 	if err != nil {
 		return nil, err
 	}
+	for _, seq := range staged {
+		s.staged(seq)
+	}
 	return res, nil
+}
+
+// writeVectors stores the imported vectors of the memories this import
+// wrote (staged for the index, index.go), when they are of this store's
+// embedding space or it has none yet (then theirs becomes it); otherwise
+// the memories stay pending, to be embedded again, and res says why. It
+// returns the staged memories' seqs.
+func writeVectors(ctx context.Context, tx pgx.Tx, r memory.Records, res *memory.ImportResult) ([]int64, error) {
+	if len(r.Vectors) == 0 {
+		return nil, nil
+	}
+	cur, err := lockSpace(ctx, tx)
+	if err != nil {
+		return nil, fmt.Errorf("import vectors: %w", err)
+	}
+	ok, why := memory.VectorsFit(r.Space, cur)
+	if !ok {
+		res.VectorsLeft = why
+		return nil, nil
+	}
+	if cur.Model == "" {
+		if err := setDimension(ctx, tx, r.Space.Dimension); err != nil {
+			return nil, err
+		}
+		if err := setMeta(ctx, tx, metaEmbedModel, r.Space.Model); err != nil {
+			return nil, err
+		}
+	}
+	var seqs []int64
+	for _, m := range r.Memories {
+		vec, ok := r.Vectors[m.ID]
+		if !ok {
+			continue
+		}
+		// Only a memory written now and still waiting: one stored before
+		// keeps its own vector.
+		var seq int64
+		err := tx.QueryRow(ctx, `UPDATE memories SET embedding = NULL, embedding_staged = $1, embedding_pending = false
+			WHERE id = $2 AND embedding_pending RETURNING seq`, vector(vec), m.ID).Scan(&seq)
+		if errors.Is(err, pgx.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("vector of %s: %w", m.ID, err)
+		}
+		seqs = append(seqs, seq)
+		res.Vectors++
+	}
+	return seqs, nil
 }
 
 // writeRecords writes records inside tx. Memories go first; ids map each
@@ -53,6 +112,7 @@ func writeRecords(ctx context.Context, tx pgx.Tx, r memory.Records) (*memory.Imp
 		func() error { return writeFiles(ctx, tx, r.Files, res, p) },
 		func() error { return writeProjects(ctx, tx, r.Projects, res) },
 		func() error { return writeArchived(ctx, tx, r.Archived, res, p) },
+		func() error { return writeJournal(ctx, tx, r.Journal, ids, res, p) },
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -277,29 +337,71 @@ func writeProjects(ctx context.Context, tx pgx.Tx, rows []map[string]any, res *m
 	return nil
 }
 
-// writeArchived puts archived memories' records into the trash, archived,
-// unless their id is a live memory or already in the trash.
+// writeArchived puts the trash's records back into the trash, archived or
+// deleted as they were, unless their id is a live memory or already in the
+// trash.
 func writeArchived(ctx context.Context, tx pgx.Tx, items []memory.TrashItem, res *memory.ImportResult, p *memory.RecordCounter) error {
 	for _, it := range items {
 		p.Step()
 		id := it.Memory.ID
 		body, err := json.Marshal(it.TrashRecord)
 		if err != nil {
-			return fmt.Errorf("archived memory %s: %w", id, err)
+			return fmt.Errorf("memory %s in the trash: %w", id, err)
 		}
 		tag, err := tx.Exec(ctx, `INSERT INTO trash (memory_id, deleted_at, record, archived)
-			SELECT $1, $2, $3, true WHERE NOT EXISTS (SELECT 1 FROM memories WHERE id = $1)
-			ON CONFLICT (memory_id) DO NOTHING`, id, it.DeletedAt, string(body))
+			SELECT $1, $2, $3, $4 WHERE NOT EXISTS (SELECT 1 FROM memories WHERE id = $1)
+			ON CONFLICT (memory_id) DO NOTHING`, id, it.DeletedAt, string(body), it.Archived)
 		if err != nil {
-			return fmt.Errorf("archived memory %s: %w", id, err)
+			return fmt.Errorf("memory %s in the trash: %w", id, err)
 		}
-		if tag.RowsAffected() == 1 {
-			res.Archived++
-		} else {
+		switch {
+		case tag.RowsAffected() == 0:
 			res.ArchivedExisting++
+		case it.Archived:
+			res.Archived++
+		default:
+			res.Deleted++
 		}
 	}
 	return nil
+}
+
+// writeJournal writes journal entries, keeping their ids where free; an
+// entry already stored (same kind, session, time and title) is left out.
+// The memory an entry names is mapped through ids, as edges' ends are.
+func writeJournal(ctx context.Context, tx pgx.Tx, es []journal.Entry, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
+	for _, e := range es {
+		p.Step()
+		if to, ok := ids[e.MemoryID]; ok {
+			e.MemoryID = to
+		}
+		files, err := json.Marshal(orEmptyStrings(e.Files))
+		if err != nil {
+			return fmt.Errorf("journal entry %d: %w", e.ID, err)
+		}
+		tag, err := tx.Exec(ctx, `INSERT INTO journal (id, kind, namespace, session_id, turn_id, transcript_path,
+				tool_name, title, body, files, memory_id, trimmed_bytes, created_at, search_words, author, anchor_id, transcript_offset)
+			SELECT `+keepID("journal")+`, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, to_tsvector('`+stemmed+`', $14), $15, $16, $17
+			WHERE NOT EXISTS (SELECT 1 FROM journal WHERE kind = $2 AND session_id = $4 AND created_at = $13 AND title = $8)`,
+			e.ID, string(e.Kind), e.Namespace, e.SessionID, e.TurnID, e.TranscriptPath, e.ToolName, e.Title, e.Body,
+			string(files), e.MemoryID, e.TrimmedBytes, e.CreatedAt, journalWords(e.Title, e.Body), e.Author, e.AnchorID, e.TranscriptOffset)
+		if err != nil {
+			return fmt.Errorf("journal entry %d: %w", e.ID, err)
+		}
+		if tag.RowsAffected() == 1 {
+			res.Journal++
+		} else {
+			res.JournalExisting++
+		}
+	}
+	return nil
+}
+
+func orEmptyStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // Export reads every record inside one repeatable-read transaction (a
@@ -375,15 +477,28 @@ func (s *DB) Export(ctx context.Context, v memory.RecordVisitor) error {
 				})
 			},
 			func() error {
-				return each(ctx, tx, v.Archived != nil, `SELECT deleted_at, record, archived FROM trash WHERE archived
-					ORDER BY deleted_at, memory_id`, func(r pgx.Rows) error {
+				// Deleted ones past TrashKeep are gone, as Trash reads it.
+				return each(ctx, tx, v.Archived != nil, `SELECT deleted_at, record, archived FROM trash
+					WHERE archived OR deleted_at >= $1 ORDER BY deleted_at, memory_id`, func(r pgx.Rows) error {
 					it, err := scanTrash(r)
 					if err != nil || it.Memory == nil || !memory.PrincipalFrom(ctx).Sees(it.Memory.Namespace) {
 						return err
 					}
 					return v.Archived(&it)
-				})
+				}, trashNow().Add(-memory.TrashKeep))
 			},
+			func() error {
+				var p params
+				own := ownWork(ctx, "j", &p)
+				return each(ctx, tx, v.Journal != nil, `SELECT `+journalColumns+` FROM journal j WHERE `+own+` ORDER BY j.id`, func(r pgx.Rows) error {
+					e, err := scanEntry(r)
+					if err != nil {
+						return err
+					}
+					return v.Journal(e)
+				}, p...)
+			},
+			func() error { return exportVectors(ctx, tx, v) },
 		}
 		for _, step := range steps {
 			if err := step(); err != nil {
@@ -394,12 +509,41 @@ func (s *DB) Export(ctx context.Context, v memory.RecordVisitor) error {
 	})
 }
 
+// exportVectors hands v the embedding space, then the vector of every
+// memory that has one (staged or indexed), in the memories' order.
+func exportVectors(ctx context.Context, tx pgx.Tx, v memory.RecordVisitor) error {
+	if v.Vector == nil {
+		return nil
+	}
+	sp, err := embeddingSpace(ctx, tx)
+	if err != nil || sp.Model == "" {
+		return err // vectors of no named model are made again by the importer's
+	}
+	told := false
+	return each(ctx, tx, true, `SELECT m.id, coalesce(m.embedding_staged, m.embedding) FROM memories m
+		WHERE NOT m.embedding_pending AND coalesce(m.embedding_staged, m.embedding) IS NOT NULL AND `+visibleSQL(ctx, "m")+`
+		ORDER BY m.created_at, m.seq`, func(r pgx.Rows) error {
+		var id string
+		var vec pgvector.Vector
+		if err := r.Scan(&id, &vec); err != nil {
+			return err
+		}
+		if !told && v.Space != nil {
+			if err := v.Space(sp); err != nil {
+				return err
+			}
+			told = true
+		}
+		return v.Vector(id, vec.Slice())
+	})
+}
+
 // each runs query when want and calls fn for every row.
-func each(ctx context.Context, tx pgx.Tx, want bool, query string, fn func(pgx.Rows) error) error {
+func each(ctx context.Context, tx pgx.Tx, want bool, query string, fn func(pgx.Rows) error, args ...any) error {
 	if !want {
 		return nil
 	}
-	rows, err := tx.Query(ctx, query)
+	rows, err := tx.Query(ctx, query, args...)
 	if err != nil {
 		return err
 	}

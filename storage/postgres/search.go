@@ -28,10 +28,10 @@ const rankNormalization = "1"
 // ts_rank reads every match's words, and at 100k memories a few common words
 // match half of them (hundreds of milliseconds). So, as on SQLite, when more
 // than rankWindow memories match, only the newest rankWindow of them are
-// ranked, together with every match of the query's rare words (those in at
-// most rareWordDocs memories) wherever they are: an old memory is found by
-// what sets it apart, not by its common words. All of it is one statement
-// (windowedKeywordSQL), one round trip.
+// ranked, together with every match of the query's rarest words, as many of
+// them as together match at most rareWordMatches memories, wherever they
+// are: an old memory is found by what sets it apart, not by its common
+// words. All of it is one statement (windowedKeywordSQL), one round trip.
 func (s *DB) SearchKeyword(ctx context.Context, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
 	if limit <= 0 {
 		limit = defaultSearchLimit
@@ -53,17 +53,18 @@ func (s *DB) SearchKeyword(ctx context.Context, text string, f memory.Filter, li
 // Bounds of the ranked part of a keyword search (see SearchKeyword): the
 // SQLite store's.
 const (
-	rankWindow   = 2000
-	rareWordDocs = 500
+	rankWindow      = 2000
+	rareWordMatches = 5000
 )
 
 // windowedKeywordSQL is SearchKeyword's statement. Its candidates are the
 // newest rankWindow matches and, when that many match (the window is in
-// force), the matches of each term found in at most rareWordDocs memories
-// (counting stops past that, so a common word costs no more than a rare
-// one). Every candidate is ranked against the whole query, old and new on
-// one scale; the third column says whether the window was in force. ""
-// when terms is empty.
+// force), the matches of the query's rarest terms: each term's matches are
+// counted up to rareWordMatches+1 (so a common word costs no more than
+// that), and terms are taken from the rarest on while their matches
+// together stay within rareWordMatches. Every candidate is ranked against
+// the whole query, old and new on one scale; the third column says whether
+// the window was in force. "" when terms is empty.
 //
 // The candidates reach the table as an array of seqs: looked up by the
 // primary key, whatever the planner guesses of their number.
@@ -79,16 +80,19 @@ func windowedKeywordSQL(ctx context.Context, terms []keywords.Term, f memory.Fil
 		return "", nil
 	}
 	all := strings.Join(each, " || ")
-	window, rare := p.add(rankWindow), p.add(rareWordDocs)
+	window, budget := p.add(rankWindow), p.add(rareWordMatches)
 	ctes := []string{`newest AS MATERIALIZED (SELECT seq FROM memories WHERE search_words @@ (` + all + `)
 		ORDER BY seq DESC LIMIT ` + window + `)`}
+	var counts []string
 	cands := []string{`SELECT seq FROM newest`}
 	for i, q := range each {
-		name := fmt.Sprintf("rare%d", i)
-		ctes = append(ctes, name+` AS MATERIALIZED (SELECT seq FROM memories WHERE search_words @@ (`+q+`) LIMIT `+rare+` + 1)`)
-		cands = append(cands, `SELECT seq FROM `+name+` WHERE (SELECT count(*) FROM newest) = `+window+
-			` AND (SELECT count(*) FROM `+name+`) <= `+rare)
+		name := fmt.Sprintf("term%d", i)
+		ctes = append(ctes, name+` AS MATERIALIZED (SELECT seq FROM memories WHERE search_words @@ (`+q+`) LIMIT `+budget+` + 1)`)
+		counts = append(counts, fmt.Sprintf(`SELECT %d AS term, count(*) AS n FROM %s`, i, name))
+		cands = append(cands, fmt.Sprintf(`SELECT seq FROM %s WHERE (SELECT count(*) FROM newest) = %s AND %d IN (SELECT term FROM rarest)`, name, window, i))
 	}
+	ctes = append(ctes, `rarest AS MATERIALIZED (SELECT term FROM (SELECT term, sum(n) OVER (ORDER BY n, term) AS total
+		FROM (`+strings.Join(counts, " UNION ALL ")+`) c) t WHERE total <= `+budget+`)`)
 	where := whereFilter(ctx, f, &p)
 	return `WITH ` + strings.Join(ctes, ",\n") + `,
 		candidates AS (` + strings.Join(cands, "\nUNION\n") + `)
@@ -265,18 +269,28 @@ func (s *DB) vectorQuery(ctx context.Context, vec []float32, f memory.Filter, li
 }
 
 // vectorSQL is the nearest-neighbour query, shaped for the HNSW index (ORDER
-// BY the distance operator on the column, a LIMIT) unless exact.
+// BY the distance operator on the column, a LIMIT) unless exact. The vectors
+// stored but not indexed yet (index.go) are ranked exactly beside it: few,
+// found by their own small index (as an array of seqs, so that the planner
+// never scans the table for them, whatever it guesses of their number).
 func vectorSQL(ctx context.Context, vec []float32, f memory.Filter, limit int, exact bool) (string, params) {
 	p := params{vector(vec)}
 	where := whereFilter(ctx, f, &p)
+	k := p.add(limit)
 	order := "m.embedding <=> $1"
 	if exact {
 		// Not the index's shape: the planner scores the rows that pass.
 		order = "(m.embedding <=> $1) + 0"
 	}
-	return `SELECT m.id, m.embedding <=> $1 AS distance FROM memories m
+	return `(SELECT m.id, m.embedding <=> $1 AS distance FROM memories m
 		WHERE m.embedding IS NOT NULL AND ` + where + `
-		ORDER BY ` + order + ` LIMIT ` + p.add(limit), p
+		ORDER BY ` + order + ` LIMIT ` + k + `)
+		UNION ALL
+		(SELECT m.id, m.embedding_staged <=> $1 FROM memories m
+		WHERE m.seq = ANY (ARRAY(SELECT seq FROM memories WHERE embedding_staged IS NOT NULL))
+			AND m.embedding_staged IS NOT NULL AND vector_dims(m.embedding_staged) = vector_dims($1) AND ` + where + `
+		ORDER BY 2 LIMIT ` + k + `)
+		ORDER BY distance LIMIT ` + k, p
 }
 
 // tuneIndexScan sets, for the transaction's index scans, how many candidates
@@ -321,18 +335,19 @@ func collectDistances(rows pgx.Rows) ([]memory.Hit, error) {
 // SearchChunks ranks memories by the cosine similarity of their best later
 // part to vec, best first. Few memories have parts: they are scored exactly.
 func (s *DB) SearchChunks(ctx context.Context, vec []float32, f memory.Filter, limit int) ([]memory.Hit, error) {
-	sp, err := embeddingSpace(ctx, s.pool)
-	if err != nil || sp.Dimension == 0 || len(vec) != sp.Dimension {
-		return nil, err
+	if len(vec) == 0 {
+		return nil, nil
 	}
 	if limit <= 0 {
 		limit = defaultSearchLimit
 	}
+	// Parts of another dimension than the query's (another space) are
+	// passed over in the query itself: no round trip to read the space.
 	p := params{vector(vec)}
 	where := whereFilter(ctx, f, &p)
 	rows, err := s.pool.Query(ctx, `SELECT m.id, min(c.embedding <=> $1) AS distance
 		FROM memory_chunks c JOIN memories m ON m.seq = c.seq
-		WHERE `+where+` GROUP BY m.id ORDER BY distance LIMIT `+p.add(limit), p...)
+		WHERE vector_dims(c.embedding) = vector_dims($1) AND `+where+` GROUP BY m.id ORDER BY distance LIMIT `+p.add(limit), p...)
 	if err != nil {
 		return nil, fmt.Errorf("chunk search: %w", err)
 	}

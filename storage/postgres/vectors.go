@@ -91,7 +91,8 @@ func setDimension(ctx context.Context, tx pgx.Tx, dim int) error {
 	d := strconv.Itoa(dim)
 	stmts := []string{
 		`DROP INDEX IF EXISTS memories_embedding`,
-		`UPDATE memories SET embedding = NULL, embedding_pending = true WHERE embedding IS NOT NULL`,
+		`UPDATE memories SET embedding = NULL, embedding_staged = NULL, embedding_pending = true
+			WHERE embedding IS NOT NULL OR embedding_staged IS NOT NULL`,
 		`ALTER TABLE memories ALTER COLUMN embedding TYPE vector(` + d + `)`,
 		`DELETE FROM memory_chunks`,
 		// The fusion's record judged the vectors being replaced.
@@ -156,8 +157,9 @@ func (s *DB) ResetEmbeddings(ctx context.Context, space memory.EmbeddingSpace) e
 	})
 }
 
-// putVector stores the vector of the memory at seq and clears its pending
-// flag. Without a recorded space the first vector fixes the dimension.
+// putVector stages the vector of the memory at seq (for the indexer, once
+// the transaction committed: DB.staged) and clears its pending flag. Without
+// a recorded space the first vector fixes the dimension.
 func putVector(ctx context.Context, tx pgx.Tx, seq int64, vec []float32) error {
 	if err := memory.CheckVector(vec); err != nil {
 		return err
@@ -183,7 +185,7 @@ func putVector(ctx context.Context, tx pgx.Tx, seq int64, vec []float32) error {
 	if err := sp.Fits("vector", vec); err != nil {
 		return err
 	}
-	_, err = tx.Exec(ctx, `UPDATE memories SET embedding = $1, embedding_pending = false WHERE seq = $2`, vector(vec), seq)
+	_, err = tx.Exec(ctx, `UPDATE memories SET embedding = NULL, embedding_staged = $1, embedding_pending = false WHERE seq = $2`, vector(vec), seq)
 	if err != nil {
 		return fmt.Errorf("store vector: %w", err)
 	}
@@ -192,8 +194,8 @@ func putVector(ctx context.Context, tx pgx.Tx, seq int64, vec []float32) error {
 
 // SetEmbedding stores the vector of a memory and clears EmbeddingPending.
 func (s *DB) SetEmbedding(ctx context.Context, id string, vec []float32) error {
-	return s.write(ctx, func(tx pgx.Tx) error {
-		var seq int64
+	var seq int64
+	err := s.write(ctx, func(tx pgx.Tx) error {
 		err := tx.QueryRow(ctx, `SELECT seq FROM memories WHERE id = $1`, id).Scan(&seq)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return memory.NotFound("memory", id)
@@ -206,6 +208,11 @@ func (s *DB) SetEmbedding(ctx context.Context, id string, vec []float32) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	s.staged(seq)
+	return nil
 }
 
 // PendingEmbeddings returns up to limit memories that still lack a vector,
@@ -236,7 +243,7 @@ func (s *DB) Embedding(ctx context.Context, id string) ([]float32, error) {
 	var v *pgvector.Vector
 	var pending bool
 	p := params{id}
-	err := s.pool.QueryRow(ctx, `SELECT m.embedding, m.embedding_pending FROM memories m WHERE m.id = $1 AND `+
+	err := s.pool.QueryRow(ctx, `SELECT coalesce(m.embedding_staged, m.embedding), m.embedding_pending FROM memories m WHERE m.id = $1 AND `+
 		visibleCond(ctx, "m", &p), p...).Scan(&v, &pending)
 	if errors.Is(err, pgx.ErrNoRows) || (err == nil && (v == nil || pending)) {
 		return nil, nil

@@ -91,3 +91,36 @@ func TestTouchesStayOnThePage(t *testing.T) {
 		t.Fatalf("%d of %d touches were HOT updates; the rest put every index's entry in again", hot, updates)
 	}
 }
+
+// TestSearchKeywordFindsOldMemoriesByTheirRarestWords: past the rank window
+// the rarest words are searched as long as together they match at most
+// rareWordMatches memories, so an old memory whose words are each in a
+// thousand others (none rare alone) is still found by holding several.
+func TestSearchKeywordFindsOldMemoriesByTheirRarestWords(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, pgtest.Schema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	old := &memory.Memory{ID: memory.NewID(time.Now().Add(-time.Hour)), Content: "alpha beta",
+		Type: memory.TypePattern, Namespace: "project:a", Importance: 0.5, Confidence: 0.3}
+	if _, _, err := db.InsertMemory(ctx, old, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, fill := range []struct {
+		text string
+		n    int
+	}{{"alpha filler", 1000}, {"beta filler", 1500}, {"deploy step", rankWindow + 100}} {
+		if _, err := db.pool.Exec(ctx, `INSERT INTO memories (id, content, content_hash, memory_type, namespace, importance,
+			confidence, created_at, updated_at, accessed_at, search_words)
+			SELECT 'mem_' || md5($1) || '_' || i, $1 || ' ' || i, md5($1 || i), 'session', 'project:a', 0.5, 0.3, now(), now(), now(),
+				to_tsvector('`+stemmed+`', $1 || ' ' || i) FROM generate_series(1, $2) i`, fill.text, fill.n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hits, err := db.SearchKeyword(ctx, "deploy alpha beta", memory.Filter{}, 10)
+	if err != nil || len(hits) == 0 || hits[0].ID != old.ID {
+		t.Fatalf("hits %v, %v; want %s first", hits, err, old.ID)
+	}
+}

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
 )
@@ -18,8 +20,10 @@ func (s *DB) Import(ctx context.Context, r memory.Records) (*memory.ImportResult
 	var res *memory.ImportResult
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
-		res, err = writeRecords(ctx, tx, r)
-		return err
+		if res, err = writeRecords(ctx, tx, r); err != nil {
+			return err
+		}
+		return writeVectors(ctx, tx, r, res)
 	})
 	if err != nil {
 		return nil, err
@@ -55,7 +59,96 @@ func writeRecords(ctx context.Context, tx *sql.Tx, r memory.Records) (*memory.Im
 	if err := writeArchived(ctx, tx, r.Archived, res, p); err != nil {
 		return nil, err
 	}
+	if err := writeJournal(ctx, tx, r.Journal, ids, res, p); err != nil {
+		return nil, err
+	}
 	return res, nil
+}
+
+// writeVectors stores the imported vectors of the memories this import
+// wrote, when they are of this store's embedding space or it has none yet
+// (then theirs becomes it); otherwise the memories stay pending, to be
+// embedded again, and res says why.
+func writeVectors(ctx context.Context, tx *sql.Tx, r memory.Records, res *memory.ImportResult) error {
+	if len(r.Vectors) == 0 {
+		return nil
+	}
+	cur, err := embeddingSpace(ctx, tx)
+	if err != nil {
+		return fmt.Errorf("import vectors: %w", err)
+	}
+	ok, why := memory.VectorsFit(r.Space, cur)
+	if !ok {
+		res.VectorsLeft = why
+		return nil
+	}
+	if cur.Model == "" {
+		if err := createVectorTable(ctx, tx, r.Space.Dimension); err != nil {
+			return err
+		}
+		if err := setMeta(ctx, tx, metaEmbedDim, strconv.Itoa(r.Space.Dimension)); err != nil {
+			return err
+		}
+		if err := setMeta(ctx, tx, metaEmbedModel, r.Space.Model); err != nil {
+			return err
+		}
+	}
+	for _, m := range r.Memories {
+		vec, ok := r.Vectors[m.ID]
+		if !ok {
+			continue
+		}
+		// Only a memory written now and still waiting: one stored before
+		// keeps its own vector.
+		var seq int64
+		err := tx.QueryRowContext(ctx, `SELECT seq FROM memories WHERE id = ? AND embedding_pending = 1`, m.ID).Scan(&seq)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("vector of %s: %w", m.ID, err)
+		}
+		if err := putVector(ctx, tx, seq, vec); err != nil {
+			return fmt.Errorf("vector of %s: %w", m.ID, err)
+		}
+		res.Vectors++
+	}
+	return nil
+}
+
+// writeJournal writes journal entries, keeping their ids where free; an
+// entry already stored (same kind, session, time and title) is left out.
+// The memory an entry names is mapped through ids, as edges' ends are.
+func writeJournal(ctx context.Context, tx *sql.Tx, es []journal.Entry, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
+	for _, e := range es {
+		p.Step()
+		if to, ok := ids[e.MemoryID]; ok {
+			e.MemoryID = to
+		}
+		created := formatTime(e.CreatedAt)
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM journal WHERE kind = ? AND session_id = ? AND created_at = ? AND title = ?`,
+			string(e.Kind), e.SessionID, created, e.Title).Scan(&n); err != nil {
+			return fmt.Errorf("journal entry %d: %w", e.ID, err)
+		}
+		if n > 0 {
+			res.JournalExisting++
+			continue
+		}
+		var taken int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM journal WHERE id = ?`, e.ID).Scan(&taken); err != nil {
+			return fmt.Errorf("journal entry %d: %w", e.ID, err)
+		}
+		id := max(e.ID, 0)
+		if taken > 0 {
+			id = 0 // the entry gets the next id
+		}
+		if _, err := insertEntryAt(ctx, tx, &e, id); err != nil {
+			return fmt.Errorf("journal entry: %w", err)
+		}
+		res.Journal++
+	}
+	return nil
 }
 
 func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *memory.ImportResult, p *memory.RecordCounter) (map[string]string, error) {
@@ -281,13 +374,13 @@ func writeProjects(ctx context.Context, tx *sql.Tx, rows []map[string]any, res *
 	return nil
 }
 
-// writeArchived puts archived memories' records into the trash, archived, with
-// their id and archive time. One whose id is a live memory, or already in the
+// writeArchived puts the trash's records back into the trash, archived or
+// deleted as they were, with their id and archive (or delete) time. One whose id is a live memory, or already in the
 // trash (archived or deleted), is left as it is and counted in
 // ArchivedExisting, so an import read twice adds nothing.
 func writeArchived(ctx context.Context, tx *sql.Tx, items []memory.TrashItem, res *memory.ImportResult, p *memory.RecordCounter) error {
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO trash (memory_id, deleted_at, record, archived)
-		SELECT ?1, ?2, ?3, 1 WHERE NOT EXISTS (SELECT 1 FROM memories WHERE id = ?1)
+		SELECT ?1, ?2, ?3, ?4 WHERE NOT EXISTS (SELECT 1 FROM memories WHERE id = ?1)
 		ON CONFLICT (memory_id) DO NOTHING`)
 	if err != nil {
 		return err
@@ -300,14 +393,17 @@ func writeArchived(ctx context.Context, tx *sql.Tx, items []memory.TrashItem, re
 		if err != nil {
 			return fmt.Errorf("archived memory %s: %w", id, err)
 		}
-		r, err := ins.ExecContext(ctx, id, formatTime(it.DeletedAt), string(body))
+		r, err := ins.ExecContext(ctx, id, formatTime(it.DeletedAt), string(body), it.Archived)
 		if err != nil {
 			return fmt.Errorf("archived memory %s: %w", id, err)
 		}
-		if n, _ := r.RowsAffected(); n == 1 {
-			res.Archived++
-		} else {
+		switch n, _ := r.RowsAffected(); {
+		case n == 0:
 			res.ArchivedExisting++
+		case it.Archived:
+			res.Archived++
+		default:
+			res.Deleted++
 		}
 	}
 	return nil

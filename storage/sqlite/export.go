@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 
+	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -31,6 +32,8 @@ func (s *DB) Export(ctx context.Context, v memory.RecordVisitor) error {
 		func() error { return exportFiles(ctx, tx, v.File) },
 		func() error { return exportProjects(ctx, tx, v.Project) },
 		func() error { return exportArchived(ctx, tx, v.Archived) },
+		func() error { return exportJournal(ctx, tx, v.Journal) },
+		func() error { return exportVectors(ctx, tx, v) },
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -186,7 +189,8 @@ func exportArchived(ctx context.Context, tx querier, fn func(*memory.TrashItem) 
 	if fn == nil {
 		return nil
 	}
-	return eachRow(ctx, tx, `SELECT `+trashColumns+` FROM trash WHERE archived ORDER BY deleted_at, memory_id`, func(rows *sql.Rows) error {
+	// Deleted ones past TrashKeep are gone, as Trash reads it.
+	return eachRow(ctx, tx, `SELECT `+trashColumns+` FROM trash WHERE archived OR deleted_at >= ? ORDER BY deleted_at, memory_id`, func(rows *sql.Rows) error {
 		it, err := scanTrashItem(rows)
 		if err != nil {
 			return err
@@ -195,5 +199,48 @@ func exportArchived(ctx context.Context, tx querier, fn func(*memory.TrashItem) 
 			return nil // another person's
 		}
 		return fn(&it)
-	})
+	}, formatTime(trashNow().Add(-memory.TrashKeep)))
+}
+
+func exportJournal(ctx context.Context, tx querier, fn func(*journal.Entry) error) error {
+	if fn == nil {
+		return nil
+	}
+	own, oargs := ownWork(ctx, "journal")
+	return eachRow(ctx, tx, `SELECT `+journalColumns+` FROM journal WHERE `+own+` ORDER BY id`, func(rows *sql.Rows) error {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return err
+		}
+		return fn(e)
+	}, oargs...)
+}
+
+// exportVectors hands v the embedding space, then the vector of every
+// memory that has one, in the memories' order.
+func exportVectors(ctx context.Context, tx querier, v memory.RecordVisitor) error {
+	if v.Vector == nil {
+		return nil
+	}
+	sp, err := embeddingSpace(ctx, tx)
+	if err != nil || sp.Model == "" || sp.Dimension == 0 {
+		return err // vectors of no named model are made again by the importer's
+	}
+	visible, vargs := visibleCond(ctx, "m")
+	told := false
+	return eachRow(ctx, tx, `SELECT m.id, v.embedding FROM memories m JOIN memory_vectors v ON v.rowid = m.seq
+		WHERE m.embedding_pending = 0 AND `+visible+` ORDER BY m.created_at, m.seq`, func(rows *sql.Rows) error {
+		var id string
+		var blob []byte
+		if err := rows.Scan(&id, &blob); err != nil {
+			return err
+		}
+		if !told && v.Space != nil {
+			if err := v.Space(sp); err != nil {
+				return err
+			}
+			told = true
+		}
+		return v.Vector(id, decodeVector(blob))
+	}, vargs...)
 }

@@ -45,6 +45,12 @@ func checkEntry(e *journal.Entry) error {
 }
 
 func insertEntry(ctx context.Context, tx *sql.Tx, e *journal.Entry) (int64, error) {
+	return insertEntryAt(ctx, tx, e, 0)
+}
+
+// insertEntryAt is insertEntry under id (0: the next one), for an import
+// that keeps an entry's id.
+func insertEntryAt(ctx context.Context, tx *sql.Tx, e *journal.Entry, id int64) (int64, error) {
 	if err := checkEntry(e); err != nil {
 		return 0, err
 	}
@@ -52,11 +58,10 @@ func insertEntry(ctx context.Context, tx *sql.Tx, e *journal.Entry) (int64, erro
 	if err != nil {
 		return 0, fmt.Errorf("encode files: %w", err)
 	}
-	var id int64
-	err = tx.QueryRowContext(ctx, `INSERT INTO journal (kind, namespace, session_id, turn_id, transcript_path,
+	err = tx.QueryRowContext(ctx, `INSERT INTO journal (id, kind, namespace, session_id, turn_id, transcript_path,
 			tool_name, title, body, files, memory_id, trimmed_bytes, created_at, search_words, author, anchor_id, transcript_offset)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-		string(e.Kind), e.Namespace, e.SessionID, e.TurnID, e.TranscriptPath, e.ToolName,
+		VALUES (nullif(?, 0), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		id, string(e.Kind), e.Namespace, e.SessionID, e.TurnID, e.TranscriptPath, e.ToolName,
 		e.Title, e.Body, string(files), e.MemoryID, e.TrimmedBytes, formatTime(orNow(e.CreatedAt, time.Now())),
 		entrySearchWords(e.Title, e.Body), e.Author, e.AnchorID, e.TranscriptOffset).Scan(&id)
 	if err != nil {

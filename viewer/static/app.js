@@ -177,13 +177,13 @@ async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
   if (id !== shownId) box.inert = true;
   try {
     const d = await fetchLatest((signal) => getMemory(id, signal));
-    // A live refresh that lands after the person opened the edit form or a
-    // delete confirmation must not wipe what they are typing.
-    if (quiet && FORM_BOXES.some((s) => box.querySelector(s)?.childElementCount)) return;
-    // Nor does a reload of this page (after Confirm, an Undo): a form opened
-    // while it loaded moves over to the new page as it is.
+    // A redraw of this memory (a live refresh, the reload after Confirm or an
+    // Undo) must not wipe what the person is typing: an open edit form,
+    // delete confirmation or promote form moves over to the new page as it is.
     const kept = id === shownId ? FORM_BOXES.map((s) => [...(box.querySelector(s)?.childNodes ?? [])]) : [];
-    // Nor the search for a memory to link.
+    const typing = document.activeElement;
+    const [from, to] = [typing?.selectionStart, typing?.selectionEnd];
+    // A live refresh leaves a search for a memory to link alone.
     if (quiet && box.querySelector("#edge-search")?.value) return;
     // A live refresh that finds the page as drawn (the person's own change,
     // already shown) leaves it alone: a click on its way still lands.
@@ -261,6 +261,11 @@ async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
         : el("p", { class: "muted" }, "Never validated."),
     ].filter(Boolean));
     kept.forEach((nodes, i) => box.querySelector(FORM_BOXES[i]).append(...nodes));
+    // Moved nodes lose the focus: give it back where the person was typing.
+    if (kept.flat().some((n) => n.contains(typing))) {
+      typing.focus({ preventScroll: true });
+      try { typing.setSelectionRange(from, to); } catch { /* a number input has no selection */ }
+    }
     $("confirm").addEventListener("click", () => validate(m.id, true));
     $("refute").addEventListener("click", () => validate(m.id, false));
     $("delete").addEventListener("click", () => askDelete(m, d.edges.length, v.summary.total_events));
