@@ -1,6 +1,6 @@
 // The viewer's page: a memory list with search and filters, and one memory's
 // page, switched by the URL's hash (#/ and #/m/<id>).
-import { el, fmtTime, fmtNum, searchWords, excerpt, highlight } from "./dom.js";
+import { el, fmtTime, fmtNum, searchWords, excerpt, highlight, showForm } from "./dom.js";
 import { listMemories, getMemory, validateMemory, forgetMemory, editMemory, watchChanges, exportURL, listProjects, listAuthors, listSources } from "./api.js";
 import { PAGE_SIZE, emptyListState, listHash, parseListHash, activeFilters } from "./listurl.js";
 import { confidenceChart, eventRowId } from "./chart.js";
@@ -353,11 +353,7 @@ function openEdit(m) {
     golden ? el("p", { class: "muted" }, "A golden rule's type changes by demoting it, with a reason, on the ", el("a", { href: goldenHash(m.namespace.replace(/^project:/, "").replace(/^global$/, "")) }, "golden rules page"), ".") : null,
     el("p", { class: "muted" }, "Changed content is searched by its new words at once and embedded again. A new namespace moves the memory there, with its edges and history. The change is recorded in the memory's change log, where it can be undone."),
     el("div", { class: "actions" }, save, cancel));
-  box.replaceChildren(form);
-  cancel.addEventListener("click", () => box.replaceChildren());
-  form.addEventListener("keydown", (e) => { if (e.key === "Escape") box.replaceChildren(); });
-  form.addEventListener("submit", async (e) => {
-    e.preventDefault();
+  showForm(box, form, cancel, async () => {
     const fields = {};
     if (content.value.trim() !== m.content) fields.content = content.value;
     if (!golden && type.value !== m.memory_type) fields.memory_type = type.value;
