@@ -34,8 +34,8 @@ func readAgreement(ctx context.Context, q querier) (memory.Agreement, error) {
 // servers at once each count; best effort: behind another's lock for more
 // than a moment it gives up, as TouchMemories does, rather than slow a search
 // down.
-func (s *DB) RecordVectorAgreement(ctx context.Context, matched ...bool) error {
-	if len(matched) == 0 {
+func (s *DB) RecordVectorAgreement(ctx context.Context, searches ...memory.AgreementSearch) error {
+	if len(searches) == 0 {
 		return nil
 	}
 	return s.write(ctx, func(tx pgx.Tx) error {
@@ -51,7 +51,7 @@ func (s *DB) RecordVectorAgreement(ctx context.Context, matched ...bool) error {
 		if err := tx.QueryRow(ctx, `SELECT value FROM meta WHERE key = $1 FOR UPDATE`, metaVectorAgreement).Scan(&v); err != nil {
 			return err
 		}
-		next, err := memory.AddToStoredAgreement(v, matched)
+		next, err := memory.AddToStoredAgreement(v, searches)
 		if err != nil {
 			return err
 		}
