@@ -133,10 +133,8 @@ func checkDatabase(ctx context.Context, r *report, cfg *config.Config) (spaceSto
 		r.check(Fail, "database: "+err.Error(), openFix(err, cfg.SQLitePath))
 		return nil, nil
 	}
-	st, err := db.Stats(ctx)
-	if err != nil {
-		r.check(Fail, "database statistics: "+err.Error())
-		db.Close()
+	st := readStats(ctx, r, db)
+	if st == nil {
 		return nil, nil
 	}
 	var integrity string
@@ -152,6 +150,21 @@ func checkDatabase(ctx context.Context, r *report, cfg *config.Config) (spaceSto
 	checkPythonImport(ctx, r, db)
 	checkSpool(r, st, db.SpoolDir())
 	return db, st
+}
+
+// readStats reads what the database holds; when it cannot, it says so and
+// closes db (nil).
+func readStats(ctx context.Context, r *report, db interface {
+	Stats(context.Context) (*memory.Stats, error)
+	Close() error
+}) *memory.Stats {
+	st, err := db.Stats(ctx)
+	if err != nil {
+		r.check(Fail, "database statistics: "+err.Error())
+		db.Close()
+		return nil
+	}
+	return st
 }
 
 // checkSpool reports the hooks' writes that met another process's write lock
@@ -323,10 +336,8 @@ func checkPostgres(ctx context.Context, r *report, cfg *config.Config) (spaceSto
 		db.Close()
 		return nil, nil
 	}
-	st, err := db.Stats(ctx)
-	if err != nil {
-		r.check(Fail, "database statistics: "+err.Error())
-		db.Close()
+	st := readStats(ctx, r, db)
+	if st == nil {
 		return nil, nil
 	}
 	r.check(OK, fmt.Sprintf("database: PostgreSQL %s, pgvector %s, schema %d, %s, %s", h.ServerVersion, h.VectorVersion,

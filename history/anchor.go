@@ -59,16 +59,12 @@ func (rd Reader) AroundAnchor(path string, a Anchor, before, after int) (msgs []
 	if a.UUID == "" && a.ToolUseID == "" && a.PromptID == "" && !a.Prompt {
 		return nil, 0, errors.New("anchor names no message")
 	}
-	f, err := os.Open(path)
+	f, size, err := openTranscript(path)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, 0, err
-	}
-	start, line, err := findAnchor(f, fi.Size(), a)
+	start, line, err := findAnchor(f, size, a)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s is not in %s: %w", a, path, err)
 	}

@@ -130,3 +130,18 @@ func (rd Reader) Around(path, uuid string, before, after int) (msgs []Message, a
 	}
 	return msgs, anchor, nil
 }
+
+// openTranscript opens a transcript and tells its size, for a read that
+// seeks in it.
+func openTranscript(path string) (*os.File, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, fi.Size(), nil
+}

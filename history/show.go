@@ -144,16 +144,12 @@ func parseCursor(s string) (int64, error) {
 // first, no more than maxBytes of text. next is where the following page
 // starts; 0 when the file has no complete line after this page.
 func (rd Reader) Page(path string, from int64, maxMsgs, maxBytes int) (msgs []Message, next int64, err error) {
-	f, err := os.Open(path)
+	f, size, err := openTranscript(path)
 	if err != nil {
 		return nil, 0, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, 0, err
-	}
-	if from > fi.Size() {
+	if from > size {
 		return nil, 0, ErrBadCursor
 	}
 	if _, err := f.Seek(from, io.SeekStart); err != nil {

@@ -554,3 +554,13 @@ func TestPendingEmbeddingsBeyondTheFirstBatchAreFilled(t *testing.T) {
 		t.Errorf("%d memories still pending after the fill", st.PendingEmbeddings)
 	}
 }
+
+// TestEmbeddingStatusWithOllamaOff: with no embedder (RECALL_OLLAMA=off) the
+// status says vector search is off by choice, not that a service failed.
+func TestEmbeddingStatusWithOllamaOff(t *testing.T) {
+	svc := memory.NewService(openStore(t), nil, memory.Options{})
+	ok, reason := svc.EmbeddingStatus(context.Background())
+	if ok || !strings.Contains(reason, "RECALL_OLLAMA=off") || strings.Contains(reason, "unavailable") {
+		t.Errorf("status with Ollama off = %v %q; want off, naming RECALL_OLLAMA=off, no failure", ok, reason)
+	}
+}

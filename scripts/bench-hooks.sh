@@ -14,7 +14,9 @@
 # real Ollama (see the benchmark). spawn-initialize also times the official MCP
 # memory server (npm @modelcontextprotocol/server-memory) in the same run: it is
 # installed with npm into ~/.cache/recall-bench unless RECALL_BENCH_MCP_MEMORY
-# names its command. Output: benchmark lines, "old" then "new".
+# names its command. RECALL_BENCH_SEEDS=DIR keeps the seeded databases in
+# DIR/old and DIR/new for the next run (seeding 100k takes minutes).
+# Output: benchmark lines, "old" then "new".
 set -euo pipefail
 base=${1:?usage: scripts/bench-hooks.sh <older commit>}
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,7 +47,8 @@ for dir in "$old" "$here"; do
   (cd "$dir" && go test -tags sqlite_fts5 -c -o "$old/$(basename "$dir").test" ./tests/)
 done
 bench() { # tree, regexp
-  (cd "$1/tests" && "$old/$(basename "$1").test" -test.run '^$' -test.bench "$2" -test.benchtime "${BENCHTIME:-1x}" -test.timeout 60m 2>&1) | grep -E '^Benchmark|FAIL|panic' || true
+  local seeds=${RECALL_BENCH_SEEDS:+$RECALL_BENCH_SEEDS/$([[ $1 == "$here" ]] && echo new || echo old)}
+  (cd "$1/tests" && RECALL_BENCH_SEEDS=$seeds "$old/$(basename "$1").test" -test.run '^$' -test.bench "$2" -test.benchtime "${BENCHTIME:-1x}" -test.timeout 60m 2>&1) | grep -E '^Benchmark|FAIL|panic' || true
 }
 for f in $figures; do
   echo "== $f"

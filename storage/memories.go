@@ -10,7 +10,7 @@ import (
 // Shared holds the port methods whose steps are the same on every engine:
 // updating a memory with the event and change log entry that record it,
 // deleting one (for good, to the trash, or archived), adding an edge (once),
-// starting a reindex.
+// renaming and merging projects, starting a reindex.
 // Each engine's DB embeds it and gives it its write transactions; the steps'
 // SQL stays the engine's (Tx).
 type Shared struct{ Tx Writes }
@@ -26,6 +26,7 @@ type Writes interface {
 type Tx interface {
 	MemoryTx
 	EdgeTx
+	ProjectTx
 	ReindexTx
 }
 

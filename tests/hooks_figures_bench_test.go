@@ -101,6 +101,11 @@ func newHookFigure(b *testing.B, n int, model string) *hookFigure {
 // longer than timing the hooks on them).
 var seeded = map[string]string{}
 
+// seedOnce gives path n seeded memories: a copy of the database seeded for an
+// earlier figure of the same size, or of one kept in the directory
+// RECALL_BENCH_SEEDS names (kept across runs there, so that a short quiet
+// window is spent timing, not seeding; give each tree a directory of its own,
+// an older binary cannot open a newer schema).
 func seedOnce(b *testing.B, path string, n int, model string) {
 	b.Helper()
 	key := fmt.Sprintf("%d-%s", n, model)
@@ -108,8 +113,19 @@ func seedOnce(b *testing.B, path string, n int, model string) {
 		copyDatabase(b, from, path)
 		return
 	}
-	seedHookFigure(b, path, n, model)
 	keep := filepath.Join(filepath.Dir(recallBin), "seeded-"+key+".db") // removed with the binary
+	if dir := os.Getenv("RECALL_BENCH_SEEDS"); dir != "" {
+		keep = filepath.Join(dir, "seeded-"+key+".db")
+		if _, err := os.Stat(keep); err == nil {
+			copyDatabase(b, keep, path)
+			seeded[key] = keep
+			return
+		}
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			b.Fatal(err)
+		}
+	}
+	seedHookFigure(b, path, n, model)
 	copyDatabase(b, path, keep)
 	seeded[key] = keep
 }

@@ -126,6 +126,9 @@ func TestClientModeCLIWritesAndReadsThroughTheServer(t *testing.T) {
 	if _, found := ts.memory(t, private); found {
 		t.Errorf("after recall rm the server still holds %s", private)
 	}
+	if out := alice.ok("restore", "--json"); !regexp.MustCompile(`"action": "delete",\s*"source": "cli"`).MatchString(out) {
+		t.Errorf("alice's rm is not recorded as the cli's in the trash:\n%s", out)
+	}
 	if out := alice.ok("restore"); !strings.Contains(out, private) {
 		t.Errorf("alice's trash does not list %s:\n%s", private, out)
 	}

@@ -3,6 +3,7 @@ package tests
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -224,7 +225,7 @@ func TestTeamViewerAPIKeepsPrivateMemoriesPrivate(t *testing.T) {
 	for _, path := range []string{
 		"api/access", "api/memories", "api/memories?namespace=user:alice", "api/memories?q=kiwi+password",
 		"api/memories/" + shared, "api/memories/" + shared + "/graph?depth=3", "api/trash", "api/health",
-		"api/golden", "api/projects", "api/files", "api/export?format=json", "api/export?format=json&q=kiwi+password", "api/review/contradictions",
+		"api/golden", "api/projects", "api/files", "api/export?format=json", "api/export?format=json&q=kiwi+password", "api/export?format=jsonl", "api/export?format=memory-jsonl", "api/review/contradictions",
 		"api/review/stale?days=0",
 	} {
 		code, body := request(t, "GET", ui+path, ts.bob, "")
@@ -258,6 +259,16 @@ func TestTeamViewerAPIKeepsPrivateMemoriesPrivate(t *testing.T) {
 		}
 	}
 	_ = missing
+	// An import naming her namespace writes nothing there.
+	exported := fmt.Sprintf(`{"record":"header","format":"recall-export","version":2}
+{"record":"memory","id":%q,"content":"bob was here","content_hash":"x","memory_type":"session","namespace":"user:alice","importance":0.5,"confidence":0.3,"created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z"}
+`, missing)
+	if code, body := request(t, "POST", ui+"api/import", ts.bob, exported); code != http.StatusOK || !strings.Contains(body, `"memories":0`) {
+		t.Errorf("POST api/import into user:alice as bob: %d %s", code, body)
+	}
+	if code, body := request(t, "POST", ui+"api/import?namespace=user:alice", ts.bob, `{"type":"entity","name":"x","entityType":"y","observations":["bob was here"]}`); code != http.StatusOK || !strings.Contains(body, `"memories":0`) {
+		t.Errorf("POST api/import?namespace=user:alice as bob: %d %s", code, body)
+	}
 	code, body := request(t, "POST", ui+"api/memories/bulk", ts.bob, `{"action": "delete", "ids": ["`+privID+`"]}`)
 	if strings.Contains(body, "blue notebook") || strings.Contains(body, "throw away") {
 		t.Errorf("bulk delete as bob: %d %s", code, body)

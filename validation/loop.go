@@ -93,13 +93,9 @@ func (s *Service) Outcome(ctx context.Context, req OutcomeRequest) (*OutcomeResu
 		return nil, err
 	}
 	return &OutcomeResult{
-		MemoryID:       req.MemoryID,
-		OutcomeSuccess: req.Success,
-		OldConfidence:  ch.before,
-		NewConfidence:  ch.after,
-		Promoted:       ch.promoted,
-		MemoryType:     ch.typ,
-		EventID:        ch.eventID,
+		MemoryID:         req.MemoryID,
+		OutcomeSuccess:   req.Success,
+		ConfidenceChange: ch,
 	}, nil
 }
 
@@ -128,73 +124,61 @@ func (s *Service) Validate(ctx context.Context, req ValidateRequest) (*ValidateR
 		return nil, err
 	}
 	return &ValidateResult{
-		MemoryID:      req.MemoryID,
-		Success:       req.Success,
-		OldConfidence: ch.before,
-		NewConfidence: ch.after,
-		Promoted:      ch.promoted,
-		MemoryType:    ch.typ,
-		EventID:       ch.eventID,
+		MemoryID:         req.MemoryID,
+		Success:          req.Success,
+		ConfidenceChange: ch,
 	}, nil
-}
-
-// change is what one confidence adjustment did.
-type change struct {
-	before, after float64
-	promoted      bool
-	typ           memory.Type
-	eventID       int64
 }
 
 // adjust moves a memory's confidence by delta, promotes it when it qualifies and
 // records the event, all in one transaction. A promotion is recorded in the
 // change log as coming from source, the caller whose success caused it
 // (memory.SourceCuration when not known).
-func (s *Service) adjust(ctx context.Context, id string, delta float64, success bool, note, errMsg, session, source string) (change, error) {
+func (s *Service) adjust(ctx context.Context, id string, delta float64, success bool, note, errMsg, session, source string) (ConfidenceChange, error) {
 	if source == "" {
 		source = memory.SourceCuration
 	}
-	var ch change
+	var ch ConfidenceChange
 	now := s.now()
 	m, eventID, err := s.store.UpdateMemoryWithEvent(ctx, id, func(m *memory.Memory) (*memory.ValidationEvent, *memory.Change, error) {
-		ch.before = m.Confidence
+		ch.OldConfidence = m.Confidence
 		m.Confidence = clampUnit(round4(m.Confidence + delta))
-		ch.after = m.Confidence
+		ch.NewConfidence = m.Confidence
 		from := m.Type
-		ch.promoted = promote(m, now)
+		ch.Promoted = promote(m, now)
 		m.UpdatedAt = now
 		ev := &memory.ValidationEvent{
 			EventType:        memory.EventSucceeded,
 			Context:          note,
 			ErrorMsg:         errMsg,
 			SessionID:        session,
-			ConfidenceBefore: ch.before,
-			ConfidenceAfter:  ch.after,
+			ConfidenceBefore: ch.OldConfidence,
+			ConfidenceAfter:  ch.NewConfidence,
 			CreatedAt:        now,
 		}
 		if !success {
 			ev.EventType = memory.EventFailed
 		}
-		if !ch.promoted {
+		if !ch.Promoted {
 			return ev, nil, nil
 		}
 		return ev, &memory.Change{
 			At: now, Action: memory.ChangePromote, Source: source,
 			Reason: fmt.Sprintf("automatic: confidence reached %s (a %s reaching %s becomes a golden rule)",
-				formatConfidence(ch.after), from, formatConfidence(memory.GoldenRuleThreshold)),
+				formatConfidence(ch.NewConfidence), from, formatConfidence(memory.GoldenRuleThreshold)),
 			Fields: []memory.FieldChange{
 				{Field: "memory_type", Before: string(from), After: string(memory.TypeGoldenRule)},
-				{Field: "confidence", Before: ch.before, After: ch.after},
+				{Field: "confidence", Before: ch.OldConfidence, After: ch.NewConfidence},
 			},
 		}, nil
 	})
 	if err != nil {
 		return ch, err
 	}
-	ch.typ = m.Type
-	ch.eventID = eventID
-	if ch.promoted {
-		s.log().Info("memory promoted to golden rule", "memory_id", id, "from", m.Metadata["promoted_from"], "confidence", ch.after)
+	ch.MemoryType = m.Type
+	ch.EventID = eventID
+	if ch.Promoted {
+		s.log().Info("memory promoted to golden rule", "memory_id", id, "from", m.Metadata["promoted_from"], "confidence", ch.NewConfidence)
 	}
 	return ch, nil
 }

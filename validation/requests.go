@@ -39,13 +39,9 @@ type OutcomeRequest struct {
 
 // OutcomeResult reports the confidence change an outcome caused.
 type OutcomeResult struct {
-	MemoryID       string      `json:"memory_id"`
-	OutcomeSuccess bool        `json:"outcome_success"`
-	OldConfidence  float64     `json:"old_confidence"`
-	NewConfidence  float64     `json:"new_confidence"`
-	Promoted       bool        `json:"promoted"`
-	MemoryType     memory.Type `json:"memory_type"`
-	EventID        int64       `json:"event_id"`
+	MemoryID       string `json:"memory_id"`
+	OutcomeSuccess bool   `json:"outcome_success"`
+	ConfidenceChange
 }
 
 // ValidateRequest adjusts a memory's confidence directly. Adjustment nil takes
@@ -59,8 +55,15 @@ type ValidateRequest struct {
 
 // ValidateResult reports the confidence change.
 type ValidateResult struct {
-	MemoryID      string      `json:"memory_id"`
-	Success       bool        `json:"success"`
+	MemoryID string `json:"memory_id"`
+	Success  bool   `json:"success"`
+	ConfidenceChange
+}
+
+// ConfidenceChange is what one confidence adjustment did: the confidence
+// before and after, whether it made the memory a golden rule, its type
+// after, and the validation event that records it.
+type ConfidenceChange struct {
 	OldConfidence float64     `json:"old_confidence"`
 	NewConfidence float64     `json:"new_confidence"`
 	Promoted      bool        `json:"promoted"`

@@ -78,3 +78,20 @@ func TestBrowserReadOnlyViewer(t *testing.T) {
 		t.Errorf("controls visible on a read-only memory page: %v; want only graph-link and raw-toggle", visible)
 	}
 }
+
+// TestBrowserReadOnlyEmptyStore: an empty store in a read-only viewer says
+// how memories arrive without offering New memory…, which it does not show.
+func TestBrowserReadOnlyEmptyStore(t *testing.T) {
+	ctx := newBrowser(t)
+	f := newFixture(t).withAccess(Access{Token: testToken, ReadOnly: true})
+	srv := httptest.NewServer(f.h)
+	t.Cleanup(srv.Close)
+	open(t, ctx, srv.URL+"/?token="+testToken, "#welcome")
+	text, err := run(ctx, chromedp.Evaluate[string](`document.querySelector("#welcome").innerText`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(text, "New memory") || !strings.Contains(text, "recall add") || !strings.Contains(text, "recall import") {
+		t.Errorf("a read-only empty store's welcome:\n%s\nwant recall add and recall import, and no New memory…", text)
+	}
+}

@@ -1,7 +1,11 @@
 package viewer
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -109,6 +113,7 @@ func TestBrowserMoveMemory(t *testing.T) {
 		chromedp.WaitNotPresent(chromedp.CSS(`#edit-form`)),
 		until(`document.querySelector("#status").textContent === "Saved: namespace (now in project:web)."`),
 		until(`document.querySelector("#changes li strong")?.textContent === "Moved from project:recall to project:web"`),
+		until(`document.querySelector("#changes button.undo")?.textContent === "Undo this move"`),
 	)
 	if err != nil {
 		t.Fatalf("moving from the edit form: %v", err)
@@ -145,5 +150,50 @@ func TestBrowserMoveMemory(t *testing.T) {
 	}
 	if m, err := f.mem.Get(t.Context(), twin); err != nil || m.Namespace != "global" {
 		t.Fatalf("a refused move moved it: %+v (%v)", m, err)
+	}
+}
+
+// TestBrowserFormOpenedWhileThePageLoads: the edit form opened while a
+// memory's page reloads (after Confirm) is still there, with what was typed,
+// once the page shows the new confidence; while another memory's page loads,
+// the one still shown takes no clicks (an Edit there would edit the wrong
+// memory and vanish).
+func TestBrowserFormOpenedWhileThePageLoads(t *testing.T) {
+	ctx := newBrowser(t)
+	f := newFixture(t)
+	a := f.store(t, "The shop deploys on Fridays", memory.TypeDecision, "global")
+	b := f.store(t, "The blog deploys from main", memory.TypeDecision, "global")
+	var slow atomic.Bool // a memory's page takes seconds to load
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if slow.Load() && r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/memories/mem_") {
+			time.Sleep(3 * time.Second)
+		}
+		f.h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	open(t, ctx, srv.URL+"/#/m/"+a, "#memory-content")
+	slow.Store(true)
+	err := within(ctx, 30*time.Second,
+		chromedp.Click(chromedp.CSS(`#confirm`)),
+		chromedp.Click(chromedp.CSS(`#edit`)),
+		chromedp.WaitVisible(chromedp.CSS(`#edit-content`)),
+		chromedp.SendKeys(chromedp.CSS(`#edit-content`), "Typed while it loads. "),
+		until(`document.querySelector(".meta.top").textContent.includes("confidence 0.4")`),
+		// the form kept what was typed, and the focus where it was typed
+		until(`document.querySelector("#edit-content")?.value.includes("Typed while it loads.") && document.activeElement.id === "edit-content"`))
+	if err != nil {
+		v, _ := run(ctx, chromedp.Evaluate[string](`document.querySelector(".meta.top").textContent + " / " + (document.querySelector("#edit-content")?.value ?? "no form")`))
+		t.Fatalf("a form opened while the page reloaded: %v (%s)", err, v)
+	}
+	err = within(ctx, 30*time.Second,
+		chromedp.Click(chromedp.CSS(`#edit-cancel`)),
+		chromedp.Navigate(srv.URL+"/#/m/"+b),
+		until(`document.querySelector("#memory").inert`),
+		chromedp.Click(chromedp.CSS(`#edit`)),
+		until(`document.querySelector("#edit-form") === null`),
+		until(`document.querySelector("#memory-content").textContent.includes("The blog deploys") && !document.querySelector("#memory").inert`),
+		until(`document.querySelector("#edit-form") === null`))
+	if err != nil {
+		t.Fatalf("the page of the memory left, while the next one loads: %v", err)
 	}
 }

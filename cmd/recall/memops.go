@@ -97,7 +97,7 @@ func (l localOps) Update(ctx context.Context, req memory.UpdateRequest) (*memory
 }
 
 func (l localOps) Forget(ctx context.Context, req memory.ForgetRequest) (*memory.ForgetResult, error) {
-	return l.a.mem.Forget(ctx, req)
+	return l.a.mem.Forget(memory.WithSource(ctx, memory.SourceCLI), req)
 }
 
 func (l localOps) Trash(ctx context.Context) ([]memory.TrashItem, error) {

@@ -110,7 +110,8 @@ func OpenWith(ctx context.Context, dbURL string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, connectError(cfg.ConnConfig, err)
 	}
-	if !schemaCurrent(ctx, pool) {
+	current, installed := schemaCurrent(ctx, pool)
+	if !current {
 		pool.Close()
 		if err := migrateAt(ctx, cfg.ConnConfig); err != nil {
 			return nil, err
@@ -118,11 +119,10 @@ func OpenWith(ctx context.Context, dbURL string, opts Options) (*DB, error) {
 		if pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 			return nil, connectError(cfg.ConnConfig, err)
 		}
-	}
-	installed, _, err := VectorVersions(ctx, pool)
-	if err != nil {
-		pool.Close()
-		return nil, err
+		if installed, _, err = VectorVersions(ctx, pool); err != nil {
+			pool.Close()
+			return nil, err
+		}
 	}
 	db := &DB{pool: pool, log: log, url: dbURL, hasIterative: !VersionLess(installed, "0.8.0")}
 	db.Shared = storage.Shared{Tx: writes{db}}

@@ -84,9 +84,19 @@ func migrateAt(ctx context.Context, cc *pgx.ConnConfig) error {
 // start but the first after an upgrade): then no migration lock is taken. A
 // connection that fails (no server, no vector extension yet) is not current:
 // migrating says why.
-func schemaCurrent(ctx context.Context, pool *pgxpool.Pool) bool {
-	v, err := schemaVersion(ctx, pool)
-	return err == nil && v == SchemaVersion()
+//
+// It also returns the vector extension's installed version, read in the
+// same statement as the schema's presence: a fresh process (a hook, a CLI
+// call) opens with two statements.
+func schemaCurrent(ctx context.Context, pool *pgxpool.Pool) (bool, string) {
+	var exists bool
+	var installed string
+	if err := pool.QueryRow(ctx, `SELECT to_regclass(quote_ident(current_schema()) || '.meta') IS NOT NULL,
+		coalesce((SELECT extversion FROM pg_extension WHERE extname = 'vector'), '')`).Scan(&exists, &installed); err != nil || !exists {
+		return false, ""
+	}
+	v, err := readSchemaVersion(ctx, pool)
+	return err == nil && v == SchemaVersion(), installed
 }
 
 // schemaVersion reads the recorded version; 0 for a database Recall never
@@ -102,6 +112,11 @@ func schemaVersion(ctx context.Context, q querier) (int, error) {
 	if !exists {
 		return 0, nil
 	}
+	return readSchemaVersion(ctx, q)
+}
+
+// readSchemaVersion reads the version recorded in meta (which exists).
+func readSchemaVersion(ctx context.Context, q querier) (int, error) {
 	var v string
 	err := q.QueryRow(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
 	if errors.Is(err, pgx.ErrNoRows) {

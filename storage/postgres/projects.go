@@ -96,32 +96,6 @@ func projectInUse(ctx context.Context, tx pgx.Tx, ns string) (bool, error) {
 	return used, err
 }
 
-// RenameProject gives project namespace from the name to: its memories, root
-// bindings and sessions move. to must be unused. It returns how many
-// memories moved.
-func (s *DB) RenameProject(ctx context.Context, from, to string) (int, error) {
-	if err := memory.CheckProjectPair("from", from, "to", to); err != nil {
-		return 0, err
-	}
-	var moved int
-	err := s.writeChanged(ctx, func(tx pgx.Tx) error {
-		if used, err := projectInUse(ctx, tx, from); err != nil {
-			return fmt.Errorf("rename project: %w", err)
-		} else if !used {
-			return memory.NotFound("project", from)
-		}
-		if used, err := projectInUse(ctx, tx, to); err != nil {
-			return fmt.Errorf("rename project: %w", err)
-		} else if used {
-			return memory.Invalidf("to", fmt.Sprintf("%q", to), "an unused namespace; "+to+" already holds memories or a root, so merge the two instead")
-		}
-		var err error
-		moved, err = moveNamespace(ctx, tx, from, to)
-		return err
-	})
-	return moved, err
-}
-
 func moveNamespace(ctx context.Context, tx pgx.Tx, from, to string) (int, error) {
 	tag, err := tx.Exec(ctx, `UPDATE memories SET namespace = $1 WHERE namespace = $2`, to, from)
 	if err != nil {
@@ -137,38 +111,6 @@ func moveNamespace(ctx context.Context, tx pgx.Tx, from, to string) (int, error)
 		}
 	}
 	return int(tag.RowsAffected()), nil
-}
-
-// MergeProjects moves everything of project namespace from into into; a
-// memory whose content into already holds is folded into that copy (its
-// edges, events and log move to it). All in one transaction.
-func (s *DB) MergeProjects(ctx context.Context, from, into string) (*memory.MergeReport, error) {
-	if err := memory.CheckProjectPair("from", from, "into", into); err != nil {
-		return nil, err
-	}
-	rep := &memory.MergeReport{From: from, Into: into, Duplicates: []memory.MergedDuplicate{}}
-	err := s.writeChanged(ctx, func(tx pgx.Tx) error {
-		for _, ns := range []string{from, into} {
-			if used, err := projectInUse(ctx, tx, ns); err != nil {
-				return fmt.Errorf("merge projects: %w", err)
-			} else if !used {
-				return memory.NotFound("project", ns)
-			}
-		}
-		var err error
-		if rep.Duplicates, err = foldDuplicates(ctx, tx, from, into); err != nil {
-			return err
-		}
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM project_roots WHERE namespace = $1`, from).Scan(&rep.Roots); err != nil {
-			return fmt.Errorf("merge projects: %w", err)
-		}
-		rep.Moved, err = moveNamespace(ctx, tx, from, into)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return rep, nil
 }
 
 func foldDuplicates(ctx context.Context, tx pgx.Tx, from, into string) ([]memory.MergedDuplicate, error) {

@@ -335,18 +335,19 @@ func collectDistances(rows pgx.Rows) ([]memory.Hit, error) {
 // SearchChunks ranks memories by the cosine similarity of their best later
 // part to vec, best first. Few memories have parts: they are scored exactly.
 func (s *DB) SearchChunks(ctx context.Context, vec []float32, f memory.Filter, limit int) ([]memory.Hit, error) {
-	sp, err := embeddingSpace(ctx, s.pool)
-	if err != nil || sp.Dimension == 0 || len(vec) != sp.Dimension {
-		return nil, err
+	if len(vec) == 0 {
+		return nil, nil
 	}
 	if limit <= 0 {
 		limit = defaultSearchLimit
 	}
+	// Parts of another dimension than the query's (another space) are
+	// passed over in the query itself: no round trip to read the space.
 	p := params{vector(vec)}
 	where := whereFilter(ctx, f, &p)
 	rows, err := s.pool.Query(ctx, `SELECT m.id, min(c.embedding <=> $1) AS distance
 		FROM memory_chunks c JOIN memories m ON m.seq = c.seq
-		WHERE `+where+` GROUP BY m.id ORDER BY distance LIMIT `+p.add(limit), p...)
+		WHERE vector_dims(c.embedding) = vector_dims($1) AND `+where+` GROUP BY m.id ORDER BY distance LIMIT `+p.add(limit), p...)
 	if err != nil {
 		return nil, fmt.Errorf("chunk search: %w", err)
 	}

@@ -88,3 +88,21 @@ func (t sharedTx) EdgeBetween(ctx context.Context, source, target string, rel me
 func (t sharedTx) InsertEdge(ctx context.Context, e *memory.Edge, meta string) (int64, error) {
 	return insertEdge(ctx, t.tx, e, meta)
 }
+
+func (t sharedTx) ProjectInUse(ctx context.Context, ns string) (bool, error) {
+	return projectInUse(ctx, t.tx, ns)
+}
+
+func (t sharedTx) CountRoots(ctx context.Context, ns string) (int, error) {
+	var n int
+	err := t.tx.QueryRow(ctx, `SELECT count(*) FROM project_roots WHERE namespace = $1`, ns).Scan(&n)
+	return n, err
+}
+
+func (t sharedTx) MoveNamespace(ctx context.Context, from, to string) (int, error) {
+	return moveNamespace(ctx, t.tx, from, to)
+}
+
+func (t sharedTx) FoldDuplicates(ctx context.Context, from, into string) ([]memory.MergedDuplicate, error) {
+	return foldDuplicates(ctx, t.tx, from, into)
+}

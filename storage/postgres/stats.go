@@ -18,11 +18,15 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 	st, groups := storage.NewStats()
 	var oldest *time.Time
 	var version string
+	// A person's edges, events and pending vectors are those of the
+	// memories they may see (an edge: both ends).
+	visible := visibleSQL(ctx, "m")
 	err := s.pool.QueryRow(ctx, `SELECT
-		(SELECT count(*) FROM edges),
-		(SELECT count(*) FROM validation_events),
+		(SELECT count(*) FROM edges e WHERE NOT EXISTS (SELECT 1 FROM memories m
+			WHERE m.id IN (e.source_id, e.target_id) AND NOT `+visible+`)),
+		(SELECT count(*) FROM validation_events v JOIN memories m ON m.id = v.memory_id WHERE `+visible+`),
 		(SELECT count(*) FROM file_activity),
-		(SELECT count(*) FROM memories WHERE embedding_pending),
+		(SELECT count(*) FROM memories m WHERE m.embedding_pending AND `+visible+`),
 		(SELECT count(*) FROM jobs WHERE failed_at IS NULL),
 		(SELECT count(*) FROM jobs WHERE failed_at IS NULL AND last_error <> ''),
 		(SELECT min(created_at) FROM jobs WHERE failed_at IS NULL),

@@ -101,3 +101,44 @@ func TestSummaryJobsOnePerSessionInTheJobQueue(t *testing.T) {
 		t.Fatalf("progress %+v, want through 7, one call, the draft done with", p)
 	}
 }
+
+// A search ranks the best matches by BM25 before the namespace filter; when the
+// filter leaves too few of them it still finds the weaker matches it keeps.
+func TestJournalSearchFindsTheFewMatchesAFilterKeeps(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	add := func(ns, title string) int64 {
+		t.Helper()
+		id, err := db.AddEntry(ctx, &capture.Entry{Kind: capture.KindObservation, Namespace: ns, SessionID: "s-" + ns, Title: title})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	for range 150 { // more strong matches than the first step joins
+		add("project:shop", "cache cache cache")
+	}
+	var billing []int64
+	for _, title := range []string{"the invoice cache of the billing service", "billing reads the tax table, then its cache", "cache"} {
+		billing = append(billing, add("project:billing", title))
+	}
+	hits, err := db.SearchEntries(ctx, "cache", []string{"project:billing"}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 3 {
+		t.Fatalf("billing's search found %d entries; want its 3, ranked below 150 of another project", len(hits))
+	}
+	if hits[0].Entry.ID != billing[2] {
+		t.Errorf("best hit %d, want the shortest match %d", hits[0].Entry.ID, billing[2])
+	}
+	hits, err = db.SearchEntries(ctx, "cache", nil, 5)
+	if err != nil || len(hits) != 5 {
+		t.Fatalf("search of every namespace: %d hits, %v; want 5", len(hits), err)
+	}
+	for _, h := range hits {
+		if h.Entry.Namespace != "project:shop" || h.Score < hits[len(hits)-1].Score {
+			t.Errorf("hit %d of %s (score %v); want the strongest matches, shop's, best first", h.Entry.ID, h.Entry.Namespace, h.Score)
+		}
+	}
+}

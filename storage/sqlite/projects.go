@@ -101,32 +101,6 @@ func projectInUse(ctx context.Context, tx *sql.Tx, ns string) (bool, error) {
 	return n > 0, err
 }
 
-// RenameProject gives project namespace from the name to: its memories, its
-// root bindings and its sessions move. to must be unused (merge otherwise).
-// It returns how many memories moved.
-func (s *DB) RenameProject(ctx context.Context, from, to string) (int, error) {
-	if err := memory.CheckProjectPair("from", from, "to", to); err != nil {
-		return 0, err
-	}
-	var moved int
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		if used, err := projectInUse(ctx, tx, from); err != nil {
-			return fmt.Errorf("rename project: %w", err)
-		} else if !used {
-			return memory.NotFound("project", from)
-		}
-		if used, err := projectInUse(ctx, tx, to); err != nil {
-			return fmt.Errorf("rename project: %w", err)
-		} else if used {
-			return memory.Invalidf("to", fmt.Sprintf("%q", to), "an unused namespace; "+to+" already holds memories or a root, so merge the two instead")
-		}
-		var err error
-		moved, err = moveNamespace(ctx, tx, from, to)
-		return err
-	})
-	return moved, err
-}
-
 // moveNamespace moves every memory, root binding and session of from to to
 // and returns how many memories moved.
 func moveNamespace(ctx context.Context, tx *sql.Tx, from, to string) (int, error) {
@@ -145,43 +119,6 @@ func moveNamespace(ctx context.Context, tx *sql.Tx, from, to string) (int, error
 		}
 	}
 	return int(n), nil
-}
-
-// MergeProjects moves everything of project namespace from into into: its
-// memories with their edges, validation events and vectors, its root bindings
-// (so both roots now share into) and its sessions. A memory of from whose
-// content into already holds (the same content hash) is not stored twice: the
-// copy in into is kept, the duplicate's edges and validation events move to
-// it, and the duplicate is deleted. All in one transaction.
-func (s *DB) MergeProjects(ctx context.Context, from, into string) (*memory.MergeReport, error) {
-	if err := memory.CheckProjectPair("from", from, "into", into); err != nil {
-		return nil, err
-	}
-	rep := &memory.MergeReport{From: from, Into: into, Duplicates: []memory.MergedDuplicate{}}
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		for _, ns := range []string{from, into} {
-			if used, err := projectInUse(ctx, tx, ns); err != nil {
-				return fmt.Errorf("merge projects: %w", err)
-			} else if !used {
-				return memory.NotFound("project", ns)
-			}
-		}
-		var err error
-		if rep.Duplicates, err = foldDuplicates(ctx, tx, from, into); err != nil {
-			return err
-		}
-		var roots int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM project_roots WHERE namespace = ?`, from).Scan(&roots); err != nil {
-			return fmt.Errorf("merge projects: %w", err)
-		}
-		rep.Roots = roots
-		rep.Moved, err = moveNamespace(ctx, tx, from, into)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return rep, nil
 }
 
 // foldDuplicates deletes the memories of from whose content into holds too,

@@ -295,12 +295,19 @@ func (s *DB) EntryCoverage(ctx context.Context, text string, ids []int64) (map[i
 
 // termCounts counts, for each of rowids of the FTS5 table, how many of terms
 // it contains.
+//
+// The rowids are filtered by SQLite, not by FTS5 (+rowid): given "rowid IN
+// (...)", FTS5 seeks each rowid on its own, setting up its segment readers
+// again each time, which for a prompt hook's 50 candidates cost 10 times more
+// than reading the term's whole list of rows once (at 10k memories: 1.2-1.7
+// ms against 0.1-0.2 ms per term; 4.7 against 1.0 ms even for a word in 90% of
+// them).
 func (s *DB) termCounts(ctx context.Context, table string, terms []keywords.Term, rowids []int64) (map[int64]int, error) {
 	args := make([]any, 1, len(rowids)+1)
 	for _, id := range rowids {
 		args = append(args, id)
 	}
-	query := `SELECT rowid FROM ` + table + ` WHERE ` + table + ` MATCH ? AND rowid IN (` + placeholders(len(rowids)) + `)`
+	query := `SELECT rowid FROM ` + table + ` WHERE ` + table + ` MATCH ? AND +rowid IN (` + placeholders(len(rowids)) + `)`
 	counts := make(map[int64]int, len(rowids))
 	for _, t := range terms {
 		args[0] = t.Match()

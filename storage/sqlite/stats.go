@@ -15,22 +15,36 @@ import (
 // write-ahead log.
 func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 	st, groups := storage.NewStats()
+	// A person's edges, events and pending vectors are those of the
+	// memories they may see (an edge: both ends).
+	edges, events, pending := `SELECT count(*) FROM edges`, `SELECT count(*) FROM validation_events`,
+		`SELECT count(*) FROM memories WHERE embedding_pending = 1`
+	var vargs []any
+	if memory.PrincipalFrom(ctx).Restricted() {
+		var visible string
+		visible, vargs = visibleCond(ctx, "m")
+		edges = `SELECT count(*) FROM edges e WHERE NOT EXISTS (SELECT 1 FROM memories m
+			WHERE m.id IN (e.source_id, e.target_id) AND NOT ` + visible + `)`
+		events = `SELECT count(*) FROM validation_events v JOIN memories m ON m.id = v.memory_id WHERE ` + visible
+		pending = `SELECT count(*) FROM memories m WHERE m.embedding_pending = 1 AND ` + visible
+	}
 	counts := []struct {
 		query string
+		args  []any
 		dest  *int
 	}{
-		{`SELECT count(*) FROM edges`, &st.Edges},
-		{`SELECT count(*) FROM validation_events`, &st.ValidationEvents},
-		{`SELECT count(*) FROM file_activity`, &st.FileActivity},
-		{`SELECT count(*) FROM memories WHERE embedding_pending = 1`, &st.PendingEmbeddings},
-		{`SELECT count(*) FROM jobs WHERE failed_at = ''`, &st.PendingJobs},
-		{`SELECT count(*) FROM jobs WHERE failed_at != ''`, &st.FailedJobs},
-		{`SELECT count(*) FROM journal`, &st.JournalEntries},
-		{`SELECT count(*) FROM journal WHERE trimmed_bytes > 0`, &st.TrimmedEntries},
-		{`SELECT count(*) FROM jobs WHERE kind = '` + journal.SummaryJobKind + `' AND failed_at = ''`, &st.PendingSummaries},
+		{edges, vargs, &st.Edges},
+		{events, vargs, &st.ValidationEvents},
+		{`SELECT count(*) FROM file_activity`, nil, &st.FileActivity},
+		{pending, vargs, &st.PendingEmbeddings},
+		{`SELECT count(*) FROM jobs WHERE failed_at = ''`, nil, &st.PendingJobs},
+		{`SELECT count(*) FROM jobs WHERE failed_at != ''`, nil, &st.FailedJobs},
+		{`SELECT count(*) FROM journal`, nil, &st.JournalEntries},
+		{`SELECT count(*) FROM journal WHERE trimmed_bytes > 0`, nil, &st.TrimmedEntries},
+		{`SELECT count(*) FROM jobs WHERE kind = '` + journal.SummaryJobKind + `' AND failed_at = ''`, nil, &st.PendingSummaries},
 	}
 	for _, c := range counts {
-		if err := s.db.QueryRowContext(ctx, c.query).Scan(c.dest); err != nil {
+		if err := s.db.QueryRowContext(ctx, c.query, c.args...).Scan(c.dest); err != nil {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
 	}

@@ -73,7 +73,7 @@ func toTrash(ctx context.Context, tx *sql.Tx, id string, archived bool) error {
 		action = memory.ChangeArchive
 	}
 	rec.Changes = append(rec.Changes, memory.Change{MemoryID: id, Namespace: m.Namespace, At: now,
-		Action: action, Source: memory.SourceViewer, Fields: []memory.FieldChange{}})
+		Action: action, Source: memory.SourceFrom(ctx, memory.SourceViewer), Fields: []memory.FieldChange{}})
 	body, err := json.Marshal(rec)
 	if err != nil {
 		return err

@@ -1821,6 +1821,26 @@ func testVisibility(t *testing.T, s Store) {
 	if st, _ := s.Stats(ctx); st.Memories != 2 {
 		t.Errorf("the machine's own stats count %d memories, want 2", st.Memories)
 	}
+
+	// What hangs on ann's private memories is not bob's to count either:
+	// the edge to one, its events, one waiting for its vector.
+	_, _, err = s.InsertMemory(ann, newMemory("ann's note not embedded yet", "user:ann", memory.TypeDecision), nil)
+	must(t, err)
+	_, _, err = s.UpdateMemoryWithEvent(ann, private.ID, func(m *memory.Memory) (*memory.ValidationEvent, *memory.Change, error) {
+		m.Confidence = 0.6
+		return &memory.ValidationEvent{EventType: memory.EventSucceeded, ConfidenceBefore: 0.5, ConfidenceAfter: 0.6}, nil, nil
+	})
+	must(t, err)
+	all, err := s.Stats(ctx)
+	must(t, err)
+	mine, err := s.Stats(bob)
+	must(t, err)
+	if all.Edges != 1 || all.ValidationEvents != 1 || all.PendingEmbeddings != 2 {
+		t.Fatalf("the machine's stats: %d edges, %d events, %d pending; want 1, 1, 2", all.Edges, all.ValidationEvents, all.PendingEmbeddings)
+	}
+	if mine.Edges != 0 || mine.ValidationEvents != 0 || mine.PendingEmbeddings != 1 {
+		t.Errorf("bob's stats: %d edges, %d events, %d pending; want 0, 0, 1 (his memories' only)", mine.Edges, mine.ValidationEvents, mine.PendingEmbeddings)
+	}
 }
 
 // testVisibilityAround: what surrounds another person's private memory does

@@ -1,6 +1,6 @@
 // The viewer's page: a memory list with search and filters, and one memory's
 // page, switched by the URL's hash (#/ and #/m/<id>).
-import { el, fmtTime, fmtNum, searchWords, excerpt, highlight } from "./dom.js";
+import { el, fmtTime, fmtNum, searchWords, excerpt, highlight, showForm } from "./dom.js";
 import { listMemories, getMemory, validateMemory, forgetMemory, editMemory, watchChanges, exportURL, listProjects, listAuthors, listSources } from "./api.js";
 import { PAGE_SIZE, emptyListState, listHash, parseListHash, activeFilters } from "./listurl.js";
 import { confidenceChart, eventRowId } from "./chart.js";
@@ -177,13 +177,13 @@ async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
   if (id !== shownId) box.inert = true;
   try {
     const d = await fetchLatest((signal) => getMemory(id, signal));
-    // A live refresh that lands after the person opened the edit form or a
-    // delete confirmation must not wipe what they are typing.
-    if (quiet && FORM_BOXES.some((s) => box.querySelector(s)?.childElementCount)) return;
-    // Nor does a reload of this page (after Confirm, an Undo): a form opened
-    // while it loaded moves over to the new page as it is.
+    // A redraw of this memory (a live refresh, the reload after Confirm or an
+    // Undo) must not wipe what the person is typing: an open edit form,
+    // delete confirmation or promote form moves over to the new page as it is.
     const kept = id === shownId ? FORM_BOXES.map((s) => [...(box.querySelector(s)?.childNodes ?? [])]) : [];
-    // Nor the search for a memory to link.
+    const typing = document.activeElement;
+    const [from, to] = [typing?.selectionStart, typing?.selectionEnd];
+    // A live refresh leaves a search for a memory to link alone.
     if (quiet && box.querySelector("#edge-search")?.value) return;
     // A live refresh that finds the page as drawn (the person's own change,
     // already shown) leaves it alone: a click on its way still lands.
@@ -261,6 +261,11 @@ async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
         : el("p", { class: "muted" }, "Never validated."),
     ].filter(Boolean));
     kept.forEach((nodes, i) => box.querySelector(FORM_BOXES[i]).append(...nodes));
+    // Moved nodes lose the focus: give it back where the person was typing.
+    if (kept.flat().some((n) => n.contains(typing))) {
+      typing.focus({ preventScroll: true });
+      try { typing.setSelectionRange(from, to); } catch { /* a number input has no selection */ }
+    }
     $("confirm").addEventListener("click", () => validate(m.id, true));
     $("refute").addEventListener("click", () => validate(m.id, false));
     $("delete").addEventListener("click", () => askDelete(m, d.edges.length, v.summary.total_events));
@@ -347,11 +352,7 @@ function openEdit(m) {
     golden ? el("p", { class: "muted" }, "A golden rule's type changes by demoting it, with a reason, on the ", el("a", { href: goldenHash(m.namespace.replace(/^project:/, "").replace(/^global$/, "")) }, "golden rules page"), ".") : null,
     el("p", { class: "muted" }, "Changed content is searched by its new words at once and embedded again. A new namespace moves the memory there, with its edges and history. The change is recorded in the memory's change log, where it can be undone."),
     el("div", { class: "actions" }, save, cancel));
-  box.replaceChildren(form);
-  cancel.addEventListener("click", () => box.replaceChildren());
-  form.addEventListener("keydown", (e) => { if (e.key === "Escape") box.replaceChildren(); });
-  form.addEventListener("submit", async (e) => {
-    e.preventDefault();
+  showForm(box, form, cancel, async () => {
     const fields = {};
     if (content.value.trim() !== m.content) fields.content = content.value;
     if (!golden && type.value !== m.memory_type) fields.memory_type = type.value;

@@ -1,7 +1,7 @@
 // "New memory": a memory a person writes, stored as memory_store_tool stores
 // one (cleaned of secrets, deduplicated, embedded, related to its
 // neighbours). Golden rules are made by promoting, with a reason.
-import { el } from "./dom.js";
+import { el, showForm } from "./dom.js";
 import { createMemory } from "./api.js";
 
 const TYPES = ["decision", "preference", "pattern", "session", "file_context"];
@@ -22,11 +22,7 @@ export function openCreate(box, { namespaces, namespace, setStatus }) {
     el("div", { class: "row" }, el("label", {}, "Type ", type), el("label", {}, "Namespace ", ns, options), el("label", {}, "Importance ", importance)),
     el("p", { class: "muted" }, "Stored as an agent's memory would be: secrets are redacted, the same text again is the memory already stored. It is recorded as written in the viewer."),
     el("div", { class: "actions" }, save, cancel));
-  box.replaceChildren(form);
-  cancel.addEventListener("click", () => box.replaceChildren());
-  form.addEventListener("keydown", (e) => { if (e.key === "Escape") box.replaceChildren(); });
-  form.addEventListener("submit", async (e) => {
-    e.preventDefault();
+  showForm(box, form, cancel, async () => {
     save.disabled = true;
     try {
       const res = await createMemory({ content: content.value, memory_type: type.value, namespace: ns.value.trim(), importance: Number(importance.value) });

@@ -70,3 +70,15 @@ export function highlight(text, words) {
   if (last < text.length) out.push(text.slice(last));
   return out;
 }
+
+// showForm puts an inline form in box: Cancel or Escape closes it, and a
+// submit runs onSubmit (the page does not reload).
+export function showForm(box, form, cancel, onSubmit) {
+  box.replaceChildren(form);
+  cancel.addEventListener("click", () => box.replaceChildren());
+  form.addEventListener("keydown", (e) => { if (e.key === "Escape") box.replaceChildren(); });
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    onSubmit();
+  });
+}
