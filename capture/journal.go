@@ -53,6 +53,9 @@ type RecorderStore interface {
 	// QueueSummary records that a session wants a summary (a job of kind
 	// summary); a session already waiting keeps one job.
 	QueueSummary(ctx context.Context, sessionID, reason, turnID string) error
+	// LastCapture returns the session's newest prompt or tool call entry,
+	// nil when it has none.
+	LastCapture(ctx context.Context, sessionID string) (*Entry, error)
 	// RecentSessions lists the namespace's sessions with the newest prompts,
 	// newest first, but exclude, each with its first prompt, counts and latest
 	// summary.

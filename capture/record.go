@@ -44,6 +44,29 @@ func (r *Recorder) QueueSummary(ctx context.Context, sessionID, reason, turnID s
 	return r.Store.QueueSummary(ctx, sessionID, reason, turnID)
 }
 
+// Turn is the transcript turn (the uuid of the prompt the user typed) that a
+// hook event of the session comes under, read from as little of the
+// transcript as the journal allows (the hook runs after every tool call, on
+// transcripts of any size): after a tool call of the same transcript with a
+// turn, no prompt came since (a prompt is captured before its tool calls), so
+// it is that turn and nothing is read; after a prompt, its line is next to
+// the prompt's anchor. Without either, the transcript's last 256 KB.
+func (r *Recorder) Turn(ctx context.Context, sessionID, transcriptPath string) string {
+	var last *Entry
+	if sessionID != "" {
+		last, _ = r.Store.LastCapture(ctx, sessionID) // unread: as without one
+	}
+	switch {
+	case last == nil || last.TranscriptPath != transcriptPath || last.TranscriptOffset < 0:
+		return LastUserTurn(transcriptPath)
+	case last.Kind == KindObservation && last.TurnID != "":
+		return last.TurnID
+	}
+	// After a prompt, or a tool call whose turn was not found: the prompt's
+	// line is next to the anchor.
+	return TurnNear(transcriptPath, last.TranscriptOffset)
+}
+
 // Anchor places an entry in a session and its transcript.
 type Anchor struct {
 	Namespace      string

@@ -12,35 +12,64 @@ import (
 // not read a transcript of many megabytes to find its last turn.
 const tailBytes = 256 << 10
 
+// promptSlack is how far before an anchor a prompt's line is looked for:
+// Claude Code before 2.1 wrote the prompt before UserPromptSubmit ran, so its
+// line ends where the hook found the transcript's end.
+const promptSlack = 64 << 10
+
 // LastUserTurn returns the uuid of the last prompt the user typed in a Claude
 // Code transcript (JSONL), read from the file's end; "" when there is none in
 // reach or the file cannot be read. Tool results, which Claude Code also writes
 // as user lines, are not turns.
 func LastUserTurn(path string) string {
-	if path == "" {
+	size := TranscriptSize(path)
+	return last(promptsIn(path, max(size-tailBytes, 0), size))
+}
+
+// TurnNear returns the uuid of the prompt recorded with the transcript at
+// offset bytes (a prompt entry's anchor), reading only around it: Claude
+// Code 2.1 writes the prompt's line after the hook, the first prompt past
+// offset, and older versions before it, the last one ending at offset. At
+// most tailBytes are read past offset, and promptSlack before it.
+func TurnNear(path string, offset int64) string {
+	size := TranscriptSize(path)
+	offset = min(max(offset, 0), size)
+	if after := promptsIn(path, offset, min(size, offset+tailBytes)); len(after) > 0 {
+		return after[0]
+	}
+	return last(promptsIn(path, max(offset-promptSlack, 0), offset))
+}
+
+func last(ids []string) string {
+	if len(ids) == 0 {
 		return ""
+	}
+	return ids[len(ids)-1]
+}
+
+// promptsIn are the uuids of the prompt lines within [from, to) of the
+// transcript at path, in order; none when it cannot be read. A line cut by
+// from or to does not decode, and so is no prompt.
+func promptsIn(path string, from, to int64) []string {
+	if path == "" || to <= from {
+		return nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return ""
+		return nil
 	}
 	defer f.Close()
-	size, err := f.Seek(0, io.SeekEnd)
-	if err != nil {
-		return ""
+	buf := make([]byte, to-from)
+	if _, err := f.ReadAt(buf, from); err != nil && err != io.EOF {
+		return nil
 	}
-	start := max(size-tailBytes, 0)
-	buf := make([]byte, size-start)
-	if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
-		return ""
-	}
-	lines := bytes.Split(buf, []byte("\n"))
-	for i := len(lines) - 1; i >= 0; i-- {
-		if id := history.PromptUUID(lines[i]); id != "" {
-			return id
+	var ids []string
+	for _, line := range bytes.Split(buf, []byte("\n")) {
+		if id := history.PromptUUID(line); id != "" {
+			ids = append(ids, id)
 		}
 	}
-	return ""
+	return ids
 }
 
 // TranscriptSize is a transcript's size now (0 when it does not exist yet):

@@ -399,7 +399,7 @@ func (h *Handler) postToolUse(ctx context.Context, in *Input) error {
 	var entry *capture.Entry
 	var entryErr error
 	if h.Capture != nil {
-		entry, entryErr = h.Capture.ObservationEntry(anchorOf(p, in, capture.LastUserTurn(in.TranscriptPath), in.ToolUseID), capture.Tool{
+		entry, entryErr = h.Capture.ObservationEntry(anchorOf(p, in, h.Capture.Turn(ctx, in.SessionID, in.TranscriptPath), in.ToolUseID), capture.Tool{
 			Name: in.ToolName, Input: in.ToolInput.Raw, Response: in.ToolResponse, Cwd: in.Cwd,
 		})
 		if entryErr != nil {

@@ -32,7 +32,7 @@ if [[ ! -d $old/storage/sqlite ]]; then # before the SQLite store moved to stora
   printf 'package sqlite\n\nimport "github.com/recall-mcp/recall/storage"\n\ntype DB = storage.DB\n\nvar Open = storage.Open\n' >"$old/storage/sqlite/compat.go"
 fi
 
-figures=${RUNS:-spawn-initialize prompt-1k-ollama-down prompt-10k-vectors prompt-100k-vectors post-tool-use-5MB-transcript prompt-10k-hung-ollama}
+figures=${RUNS:-spawn-initialize prompt-1k-ollama-down prompt-10k-vectors prompt-100k-vectors post-tool-use-5MB-transcript post-tool-use-50MB-transcript prompt-10k-hung-ollama}
 
 if [[ " $figures " == *" spawn-initialize "* && -z "${RECALL_BENCH_MCP_MEMORY:-}" ]] && command -v npm >/dev/null; then
   cache=${XDG_CACHE_HOME:-$HOME/.cache}/recall-bench

@@ -3,6 +3,7 @@ package tests
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -68,6 +69,45 @@ func BenchmarkHookFigures(b *testing.B) {
 				"tool_input":    map[string]any{"file_path": filepath.Join(f.cwd, "orders.go"), "old_string": "ttl := 0", "new_string": "ttl := 5 * time.Minute"},
 				"tool_response": map[string]any{"filePath": filepath.Join(f.cwd, "orders.go"), "success": true},
 			}))
+		})
+		b.Run("post-tool-use-50MB-transcript/"+mode, func(b *testing.B) {
+			// A long session: 50 MB of tool work, then a prompt (its hook
+			// ran before Claude Code wrote its line, as 2.1 does), its first
+			// tool call, and 1 MB more of the turn's tool work; the figure is
+			// each tool call after that, and in-turn the share of them placed
+			// in the prompt's turn.
+			f := newHookFigure(b, 1000, "")
+			transcript := filepath.Join(f.c.dir, "transcript.jsonl")
+			writeWorkTranscript(b, transcript, 50<<20, "6b1f0c1e-prompt")
+			prompt := "How many minutes does the orders service cache items?" // as f.prompt()
+			f.run(b, "user-prompt-submit", hookInput(b, "UserPromptSubmit", f.cwd, map[string]any{"transcript_path": transcript, "prompt": prompt}))
+			appendTranscript(b, transcript,
+				`{"type":"user","uuid":"turn-2-prompt","message":{"role":"user","content":"`+prompt+`"}}`+"\n",
+				`{"type":"assistant","uuid":"turn-2-a","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Edit","input":{}}]}}`+"\n")
+			edit := hookInput(b, "PostToolUse", f.cwd, map[string]any{
+				"transcript_path": transcript, "tool_name": "Edit",
+				"tool_input":    map[string]any{"file_path": filepath.Join(f.cwd, "orders.go"), "old_string": "ttl := 0", "new_string": "ttl := 5 * time.Minute"},
+				"tool_response": map[string]any{"filePath": filepath.Join(f.cwd, "orders.go"), "success": true},
+			})
+			f.run(b, "post-tool-use", edit)
+			work := filepath.Join(f.c.dir, "work.jsonl")
+			writeWorkTranscript(b, work, 1<<20, "")
+			more, err := os.ReadFile(work)
+			if err != nil {
+				b.Fatal(err)
+			}
+			appendTranscript(b, transcript, string(more))
+			f.time(b, mode, "post-tool-use", edit)
+			db, err := sql.Open("sqlite3", "file:"+f.c.dbPath+"?mode=ro")
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			var calls, inTurn int
+			if err := db.QueryRow(`SELECT count(*), count(*) FILTER (WHERE turn_id = 'turn-2-prompt') FROM journal WHERE kind = 'observation'`).Scan(&calls, &inTurn); err != nil || calls == 0 {
+				b.Fatalf("%d tool calls captured (%v)", calls, err)
+			}
+			b.ReportMetric(float64(inTurn)/float64(calls), "in-turn")
 		})
 		b.Run("prompt-10k-hung-ollama/"+mode, func(b *testing.B) {
 			f := newHookFigure(b, 10_000, "")
@@ -312,6 +352,25 @@ func writeTranscript(b *testing.B, path string, size int) {
 	line := `{"type":"assistant","uuid":"a-%d","message":{"role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("reading the orders service ", 36) + `"}]}}` + "\n"
 	for i := 0; buf.Len() < size; i++ {
 		fmt.Fprintf(&buf, line, i)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// writeWorkTranscript writes a Claude Code transcript of about size bytes of
+// tool work, after a prompt (its uuid; none when ""): tool calls, each answered by a user line holding a 16 KB result,
+// as Read and Bash answer in a long session.
+func writeWorkTranscript(b *testing.B, path string, size int, prompt string) {
+	b.Helper()
+	var buf bytes.Buffer
+	if prompt != "" {
+		buf.WriteString(`{"type":"user","uuid":"` + prompt + `","message":{"role":"user","content":"make the orders cache last five minutes"}}` + "\n")
+	}
+	output := strings.Repeat("orders row 12345 cached in redis ok ", 16<<10/36)
+	for i := 0; buf.Len() < size; i++ {
+		fmt.Fprintf(&buf, `{"type":"assistant","uuid":"a-%d","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_%d","name":"Bash","input":{"command":"go test ./orders/..."}}]}}`+"\n", i, i)
+		fmt.Fprintf(&buf, `{"type":"user","uuid":"r-%d","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%d","content":%q}]}}`+"\n", i, i, output)
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
 		b.Fatal(err)

@@ -2,8 +2,10 @@ package postgres
 
 import (
 	"context"
+	"errors"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/recall-mcp/recall/memory"
 )
@@ -30,33 +32,44 @@ func readAgreement(ctx context.Context, q querier) (memory.Agreement, error) {
 }
 
 // RecordVectorAgreement counts searches in the record, in order, in one
-// write. The row is locked for the read-modify-write, so searches of several
-// servers at once each count; best effort: behind another's lock for more
-// than a moment it gives up, as TouchMemories does, rather than slow a search
-// down.
-func (s *DB) RecordVectorAgreement(ctx context.Context, matched ...bool) error {
-	if len(matched) == 0 {
+// write. The write is a compare-and-swap (the new record replaces the one it
+// was computed from, else it is computed again from the newer one), so
+// searches of several servers at once each count, without a lock and in two
+// round trips (a fresh process's first search pays for this one). Best
+// effort: after a few lost races it gives up, as TouchMemories does, rather
+// than slow a search down.
+func (s *DB) RecordVectorAgreement(ctx context.Context, searches ...memory.AgreementSearch) error {
+	if len(searches) == 0 {
 		return nil
 	}
-	return s.write(ctx, func(tx pgx.Tx) error {
-		// Best effort, and committed without waiting for the disk: a count
-		// lost in a crash only fades the record a little less.
-		if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', '100ms', true), set_config('synchronous_commit', 'off', true)`); err != nil {
-			return err
+	for range 4 {
+		v, err := getMeta(ctx, s.pool, metaVectorAgreement)
+		if err != nil {
+			return s.unreachable(err)
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO meta (key, value) VALUES ($1, '') ON CONFLICT (key) DO NOTHING`, metaVectorAgreement); err != nil {
-			return err
-		}
-		var v string
-		if err := tx.QueryRow(ctx, `SELECT value FROM meta WHERE key = $1 FOR UPDATE`, metaVectorAgreement).Scan(&v); err != nil {
-			return err
-		}
-		next, err := memory.AddToStoredAgreement(v, matched)
+		next, err := memory.AddToStoredAgreement(v, searches)
 		if err != nil {
 			return err
 		}
-		return setMeta(ctx, tx, metaVectorAgreement, next)
-	})
+		// Committed without waiting for the disk: a count lost in a crash
+		// only fades the record a little less. A missing record is "" here.
+		b := &pgx.Batch{}
+		b.Queue(`SELECT set_config('synchronous_commit', 'off', true)`)
+		var swapped bool
+		b.Queue(`INSERT INTO meta (key, value) VALUES ($1, $3)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE meta.value = $2`, metaVectorAgreement, v, next).
+			Exec(func(tag pgconn.CommandTag) error {
+				swapped = tag.RowsAffected() == 1
+				return nil
+			})
+		if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+			return s.unreachable(err)
+		}
+		if swapped {
+			return nil
+		}
+	}
+	return errors.New("vector agreement not recorded: other servers rewrote the record at each try (best effort)")
 }
 
 // forgetAgreement drops the record, for a new embedding space.

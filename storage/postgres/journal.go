@@ -139,6 +139,17 @@ func (s *DB) SessionEntries(ctx context.Context, sessionID string, afterID int64
 		WHERE j.session_id = $1 AND j.id > $2 ORDER BY j.id LIMIT $3`, sessionID, afterID, limit)
 }
 
+// LastCapture returns the session's newest prompt or tool call entry, nil
+// when it has none.
+func (s *DB) LastCapture(ctx context.Context, sessionID string) (*journal.Entry, error) {
+	es, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j
+		WHERE j.session_id = $1 AND j.kind IN ('prompt', 'observation') ORDER BY j.id DESC LIMIT 1`, sessionID)
+	if err != nil || len(es) == 0 {
+		return nil, err
+	}
+	return es[0], nil
+}
+
 // Around returns up to before entries older and after entries newer than the
 // entry id in the same session, and the entry itself, oldest first.
 func (s *DB) Around(ctx context.Context, id int64, before, after int) ([]*journal.Entry, error) {

@@ -172,6 +172,17 @@ func (s *DB) SessionEntries(ctx context.Context, sessionID string, afterID int64
 		WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?`, sessionID, afterID, limit)
 }
 
+// LastCapture returns the session's newest prompt or tool call entry, nil
+// when it has none.
+func (s *DB) LastCapture(ctx context.Context, sessionID string) (*journal.Entry, error) {
+	es, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal
+		WHERE session_id = ? AND kind IN ('prompt', 'observation') ORDER BY id DESC LIMIT 1`, sessionID)
+	if err != nil || len(es) == 0 {
+		return nil, err
+	}
+	return es[0], nil
+}
+
 // Around returns the entry id with its neighbours in the same session.
 func (s *DB) Around(ctx context.Context, id int64, before, after int) ([]*journal.Entry, error) {
 	var session string

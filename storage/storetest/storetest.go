@@ -1423,6 +1423,13 @@ func testJournal(t *testing.T, s Store) {
 	must(t, err)
 	sum2, _ := s.RecordSummary(ctx, entry(capture.KindSummary, "project:j", "s1", "second summary"), got[4], true)
 	_ = sum1
+	// The newest prompt or tool call of a session, its summaries left out.
+	if last, err := s.LastCapture(ctx, "s1"); err != nil || last == nil || last.ID != got[4] {
+		t.Fatalf("last capture of s1 = %+v, %v; want entry %d", last, err, got[4])
+	}
+	if last, err := s.LastCapture(ctx, "no-such-session"); err != nil || last != nil {
+		t.Fatalf("last capture of a session without entries = %+v, %v", last, err)
+	}
 	// The project's recent sessions, newest prompt first, with their first
 	// prompt, counts and latest summary; the one starting left out.
 	ask, _ := s.AddEntry(ctx, entry(capture.KindPrompt, "project:j", "s1", "the ask of s1"))

@@ -1,0 +1,114 @@
+package capture_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/recall-mcp/recall/capture"
+	"github.com/recall-mcp/recall/storage/sqlite"
+)
+
+func transcriptLine(t *testing.T, typ, uuid string, content any) string {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"type": typ, "uuid": uuid, "message": map[string]any{"role": typ, "content": content}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b) + "\n"
+}
+
+func appendLines(t *testing.T, path string, lines ...string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(strings.Join(lines, "")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The turn of a tool call comes from the journal and the few bytes around
+// the last prompt's anchor, never from a scan of the transcript's end: it is
+// found when more than the old 256 KB tail came after the prompt, and after
+// the first tool call of a turn nothing is read at all.
+func TestTurnIsFoundFromTheJournalsLastAnchor(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "recall.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rec := &capture.Recorder{Store: db}
+	path := filepath.Join(t.TempDir(), "session.jsonl")
+	anchor := func(turn string) capture.Anchor {
+		return capture.Anchor{Namespace: "project:shop", SessionID: "s1", TurnID: turn, TranscriptPath: path,
+			TranscriptOffset: capture.TranscriptSize(path)}
+	}
+	output := func(n int) string { // an assistant's long answer
+		var b strings.Builder
+		for i := 0; b.Len() < n; i++ {
+			b.WriteString(transcriptLine(t, "assistant", fmt.Sprintf("a-%d", i), []any{map[string]any{"type": "text", "text": strings.Repeat("reading orders ", 60)}}))
+		}
+		return b.String()
+	}
+	toolCall := func() {
+		t.Helper()
+		e, err := rec.ObservationEntry(anchor(rec.Turn(ctx, "s1", path)), capture.Tool{Name: "Bash", Input: json.RawMessage(`{"command":"go test"}`), Response: json.RawMessage(`"ok"`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.AddEntry(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prompt := func(text string) {
+		t.Helper()
+		if _, err := rec.Prompt(ctx, anchor(""), text); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Claude Code 2.1: the prompt's line is written after the hook, then
+	// 1 MB of answers before the first tool call.
+	appendLines(t, path, transcriptLine(t, "user", "turn-0", "an older prompt"), output(2<<20))
+	prompt("cache the order list")
+	appendLines(t, path, transcriptLine(t, "user", "turn-1", "cache the order list"), output(1<<20))
+	if tail := capture.LastUserTurn(path); tail != "" {
+		t.Fatalf("the transcript's last 256 KB hold turn %q: the case below would not show anything", tail)
+	}
+	if got := rec.Turn(ctx, "s1", path); got != "turn-1" {
+		t.Fatalf("first tool call of the turn: turn %q, want turn-1", got)
+	}
+	toolCall()
+
+	// The next tool call reads nothing: its transcript may say anything.
+	garbage := strings.Repeat("x", int(capture.TranscriptSize(path)))
+	if err := os.WriteFile(path, []byte(garbage), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.Turn(ctx, "s1", path); got != "turn-1" {
+		t.Fatalf("second tool call of the turn: turn %q, want turn-1 from the journal", got)
+	}
+
+	// Claude Code before 2.1 wrote the prompt before the hook ran.
+	appendLines(t, path, "\n", transcriptLine(t, "user", "turn-2", "now the billing export"))
+	prompt("now the billing export")
+	appendLines(t, path, output(4<<10))
+	if got := rec.Turn(ctx, "s1", path); got != "turn-2" {
+		t.Fatalf("a prompt written before its hook: turn %q, want turn-2", got)
+	}
+
+	// A session the journal has nothing of: the transcript's end, as before.
+	other := filepath.Join(t.TempDir(), "other.jsonl")
+	appendLines(t, other, transcriptLine(t, "user", "turn-x", "hello"), output(8<<10))
+	if got := rec.Turn(ctx, "s2", other); got != "turn-x" {
+		t.Fatalf("a session without entries: turn %q, want turn-x", got)
+	}
+}
