@@ -241,6 +241,16 @@ func TestCapturedSessionFoundByTheReadingTools(t *testing.T) {
 		t.Errorf("details of the 5 MB call do not say what was trimmed")
 	}
 
+	// No memory holds it, but the session does: memory search says where.
+	out := c.ok("search", "billing export cancelled invoices")
+	if !strings.Contains(out, "no memories found") || !strings.Contains(out, "captured sessions match") ||
+		!strings.Contains(out, "Now make the billing export skip cancelled invoices") || !strings.Contains(out, "recall call recall_details") {
+		t.Errorf("memory search for what only a captured session holds printed:\n%s", out)
+	}
+	if out := c.ok("search", "--json", "billing export cancelled invoices"); strings.Contains(out, "captured sessions") {
+		t.Errorf("search --json prints the memory search's JSON alone:\n%s", out)
+	}
+
 	for _, q := range []string{"Elm Street", sessionPass, "R4nd0mT0k3nVa1u3Xq9Zp2Lm8Kd7Wv5Bn3Jh6Yt1"} {
 		found := c.call("recall_search", `{"query": "`+q+`"}`)
 		if rs, _ := found["results"].([]any); len(rs) != 0 {

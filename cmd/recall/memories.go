@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/memory"
 )
@@ -278,8 +279,37 @@ func runSearch(fs *pflag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		return printSearch(e, f, res, a.cfg.OllamaOff)
+		if err := printSearch(e, f, res, a.cfg.OllamaOff); err != nil || len(res.Memories) > 0 || *f.asJSON {
+			return err
+		}
+		printSessionMatches(ctx, e, a, query, ns)
+		return nil
 	}
+}
+
+// sessionMatches is how many entries of captured sessions a search that
+// found no memory lists.
+const sessionMatches = 3
+
+// printSessionMatches lists the entries of captured sessions (prompts, tool
+// calls, summaries) that match a search which found no memory: what the hooks
+// captured is searched by recall_search, not by memory search, and a person
+// looking for past work would otherwise be told there is nothing.
+func printSessionMatches(ctx context.Context, e *env, a *app, query, namespace string) {
+	var namespaces []string
+	if namespace != "" {
+		namespaces = []string{namespace}
+	}
+	hits, err := a.db.SearchEntries(ctx, query, namespaces, sessionMatches)
+	if err != nil || len(hits) == 0 {
+		return
+	}
+	fmt.Fprintln(e.stdout, "\ncaptured sessions match (what the hooks recorded; the agent finds it with recall_search):")
+	for _, h := range hits {
+		en := h.Entry
+		fmt.Fprintf(e.stdout, "  %-6s %s  %s\n", capture.EntryID(en.ID), en.CreatedAt.Local().Format("2006-01-02"), memory.Preview(en.Title, 100))
+	}
+	fmt.Fprintf(e.stdout, "read one whole: recall call recall_details '{\"ids\": [\"%s\"]}'\n", capture.EntryID(hits[0].Entry.ID))
 }
 
 // printSearch prints a search's results as --json and the flags ask.
