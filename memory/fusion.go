@@ -33,6 +33,16 @@ import (
 //     nearest neighbours of a meaningless query look like (vectorStandout),
 //     which lets a store without history trust a model that plainly found
 //     what it was asked for.
+//
+// At full weight the two lists count the same, and a memory first in one list
+// ties with the memory first in the other. Which of them goes first is the
+// record's too: over the searches whose two first hits differ, the side whose
+// first hit the other side also lists, when the reverse is not so, more often
+// (Agreement.VectorLed against KeywordLed). A side whose first hit is right
+// finds support in the other's list (a memory about the question); one whose
+// first hit is wrong rarely does. Ties went to keywords before: with a strong
+// embedder and a keyword side that often ranks a wrong memory first (a large
+// store on one subject) that halved hybrid's MRR (docs/fusion.md).
 const (
 	// agreeNone and agreeFull bound the agreement rate between which its
 	// weight grows from 0 to 1.
@@ -62,10 +72,32 @@ const (
 )
 
 // Agreement is the record of how often the vector side agreed with the
-// keyword side: Searches and Matched fade by 1/agreeMemory per search.
+// keyword side: Searches and Matched, and which side led where their first
+// hits differed (VectorLed, KeywordLed), fade by 1/agreeMemory per search.
 type Agreement struct {
-	Searches float64 `json:"searches"`
-	Matched  float64 `json:"matched"`
+	Searches   float64 `json:"searches"`
+	Matched    float64 `json:"matched"`
+	VectorLed  float64 `json:"vector_led,omitempty"`
+	KeywordLed float64 `json:"keyword_led,omitempty"`
+}
+
+// Lead says which side of a search had its first hit confirmed by the other
+// side's list, when the two first hits differ and the reverse is not so.
+type Lead int8
+
+// The leads of one search.
+const (
+	NoLead Lead = iota
+	VectorLead
+	KeywordLead
+)
+
+// AgreementSearch is what one search adds to the Agreement.
+type AgreementSearch struct {
+	// Matched: the vector side listed the keyword side's first hit among its
+	// first agreeTop.
+	Matched bool
+	Lead    Lead
 }
 
 // AgreementKeeper is implemented by stores that keep the Agreement between
@@ -76,7 +108,7 @@ type AgreementKeeper interface {
 	VectorAgreement(ctx context.Context) (Agreement, error)
 	// RecordVectorAgreement adds searches to the record in one write, in
 	// order, each as Agreement.Add does. Best effort, as TouchMemories.
-	RecordVectorAgreement(ctx context.Context, matched ...bool) error
+	RecordVectorAgreement(ctx context.Context, searches ...AgreementSearch) error
 }
 
 // agreementEvery is how often a Service writes its searches' agreement to an
@@ -105,14 +137,14 @@ func DecodeAgreement(stored string) (Agreement, error) {
 }
 
 // AddToStoredAgreement is the read-modify-write of RecordVectorAgreement:
-// the stored record with matched added in order, encoded for storing. A
+// the stored record with searches added in order, encoded for storing. A
 // record that does not read is started over.
-func AddToStoredAgreement(stored string, matched []bool) (string, error) {
+func AddToStoredAgreement(stored string, searches []AgreementSearch) (string, error) {
 	a, err := DecodeAgreement(stored)
 	if err != nil {
 		a = Agreement{}
 	}
-	for _, m := range matched {
+	for _, m := range searches {
 		a = a.Add(m)
 	}
 	b, err := json.Marshal(a)
@@ -120,25 +152,53 @@ func AddToStoredAgreement(stored string, matched []bool) (string, error) {
 }
 
 // Add fades the record and counts one search.
-func (a Agreement) Add(matched bool) Agreement {
-	a.Searches = a.Searches*(1-1.0/agreeMemory) + 1
-	a.Matched *= 1 - 1.0/agreeMemory
-	if matched {
+func (a Agreement) Add(s AgreementSearch) Agreement {
+	const keep = 1 - 1.0/agreeMemory
+	a.Searches = a.Searches*keep + 1
+	a.Matched *= keep
+	a.VectorLed *= keep
+	a.KeywordLed *= keep
+	if s.Matched {
 		a.Matched++
+	}
+	switch s.Lead {
+	case VectorLead:
+		a.VectorLed++
+	case KeywordLead:
+		a.KeywordLed++
 	}
 	return a
 }
+
+// vectorFirst tells whether ties at full weight go to the vector side: its
+// first hits have been confirmed by the keyword side more often than the
+// reverse.
+func (a Agreement) vectorFirst() bool { return a.VectorLed > a.KeywordLed }
 
 // weight is the share the record earns the vector side.
 func (a Agreement) weight() float64 {
 	return clamp01((a.Matched/(a.Searches+agreePrior) - agreeNone) / (agreeFull - agreeNone))
 }
 
-// agrees tells whether the vector side lists the keyword side's best hit
-// among its first agreeTop.
-func agrees(keyword, vector []Hit) bool {
-	for _, v := range vector[:min(len(vector), agreeTop)] {
-		if v.ID == keyword[0].ID {
+// judge is what a search with hits on both sides adds to the record.
+func judge(keyword, vector []Hit) AgreementSearch {
+	s := AgreementSearch{Matched: listed(keyword[0].ID, vector[:min(len(vector), agreeTop)])}
+	if keyword[0].ID != vector[0].ID {
+		byKeywords, byVectors := listed(vector[0].ID, keyword), listed(keyword[0].ID, vector)
+		switch {
+		case byKeywords && !byVectors:
+			s.Lead = VectorLead
+		case byVectors && !byKeywords:
+			s.Lead = KeywordLead
+		}
+	}
+	return s
+}
+
+// listed tells whether id is among hits.
+func listed(id string, hits []Hit) bool {
+	for _, h := range hits {
+		if h.ID == id {
 			return true
 		}
 	}
@@ -146,25 +206,26 @@ func agrees(keyword, vector []Hit) bool {
 }
 
 // vectorShare is the weight of the vector list in this search's fusion
-// (see the constants above), recording the search's agreement.
-func (s *Service) vectorShare(ctx context.Context, keyword, vector []Hit) float64 {
+// (see the constants above), and whether ties at full weight go to the vector
+// side, recording the search's agreement.
+func (s *Service) vectorShare(ctx context.Context, keyword, vector []Hit) (float64, bool) {
 	standout := standoutWeight(vector)
 	if len(keyword) == 0 {
 		// Nothing to agree with: the record stands as it is.
 		rec, _ := s.agreementRecord(ctx)
-		return max(standout, rec.weight())
+		return max(standout, rec.weight()), rec.vectorFirst()
 	}
-	matched := agrees(keyword, vector)
+	search := judge(keyword, vector)
 	rec, keeper := s.agreementRecord(ctx)
-	rec = rec.Add(matched)
+	rec = rec.Add(search)
 	if keeper != nil {
-		s.recordAgreement(ctx, keeper, matched)
+		s.recordAgreement(ctx, keeper, search)
 	} else {
 		s.agreeMu.Lock()
-		s.agreement = s.agreement.Add(matched)
+		s.agreement = s.agreement.Add(search)
 		s.agreeMu.Unlock()
 	}
-	return max(standout, rec.weight())
+	return max(standout, rec.weight()), rec.vectorFirst()
 }
 
 // agreementRecord reads the record from the store when it keeps one (with
@@ -189,9 +250,9 @@ func (s *Service) agreementRecord(ctx context.Context) (Agreement, AgreementKeep
 
 // recordAgreement writes this search's agreement, with those kept since the
 // last write, unless the last write was less than agreementEvery ago.
-func (s *Service) recordAgreement(ctx context.Context, keeper AgreementKeeper, matched bool) {
+func (s *Service) recordAgreement(ctx context.Context, keeper AgreementKeeper, search AgreementSearch) {
 	s.agreeMu.Lock()
-	s.unrecorded = append(s.unrecorded, matched)
+	s.unrecorded = append(s.unrecorded, search)
 	if n := len(s.unrecorded); n > agreementBacklog {
 		s.unrecorded = slices.Delete(s.unrecorded, 0, n-agreementBacklog)
 	}
@@ -250,9 +311,10 @@ func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
 
 // fuseWeighted merges a keyword and a vector ranking by reciprocal rank fusion:
 // a memory ranked r in a list scores 1/(RRFK+r) from it, the vector list's
-// share multiplied by vectorWeight. Best first; ties keep the order in which
-// memories were first seen (keywords before vectors).
-func fuseWeighted(keyword, vector []Hit, vectorShare float64) []Hit {
+// share multiplied by vectorShare. Best first; ties keep the order in which
+// memories were first seen: keywords before vectors, unless vectorFirst and
+// the vector side has full weight.
+func fuseWeighted(keyword, vector []Hit, vectorShare float64, vectorFirst bool) []Hit {
 	score := map[string]float64{}
 	var order []string
 	add := func(list []Hit, weight float64) {
@@ -263,8 +325,13 @@ func fuseWeighted(keyword, vector []Hit, vectorShare float64) []Hit {
 			score[h.ID] += weight / float64(RRFK+i+1)
 		}
 	}
-	add(keyword, 1)
-	add(vector, vectorShare)
+	if vectorFirst && vectorShare >= 1 {
+		add(vector, vectorShare)
+		add(keyword, 1)
+	} else {
+		add(keyword, 1)
+		add(vector, vectorShare)
+	}
 	out := make([]Hit, len(order))
 	for i, id := range order {
 		out[i] = Hit{ID: id, Score: score[id]}

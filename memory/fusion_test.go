@@ -86,8 +86,8 @@ func TestStandoutWeightIgnoresCorpusSizeAndAnisotropy(t *testing.T) {
 func TestAgreementWeight(t *testing.T) {
 	var good, chance Agreement
 	for i := range 300 {
-		good = good.Add(i%3 == 0)
-		chance = chance.Add(i%100 == 0)
+		good = good.Add(AgreementSearch{Matched: i%3 == 0})
+		chance = chance.Add(AgreementSearch{Matched: i%100 == 0})
 	}
 	if w := good.weight(); w != 1 {
 		t.Errorf("agreeing a third of the time: weight %.2f, want 1", w)
@@ -95,11 +95,11 @@ func TestAgreementWeight(t *testing.T) {
 	if w := chance.weight(); w != 0 {
 		t.Errorf("agreeing 1%% of the time: weight %.2f, want 0", w)
 	}
-	if w := (Agreement{}).Add(true).weight(); w != 0 {
+	if w := (Agreement{}).Add(AgreementSearch{Matched: true}).weight(); w != 0 {
 		t.Errorf("one agreement without history: weight %.2f, want 0 (no trust yet)", w)
 	}
 	for range 600 {
-		good = good.Add(false)
+		good = good.Add(AgreementSearch{})
 	}
 	if w := good.weight(); w != 0 {
 		t.Errorf("after 600 searches without agreement: weight %.2f, want 0", w)
@@ -115,7 +115,7 @@ func TestVectorShareLearnsFromSearches(t *testing.T) {
 	agreeing := []Hit{{ID: "x"}, {ID: "k"}}
 	var w float64
 	for range 30 {
-		w = s.vectorShare(ctx, keyword, agreeing)
+		w, _ = s.vectorShare(ctx, keyword, agreeing)
 	}
 	if w != 1 {
 		t.Errorf("after 30 agreeing searches the weight is %.2f, want 1", w)
@@ -129,14 +129,14 @@ func TestVectorShareLearnsFromSearches(t *testing.T) {
 type keepingStore struct {
 	Store
 	record Agreement
-	writes [][]bool
+	writes [][]AgreementSearch
 }
 
 func (k *keepingStore) VectorAgreement(context.Context) (Agreement, error) { return k.record, nil }
 
-func (k *keepingStore) RecordVectorAgreement(_ context.Context, matched ...bool) error {
-	k.writes = append(k.writes, matched)
-	for _, m := range matched {
+func (k *keepingStore) RecordVectorAgreement(_ context.Context, searches ...AgreementSearch) error {
+	k.writes = append(k.writes, searches)
+	for _, m := range searches {
 		k.record = k.record.Add(m)
 	}
 	return nil
@@ -166,7 +166,7 @@ func TestAgreementIsWrittenInBatches(t *testing.T) {
 	var w float64
 	for range 29 {
 		now = now.Add(10 * time.Millisecond)
-		w = s.vectorShare(ctx, keyword, agreeing)
+		w, _ = s.vectorShare(ctx, keyword, agreeing)
 	}
 	if len(store.writes) != 1 {
 		t.Errorf("29 searches within %v wrote %d times, want none", agreementEvery, len(store.writes)-1)
@@ -189,31 +189,92 @@ func TestAgreementIsWrittenInBatches(t *testing.T) {
 func TestFuseWeightedKeepsKeywordHitsAboveWeakVectors(t *testing.T) {
 	keyword := []Hit{{ID: "a", Score: 3}, {ID: "b", Score: 2}, {ID: "c", Score: 1}}
 	vector := []Hit{{ID: "c"}, {ID: "x"}, {ID: "y"}}
-	got := fuseWeighted(keyword, vector, 0)
+	got := fuseWeighted(keyword, vector, 0, true)
 	if got[0].ID != "a" || got[1].ID != "b" || got[2].ID != "c" || got[3].ID != "x" {
 		t.Errorf("weak vectors reordered keyword hits: %v", got)
 	}
-	got = fuseWeighted(keyword, vector, 1)
+	got = fuseWeighted(keyword, vector, 1, false)
 	if got[0].ID != "c" { // third by keywords, first by vectors: in both lists
 		t.Errorf("full weight: %v, want c (in both lists) first", got)
 	}
 }
 
 func TestAddToStoredAgreementReadsWhatItWrote(t *testing.T) {
-	first, err := AddToStoredAgreement("", []bool{true, false})
+	searches := []AgreementSearch{{Matched: true, Lead: KeywordLead}, {Lead: VectorLead}, {}}
+	first, err := AddToStoredAgreement("", searches)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, err := DecodeAgreement(first)
-	if want := (Agreement{}).Add(true).Add(false); err != nil || a != want {
+	if want := (Agreement{}).Add(searches[0]).Add(searches[1]).Add(searches[2]); err != nil || a != want || a.VectorLed == 0 || a.KeywordLed == 0 {
 		t.Fatalf("DecodeAgreement(%q) = %+v, %v; want %+v", first, a, err, want)
 	}
 	// A record that does not read is started over, not kept broken.
 	if _, err := DecodeAgreement("{broken"); err == nil {
 		t.Fatal("a broken record decoded")
 	}
-	next, err := AddToStoredAgreement("{broken", []bool{true})
-	if a, _ := DecodeAgreement(next); err != nil || a != (Agreement{}).Add(true) {
+	next, err := AddToStoredAgreement("{broken", searches[:1])
+	if a, _ := DecodeAgreement(next); err != nil || a != (Agreement{}).Add(searches[0]) {
 		t.Fatalf("after a broken record: %q, %v", next, err)
+	}
+}
+
+// At full weight a memory first in one list ties with the memory first in the
+// other: the side the record says leads goes first. Below full weight the
+// keyword side's first hit keeps its place whatever the record says.
+func TestFuseWeightedBreaksTiesForTheLeadingSide(t *testing.T) {
+	keyword := []Hit{{ID: "k1"}, {ID: "k2"}}
+	vector := []Hit{{ID: "v1"}, {ID: "v2"}}
+	if got := fuseWeighted(keyword, vector, 1, true); got[0].ID != "v1" || got[1].ID != "k1" || got[2].ID != "v2" {
+		t.Errorf("vectors leading: %v, want v1 k1 v2 k2", got)
+	}
+	if got := fuseWeighted(keyword, vector, 1, false); got[0].ID != "k1" || got[1].ID != "v1" {
+		t.Errorf("keywords leading: %v, want k1 v1 k2 v2", got)
+	}
+	if got := fuseWeighted(keyword, vector, 0.99, true); got[0].ID != "k1" {
+		t.Errorf("vectors leading below full weight: %v, want k1 first", got)
+	}
+}
+
+// A search whose two first hits differ is led by the side whose first hit the
+// other side also lists (and not the reverse); the record says which side
+// leads more often, and the service lets it break ties.
+func TestJudgeAndTheRecordSayWhichSideLeads(t *testing.T) {
+	hits := func(ids ...string) []Hit {
+		out := make([]Hit, len(ids))
+		for i, id := range ids {
+			out[i] = Hit{ID: id}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		keyword, vector []Hit
+		want            AgreementSearch
+	}{
+		{hits("wrong", "right"), hits("right", "other"), AgreementSearch{Lead: VectorLead}},
+		{hits("right", "other"), hits("noise", "right"), AgreementSearch{Matched: true, Lead: KeywordLead}},
+		{hits("same", "a"), hits("same", "b"), AgreementSearch{Matched: true}},
+		{hits("a", "b"), hits("c", "d"), AgreementSearch{}},
+		{hits("a", "c"), hits("c", "a"), AgreementSearch{Matched: true}},
+	} {
+		if got := judge(c.keyword, c.vector); got != c.want {
+			t.Errorf("judge(%v, %v) = %+v, want %+v", c.keyword, c.vector, got, c.want)
+		}
+	}
+	s := &Service{store: nil, opts: Options{}}
+	ctx := context.Background()
+	keyword, vector := hits("wrong", "right"), hits("right", "other")
+	var first bool
+	for range 30 {
+		_, first = s.vectorShare(ctx, keyword, vector)
+	}
+	if !first {
+		t.Errorf("after 30 searches led by the vector side: ties still go to keywords (record %+v)", s.agreement)
+	}
+	for range 60 {
+		_, first = s.vectorShare(ctx, vector, keyword)
+	}
+	if first {
+		t.Errorf("after 60 searches led by the keyword side: ties still go to vectors (record %+v)", s.agreement)
 	}
 }

@@ -154,8 +154,10 @@ func (s *Service) search(ctx context.Context, query string, f Filter, n int) (se
 		return res, fmt.Errorf("keyword search: %w", err)
 	}
 	vector, reason := s.vectorCandidates(ctx, query, f, candidates)
+	vectorFirst := false
 	if len(vector) > 0 {
-		res.mode, res.vectorWeight = SearchHybrid, s.vectorShare(ctx, keyword, vector)
+		res.mode = SearchHybrid
+		res.vectorWeight, vectorFirst = s.vectorShare(ctx, keyword, vector)
 	}
 	if res.pending, err = s.store.CountPendingEmbeddings(ctx); err != nil {
 		s.log().Warn("counting pending embeddings failed", "err", err)
@@ -169,7 +171,7 @@ func (s *Service) search(ctx context.Context, query string, f Filter, n int) (se
 	if res.mode == SearchKeyword {
 		res.reason = reason + ": keyword search only"
 	}
-	fused := fuseWeighted(keyword, vector, res.vectorWeight)
+	fused := fuseWeighted(keyword, vector, res.vectorWeight, vectorFirst)
 	res.memories, err = s.loadRanked(ctx, fused, n)
 	return res, err
 }

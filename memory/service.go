@@ -52,7 +52,7 @@ type Service struct {
 	// unrecorded and recordedAt batch the writes of one that does.
 	agreeMu    sync.Mutex
 	agreement  Agreement
-	unrecorded []bool
+	unrecorded []AgreementSearch
 	recordedAt time.Time
 }
 

@@ -38,8 +38,8 @@ func readAgreement(ctx context.Context, q querier) (memory.Agreement, error) {
 // round trips (a fresh process's first search pays for this one). Best
 // effort: after a few lost races it gives up, as TouchMemories does, rather
 // than slow a search down.
-func (s *DB) RecordVectorAgreement(ctx context.Context, matched ...bool) error {
-	if len(matched) == 0 {
+func (s *DB) RecordVectorAgreement(ctx context.Context, searches ...memory.AgreementSearch) error {
+	if len(searches) == 0 {
 		return nil
 	}
 	for range 4 {
@@ -47,7 +47,7 @@ func (s *DB) RecordVectorAgreement(ctx context.Context, matched ...bool) error {
 		if err != nil {
 			return s.unreachable(err)
 		}
-		next, err := memory.AddToStoredAgreement(v, matched)
+		next, err := memory.AddToStoredAgreement(v, searches)
 		if err != nil {
 			return err
 		}

@@ -218,7 +218,7 @@ func TestAgreementSharedBetweenInstances(t *testing.T) {
 		for range 4 {
 			wg.Go(func() {
 				for range 10 {
-					if err := db.RecordVectorAgreement(ctx, true); err == nil {
+					if err := db.RecordVectorAgreement(ctx, memory.AgreementSearch{Matched: true}); err == nil {
 						mu.Lock()
 						counted++
 						mu.Unlock()
@@ -233,7 +233,7 @@ func TestAgreementSharedBetweenInstances(t *testing.T) {
 	}
 	var want memory.Agreement
 	for range counted {
-		want = want.Add(true)
+		want = want.Add(memory.AgreementSearch{Matched: true})
 	}
 	got, err := dbs[2].VectorAgreement(ctx)
 	if err != nil {
@@ -250,10 +250,11 @@ func TestAgreementSharedBetweenInstances(t *testing.T) {
 		t.Fatalf("after a new embedding space: %+v, %v", a, err)
 	}
 	// A batch of searches counts in order, as one by one.
-	if err := dbs[1].RecordVectorAgreement(ctx, true, false, false); err != nil {
+	batch := []memory.AgreementSearch{{Matched: true}, {Lead: memory.VectorLead}, {Lead: memory.KeywordLead}}
+	if err := dbs[1].RecordVectorAgreement(ctx, batch...); err != nil {
 		t.Fatal(err)
 	}
-	want = memory.Agreement{}.Add(true).Add(false).Add(false)
+	want = memory.Agreement{}.Add(batch[0]).Add(batch[1]).Add(batch[2])
 	if a, err := dbs[2].VectorAgreement(ctx); err != nil || a != want {
 		t.Fatalf("after a batch of three: %+v, %v, want %+v", a, err, want)
 	}

@@ -61,8 +61,9 @@ const (
 // newest rankWindow matches and, when that many match (the window is in
 // force), the matches of the query's rarest terms: each term's matches are
 // counted up to rareWordMatches+1 (so a common word costs no more than
-// that), and terms are taken from the rarest on while their matches
-// together stay within rareWordMatches. Every candidate is ranked against
+// that; a word the table's statistics know to be in more than twice that
+// many is not counted at all), and terms are taken from the rarest on while
+// their matches together stay within rareWordMatches. Every candidate is ranked against
 // the whole query, old and new on one scale; the third column says whether
 // the window was in force. "" when terms is empty.
 //
@@ -82,12 +83,21 @@ func windowedKeywordSQL(ctx context.Context, terms []keywords.Term, f memory.Fil
 	all := strings.Join(each, " || ")
 	window, budget := p.add(rankWindow), p.add(rareWordMatches)
 	ctes := []string{`newest AS MATERIALIZED (SELECT seq FROM memories WHERE search_words @@ (` + all + `)
-		ORDER BY seq DESC LIMIT ` + window + `)`}
+		ORDER BY seq DESC LIMIT ` + window + `)`,
+		// The words the table's statistics know to be in more than twice
+		// the budget's memories: counting their matches (thousands of rows
+		// each) would only find them too common to search past the window.
+		`common AS MATERIALIZED (SELECT '''' || f.lexeme || '''' AS lexeme FROM pg_stats s
+			JOIN pg_class c ON c.oid = 'memories'::regclass,
+			unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS f(lexeme, freq)
+			WHERE s.schemaname = current_schema() AND s.tablename = 'memories' AND s.attname = 'search_words'
+				AND f.freq * c.reltuples > 2 * ` + budget + `)`}
 	var counts []string
 	cands := []string{`SELECT seq FROM newest`}
 	for i, q := range each {
 		name := fmt.Sprintf("term%d", i)
-		ctes = append(ctes, name+` AS MATERIALIZED (SELECT seq FROM memories WHERE search_words @@ (`+q+`) LIMIT `+budget+` + 1)`)
+		ctes = append(ctes, name+` AS MATERIALIZED (SELECT seq FROM memories WHERE search_words @@ (`+q+`)
+			AND querytree(`+q+`) NOT IN (SELECT lexeme FROM common) LIMIT `+budget+` + 1)`)
 		counts = append(counts, fmt.Sprintf(`SELECT %d AS term, count(*) AS n FROM %s`, i, name))
 		cands = append(cands, fmt.Sprintf(`SELECT seq FROM %s WHERE (SELECT count(*) FROM newest) = %s AND %d IN (SELECT term FROM rarest)`, name, window, i))
 	}

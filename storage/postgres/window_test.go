@@ -3,9 +3,13 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage/postgres/pgtest"
 )
@@ -122,5 +126,44 @@ func TestSearchKeywordFindsOldMemoriesByTheirRarestWords(t *testing.T) {
 	hits, err := db.SearchKeyword(ctx, "deploy alpha beta", memory.Filter{}, 10)
 	if err != nil || len(hits) == 0 || hits[0].ID != old.ID {
 		t.Fatalf("hits %v, %v; want %s first", hits, err, old.ID)
+	}
+}
+
+// TestSearchKeywordDoesNotCountWordsKnownCommon: a word the table's
+// statistics know to be in far more memories than the rare-word budget is
+// not counted (thousands of rows read for nothing); the search still finds
+// its newest matches.
+func TestSearchKeywordDoesNotCountWordsKnownCommon(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, pgtest.Schema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.pool.Exec(ctx, `INSERT INTO memories (id, content, content_hash, memory_type, namespace, importance,
+		confidence, created_at, updated_at, accessed_at, search_words)
+		SELECT 'mem_1_' || i, 'deploy step ' || i, md5(i::text), 'session', 'project:a', 0.5, 0.3, now(), now(), now(),
+			to_tsvector('`+stemmed+`', 'deploy step ' || i) FROM generate_series(1, $1) i`, 3*rareWordMatches); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.pool.Exec(ctx, `ANALYZE memories`); err != nil {
+		t.Fatal(err)
+	}
+	query, p := windowedKeywordSQL(ctx, keywords.Terms("deploy"), memory.Filter{}, 10)
+	rows, err := db.pool.Query(ctx, "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) "+query, p...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := strings.Join(lines, "\n")
+	_, term, _ := strings.Cut(plan, "CTE term0")
+	if first, _, _ := strings.Cut(strings.TrimSpace(term), "\n"); !strings.Contains(first, "actual rows=0") {
+		t.Errorf("the common word was counted:\n%s", plan)
+	}
+	if hits, err := db.SearchKeyword(ctx, "deploy", memory.Filter{}, 10); err != nil || len(hits) != 10 {
+		t.Errorf("hits %v, %v", hits, err)
 	}
 }

@@ -29,8 +29,8 @@ func readAgreement(ctx context.Context, q querier) (memory.Agreement, error) {
 // RecordVectorAgreement counts searches in the record in one write, best
 // effort: behind another process's write lock it gives up, as TouchMemories
 // does.
-func (s *DB) RecordVectorAgreement(ctx context.Context, matched ...bool) error {
-	if len(matched) == 0 {
+func (s *DB) RecordVectorAgreement(ctx context.Context, searches ...memory.AgreementSearch) error {
+	if len(searches) == 0 {
 		return nil
 	}
 	return s.writeBestEffort(ctx, func(tx *sql.Tx) error {
@@ -38,7 +38,7 @@ func (s *DB) RecordVectorAgreement(ctx context.Context, matched ...bool) error {
 		if err != nil {
 			return err
 		}
-		next, err := memory.AddToStoredAgreement(v, matched)
+		next, err := memory.AddToStoredAgreement(v, searches)
 		if err != nil {
 			return err
 		}
