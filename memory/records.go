@@ -41,6 +41,49 @@ type Records struct {
 	Progress func(done, total int)
 }
 
+// SignAs makes a person's import theirs: every author the records name
+// (of memories, links, outcomes, changes, file activity and sessions, the
+// trash's included) becomes the person's name, so that nobody can sign rows
+// with another person's name by writing it into a file. The administrator's
+// and this machine's own imports keep the file's authors: they move a whole
+// store and must be lossless.
+func (r *Records) SignAs(p Principal) {
+	if p.Person == "" {
+		return
+	}
+	name := p.Author()
+	for _, m := range r.Memories {
+		m.Author = name
+	}
+	signAll(r.Edges, r.Events, r.Changes, name)
+	for i := range r.Files {
+		r.Files[i].Author = name
+	}
+	for i := range r.Journal {
+		r.Journal[i].Author = name
+	}
+	for i := range r.Archived {
+		it := &r.Archived[i]
+		if it.Memory != nil {
+			it.Memory.Author = name
+		}
+		signAll(it.Edges, it.Events, it.Changes, name)
+	}
+}
+
+// signAll sets the author of every edge, event and change to name.
+func signAll(edges []Edge, events []ValidationEvent, changes []Change, name string) {
+	for i := range edges {
+		edges[i].Author = name
+	}
+	for i := range events {
+		events[i].Author = name
+	}
+	for i := range changes {
+		changes[i].Author = name
+	}
+}
+
 // ProgressStep is how many written rows apart Records.Progress is told.
 const ProgressStep = 500
 

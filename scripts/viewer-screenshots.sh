@@ -12,7 +12,7 @@ SHOTS=(
   graph-folded graph-live-joined review-queue review-reason stale-revalidate-confirm golden-audit-trail
   files-shop journal health-doctor trash-archived bulk-delete-confirm delete-view-confirm live-reconnecting
   help memory-dark memory-phone read-only-list read-only-memory token-asked
-  memory-moved journal-live list-by-author list-empty list-phone-filters
+  memory-moved journal-live list-by-author list-empty list-phone-filters list-by-source memory-stored-through
 )
 
 out=$(mktemp -d)

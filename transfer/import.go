@@ -48,7 +48,8 @@ type Progress func(done, total int)
 // Import reads a JSONL file (Recall's export, or the MCP memory server's
 // memory.jsonl, told apart by the first record), checks every line, and writes
 // the good ones in one transaction: a bad line is reported by number and left
-// out; an error while writing leaves nothing written.
+// out; an error while writing leaves nothing written. A person's import is
+// signed with their name (memory.Records.SignAs).
 func Import(ctx context.Context, sink Sink, r io.Reader, opts ImportOptions) (*ImportReport, error) {
 	if opts.Namespace != "" {
 		// "private" is the asker's own namespace, as everywhere.
@@ -75,6 +76,7 @@ func Import(ctx context.Context, sink Sink, r io.Reader, opts ImportOptions) (*I
 		}
 	}
 	recs.Progress = opts.Progress
+	recs.SignAs(memory.PrincipalFrom(ctx))
 	if rep.Result, err = sink.Import(ctx, recs); err != nil {
 		return nil, fmt.Errorf("import: nothing was written: %w", err)
 	}

@@ -471,3 +471,49 @@ func TestExportKeepsWhoAndHowAMemoryWasStored(t *testing.T) {
 		t.Errorf("a bad source: %+v, %v; want the line refused for its source", rep, err)
 	}
 }
+
+// TestAPersonsImportIsSignedWithTheirName imports a file whose rows name bob
+// as their author: imported by alice it is alice's (nobody signs with another
+// person's name by editing a file), imported by the administrator it keeps
+// bob (a whole store moved, losslessly).
+func TestAPersonsImportIsSignedWithTheirName(t *testing.T) {
+	ctx := context.Background()
+	src := openDB(t, "src.db")
+	at := time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)
+	var ids []string
+	for i, text := range []string{"Deploys go out on Tuesdays", "Deploys never go out on Fridays"} {
+		m := &memory.Memory{ID: memory.NewID(at.Add(time.Duration(i) * time.Second)), Content: text, Type: memory.TypeDecision,
+			Namespace: "global", Importance: 0.5, Confidence: 0.3, Author: "bob", CreatedAt: at, UpdatedAt: at, AccessedAt: at}
+		if _, _, err := src.InsertMemory(ctx, m, nil); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.ID)
+	}
+	bobs := memory.WithPrincipal(ctx, memory.Principal{Person: "bob"})
+	if _, err := src.InsertEdge(bobs, &memory.Edge{SourceID: ids[0], TargetID: ids[1], Relation: memory.RelationRelatesTo, Weight: 1}); err != nil {
+		t.Fatal(err)
+	}
+	file := export(t, src)
+	if !strings.Contains(file, `"author":"bob"`) {
+		t.Fatalf("the export names no author bob:\n%s", file)
+	}
+
+	for _, c := range []struct {
+		who  memory.Principal
+		want string
+	}{{memory.Principal{Person: "alice"}, "alice"}, {memory.Principal{Admin: true}, "bob"}} {
+		dst := openDB(t, "dst-"+c.want+".db")
+		if _, err := Import(memory.WithPrincipal(ctx, c.who), dst, strings.NewReader(file), ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			if m, err := dst.GetMemory(ctx, id); err != nil || m.Author != c.want {
+				t.Errorf("imported by %+v, %s: %+v, %v; want author %q", c.who, id, m, err, c.want)
+			}
+		}
+		edges, err := dst.Edges(ctx, memory.EdgeQuery{SourceID: ids[0]})
+		if err != nil || len(edges) != 1 || edges[0].Author != c.want {
+			t.Errorf("imported by %+v, the edge: %+v, %v; want one by %q", c.who, edges, err, c.want)
+		}
+	}
+}

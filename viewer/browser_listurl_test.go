@@ -202,7 +202,7 @@ func TestBrowserFilterBySource(t *testing.T) {
 	steps := []chromedp.Action[chromedp.Void]{
 		chromedp.Reload(),
 		until(`!document.querySelector("#source").hidden`),
-		until(`[...document.querySelectorAll("#source option")].map((o) => o.textContent).join("|") === "any source|via an agent's MCP tool (2)|via the CLI (1)|source not recorded (1)"`),
+		until(`[...document.querySelectorAll("#source option")].map((o) => o.textContent).join("|") === "any source|via MCP tools (2)|via the CLI (1)|source not recorded (1)"`),
 	}
 	steps = append(steps, pick("mcp")...)
 	steps = append(steps,

@@ -16,7 +16,7 @@ import { loadTrash } from "./trash.js";
 import { loadJournal, freshenJournal, parseJournalHash } from "./journal.js";
 import { openCreate } from "./create.js";
 import { removeButton, linkForm } from "./edges.js";
-import { changeLog, promoteForm, PROMOTABLE, storedThrough, UNKNOWN_SOURCE } from "./changes.js";
+import { changeLog, promoteForm, PROMOTABLE, storedThrough, viaLabel, UNKNOWN_SOURCE } from "./changes.js";
 import { applyAccess } from "./access.js";
 
 const SEARCH_DELAY_MS = 200; // wait for a pause in typing before searching
@@ -235,7 +235,8 @@ async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
         field("importance", fmtNum(m.importance)),
         field("created", fmtTime(m.created_at)),
         field("updated", fmtTime(m.updated_at)),
-        field("last accessed", `${fmtTime(m.accessed_at)} (${m.access_count} times)`),
+        // Never read: its access time is only its creation time.
+        field("last accessed", m.access_count ? `${fmtTime(m.accessed_at)} (${plural(m.access_count, "time")})` : "never"),
         field("metadata", metadataView(m.metadata))),
       el("h2", {}, "Access and changes"),
       changeLog(m, d.changes, async (fields) => {
@@ -554,7 +555,7 @@ async function sourceOptions() {
     const via = $("source");
     const keep = via.value;
     for (const s of sources) {
-      const label = `${s.source === UNKNOWN_SOURCE ? "source not recorded" : `via ${storedThrough(s.source)}`} (${s.memories})`;
+      const label = `${viaLabel(s.source)} (${s.memories})`;
       const have = [...via.options].find((o) => o.value === s.source);
       const title = s.source === UNKNOWN_SOURCE ? "Stored before Recall recorded how a memory came in" : null;
       if (have) have.textContent = label;

@@ -35,6 +35,15 @@ const DOORS = {
 // recorded their way in.
 export const UNKNOWN_SOURCE = "(unknown)";
 
+// VIA name the ways in shortly, for the list's filter.
+const VIA = { mcp: "via MCP tools", cli: "via the CLI", viewer: "via the viewer", capture: "via session capture", import: "via imports", curation: "via curation" };
+
+// viaLabel is the list filter's name of a way in.
+export function viaLabel(source) {
+  if (!source || source === UNKNOWN_SOURCE) return "source not recorded";
+  return VIA[source] ?? `via ${source}`;
+}
+
 // storedThrough says in words how a memory came in (its source).
 export function storedThrough(source) {
   if (!source || source === UNKNOWN_SOURCE) return "not recorded (stored before Recall kept it)";

@@ -2,6 +2,7 @@
 // finds, as text, then recall doctor's findings (loaded after: it asks Ollama).
 import { el, fmtNum, fmtTime } from "./dom.js";
 import { getDoctor, getHealth } from "./api.js";
+import { viaLabel } from "./changes.js";
 
 function row(name, value, id) {
   return [el("dt", {}, name), el("dd", id ? { id } : {}, String(value))];
@@ -41,6 +42,7 @@ export async function loadHealth(box, setStatus, { quiet = false } = {}) {
         row("memories", s.memories, "health-memories"),
         row("by type", counts(s.by_type)),
         row("by namespace", counts(s.by_namespace)),
+        row("stored through", counts(Object.fromEntries(Object.entries(s.by_source ?? {}).map(([k, n]) => [viaLabel(k).replace(/^via /, ""), n])))),
         row("edges", s.edges),
         row("validation events", s.validation_events),
         row("embeddings", `${s.embedding_model || "none yet"} (dimension ${s.embedding_dimension}), ${s.pending_embeddings} pending`, "health-pending"),
