@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/recall-mcp/recall/internal/describe"
 	"github.com/recall-mcp/recall/internal/lazy"
 	"github.com/recall-mcp/recall/memory"
 )
@@ -80,7 +81,8 @@ func Extract(entries []*Entry) (title, body string) {
 	line("Ran", commands, " | ")
 	line("Changed", files, ", ")
 	line("Errors", errs, " | ")
-	fmt.Fprintf(&b, "- %d prompts, %d tool calls (extractive summary, no chat model)", countKind(entries, KindPrompt), tools)
+	fmt.Fprintf(&b, "- %s, %s (extractive summary, no chat model)",
+		describe.Count(countKind(entries, KindPrompt), "prompt", "prompts"), describe.Count(tools, "tool call", "tool calls"))
 	return title, b.String()
 }
 

@@ -201,6 +201,7 @@ func TestExtractiveSummaryWithoutChatModel(t *testing.T) {
 		"`go test ./checkout` → ok",
 		"Changed: checkout/total.go",
 		"Errors: Bash: --- FAIL: TestCheckout",
+		"- 1 prompt, 3 tool calls (extractive summary, no chat model)",
 	} {
 		if !strings.Contains(m.Content, want) {
 			t.Errorf("extractive summary lacks %q:\n%s", want, m.Content)
