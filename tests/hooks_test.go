@@ -215,6 +215,11 @@ func TestHookPostToolUseRecordsFileActivity(t *testing.T) {
 
 func TestHookSessionEndRecordsTheEnd(t *testing.T) {
 	c := newCLIEnv(t)
+	// This test is about what is recorded, not about time: on a loaded
+	// machine the first hook (which creates the database) could pass the
+	// default deadline and leave its write in the spool, which the direct
+	// reads below do not see.
+	c.vars["RECALL_HOOK_TIMEOUT"] = "10s"
 	_, cwd := newProject(t, c, "shop-api")
 	c.hook("session-start", hookInput(t, "SessionStart", cwd, map[string]any{"source": "startup"}))
 	started := c.session("4f1c2d9e-session").StartedAt
