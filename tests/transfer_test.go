@@ -123,7 +123,7 @@ func TestArchivedMemoryMovesMachines(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := filepath.Join(from.dir, "recall.jsonl")
-	if r := from.run("", "export", "-o", file); r.code != 0 || !strings.Contains(r.stderr, "exported 1 archived memory") {
+	if r := from.run("", "export", "-o", file); r.code != 0 || !strings.Contains(r.stderr, "exported the trash: 1 archived memory, 0 deleted memories") {
 		t.Fatalf("export: exit %d\n%s", r.code, r.stderr)
 	}
 
