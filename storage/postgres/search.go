@@ -132,8 +132,14 @@ func (s *DB) rankKeywords(ctx context.Context, terms []keywords.Term, op string,
 
 // keywordHits runs a keyword query returning (id, rank) rows, and with
 // windowed non-nil a third column: whether the rank window was in force.
+//
+// It is planned afresh for each search (an unnamed statement, described then
+// run: one round trip more). A cached prepared statement goes over to
+// PostgreSQL's generic plan after five runs, and the generic plan of the
+// windowed statement no longer reads the newest matches by the primary key:
+// at 100k memories keyword search took 66 ms instead of 24.
 func (s *DB) keywordHits(ctx context.Context, query string, p params, windowed *bool) ([]memory.Hit, error) {
-	rows, err := s.pool.Query(ctx, query, p...)
+	rows, err := s.pool.Query(ctx, query, append([]any{pgx.QueryExecModeDescribeExec}, p...)...)
 	if err != nil {
 		return nil, s.unreachable(fmt.Errorf("keyword search: %w", err))
 	}
