@@ -36,3 +36,16 @@ func ReadCoverage[ID comparable](rows Rows, terms int, out map[ID]float64) error
 	}
 	return rows.Err()
 }
+
+// ReadAll reads every row with read, which scans the current one.
+func ReadAll[T any](rows Rows, read func() (T, error)) ([]T, error) {
+	var out []T
+	for rows.Next() {
+		v, err := read()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // params collects the arguments of a statement and names them $1, $2, ...
@@ -53,15 +54,10 @@ func queryMemories(ctx context.Context, q querier, query string, args ...any) ([
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*memory.Memory
-	for rows.Next() {
+	return storage.ReadAll(rows, func() (*memory.Memory, error) {
 		m, _, err := scanMemory(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
+		return m, err
+	})
 }
 
 // getMemory reads one memory and its seq, or an error wrapping ErrNotFound.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 const memoryColumns = `m.seq, m.id, m.content, m.content_hash, m.memory_type, m.namespace,
@@ -53,15 +54,10 @@ func queryMemories(ctx context.Context, q querier, query string, args ...any) ([
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*memory.Memory
-	for rows.Next() {
+	return storage.ReadAll(rows, func() (*memory.Memory, error) {
 		m, _, err := scanMemory(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
+		return m, err
+	})
 }
 
 // getMemory reads one memory and its seq, or an error wrapping ErrNotFound
