@@ -62,62 +62,27 @@ func insertEdge(ctx context.Context, tx *sql.Tx, e *memory.Edge, meta string) (i
 	return id, nil
 }
 
-// ResolveContradiction writes a verdict on the contradicts edge r.EdgeID in
-// one transaction: r.Add added (or its triple's weight updated), the edge
-// removed when r.Remove, r.Changes written. A crash leaves the contradiction
-// whole or the verdict whole, never half of it. The new edge is written
-// before the old one goes, so it never takes the old one's id.
-func (s *DB) ResolveContradiction(ctx context.Context, r memory.Resolution) error {
-	var meta string
-	if r.Add != nil {
-		if _, err := memory.ParseRelation(string(r.Add.Relation)); err != nil {
-			return err
-		}
-		var err error
-		if meta, err = memory.EncodeMetadata(r.Add.Metadata); err != nil {
-			return err
-		}
+func (t sharedTx) ReadEdge(ctx context.Context, id int64) (memory.Relation, string, string, error) {
+	visible, vargs := visibleCond(ctx, "m")
+	var rel, a, b string
+	err := t.tx.QueryRowContext(ctx, `SELECT relation, source_id, target_id FROM edges WHERE id = ? AND NOT EXISTS (SELECT 1 FROM memories m
+		WHERE m.id IN (edges.source_id, edges.target_id) AND NOT `+visible+`)`, append([]any{id}, vargs...)...).Scan(&rel, &a, &b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", "", memory.NotFound("edge", strconv.FormatInt(id, 10))
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
-		var rel, a, b string
-		err := tx.QueryRowContext(ctx, `SELECT relation, source_id, target_id FROM edges WHERE id = ?`, r.EdgeID).Scan(&rel, &a, &b)
-		if errors.Is(err, sql.ErrNoRows) {
-			return memory.NotFound("edge", strconv.FormatInt(r.EdgeID, 10))
-		}
-		if err != nil {
-			return fmt.Errorf("resolve contradiction: %w", err)
-		}
-		if memory.Relation(rel) != memory.RelationContradicts {
-			return fmt.Errorf("edge %d is %s, not contradicts: only a contradiction is resolved here: %w", r.EdgeID, rel, memory.ErrInvalid)
-		}
-		// A verdict given meanwhile (a supersedes edge either way) stands.
-		var newer, older string
-		err = tx.QueryRowContext(ctx, `SELECT source_id, target_id FROM edges WHERE relation = ?
-			AND ((source_id = ? AND target_id = ?) OR (source_id = ? AND target_id = ?)) LIMIT 1`,
-			string(memory.RelationSupersedes), a, b, b, a).Scan(&newer, &older)
-		if err == nil {
-			return memory.AlreadyResolved(r.EdgeID, newer, older)
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("resolve contradiction: %w", err)
-		}
-		if r.Add != nil {
-			if _, err := insertEdge(ctx, tx, r.Add, meta); err != nil {
-				return err
-			}
-		}
-		if r.Remove {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM edges WHERE id = ?`, r.EdgeID); err != nil {
-				return fmt.Errorf("resolve contradiction: %w", err)
-			}
-		}
-		for i := range r.Changes {
-			if _, err := writeChange(ctx, tx, &r.Changes[i]); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return memory.Relation(rel), a, b, err
+}
+
+// LockEdge: the transaction holds the database's write lock already.
+func (t sharedTx) LockEdge(ctx context.Context, id int64) (bool, error) {
+	var there bool
+	err := t.tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM edges WHERE id = ?)`, id).Scan(&there)
+	return there, err
+}
+
+func (t sharedTx) DeleteEdge(ctx context.Context, id int64) error {
+	_, err := t.tx.ExecContext(ctx, `DELETE FROM edges WHERE id = ?`, id)
+	return err
 }
 
 // edgeWhere turns an edge query into SQL conditions on edges. At least one
