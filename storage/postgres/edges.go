@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -29,19 +28,6 @@ func lockPair(ctx context.Context, tx pgx.Tx, a, b string) error {
 	return nil
 }
 
-// edgeBetween returns the id of an edge of rel from source to target, or
-// either way round when both; 0 when none.
-func edgeBetween(ctx context.Context, tx pgx.Tx, source, target string, rel memory.Relation, both bool) (int64, error) {
-	var id int64
-	err := tx.QueryRow(ctx, `SELECT id FROM edges WHERE relation = $3
-		AND ((source_id = $1 AND target_id = $2) OR ($4 AND source_id = $2 AND target_id = $1))
-		ORDER BY id LIMIT 1`, source, target, string(rel), both).Scan(&id)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil
-	}
-	return id, err
-}
-
 // insertEdge writes e (its metadata encoded) inside tx; the same triple again
 // updates the weight of the existing edge. A supersedes edge against one the
 // other way round is refused.
@@ -50,7 +36,7 @@ func insertEdge(ctx context.Context, tx pgx.Tx, e *memory.Edge, meta string) (in
 		return 0, err
 	}
 	if e.Relation == memory.RelationSupersedes {
-		back, err := edgeBetween(ctx, tx, e.TargetID, e.SourceID, memory.RelationSupersedes, false)
+		back, err := statements(tx).EdgeBetween(ctx, e.TargetID, e.SourceID, memory.RelationSupersedes, false)
 		if err != nil {
 			return 0, fmt.Errorf("insert edge: %w", err)
 		}
@@ -86,28 +72,12 @@ func insertEdge(ctx context.Context, tx pgx.Tx, e *memory.Edge, meta string) (in
 	return id, nil
 }
 
-func (t sharedTx) ReadEdge(ctx context.Context, id int64) (memory.Relation, string, string, error) {
-	var rel, a, b string
-	p := params{id}
-	err := t.tx.QueryRow(ctx, `SELECT relation, source_id, target_id FROM edges WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM memories m
-		WHERE m.id IN (edges.source_id, edges.target_id) AND NOT `+visibleCond(ctx, "m", &p)+`)`, p...).Scan(&rel, &a, &b)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", "", "", memory.NotFound("edge", strconv.FormatInt(id, 10))
-	}
-	return memory.Relation(rel), a, b, err
-}
-
 func (t sharedTx) LockEdge(ctx context.Context, id int64) (bool, error) {
 	err := t.tx.QueryRow(ctx, `SELECT id FROM edges WHERE id = $1 FOR UPDATE`, id).Scan(new(int64))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil
 	}
 	return err == nil, err
-}
-
-func (t sharedTx) DeleteEdge(ctx context.Context, id int64) error {
-	_, err := t.tx.Exec(ctx, `DELETE FROM edges WHERE id = $1`, id)
-	return err
 }
 
 // edgeWhere turns an edge query into SQL conditions on edges. At least one

@@ -5,32 +5,18 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
 )
 
-// edgeBetween returns the id of an edge of rel from source to target, or
-// either way round when both; 0 when none.
-func edgeBetween(ctx context.Context, tx *sql.Tx, source, target string, rel memory.Relation, both bool) (int64, error) {
-	var id int64
-	err := tx.QueryRowContext(ctx, `SELECT id FROM edges WHERE relation = ?
-		AND ((source_id = ? AND target_id = ?) OR (? AND source_id = ? AND target_id = ?))
-		ORDER BY id LIMIT 1`, string(rel), source, target, both, target, source).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	return id, err
-}
-
 // insertEdge writes e (its metadata encoded) inside tx, both ends checked; the
 // same triple again updates the weight of the existing edge. A supersedes edge
 // against one the other way round is refused.
 func insertEdge(ctx context.Context, tx *sql.Tx, e *memory.Edge, meta string) (int64, error) {
 	if e.Relation == memory.RelationSupersedes {
-		back, err := edgeBetween(ctx, tx, e.TargetID, e.SourceID, memory.RelationSupersedes, false)
+		back, err := statements(tx).EdgeBetween(ctx, e.TargetID, e.SourceID, memory.RelationSupersedes, false)
 		if err != nil {
 			return 0, fmt.Errorf("insert edge: %w", err)
 		}
@@ -62,27 +48,11 @@ func insertEdge(ctx context.Context, tx *sql.Tx, e *memory.Edge, meta string) (i
 	return id, nil
 }
 
-func (t sharedTx) ReadEdge(ctx context.Context, id int64) (memory.Relation, string, string, error) {
-	visible, vargs := visibleCond(ctx, "m")
-	var rel, a, b string
-	err := t.tx.QueryRowContext(ctx, `SELECT relation, source_id, target_id FROM edges WHERE id = ? AND NOT EXISTS (SELECT 1 FROM memories m
-		WHERE m.id IN (edges.source_id, edges.target_id) AND NOT `+visible+`)`, append([]any{id}, vargs...)...).Scan(&rel, &a, &b)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", "", "", memory.NotFound("edge", strconv.FormatInt(id, 10))
-	}
-	return memory.Relation(rel), a, b, err
-}
-
 // LockEdge: the transaction holds the database's write lock already.
 func (t sharedTx) LockEdge(ctx context.Context, id int64) (bool, error) {
 	var there bool
 	err := t.tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM edges WHERE id = ?)`, id).Scan(&there)
 	return there, err
-}
-
-func (t sharedTx) DeleteEdge(ctx context.Context, id int64) error {
-	_, err := t.tx.ExecContext(ctx, `DELETE FROM edges WHERE id = ?`, id)
-	return err
 }
 
 // edgeWhere turns an edge query into SQL conditions on edges. At least one
