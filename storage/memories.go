@@ -11,9 +11,13 @@ import (
 // updating a memory with the event and change log entry that record it,
 // deleting one (for good, to the trash, or archived), adding an edge (once),
 // renaming and merging projects, starting a reindex.
-// Each engine's DB embeds it and gives it its write transactions; the steps'
-// SQL stays the engine's (Tx).
-type Shared struct{ Tx Writes }
+// Each engine's DB embeds it and gives it its write transactions (Tx: the
+// steps whose SQL is the engine's, and the shared Statements) and its
+// statements on the connection pool, for reads (Read).
+type Shared struct {
+	Tx   Writes
+	Read Statements
+}
 
 // Writes runs fn in one write transaction of the engine: all of it is kept,
 // or, when fn fails, none.
@@ -28,6 +32,8 @@ type Tx interface {
 	EdgeTx
 	ProjectTx
 	ReindexTx
+	TrashTx
+	JournalTx
 }
 
 // A MemoryTx is an engine's write transaction, one method a step.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // Import writes records in one transaction: all of them or, on error, none.
@@ -485,7 +486,7 @@ func (s *DB) Export(ctx context.Context, v memory.RecordVisitor) error {
 						return err
 					}
 					return v.Archived(&it)
-				}, trashNow().Add(-memory.TrashKeep))
+				}, storage.TrashNow().Add(-memory.TrashKeep))
 			},
 			func() error {
 				var p params

@@ -10,10 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
-
-// trashNow is the clock of the trash.
-var trashNow = func() time.Time { return time.Now().UTC() }
 
 // KeepInTrash copies memory id's record into the trash inside the delete's
 // transaction, and purges records past memory.TrashKeep.
@@ -51,7 +49,7 @@ func (t sharedTx) KeepInTrash(ctx context.Context, id string, archived bool) err
 	for i := len(cs) - 1; i >= 0; i-- { // oldest first
 		rec.Changes = append(rec.Changes, cs[i])
 	}
-	now := trashNow()
+	now := storage.TrashNow()
 	action := memory.ChangeDelete
 	if archived {
 		action = memory.ChangeArchive
@@ -80,7 +78,7 @@ func purgeTrash(ctx context.Context, q querier, now time.Time) error {
 // Trash lists the deleted and archived memories that can still be restored,
 // last deleted first, after purging deleted ones past memory.TrashKeep.
 func (s *DB) Trash(ctx context.Context) ([]memory.TrashItem, error) {
-	if err := purgeTrash(ctx, s.pool, trashNow()); err != nil {
+	if err := purgeTrash(ctx, s.pool, storage.TrashNow()); err != nil {
 		return nil, err
 	}
 	rows, err := s.pool.Query(ctx, `SELECT deleted_at, record, archived FROM trash ORDER BY deleted_at DESC, memory_id`)
@@ -122,46 +120,16 @@ func scanTrash(row pgx.CollectableRow) (memory.TrashItem, error) {
 	return it, nil
 }
 
-// RestoreMemory puts a deleted or archived memory back from the trash with
-// its id, its edges to memories that still exist, its validation events and
-// its change log (with the restore added), in one transaction. Its vector is
-// made again (it comes back pending). The change log names where the
-// restore came from: the source ctx carries (memory.WithSource), the viewer
-// by default.
-func (s *DB) RestoreMemory(ctx context.Context, id string) (*memory.ImportResult, error) {
-	source := memory.SourceFrom(ctx, memory.SourceViewer)
-	var res *memory.ImportResult
-	err := s.writeChanged(ctx, func(tx pgx.Tx) error {
-		var body []byte
-		err := tx.QueryRow(ctx, `SELECT record FROM trash WHERE memory_id = $1 AND (archived OR deleted_at >= $2) FOR UPDATE`,
-			id, trashNow().Add(-memory.TrashKeep)).Scan(&body)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("memory %s is not in the trash: %w", id, memory.ErrNotFound)
-		}
-		if err != nil {
-			return err
-		}
-		rec, err := memory.ReadTrashRecord(ctx, id, body)
-		if err != nil {
-			return err
-		}
-		if res, err = writeRecords(ctx, tx, rec.Records()); err != nil {
-			return err
-		}
-		// The same text stored again since the delete: the record joins that
-		// copy (its edges, events and log go to it), as an import would.
-		res.Restored = id
-		if res.Existing > 0 {
-			if err := tx.QueryRow(ctx, `SELECT id FROM memories WHERE id = $1 OR (content_hash = $2 AND namespace = $3)
-				ORDER BY id = $1 DESC LIMIT 1`, id, rec.Memory.ContentHash, rec.Memory.Namespace).Scan(&res.Restored); err != nil {
-				return fmt.Errorf("restore %s: finding the copy stored since: %w", id, err)
-			}
-		}
-		if _, err := writeChange(ctx, tx, rec.RestoreChange(id, res.Restored, source, trashNow())); err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, `DELETE FROM trash WHERE memory_id = $1`, id)
-		return err
-	})
-	return res, err
+func (t sharedTx) TrashedRecord(ctx context.Context, id string, since time.Time) ([]byte, bool, error) {
+	var body []byte
+	err := t.tx.QueryRow(ctx, `SELECT record FROM trash WHERE memory_id = $1 AND (archived OR deleted_at >= $2) FOR UPDATE`,
+		id, since).Scan(&body)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, false, nil
+	}
+	return body, err == nil, err
+}
+
+func (t sharedTx) WriteRecords(ctx context.Context, r memory.Records) (*memory.ImportResult, error) {
+	return writeRecords(ctx, t.tx, r)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // Export reads every record inside one read transaction (a consistent
@@ -199,7 +200,7 @@ func exportArchived(ctx context.Context, tx querier, fn func(*memory.TrashItem) 
 			return nil // another person's
 		}
 		return fn(&it)
-	}, formatTime(trashNow().Add(-memory.TrashKeep)))
+	}, formatTime(storage.TrashNow().Add(-memory.TrashKeep)))
 }
 
 func exportJournal(ctx context.Context, tx querier, fn func(*journal.Entry) error) error {
@@ -208,7 +209,7 @@ func exportJournal(ctx context.Context, tx querier, fn func(*journal.Entry) erro
 	}
 	own, oargs := ownWork(ctx, "journal")
 	return eachRow(ctx, tx, `SELECT `+journalColumns+` FROM journal WHERE `+own+` ORDER BY id`, func(rows *sql.Rows) error {
-		e, err := scanEntry(rows)
+		e, err := storage.ScanEntry(cursor{rows})
 		if err != nil {
 			return err
 		}

@@ -9,10 +9,8 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
-
-// trashNow is the clock of the trash (tests move it).
-var trashNow = func() time.Time { return time.Now().UTC() }
 
 // KeepInTrash copies memory id's record into the trash inside the delete's
 // transaction, and purges records past TrashKeep.
@@ -65,7 +63,7 @@ func (t sharedTx) KeepInTrash(ctx context.Context, id string, archived bool) err
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	now := trashNow()
+	now := storage.TrashNow()
 	if rec.Changes, err = changesOf(ctx, tx, id); err != nil {
 		return err
 	}
@@ -98,7 +96,7 @@ func purgeTrash(ctx context.Context, tx *sql.Tx, now time.Time) error {
 // here and purged by the next delete.
 func (s *DB) Trash(ctx context.Context) ([]memory.TrashItem, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+trashColumns+` FROM trash WHERE archived OR deleted_at >= ? ORDER BY deleted_at DESC, memory_id`,
-		formatTime(trashNow().Add(-memory.TrashKeep)))
+		formatTime(storage.TrashNow().Add(-memory.TrashKeep)))
 	if err != nil {
 		return nil, fmt.Errorf("list trash: %w", err)
 	}
@@ -138,48 +136,18 @@ func scanTrashItem(rows *sql.Rows) (memory.TrashItem, error) {
 	return it, err
 }
 
-// RestoreMemory puts a deleted or archived memory back from the trash with
-// its id, its edges to memories that still exist, its validation events and
-// its change log (with the restore added), in one transaction. Its vector is
-// made again (it comes back pending).
-// The change log names where the restore came from: the source ctx carries
-// (memory.WithSource), the viewer by default.
-func (s *DB) RestoreMemory(ctx context.Context, id string) (*memory.ImportResult, error) {
-	source := memory.SourceFrom(ctx, memory.SourceViewer)
-	var res *memory.ImportResult
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var body string
-		err := tx.QueryRowContext(ctx, `SELECT record FROM trash WHERE memory_id = ? AND (archived OR deleted_at >= ?)`,
-			id, formatTime(trashNow().Add(-memory.TrashKeep))).Scan(&body)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("memory %s is not in the trash: %w", id, memory.ErrNotFound)
-		}
-		if err != nil {
-			return err
-		}
-		rec, err := memory.ReadTrashRecord(ctx, id, []byte(body))
-		if err != nil {
-			return err
-		}
-		if res, err = writeRecords(ctx, tx, rec.Records()); err != nil {
-			return err
-		}
-		// The same text stored again since the delete: the record joins that
-		// copy (its edges, events and log go to it), as an import would.
-		res.Restored = id
-		if res.Existing > 0 {
-			if err := tx.QueryRowContext(ctx, `SELECT id FROM memories WHERE id = ? OR (content_hash = ? AND namespace = ?) ORDER BY id = ? DESC LIMIT 1`,
-				id, rec.Memory.ContentHash, rec.Memory.Namespace, id).Scan(&res.Restored); err != nil {
-				return fmt.Errorf("restore %s: finding the copy stored since: %w", id, err)
-			}
-		}
-		if _, err := writeChange(ctx, tx, rec.RestoreChange(id, res.Restored, source, trashNow())); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM trash WHERE memory_id = ?`, id)
-		return err
-	})
-	return res, err
+func (t sharedTx) TrashedRecord(ctx context.Context, id string, since time.Time) ([]byte, bool, error) {
+	var body string
+	err := t.tx.QueryRowContext(ctx, `SELECT record FROM trash WHERE memory_id = ? AND (archived OR deleted_at >= ?)`,
+		id, formatTime(since)).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	return []byte(body), err == nil, err
+}
+
+func (t sharedTx) WriteRecords(ctx context.Context, r memory.Records) (*memory.ImportResult, error) {
+	return writeRecords(ctx, t.tx, r)
 }
 
 // hideUnseen takes out of items the edges and related ids that name a memory
