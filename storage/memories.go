@@ -51,7 +51,7 @@ type MemoryTx interface {
 	AddChange(ctx context.Context, c *memory.Change) (int64, error)
 	// KeepInTrash writes the memory's full record (edges, events, change
 	// log) to the trash; archived ones are kept until restored.
-	KeepInTrash(ctx context.Context, id string, archived bool) error
+	KeepInTrash(ctx context.Context, m *memory.Memory, archived bool) error
 	// DeleteRow deletes the memory, its edges, events, jobs and vectors; with
 	// keepGolden a golden rule stays (deleted false), judged by the row as
 	// it is at the delete.
@@ -172,7 +172,7 @@ func (s Shared) delete(ctx context.Context, id string, keepGolden bool, kind del
 		}
 		if kind != deleteForGood {
 			// A refused delete rolls the trash row back with it.
-			if err := tx.KeepInTrash(ctx, id, kind == deleteToArchive); err != nil {
+			if err := tx.KeepInTrash(ctx, m, kind == deleteToArchive); err != nil {
 				return err
 			}
 		}

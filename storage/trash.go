@@ -2,7 +2,9 @@ package storage
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
@@ -80,4 +82,102 @@ func (s Statements) StoredAs(ctx context.Context, id, contentHash, namespace str
 func (s Statements) DropFromTrash(ctx context.Context, id string) error {
 	_, err := s.SQL.Exec(ctx, `DELETE FROM trash WHERE memory_id = $1`, id)
 	return err
+}
+
+// KeepInTrash writes m's full record (its edges, validation events and
+// change log, with the delete added) to the trash, inside the delete's
+// transaction, and purges deleted ones past memory.TrashKeep. An archived
+// one is kept until restored.
+func (s Statements) KeepInTrash(ctx context.Context, m *memory.Memory, archived bool) error {
+	rec := memory.TrashRecord{Memory: m}
+	var err error
+	if rec.Edges, err = all(ctx, s.SQL, ScanEdge, `SELECT `+EdgeColumns+` FROM edges WHERE source_id = $1 OR target_id = $1 ORDER BY id`, m.ID); err != nil {
+		return fmt.Errorf("trash edges: %w", err)
+	}
+	if rec.Events, err = all(ctx, s.SQL, ScanEvent, `SELECT `+EventColumns+` FROM validation_events WHERE memory_id = $1 ORDER BY id`, m.ID); err != nil {
+		return fmt.Errorf("trash events: %w", err)
+	}
+	if rec.Edges == nil {
+		rec.Edges = []memory.Edge{}
+	}
+	if rec.Events == nil {
+		rec.Events = []memory.ValidationEvent{}
+	}
+	p := Params{m.ID}
+	if rec.Changes, err = all(ctx, s.SQL, ScanChange, `SELECT `+ChangeColumns+` FROM change_log
+		WHERE memory_id = $1 AND `+Visible(ctx, "change_log", &p)+` ORDER BY id`, p...); err != nil {
+		return fmt.Errorf("trash change log: %w", err)
+	}
+	now := TrashNow()
+	action := memory.ChangeDelete
+	if archived {
+		action = memory.ChangeArchive
+	}
+	rec.Changes = append(rec.Changes, memory.Change{MemoryID: m.ID, Namespace: m.Namespace, At: now,
+		Action: action, Source: memory.SourceFrom(ctx, memory.SourceViewer), Fields: []memory.FieldChange{}})
+	body, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	if _, err := s.SQL.Exec(ctx, `INSERT INTO trash (memory_id, deleted_at, record, archived) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (memory_id) DO UPDATE SET deleted_at = excluded.deleted_at, record = excluded.record, archived = excluded.archived`,
+		m.ID, now, string(body), archived); err != nil {
+		return fmt.Errorf("trash %s: %w", m.ID, err)
+	}
+	if _, err := s.SQL.Exec(ctx, `DELETE FROM trash WHERE NOT archived AND deleted_at < $1`, now.Add(-memory.TrashKeep)); err != nil {
+		return fmt.Errorf("purge trash: %w", err)
+	}
+	return nil
+}
+
+// Trash lists the deleted and archived memories that can still be restored,
+// last deleted first. It only reads: deleted ones past TrashKeep are left out
+// here and purged by the next delete. A person's list holds what they may
+// see, and names no memory they may not (memory.HideUnseen).
+func (s Shared) Trash(ctx context.Context) ([]memory.TrashItem, error) {
+	items, err := all(ctx, s.Read.SQL, ScanTrashItem, `SELECT `+TrashColumns+` FROM trash
+		WHERE archived OR deleted_at >= $1 ORDER BY deleted_at DESC, memory_id`, TrashNow().Add(-memory.TrashKeep))
+	if err != nil {
+		return nil, fmt.Errorf("list trash: %w", err)
+	}
+	who := memory.PrincipalFrom(ctx)
+	out := []memory.TrashItem{}
+	for _, it := range items {
+		if it.Memory != nil && who.Sees(it.Memory.Namespace) {
+			out = append(out, it)
+		}
+	}
+	if !who.Restricted() {
+		return out, nil
+	}
+	seen, err := s.Read.VisibleIDs(ctx, memory.OtherMemories(out))
+	if err != nil {
+		return nil, fmt.Errorf("list trash: %w", err)
+	}
+	memory.HideUnseen(out, seen)
+	return out, nil
+}
+
+// VisibleIDs keeps, of ids, those of memories the principal in ctx may see
+// (missing ones are dropped too).
+func (s Statements) VisibleIDs(ctx context.Context, ids []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(ids))
+	for start := 0; start < len(ids); start += 500 {
+		var p Params
+		in := make([]string, 0, 500)
+		for _, id := range ids[start:min(start+500, len(ids))] {
+			in = append(in, p.Add(id))
+		}
+		got, err := all(ctx, s.SQL, func(r Row) (string, error) {
+			var id string
+			return id, r.Scan(&id)
+		}, `SELECT m.id FROM memories m WHERE m.id IN (`+strings.Join(in, ", ")+`) AND `+Visible(ctx, "m", &p), p...)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range got {
+			out[id] = true
+		}
+	}
+	return out, nil
 }
