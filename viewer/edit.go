@@ -67,11 +67,7 @@ func (h *handler) promoteMemory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m, err := h.mem.Promote(r.Context(), memory.PromoteRequest{MemoryID: r.PathValue("id"), Reason: reason, By: editor})
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, m)
+	h.respond(w, r, m, err)
 }
 
 // demoteMemory turns a golden rule back into an ordinary memory with a reason.
@@ -81,9 +77,5 @@ func (h *handler) demoteMemory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m, err := h.mem.Demote(r.Context(), memory.DemoteRequest{MemoryID: r.PathValue("id"), Reason: reason, By: editor})
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, m)
+	h.respond(w, r, m, err)
 }
