@@ -92,11 +92,7 @@ func (s *Service) Outcome(ctx context.Context, req OutcomeRequest) (*OutcomeResu
 	if err != nil {
 		return nil, err
 	}
-	return &OutcomeResult{
-		MemoryID:         req.MemoryID,
-		OutcomeSuccess:   req.Success,
-		ConfidenceChange: ch,
-	}, nil
+	return &OutcomeResult{MemoryID: req.MemoryID, OutcomeSuccess: req.Success, ConfidenceChange: ch}, nil
 }
 
 // Validate adjusts a memory's confidence directly: success adds adjustment
@@ -123,11 +119,7 @@ func (s *Service) Validate(ctx context.Context, req ValidateRequest) (*ValidateR
 	if err != nil {
 		return nil, err
 	}
-	return &ValidateResult{
-		MemoryID:         req.MemoryID,
-		Success:          req.Success,
-		ConfidenceChange: ch,
-	}, nil
+	return &ValidateResult{MemoryID: req.MemoryID, Success: req.Success, ConfidenceChange: ch}, nil
 }
 
 // adjust moves a memory's confidence by delta, promotes it when it qualifies and
