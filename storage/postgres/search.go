@@ -63,12 +63,14 @@ const (
 // counted up to rareWordMatches+1 (so a common word costs no more than
 // that; a word the table's statistics know to be in more than twice that
 // many is not counted at all), and terms are taken from the rarest on while
-// their matches together stay within rareWordMatches. Every candidate is ranked against
-// the whole query, old and new on one scale; the third column says whether
-// the window was in force. "" when terms is empty.
+// their matches together stay within rareWordMatches. Every candidate is
+// ranked against the whole query, old and new on one scale; the third
+// column says whether the window was in force. "" when terms is empty.
 //
-// The candidates reach the table as an array of seqs: looked up by the
-// primary key, whatever the planner guesses of their number.
+// The window's rows are read once: the scan that finds them keeps what the
+// filter and the ranking need (filterColumns and the words), so only the
+// rare terms' older matches are looked up again, as an array of seqs (by
+// the primary key, whatever the planner guesses of their number).
 func windowedKeywordSQL(ctx context.Context, terms []keywords.Term, f memory.Filter, limit int) (string, params) {
 	var p params
 	var each []string
@@ -82,8 +84,9 @@ func windowedKeywordSQL(ctx context.Context, terms []keywords.Term, f memory.Fil
 	}
 	all := strings.Join(each, " || ")
 	window, budget := p.add(rankWindow), p.add(rareWordMatches)
-	ctes := []string{`newest AS MATERIALIZED (SELECT seq FROM memories WHERE search_words @@ (` + all + `)
-		ORDER BY seq DESC LIMIT ` + window + `)`,
+	ctes := []string{`newest AS MATERIALIZED (SELECT ` + filterColumns + `, m.search_words FROM memories m
+		WHERE m.search_words @@ (` + all + `) ORDER BY m.seq DESC LIMIT ` + window + `)`,
+		`windowed AS MATERIALIZED (SELECT count(*) = ` + window + ` AS reached FROM newest)`,
 		// The words the table's statistics know to be in more than twice
 		// the budget's memories: counting their matches (thousands of rows
 		// each) would only find them too common to search past the window.
@@ -92,24 +95,25 @@ func windowedKeywordSQL(ctx context.Context, terms []keywords.Term, f memory.Fil
 			unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS f(lexeme, freq)
 			WHERE s.schemaname = current_schema() AND s.tablename = 'memories' AND s.attname = 'search_words'
 				AND f.freq * c.reltuples > 2 * ` + budget + `)`}
-	var counts []string
-	cands := []string{`SELECT seq FROM newest`}
+	var counts, older []string
 	for i, q := range each {
 		name := fmt.Sprintf("term%d", i)
 		ctes = append(ctes, name+` AS MATERIALIZED (SELECT seq FROM memories WHERE search_words @@ (`+q+`)
 			AND querytree(`+q+`) NOT IN (SELECT lexeme FROM common) LIMIT `+budget+` + 1)`)
 		counts = append(counts, fmt.Sprintf(`SELECT %d AS term, count(*) AS n FROM %s`, i, name))
-		cands = append(cands, fmt.Sprintf(`SELECT seq FROM %s WHERE (SELECT count(*) FROM newest) = %s AND %d IN (SELECT term FROM rarest)`, name, window, i))
+		older = append(older, fmt.Sprintf(`SELECT seq FROM %s WHERE (SELECT reached FROM windowed) AND %d IN (SELECT term FROM rarest)`, name, i))
 	}
 	ctes = append(ctes, `rarest AS MATERIALIZED (SELECT term FROM (SELECT term, sum(n) OVER (ORDER BY n, term) AS total
 		FROM (`+strings.Join(counts, " UNION ALL ")+`) c) t WHERE total <= `+budget+`)`)
 	where := whereFilter(ctx, f, &p)
 	return `WITH ` + strings.Join(ctes, ",\n") + `,
-		candidates AS (` + strings.Join(cands, "\nUNION\n") + `)
-		SELECT m.id, ts_rank(m.search_words, ` + all + `, ` + rankNormalization + `) AS rank,
-			(SELECT count(*) FROM newest) = ` + window + ` AS windowed
-		FROM memories m WHERE m.seq = ANY (ARRAY(SELECT seq FROM candidates)) AND ` + where + `
-		ORDER BY rank DESC, m.seq LIMIT ` + p.add(limit), p
+		candidates AS (SELECT m.seq, m.id, m.search_words FROM newest m WHERE ` + where + `
+			UNION ALL
+			SELECT m.seq, m.id, m.search_words FROM memories m
+			WHERE m.seq = ANY (ARRAY(` + strings.Join(older, "\nUNION\n") + `
+				EXCEPT SELECT seq FROM newest)) AND ` + where + `)
+		SELECT id, ts_rank(search_words, ` + all + `, ` + rankNormalization + `) AS rank, (SELECT reached FROM windowed)
+		FROM candidates ORDER BY rank DESC, seq LIMIT ` + p.add(limit), p
 }
 
 // MatchAllKeywords ranks, like SearchKeyword, the memories that contain every
@@ -133,13 +137,14 @@ func (s *DB) rankKeywords(ctx context.Context, terms []keywords.Term, op string,
 // keywordHits runs a keyword query returning (id, rank) rows, and with
 // windowed non-nil a third column: whether the rank window was in force.
 //
-// It is planned afresh for each search (an unnamed statement, described then
-// run: one round trip more). A cached prepared statement goes over to
-// PostgreSQL's generic plan after five runs, and the generic plan of the
-// windowed statement no longer reads the newest matches by the primary key:
-// at 100k memories keyword search took 66 ms instead of 24.
+// It is planned afresh for each search, in one round trip (an unnamed
+// statement, its parameters' types taken from their Go types). A cached
+// prepared statement goes over to PostgreSQL's generic plan after five
+// runs, and the generic plan of the windowed statement no longer reads the
+// newest matches by the primary key: at 100k memories keyword search took
+// 66 ms instead of 24.
 func (s *DB) keywordHits(ctx context.Context, query string, p params, windowed *bool) ([]memory.Hit, error) {
-	rows, err := s.pool.Query(ctx, query, append([]any{pgx.QueryExecModeDescribeExec}, p...)...)
+	rows, err := s.pool.Query(ctx, query, append([]any{pgx.QueryExecModeExec}, p...)...)
 	if err != nil {
 		return nil, s.unreachable(fmt.Errorf("keyword search: %w", err))
 	}
