@@ -2,8 +2,10 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -218,9 +220,6 @@ func joinPlus(xs []string) string {
 	return out
 }
 
-// maxKNN bounds the number of hits one search returns.
-const maxKNN = 4096
-
 // SearchVector ranks memories by cosine distance to vec, best first, with
 // Hit.Score = 1 - distance. Before any vector is stored it returns no hits; a
 // vector of another dimension than the stored ones wraps ErrEmbeddingMismatch.
@@ -232,23 +231,34 @@ const maxKNN = 4096
 // when a selective filter still leaves fewer, the few that pass are ranked
 // exactly.
 func (s *DB) SearchVector(ctx context.Context, vec []float32, f memory.Filter, limit int) ([]memory.Hit, error) {
-	sp, err := embeddingSpace(ctx, s.pool)
-	if err != nil {
-		return nil, fmt.Errorf("vector search: %w", err)
+	hits, err := s.searchVector(ctx, vec, f, limit)
+	if errors.Is(err, errSpaceChanged) {
+		// Another process changed the space since this one saw it (a
+		// reindex): look at it again.
+		hits, err = s.searchVector(ctx, vec, f, limit)
 	}
-	if sp.Dimension == 0 {
-		return nil, nil
+	return hits, err
+}
+
+// errSpaceChanged: the stored vectors' dimension was not the one the search
+// was made for.
+var errSpaceChanged = fmt.Errorf("the stored vectors changed dimension during the search; search again: %w", memory.ErrEmbeddingMismatch)
+
+// searchVector is SearchVector with the dimension this process last saw
+// (read when it has seen none, or the query's differs), checked in the
+// query's own round trip (vectorQuery).
+func (s *DB) searchVector(ctx context.Context, vec []float32, f memory.Filter, limit int) ([]memory.Hit, error) {
+	sp := memory.EmbeddingSpace{Dimension: int(s.dimension.Load())}
+	if sp.Dimension == 0 || sp.Dimension != len(vec) {
+		var err error
+		if sp, err = s.EmbeddingSpace(ctx); err != nil {
+			return nil, fmt.Errorf("vector search: %w", err)
+		}
 	}
-	if err := sp.Fits("query vector", vec); err != nil {
+	limit, ok, err := storage.VectorQuery(sp, vec, limit)
+	if err != nil || !ok {
 		return nil, err
 	}
-	if err := memory.CheckVector(vec); err != nil {
-		return nil, err
-	}
-	if limit <= 0 {
-		limit = defaultSearchLimit
-	}
-	limit = min(limit, maxKNN)
 	if len(f.IDs) > 0 {
 		return s.vectorQuery(ctx, vec, f, limit, true)
 	}
@@ -269,21 +279,39 @@ func narrowed(f memory.Filter) bool {
 func (s *DB) vectorQuery(ctx context.Context, vec []float32, f memory.Filter, limit int, exact bool) ([]memory.Hit, error) {
 	query, p := vectorSQL(ctx, vec, f, limit, exact)
 	// One round trip: a batch runs as one implicit transaction, so the
-	// settings (local to it) hold for the query after them.
-	b := &pgx.Batch{}
+	// settings (local to it) hold for the query after them. With them the
+	// stored dimension is read, which the search took as known.
+	settings := []string{`(SELECT value FROM meta WHERE key = '` + metaEmbedDim + `')`}
 	if !exact {
-		b.Queue(`SELECT set_config('hnsw.ef_search', $1, true)`, efSearch(limit))
+		settings = append(settings, `set_config('hnsw.ef_search', '`+efSearch(limit)+`', true)`)
 		if s.hasIterative {
-			b.Queue(`SELECT set_config('hnsw.iterative_scan', 'strict_order', true)`)
+			settings = append(settings, `set_config('hnsw.iterative_scan', 'strict_order', true)`)
 		}
 	}
+	b := &pgx.Batch{}
+	var dim *string
+	b.Queue(`SELECT ` + strings.Join(settings, ", ")).QueryRow(func(row pgx.Row) error {
+		dest := []any{&dim}
+		for range settings[1:] {
+			dest = append(dest, new(string))
+		}
+		return row.Scan(dest...)
+	})
 	var hits []memory.Hit
 	b.Queue(query, p...).Query(func(rows pgx.Rows) error {
 		var err error
 		hits, err = collectDistances(rows)
 		return err
 	})
-	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+	err := s.pool.SendBatch(ctx, b).Close()
+	if err != nil && dim == nil {
+		return nil, s.unreachable(fmt.Errorf("vector search: %w", err))
+	}
+	if dim == nil || *dim != strconv.Itoa(len(vec)) {
+		s.dimension.Store(0)
+		return nil, errSpaceChanged
+	}
+	if err != nil {
 		return nil, s.unreachable(fmt.Errorf("vector search: %w", err))
 	}
 	return hits, nil
