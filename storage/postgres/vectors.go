@@ -24,18 +24,11 @@ func vector(v []float32) pgvector.Vector { return pgvector.NewVector(v) }
 func (s *DB) iterativeScan(context.Context) (bool, error) { return s.hasIterative, nil }
 
 func getMeta(ctx context.Context, q querier, key string) (string, error) {
-	var v string
-	err := q.QueryRow(ctx, `SELECT value FROM meta WHERE key = $1`, key).Scan(&v)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", nil
-	}
-	return v, err
+	return statements(q).Meta(ctx, key)
 }
 
 func setMeta(ctx context.Context, q querier, key, value string) error {
-	_, err := q.Exec(ctx, `INSERT INTO meta (key, value) VALUES ($1, $2)
-		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
-	return err
+	return statements(q).SetMeta(ctx, key, value)
 }
 
 const (
