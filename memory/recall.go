@@ -146,14 +146,33 @@ type searchResult struct {
 // memories. It never fails because of the embedder: it degrades to keywords.
 // The mode it reports is what contributed: hybrid only when the vector search
 // found something to rank.
+//
+// The two searches run at once: the vector side (asking the embedder for
+// the query's vector, then the nearest neighbours) takes as long as the
+// keyword search or longer, and neither needs the other's answer before the
+// fusion.
 func (s *Service) search(ctx context.Context, query string, f Filter, n int) (searchResult, error) {
 	res := searchResult{mode: SearchKeyword, memories: []ScoredMemory{}}
 	candidates := max(n*4, minCandidates)
+	type vectorSide struct {
+		hits   []Hit
+		reason string
+	}
+	vectorCtx, stopVector := context.WithCancel(ctx)
+	sides := make(chan vectorSide, 1)
+	go func() {
+		hits, reason := s.vectorCandidates(vectorCtx, query, f, candidates)
+		sides <- vectorSide{hits, reason}
+	}()
 	keyword, err := s.store.SearchKeyword(ctx, query, f, candidates)
 	if err != nil {
+		stopVector()
+		<-sides
 		return res, fmt.Errorf("keyword search: %w", err)
 	}
-	vector, reason := s.vectorCandidates(ctx, query, f, candidates)
+	side := <-sides
+	stopVector()
+	vector, reason := side.hits, side.reason
 	vectorFirst := false
 	if len(vector) > 0 {
 		res.mode = SearchHybrid
@@ -205,18 +224,32 @@ func (s *Service) loadRanked(ctx context.Context, hits []Hit, n int) ([]ScoredMe
 	for len(hits) > 0 && len(out) < n {
 		chunk := hits[:min(n-len(out), len(hits))]
 		hits = hits[len(chunk):]
-		ids := make([]string, len(chunk))
-		for i, h := range chunk {
-			ids[i] = h.ID
-		}
-		got, err := s.store.GetMemories(ctx, ids)
+		got, err := LoadHits(ctx, s.store, chunk)
 		if err != nil {
-			return nil, fmt.Errorf("loading memories: %w", err)
+			return nil, err
 		}
-		for _, h := range chunk {
-			if m, ok := got[h.ID]; ok {
-				out = append(out, ScoredMemory{Memory: m, Score: h.Score})
-			}
+		out = append(out, got...)
+	}
+	return out, nil
+}
+
+// LoadHits loads the memories of a search's hits, in the hits' order and
+// with their scores; a memory deleted since the search is left out.
+func LoadHits(ctx context.Context, store interface {
+	GetMemories(ctx context.Context, ids []string) (map[string]*Memory, error)
+}, hits []Hit) ([]ScoredMemory, error) {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	got, err := store.GetMemories(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("loading memories: %w", err)
+	}
+	out := make([]ScoredMemory, 0, len(hits))
+	for _, h := range hits {
+		if m, ok := got[h.ID]; ok {
+			out = append(out, ScoredMemory{Memory: m, Score: h.Score})
 		}
 	}
 	return out, nil

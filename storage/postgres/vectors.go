@@ -60,11 +60,13 @@ func embeddingSpace(ctx context.Context, q querier) (memory.EmbeddingSpace, erro
 }
 
 // EmbeddingSpace reports the model and dimension of the stored vectors.
+// The dimension is kept for the vector searches and stores that follow.
 func (s *DB) EmbeddingSpace(ctx context.Context) (memory.EmbeddingSpace, error) {
 	sp, err := embeddingSpace(ctx, s.pool)
 	if err != nil {
 		return sp, fmt.Errorf("read embedding space: %w", err)
 	}
+	s.dimension.Store(int64(sp.Dimension))
 	return sp, nil
 }
 
