@@ -92,11 +92,14 @@ func windowedKeywordSQL(ctx context.Context, terms []keywords.Term, f memory.Fil
 		// The words the table's statistics know to be in more than twice
 		// the budget's memories: counting their matches (thousands of rows
 		// each) would only find them too common to search past the window.
+		// The frequencies end with three figures of no word (the least and
+		// the greatest frequency, and that of NULL), which must not join
+		// the list: a NULL in it fails every NOT IN.
 		`common AS MATERIALIZED (SELECT '''' || f.lexeme || '''' AS lexeme FROM pg_stats s
 			JOIN pg_class c ON c.oid = 'memories'::regclass,
 			unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS f(lexeme, freq)
 			WHERE s.schemaname = current_schema() AND s.tablename = 'memories' AND s.attname = 'search_words'
-				AND f.freq * c.reltuples > 2 * ` + budget + `)`}
+				AND f.lexeme IS NOT NULL AND f.freq * c.reltuples > 2 * ` + budget + `)`}
 	var counts, older []string
 	for i, q := range each {
 		name := fmt.Sprintf("term%d", i)
