@@ -210,6 +210,13 @@ func lostConnection(err error) bool {
 }
 
 // querier is what both the pool and a transaction offer.
+// firstUse, given as a query's first argument, runs it in one round trip
+// (its parameters typed by their Go types), where a statement's first use
+// on a connection is otherwise prepared in a round trip of its own. For the
+// statements of a search, which a fresh process (a hook, a CLI call) runs
+// once each on a new connection.
+const firstUse = pgx.QueryExecModeExec
+
 type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row

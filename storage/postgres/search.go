@@ -399,7 +399,8 @@ func (s *DB) SearchChunks(ctx context.Context, vec []float32, f memory.Filter, l
 	where := whereFilter(ctx, f, &p)
 	rows, err := s.pool.Query(ctx, `SELECT m.id, min(c.embedding <=> $1) AS distance
 		FROM memory_chunks c JOIN memories m ON m.seq = c.seq
-		WHERE vector_dims(c.embedding) = vector_dims($1) AND `+where+` GROUP BY m.id ORDER BY distance LIMIT `+p.add(limit), p...)
+		WHERE vector_dims(c.embedding) = vector_dims($1) AND `+where+` GROUP BY m.id ORDER BY distance LIMIT `+p.add(limit),
+		append([]any{firstUse}, p...)...)
 	if err != nil {
 		return nil, fmt.Errorf("chunk search: %w", err)
 	}
