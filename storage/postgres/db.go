@@ -52,6 +52,9 @@ type DB struct {
 	announce announcer
 	// index moves stored vectors into the vector index (index.go).
 	index indexer
+	// common refreshes the keyword search's list of common words
+	// (common_words.go).
+	common commonWords
 	// lost is this machine's record of hook writes the database never
 	// took (lost.go); nil without Options.SpoolDir.
 	lost *spool.Spool
@@ -137,6 +140,7 @@ func OpenWith(ctx context.Context, dbURL string, opts Options) (*DB, error) {
 func (s *DB) Close() error {
 	s.closeIndexer()
 	s.announce.drains.Wait()
+	s.common.running.Wait()
 	s.pool.Close()
 	return nil
 }
