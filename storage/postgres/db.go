@@ -125,7 +125,7 @@ func OpenWith(ctx context.Context, dbURL string, opts Options) (*DB, error) {
 		}
 	}
 	db := &DB{pool: pool, log: log, url: dbURL, hasIterative: !VersionLess(installed, "0.8.0")}
-	db.Shared = storage.Shared{Tx: writes{db}}
+	db.Shared = storage.Shared{Tx: writes{db}, Read: statements(db.pool)}
 	if opts.SpoolDir != "" {
 		db.lost = spool.New(opts.SpoolDir, log)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // insertEdge writes e (its metadata encoded) inside tx, both ends checked; the
@@ -123,29 +124,16 @@ func (s *DB) Edges(ctx context.Context, q memory.EdgeQuery) ([]memory.Edge, erro
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, source_id, target_id, relation, weight, metadata, created_at, author
-		FROM edges WHERE `+where+` ORDER BY id`, args...)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+storage.EdgeColumns+` FROM edges WHERE `+where+` ORDER BY id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list edges: %w", err)
 	}
 	defer rows.Close()
-	var out []memory.Edge
-	for rows.Next() {
-		var e memory.Edge
-		var rel, meta, created string
-		if err := rows.Scan(&e.ID, &e.SourceID, &e.TargetID, &rel, &e.Weight, &meta, &created, &e.Author); err != nil {
-			return nil, fmt.Errorf("list edges: %w", err)
-		}
-		e.Relation = memory.Relation(rel)
-		if e.Metadata, err = memory.DecodeOptionalMetadata([]byte(meta)); err != nil {
-			return nil, fmt.Errorf("edge %d: %w", e.ID, err)
-		}
-		if e.CreatedAt, err = parseTime(created); err != nil {
-			return nil, err
-		}
-		out = append(out, e)
+	out, err := storage.ReadAll(rows, func() (memory.Edge, error) { return storage.ScanEdge(cursor{rows}) })
+	if err != nil {
+		return nil, fmt.Errorf("list edges: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // DeleteEdges removes the edges matching q and returns their ids in order.
