@@ -146,14 +146,33 @@ type searchResult struct {
 // memories. It never fails because of the embedder: it degrades to keywords.
 // The mode it reports is what contributed: hybrid only when the vector search
 // found something to rank.
+//
+// The two searches run at once: the vector side (asking the embedder for
+// the query's vector, then the nearest neighbours) takes as long as the
+// keyword search or longer, and neither needs the other's answer before the
+// fusion.
 func (s *Service) search(ctx context.Context, query string, f Filter, n int) (searchResult, error) {
 	res := searchResult{mode: SearchKeyword, memories: []ScoredMemory{}}
 	candidates := max(n*4, minCandidates)
+	type vectorSide struct {
+		hits   []Hit
+		reason string
+	}
+	vectorCtx, stopVector := context.WithCancel(ctx)
+	sides := make(chan vectorSide, 1)
+	go func() {
+		hits, reason := s.vectorCandidates(vectorCtx, query, f, candidates)
+		sides <- vectorSide{hits, reason}
+	}()
 	keyword, err := s.store.SearchKeyword(ctx, query, f, candidates)
 	if err != nil {
+		stopVector()
+		<-sides
 		return res, fmt.Errorf("keyword search: %w", err)
 	}
-	vector, reason := s.vectorCandidates(ctx, query, f, candidates)
+	side := <-sides
+	stopVector()
+	vector, reason := side.hits, side.reason
 	vectorFirst := false
 	if len(vector) > 0 {
 		res.mode = SearchHybrid

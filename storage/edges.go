@@ -2,6 +2,8 @@ package storage
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 
 	"github.com/recall-mcp/recall/memory"
 )
@@ -22,6 +24,14 @@ type EdgeTx interface {
 	// same triple again updates the existing edge's weight. A supersedes
 	// edge against one the other way round is refused.
 	InsertEdge(ctx context.Context, e *memory.Edge, meta string) (int64, error)
+	// ReadEdge returns an edge's relation and ends; one with an end the
+	// principal in ctx may not see is ErrNotFound, as a missing one.
+	ReadEdge(ctx context.Context, id int64) (rel memory.Relation, source, target string, err error)
+	// LockEdge locks an edge's row until the transaction ends (where the
+	// engine locks rows) and reports whether it is still there.
+	LockEdge(ctx context.Context, id int64) (bool, error)
+	// DeleteEdge deletes an edge.
+	DeleteEdge(ctx context.Context, id int64) error
 }
 
 // InsertEdge adds an edge, or updates the weight of the same (source,
@@ -77,4 +87,68 @@ func (s Shared) LinkOnce(ctx context.Context, e *memory.Edge) (int64, bool, erro
 		return 0, false, err
 	}
 	return id, created, nil
+}
+
+// ResolveContradiction writes a verdict on the contradicts edge r.EdgeID in
+// one transaction: r.Add added (or its triple's weight updated), the edge
+// removed when r.Remove, r.Changes written. A crash leaves the contradiction
+// whole or the verdict whole, never half of it. The new edge is written
+// before the old one goes, so it never takes the old one's id. The pair is
+// locked first, then the edge: two people resolving the same contradiction
+// at once resolve it once. An edge to a memory the asker may not see is not
+// found.
+func (s Shared) ResolveContradiction(ctx context.Context, r memory.Resolution) error {
+	var meta string
+	if r.Add != nil {
+		var err error
+		if meta, err = memory.EdgeMetadata(r.Add); err != nil {
+			return err
+		}
+	}
+	notFound := memory.NotFound("edge", strconv.FormatInt(r.EdgeID, 10))
+	return s.Tx.Write(ctx, func(tx Tx) error {
+		rel, a, b, err := tx.ReadEdge(ctx, r.EdgeID)
+		if err != nil {
+			return err
+		}
+		if rel != memory.RelationContradicts {
+			return fmt.Errorf("edge %d is %s, not contradicts: only a contradiction is resolved here: %w", r.EdgeID, rel, memory.ErrInvalid)
+		}
+		// Two verdicts on the pair at once: the second waits here and then
+		// finds the edge gone or the pair already resolved.
+		if err := tx.LockPair(ctx, a, b); err != nil {
+			return err
+		}
+		if there, err := tx.LockEdge(ctx, r.EdgeID); err != nil {
+			return fmt.Errorf("resolve contradiction: %w", err)
+		} else if !there {
+			return notFound
+		}
+		// A verdict given meanwhile (a supersedes edge either way) stands.
+		if id, err := tx.EdgeBetween(ctx, a, b, memory.RelationSupersedes, true); err != nil {
+			return fmt.Errorf("resolve contradiction: %w", err)
+		} else if id != 0 {
+			_, newer, older, err := tx.ReadEdge(ctx, id)
+			if err != nil {
+				return fmt.Errorf("resolve contradiction: %w", err)
+			}
+			return memory.AlreadyResolved(r.EdgeID, newer, older)
+		}
+		if r.Add != nil {
+			if _, err := tx.InsertEdge(ctx, r.Add, meta); err != nil {
+				return err
+			}
+		}
+		if r.Remove {
+			if err := tx.DeleteEdge(ctx, r.EdgeID); err != nil {
+				return fmt.Errorf("resolve contradiction: %w", err)
+			}
+		}
+		for i := range r.Changes {
+			if _, err := tx.AddChange(ctx, &r.Changes[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -29,19 +28,6 @@ func lockPair(ctx context.Context, tx pgx.Tx, a, b string) error {
 	return nil
 }
 
-// edgeBetween returns the id of an edge of rel from source to target, or
-// either way round when both; 0 when none.
-func edgeBetween(ctx context.Context, tx pgx.Tx, source, target string, rel memory.Relation, both bool) (int64, error) {
-	var id int64
-	err := tx.QueryRow(ctx, `SELECT id FROM edges WHERE relation = $3
-		AND ((source_id = $1 AND target_id = $2) OR ($4 AND source_id = $2 AND target_id = $1))
-		ORDER BY id LIMIT 1`, source, target, string(rel), both).Scan(&id)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, nil
-	}
-	return id, err
-}
-
 // insertEdge writes e (its metadata encoded) inside tx; the same triple again
 // updates the weight of the existing edge. A supersedes edge against one the
 // other way round is refused.
@@ -50,7 +36,7 @@ func insertEdge(ctx context.Context, tx pgx.Tx, e *memory.Edge, meta string) (in
 		return 0, err
 	}
 	if e.Relation == memory.RelationSupersedes {
-		back, err := edgeBetween(ctx, tx, e.TargetID, e.SourceID, memory.RelationSupersedes, false)
+		back, err := statements(tx).EdgeBetween(ctx, e.TargetID, e.SourceID, memory.RelationSupersedes, false)
 		if err != nil {
 			return 0, fmt.Errorf("insert edge: %w", err)
 		}
@@ -86,66 +72,12 @@ func insertEdge(ctx context.Context, tx pgx.Tx, e *memory.Edge, meta string) (in
 	return id, nil
 }
 
-// ResolveContradiction writes a verdict on the contradicts edge r.EdgeID in
-// one transaction: r.Add added (or its triple's weight updated), the edge
-// removed when r.Remove, r.Changes written. The edge row is locked first, so
-// two people resolving the same contradiction at once resolve it once.
-func (s *DB) ResolveContradiction(ctx context.Context, r memory.Resolution) error {
-	var meta string
-	if r.Add != nil {
-		if _, err := memory.ParseRelation(string(r.Add.Relation)); err != nil {
-			return err
-		}
-		var err error
-		if meta, err = memory.EncodeMetadata(r.Add.Metadata); err != nil {
-			return err
-		}
+func (t sharedTx) LockEdge(ctx context.Context, id int64) (bool, error) {
+	err := t.tx.QueryRow(ctx, `SELECT id FROM edges WHERE id = $1 FOR UPDATE`, id).Scan(new(int64))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
 	}
-	return s.writeChanged(ctx, func(tx pgx.Tx) error {
-		notFound := memory.NotFound("edge", strconv.FormatInt(r.EdgeID, 10))
-		var rel, a, b string
-		p := params{r.EdgeID}
-		err := tx.QueryRow(ctx, `SELECT relation, source_id, target_id FROM edges WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM memories m
-			WHERE m.id IN (edges.source_id, edges.target_id) AND NOT `+visibleCond(ctx, "m", &p)+`)`, p...).Scan(&rel, &a, &b)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound
-		}
-		if err != nil {
-			return fmt.Errorf("resolve contradiction: %w", err)
-		}
-		if memory.Relation(rel) != memory.RelationContradicts {
-			return fmt.Errorf("edge %d is %s, not contradicts: only a contradiction is resolved here: %w", r.EdgeID, rel, memory.ErrInvalid)
-		}
-		// Two verdicts on the pair at once: the second waits here and then
-		// finds the edge gone or the pair already resolved.
-		if err := lockPair(ctx, tx, a, b); err != nil {
-			return err
-		}
-		if err := tx.QueryRow(ctx, `SELECT id FROM edges WHERE id = $1 FOR UPDATE`, r.EdgeID).Scan(new(int64)); errors.Is(err, pgx.ErrNoRows) {
-			return notFound
-		} else if err != nil {
-			return fmt.Errorf("resolve contradiction: %w", err)
-		}
-		if err := resolvedAlready(ctx, tx, r.EdgeID, a, b); err != nil {
-			return err
-		}
-		if r.Add != nil {
-			if _, err := insertEdge(ctx, tx, r.Add, meta); err != nil {
-				return err
-			}
-		}
-		if r.Remove {
-			if _, err := tx.Exec(ctx, `DELETE FROM edges WHERE id = $1`, r.EdgeID); err != nil {
-				return fmt.Errorf("resolve contradiction: %w", err)
-			}
-		}
-		for i := range r.Changes {
-			if _, err := writeChange(ctx, tx, &r.Changes[i]); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return err == nil, err
 }
 
 // edgeWhere turns an edge query into SQL conditions on edges. At least one
@@ -258,20 +190,4 @@ func (s *DB) DeleteEdges(ctx context.Context, q memory.EdgeQuery) ([]int64, erro
 	}
 	slices.Sort(ids)
 	return ids, nil
-}
-
-// resolvedAlready refuses a verdict on the contradiction edgeID between a and
-// b when a supersedes edge links them either way: a verdict resolved it.
-func resolvedAlready(ctx context.Context, tx pgx.Tx, edgeID int64, a, b string) error {
-	var newer, older string
-	err := tx.QueryRow(ctx, `SELECT source_id, target_id FROM edges WHERE relation = $3
-		AND ((source_id = $1 AND target_id = $2) OR (source_id = $2 AND target_id = $1)) LIMIT 1`,
-		a, b, string(memory.RelationSupersedes)).Scan(&newer, &older)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("resolve contradiction: %w", err)
-	}
-	return memory.AlreadyResolved(edgeID, newer, older)
 }

@@ -22,28 +22,10 @@ func (s *DB) AddEvent(ctx context.Context, ev *memory.ValidationEvent) (int64, e
 			return err
 		}
 		var err error
-		id, err = insertEvent(ctx, tx, ev)
+		id, err = statements(tx).AddEvent(ctx, ev)
 		return err
 	})
 	return id, err
-}
-
-// insertEvent writes one validation event inside tx.
-func insertEvent(ctx context.Context, tx pgx.Tx, ev *memory.ValidationEvent) (int64, error) {
-	if _, err := memory.ParseEventType(string(ev.EventType)); err != nil {
-		return 0, err
-	}
-	var id int64
-	ev.Author = memory.AuthorOr(ctx, ev.Author)
-	err := tx.QueryRow(ctx, `INSERT INTO validation_events (memory_id, event_type, context,
-		error_msg, session_id, confidence_before, confidence_after, created_at, author)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
-		ev.MemoryID, string(ev.EventType), ev.Context, ev.ErrorMsg, ev.SessionID,
-		ev.ConfidenceBefore, ev.ConfidenceAfter, orNow(ev.CreatedAt, time.Now()), ev.Author).Scan(&id)
-	if err != nil {
-		return 0, fmt.Errorf("add event: %w", err)
-	}
-	return id, nil
 }
 
 const eventColumns = `id, memory_id, event_type, context, error_msg, session_id, confidence_before, confidence_after, created_at, author`
@@ -197,15 +179,5 @@ func queryChanges(ctx context.Context, db querier, q memory.ChangeQuery) ([]memo
 // NotContradiction reports whether a person judged a and b not to
 // contradict each other.
 func (s *DB) NotContradiction(ctx context.Context, a, b string) (bool, error) {
-	return notContradiction(ctx, s.pool, a, b)
-}
-
-func notContradiction(ctx context.Context, q querier, a, b string) (bool, error) {
-	var found bool
-	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM change_log
-		WHERE memory_id = $1 AND related_id = $2 AND action = $3)`, a, b, string(memory.ChangeNotContradiction)).Scan(&found)
-	if err != nil {
-		return false, fmt.Errorf("read change log: %w", err)
-	}
-	return found, nil
+	return statements(s.pool).NotContradiction(ctx, a, b)
 }

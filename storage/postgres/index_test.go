@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -158,5 +159,48 @@ func TestStagedVectorOfAnOldSpaceWaitsForANewOne(t *testing.T) {
 	}
 	if left, _ := db.CountStagedVectors(ctx); left != 0 {
 		t.Fatalf("%d left staged", left)
+	}
+}
+
+// TestVectorSearchAfterAnotherProcessChangedTheSpace: a process searches
+// with the dimension it last saw, without reading it each time; once
+// another process has moved the store to vectors of another dimension, a
+// query of the old dimension is refused as a mismatch (not a database
+// error), and one of the new dimension finds the new vectors.
+func TestVectorSearchAfterAnotherProcessChangedTheSpace(t *testing.T) {
+	ctx := context.Background()
+	u := pgtest.Schema(t)
+	first, err := Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	if _, err := first.ClaimEmbeddingSpace(ctx, memory.EmbeddingSpace{Model: "small", Dimension: 4}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := first.InsertMemory(ctx, stagedTestMemory(1), stagedTestVector(1)); err != nil {
+		t.Fatal(err)
+	}
+	if hits, err := first.SearchVector(ctx, stagedTestVector(1), memory.Filter{}, 5); err != nil || len(hits) != 1 {
+		t.Fatalf("hits %v, %v", hits, err)
+	}
+	other, err := Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.ResetEmbeddings(ctx, memory.EmbeddingSpace{Model: "large", Dimension: 6}); err != nil {
+		t.Fatal(err)
+	}
+	m := stagedTestMemory(2)
+	large := []float32{1, 2, 3, 4, 5, 6}
+	if _, _, err := other.InsertMemory(ctx, m, large); err != nil {
+		t.Fatal(err)
+	}
+	if hits, err := first.SearchVector(ctx, stagedTestVector(1), memory.Filter{}, 5); !errors.Is(err, memory.ErrEmbeddingMismatch) {
+		t.Errorf("a query of the old dimension: hits %v, %v; want ErrEmbeddingMismatch", hits, err)
+	}
+	if hits, err := first.SearchVector(ctx, large, memory.Filter{}, 5); err != nil || len(hits) != 1 || hits[0].ID != m.ID {
+		t.Errorf("a query of the new dimension: hits %v, %v; want %s", hits, err, m.ID)
 	}
 }

@@ -287,8 +287,14 @@ func (t sharedTx) UpdateMemory(ctx context.Context, id string, fn func(m *memory
 	return out, err
 }
 
+// filterColumns are the columns of memories (aliased m) whereFilter reads:
+// a query may filter a subquery's rows that carry only these.
+const filterColumns = `m.seq, m.id, m.namespace, m.memory_type, m.importance, m.confidence,
+	m.created_at, m.author, m.source`
+
 // whereFilter turns a filter into SQL conditions on memories aliased m,
 // joined with AND, binding its values in p. An empty filter yields "true".
+// It reads filterColumns only.
 func whereFilter(ctx context.Context, f memory.Filter, p *params) string {
 	var conds []string
 	if memory.PrincipalFrom(ctx).Restricted() {

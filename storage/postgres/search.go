@@ -2,8 +2,10 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -63,12 +65,14 @@ const (
 // counted up to rareWordMatches+1 (so a common word costs no more than
 // that; a word the table's statistics know to be in more than twice that
 // many is not counted at all), and terms are taken from the rarest on while
-// their matches together stay within rareWordMatches. Every candidate is ranked against
-// the whole query, old and new on one scale; the third column says whether
-// the window was in force. "" when terms is empty.
+// their matches together stay within rareWordMatches. Every candidate is
+// ranked against the whole query, old and new on one scale; the third
+// column says whether the window was in force. "" when terms is empty.
 //
-// The candidates reach the table as an array of seqs: looked up by the
-// primary key, whatever the planner guesses of their number.
+// The window's rows are read once: the scan that finds them keeps what the
+// filter and the ranking need (filterColumns and the words), so only the
+// rare terms' older matches are looked up again, as an array of seqs (by
+// the primary key, whatever the planner guesses of their number).
 func windowedKeywordSQL(ctx context.Context, terms []keywords.Term, f memory.Filter, limit int) (string, params) {
 	var p params
 	var each []string
@@ -82,8 +86,9 @@ func windowedKeywordSQL(ctx context.Context, terms []keywords.Term, f memory.Fil
 	}
 	all := strings.Join(each, " || ")
 	window, budget := p.add(rankWindow), p.add(rareWordMatches)
-	ctes := []string{`newest AS MATERIALIZED (SELECT seq FROM memories WHERE search_words @@ (` + all + `)
-		ORDER BY seq DESC LIMIT ` + window + `)`,
+	ctes := []string{`newest AS MATERIALIZED (SELECT ` + filterColumns + `, m.search_words FROM memories m
+		WHERE m.search_words @@ (` + all + `) ORDER BY m.seq DESC LIMIT ` + window + `)`,
+		`windowed AS MATERIALIZED (SELECT count(*) = ` + window + ` AS reached FROM newest)`,
 		// The words the table's statistics know to be in more than twice
 		// the budget's memories: counting their matches (thousands of rows
 		// each) would only find them too common to search past the window.
@@ -92,24 +97,25 @@ func windowedKeywordSQL(ctx context.Context, terms []keywords.Term, f memory.Fil
 			unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS f(lexeme, freq)
 			WHERE s.schemaname = current_schema() AND s.tablename = 'memories' AND s.attname = 'search_words'
 				AND f.freq * c.reltuples > 2 * ` + budget + `)`}
-	var counts []string
-	cands := []string{`SELECT seq FROM newest`}
+	var counts, older []string
 	for i, q := range each {
 		name := fmt.Sprintf("term%d", i)
 		ctes = append(ctes, name+` AS MATERIALIZED (SELECT seq FROM memories WHERE search_words @@ (`+q+`)
 			AND querytree(`+q+`) NOT IN (SELECT lexeme FROM common) LIMIT `+budget+` + 1)`)
 		counts = append(counts, fmt.Sprintf(`SELECT %d AS term, count(*) AS n FROM %s`, i, name))
-		cands = append(cands, fmt.Sprintf(`SELECT seq FROM %s WHERE (SELECT count(*) FROM newest) = %s AND %d IN (SELECT term FROM rarest)`, name, window, i))
+		older = append(older, fmt.Sprintf(`SELECT seq FROM %s WHERE (SELECT reached FROM windowed) AND %d IN (SELECT term FROM rarest)`, name, i))
 	}
 	ctes = append(ctes, `rarest AS MATERIALIZED (SELECT term FROM (SELECT term, sum(n) OVER (ORDER BY n, term) AS total
 		FROM (`+strings.Join(counts, " UNION ALL ")+`) c) t WHERE total <= `+budget+`)`)
 	where := whereFilter(ctx, f, &p)
 	return `WITH ` + strings.Join(ctes, ",\n") + `,
-		candidates AS (` + strings.Join(cands, "\nUNION\n") + `)
-		SELECT m.id, ts_rank(m.search_words, ` + all + `, ` + rankNormalization + `) AS rank,
-			(SELECT count(*) FROM newest) = ` + window + ` AS windowed
-		FROM memories m WHERE m.seq = ANY (ARRAY(SELECT seq FROM candidates)) AND ` + where + `
-		ORDER BY rank DESC, m.seq LIMIT ` + p.add(limit), p
+		candidates AS (SELECT m.seq, m.id, m.search_words FROM newest m WHERE ` + where + `
+			UNION ALL
+			SELECT m.seq, m.id, m.search_words FROM memories m
+			WHERE m.seq = ANY (ARRAY(` + strings.Join(older, "\nUNION\n") + `
+				EXCEPT SELECT seq FROM newest)) AND ` + where + `)
+		SELECT id, ts_rank(search_words, ` + all + `, ` + rankNormalization + `) AS rank, (SELECT reached FROM windowed)
+		FROM candidates ORDER BY rank DESC, seq LIMIT ` + p.add(limit), p
 }
 
 // MatchAllKeywords ranks, like SearchKeyword, the memories that contain every
@@ -133,13 +139,14 @@ func (s *DB) rankKeywords(ctx context.Context, terms []keywords.Term, op string,
 // keywordHits runs a keyword query returning (id, rank) rows, and with
 // windowed non-nil a third column: whether the rank window was in force.
 //
-// It is planned afresh for each search (an unnamed statement, described then
-// run: one round trip more). A cached prepared statement goes over to
-// PostgreSQL's generic plan after five runs, and the generic plan of the
-// windowed statement no longer reads the newest matches by the primary key:
-// at 100k memories keyword search took 66 ms instead of 24.
+// It is planned afresh for each search, in one round trip (an unnamed
+// statement, its parameters' types taken from their Go types). A cached
+// prepared statement goes over to PostgreSQL's generic plan after five
+// runs, and the generic plan of the windowed statement no longer reads the
+// newest matches by the primary key: at 100k memories keyword search took
+// 66 ms instead of 24.
 func (s *DB) keywordHits(ctx context.Context, query string, p params, windowed *bool) ([]memory.Hit, error) {
-	rows, err := s.pool.Query(ctx, query, append([]any{pgx.QueryExecModeDescribeExec}, p...)...)
+	rows, err := s.pool.Query(ctx, query, append([]any{pgx.QueryExecModeExec}, p...)...)
 	if err != nil {
 		return nil, s.unreachable(fmt.Errorf("keyword search: %w", err))
 	}
@@ -213,9 +220,6 @@ func joinPlus(xs []string) string {
 	return out
 }
 
-// maxKNN bounds the number of hits one search returns.
-const maxKNN = 4096
-
 // SearchVector ranks memories by cosine distance to vec, best first, with
 // Hit.Score = 1 - distance. Before any vector is stored it returns no hits; a
 // vector of another dimension than the stored ones wraps ErrEmbeddingMismatch.
@@ -227,23 +231,34 @@ const maxKNN = 4096
 // when a selective filter still leaves fewer, the few that pass are ranked
 // exactly.
 func (s *DB) SearchVector(ctx context.Context, vec []float32, f memory.Filter, limit int) ([]memory.Hit, error) {
-	sp, err := embeddingSpace(ctx, s.pool)
-	if err != nil {
-		return nil, fmt.Errorf("vector search: %w", err)
+	hits, err := s.searchVector(ctx, vec, f, limit)
+	if errors.Is(err, errSpaceChanged) {
+		// Another process changed the space since this one saw it (a
+		// reindex): look at it again.
+		hits, err = s.searchVector(ctx, vec, f, limit)
 	}
-	if sp.Dimension == 0 {
-		return nil, nil
+	return hits, err
+}
+
+// errSpaceChanged: the stored vectors' dimension was not the one the search
+// was made for.
+var errSpaceChanged = fmt.Errorf("the stored vectors changed dimension during the search; search again: %w", memory.ErrEmbeddingMismatch)
+
+// searchVector is SearchVector with the dimension this process last saw
+// (read when it has seen none, or the query's differs), checked in the
+// query's own round trip (vectorQuery).
+func (s *DB) searchVector(ctx context.Context, vec []float32, f memory.Filter, limit int) ([]memory.Hit, error) {
+	sp := memory.EmbeddingSpace{Dimension: int(s.dimension.Load())}
+	if sp.Dimension == 0 || sp.Dimension != len(vec) {
+		var err error
+		if sp, err = s.EmbeddingSpace(ctx); err != nil {
+			return nil, fmt.Errorf("vector search: %w", err)
+		}
 	}
-	if err := sp.Fits("query vector", vec); err != nil {
+	limit, ok, err := storage.VectorQuery(sp, vec, limit)
+	if err != nil || !ok {
 		return nil, err
 	}
-	if err := memory.CheckVector(vec); err != nil {
-		return nil, err
-	}
-	if limit <= 0 {
-		limit = defaultSearchLimit
-	}
-	limit = min(limit, maxKNN)
 	if len(f.IDs) > 0 {
 		return s.vectorQuery(ctx, vec, f, limit, true)
 	}
@@ -264,21 +279,39 @@ func narrowed(f memory.Filter) bool {
 func (s *DB) vectorQuery(ctx context.Context, vec []float32, f memory.Filter, limit int, exact bool) ([]memory.Hit, error) {
 	query, p := vectorSQL(ctx, vec, f, limit, exact)
 	// One round trip: a batch runs as one implicit transaction, so the
-	// settings (local to it) hold for the query after them.
-	b := &pgx.Batch{}
+	// settings (local to it) hold for the query after them. With them the
+	// stored dimension is read, which the search took as known.
+	settings := []string{`(SELECT value FROM meta WHERE key = '` + metaEmbedDim + `')`}
 	if !exact {
-		b.Queue(`SELECT set_config('hnsw.ef_search', $1, true)`, efSearch(limit))
+		settings = append(settings, `set_config('hnsw.ef_search', '`+efSearch(limit)+`', true)`)
 		if s.hasIterative {
-			b.Queue(`SELECT set_config('hnsw.iterative_scan', 'strict_order', true)`)
+			settings = append(settings, `set_config('hnsw.iterative_scan', 'strict_order', true)`)
 		}
 	}
+	b := &pgx.Batch{}
+	var dim *string
+	b.Queue(`SELECT ` + strings.Join(settings, ", ")).QueryRow(func(row pgx.Row) error {
+		dest := []any{&dim}
+		for range settings[1:] {
+			dest = append(dest, new(string))
+		}
+		return row.Scan(dest...)
+	})
 	var hits []memory.Hit
 	b.Queue(query, p...).Query(func(rows pgx.Rows) error {
 		var err error
 		hits, err = collectDistances(rows)
 		return err
 	})
-	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+	err := s.pool.SendBatch(ctx, b).Close()
+	if err != nil && dim == nil {
+		return nil, s.unreachable(fmt.Errorf("vector search: %w", err))
+	}
+	if dim == nil || *dim != strconv.Itoa(len(vec)) {
+		s.dimension.Store(0)
+		return nil, errSpaceChanged
+	}
+	if err != nil {
 		return nil, s.unreachable(fmt.Errorf("vector search: %w", err))
 	}
 	return hits, nil

@@ -15,26 +15,25 @@ import (
 type writes struct{ s *DB }
 
 func (w writes) Write(ctx context.Context, fn func(storage.Tx) error) error {
-	return w.s.writeChanged(ctx, func(tx pgx.Tx) error { return fn(sharedTx{tx}) })
+	return w.s.writeChanged(ctx, func(tx pgx.Tx) error { return fn(newSharedTx(tx)) })
 }
 
 // sharedTx is a transaction that locks the rows it reads to change them
-// (FOR UPDATE): two servers changing one memory take turns.
-type sharedTx struct{ tx pgx.Tx }
+// (FOR UPDATE): two servers changing one memory take turns. The steps whose
+// SQL both engines share are its storage.Statements.
+type sharedTx struct {
+	storage.Statements
+	tx pgx.Tx
+}
+
+func newSharedTx(tx pgx.Tx) sharedTx { return sharedTx{statements(tx), tx} }
+
+// statements are the steps whose SQL both engines share, on q.
+func statements(q querier) storage.Statements { return storage.Statements{SQL: dialect{q}} }
 
 func (t sharedTx) ReadMemory(ctx context.Context, id string) (*memory.Memory, error) {
 	m, _, err := getMemory(ctx, t.tx, id, true)
 	return m, err
-}
-
-func (t sharedTx) DeleteRow(ctx context.Context, id string, keepGolden bool) (bool, error) {
-	tag, err := t.tx.Exec(ctx, `DELETE FROM memories WHERE id = $1 AND NOT ($2 AND memory_type = $3)`,
-		id, keepGolden, string(memory.TypeGoldenRule))
-	return tag.RowsAffected() > 0, err
-}
-
-func (t sharedTx) AddEvent(ctx context.Context, ev *memory.ValidationEvent) (int64, error) {
-	return insertEvent(ctx, t.tx, ev)
 }
 
 func (t sharedTx) RecordForgotten(ctx context.Context, m *memory.Memory) error {
@@ -47,42 +46,8 @@ func (t sharedTx) AddChange(ctx context.Context, c *memory.Change) (int64, error
 	return writeChange(ctx, t.tx, c)
 }
 
-func (t sharedTx) Meta(ctx context.Context, key string) (string, error) {
-	return getMeta(ctx, t.tx, key)
-}
-
-func (t sharedTx) DropStaged(ctx context.Context) error {
-	_, err := t.tx.Exec(ctx, `DELETE FROM reindex_vectors`)
-	return err
-}
-
-func (t sharedTx) SetMeta(ctx context.Context, key, value string) error {
-	return setMeta(ctx, t.tx, key, value)
-}
-
-func (t sharedTx) CountStaged(ctx context.Context) (int, error) {
-	var n int
-	err := t.tx.QueryRow(ctx, `SELECT count(*) FROM reindex_vectors r JOIN memories m ON m.seq = r.seq
-		WHERE r.content_hash = m.content_hash`).Scan(&n)
-	return n, err
-}
-
 func (t sharedTx) LockPair(ctx context.Context, a, b string) error { return lockPair(ctx, t.tx, a, b) }
-
-func (t sharedTx) NotContradiction(ctx context.Context, a, b string) (bool, error) {
-	return notContradiction(ctx, t.tx, a, b)
-}
-
-func (t sharedTx) EdgeBetween(ctx context.Context, source, target string, rel memory.Relation, both bool) (int64, error) {
-	return edgeBetween(ctx, t.tx, source, target, rel, both)
-}
 
 func (t sharedTx) InsertEdge(ctx context.Context, e *memory.Edge, meta string) (int64, error) {
 	return insertEdge(ctx, t.tx, e, meta)
-}
-
-func (t sharedTx) CountRoots(ctx context.Context, ns string) (int, error) {
-	var n int
-	err := t.tx.QueryRow(ctx, `SELECT count(*) FROM project_roots WHERE namespace = $1`, ns).Scan(&n)
-	return n, err
 }

@@ -19,27 +19,29 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 	var oldest *time.Time
 	var version string
 	// A person's edges, events and pending vectors are those of the
-	// memories they may see (an edge: both ends).
-	visible := visibleSQL(ctx, "m")
+	// memories they may see (an edge: both ends); their journal and file
+	// activity their own sessions'; their jobs those about what they see.
+	var p params
+	visible, own, jobs := visibleCond(ctx, "m", &p), ownWork(ctx, "", &p), ownJobs(ctx, "j", &p)
 	err := s.pool.QueryRow(ctx, `SELECT
 		(SELECT count(*) FROM edges e WHERE NOT EXISTS (SELECT 1 FROM memories m
 			WHERE m.id IN (e.source_id, e.target_id) AND NOT `+visible+`)),
 		(SELECT count(*) FROM validation_events v JOIN memories m ON m.id = v.memory_id WHERE `+visible+`),
-		(SELECT count(*) FROM file_activity),
+		(SELECT count(*) FROM file_activity WHERE `+own+`),
 		(SELECT count(*) FROM memories m WHERE m.embedding_pending AND `+visible+`),
-		(SELECT count(*) FROM jobs WHERE failed_at IS NULL),
-		(SELECT count(*) FROM jobs WHERE failed_at IS NULL AND last_error <> ''),
-		(SELECT min(created_at) FROM jobs WHERE failed_at IS NULL),
-		coalesce((SELECT last_error FROM jobs WHERE last_error <> '' AND failed_at IS NULL ORDER BY run_after DESC LIMIT 1), ''),
-		(SELECT count(*) FROM jobs WHERE failed_at IS NOT NULL),
+		(SELECT count(*) FROM jobs j WHERE failed_at IS NULL AND `+jobs+`),
+		(SELECT count(*) FROM jobs j WHERE failed_at IS NULL AND last_error <> '' AND `+jobs+`),
+		(SELECT min(created_at) FROM jobs j WHERE failed_at IS NULL AND `+jobs+`),
+		coalesce((SELECT last_error FROM jobs j WHERE last_error <> '' AND failed_at IS NULL AND `+jobs+` ORDER BY run_after DESC LIMIT 1), ''),
+		(SELECT count(*) FROM jobs j WHERE failed_at IS NOT NULL AND `+jobs+`),
 		coalesce((SELECT kind || ' job for ' || subject || ' failed for good at ' ||
 			to_char(failed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || ': ' || last_error
-			FROM jobs WHERE failed_at IS NOT NULL ORDER BY failed_at DESC, id DESC LIMIT 1), ''),
-		(SELECT count(*) FROM journal),
-		(SELECT count(*) FROM journal WHERE trimmed_bytes > 0),
-		(SELECT count(*) FROM jobs WHERE kind = '`+journal.SummaryJobKind+`' AND failed_at IS NULL),
+			FROM jobs j WHERE failed_at IS NOT NULL AND `+jobs+` ORDER BY failed_at DESC, id DESC LIMIT 1), ''),
+		(SELECT count(*) FROM journal WHERE `+own+`),
+		(SELECT count(*) FROM journal WHERE trimmed_bytes > 0 AND `+own+`),
+		(SELECT count(*) FROM jobs j WHERE kind = '`+journal.SummaryJobKind+`' AND failed_at IS NULL AND `+jobs+`),
 		coalesce((SELECT value FROM meta WHERE key = 'schema_version'), '0'),
-		pg_database_size(current_database())`).Scan(
+		pg_database_size(current_database())`, p...).Scan(
 		&st.Edges, &st.ValidationEvents, &st.FileActivity, &st.PendingEmbeddings,
 		&st.PendingJobs, &st.RetryingJobs, &oldest, &st.LastJobError, &st.FailedJobs, &st.LastJobFailure, &st.JournalEntries, &st.TrimmedEntries,
 		&st.PendingSummaries, &version, &st.FileBytes)

@@ -24,18 +24,11 @@ func vector(v []float32) pgvector.Vector { return pgvector.NewVector(v) }
 func (s *DB) iterativeScan(context.Context) (bool, error) { return s.hasIterative, nil }
 
 func getMeta(ctx context.Context, q querier, key string) (string, error) {
-	var v string
-	err := q.QueryRow(ctx, `SELECT value FROM meta WHERE key = $1`, key).Scan(&v)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", nil
-	}
-	return v, err
+	return statements(q).Meta(ctx, key)
 }
 
 func setMeta(ctx context.Context, q querier, key, value string) error {
-	_, err := q.Exec(ctx, `INSERT INTO meta (key, value) VALUES ($1, $2)
-		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
-	return err
+	return statements(q).SetMeta(ctx, key, value)
 }
 
 const (
@@ -67,11 +60,13 @@ func embeddingSpace(ctx context.Context, q querier) (memory.EmbeddingSpace, erro
 }
 
 // EmbeddingSpace reports the model and dimension of the stored vectors.
+// The dimension is kept for the vector searches and stores that follow.
 func (s *DB) EmbeddingSpace(ctx context.Context) (memory.EmbeddingSpace, error) {
 	sp, err := embeddingSpace(ctx, s.pool)
 	if err != nil {
 		return sp, fmt.Errorf("read embedding space: %w", err)
 	}
+	s.dimension.Store(int64(sp.Dimension))
 	return sp, nil
 }
 

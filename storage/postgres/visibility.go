@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -54,6 +55,20 @@ func ownWork(ctx context.Context, alias string, p *params) string {
 		col = alias + ".author"
 	}
 	return col + " = " + p.add(who.Person)
+}
+
+// ownJobs is the condition that a job (table alias) is about what the asker
+// may see, binding its values in p; "true" when they see every one. A
+// summary job's subject is a session: the asker's when its journal is
+// theirs; any other job's is a memory they may see.
+func ownJobs(ctx context.Context, alias string, p *params) string {
+	who := memory.PrincipalFrom(ctx)
+	if !who.Restricted() {
+		return "true"
+	}
+	return `(CASE WHEN ` + alias + `.kind = '` + journal.SummaryJobKind + `'
+		THEN EXISTS (SELECT 1 FROM journal e WHERE e.session_id = ` + alias + `.subject AND e.author = ` + p.add(who.Person) + `)
+		ELSE EXISTS (SELECT 1 FROM memories m WHERE m.id = ` + alias + `.subject AND ` + visibleCond(ctx, "m", p) + `) END)`
 }
 
 // visibleIDs keeps, of ids, those of memories the asker may see.

@@ -51,6 +51,62 @@ func TestSearchKeywordFindsOldRareMatchesBeyondTheRankWindow(t *testing.T) {
 	}
 }
 
+// TestSearchKeywordFiltersTheWindow: the newest matches, read once for both
+// the filter and the ranking, are filtered like every other candidate: a
+// memory of another namespace, or a superseded one, is not among the hits
+// even when it would rank first and enough others pass to fill them.
+func TestSearchKeywordFiltersTheWindow(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, pgtest.Schema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.pool.Exec(ctx, `INSERT INTO memories (id, content, content_hash, memory_type, namespace, importance,
+		confidence, created_at, updated_at, accessed_at, search_words)
+		SELECT 'mem_1_' || i, 'deploy script step ' || i, md5(i::text), 'session', 'project:a', 0.5, 0.3, now(), now(), now(),
+			to_tsvector('`+stemmed+`', 'deploy script step ' || i) FROM generate_series(1, $1) i`, rankWindow+100); err != nil {
+		t.Fatal(err)
+	}
+	store := func(content, ns string) *memory.Memory {
+		m := &memory.Memory{ID: memory.NewID(time.Now()), Content: content, Type: memory.TypeDecision,
+			Namespace: ns, Importance: 0.5, Confidence: 0.3}
+		if _, _, err := db.InsertMemory(ctx, m, nil); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	other := store("deploy script", "project:b") // the newest match, and the best
+	found := func(f memory.Filter) (bool, int) {
+		hits, err := db.SearchKeyword(ctx, "deploy script", f, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			if h.ID == other.ID {
+				return true, len(hits)
+			}
+		}
+		return false, len(hits)
+	}
+	if ok, _ := found(memory.Filter{}); !ok {
+		t.Fatalf("unfiltered: %s not found", other.ID)
+	}
+	if ok, n := found(memory.Filter{Namespaces: []string{"project:a"}}); ok || n != 10 {
+		t.Errorf("namespace project:a: found %s of project:b %v, %d hits", other.ID, ok, n)
+	}
+	newer := store("the script that deploys replaced", "project:b")
+	if _, err := db.InsertEdge(ctx, &memory.Edge{SourceID: newer.ID, TargetID: other.ID, Relation: memory.RelationSupersedes, Weight: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, n := found(memory.Filter{}); ok || n != 10 {
+		t.Errorf("superseded %s found %v, %d hits", other.ID, ok, n)
+	}
+	if ok, _ := found(memory.Filter{IncludeSuperseded: true}); !ok {
+		t.Errorf("superseded included: %s not found", other.ID)
+	}
+}
+
 // TestTouchesStayOnThePage: touching memories (every search does) updates
 // them in place (HOT), without a new entry in any index: otherwise each
 // touched memory's vector went into the HNSW graph again.

@@ -110,17 +110,7 @@ func scanChange(rows *sql.Rows) (memory.Change, error) {
 // NotContradiction reports whether a person judged a and b not to
 // contradict each other.
 func (s *DB) NotContradiction(ctx context.Context, a, b string) (bool, error) {
-	return notContradiction(ctx, s.db, a, b)
-}
-
-func notContradiction(ctx context.Context, q querier, a, b string) (bool, error) {
-	var found bool
-	err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM change_log
-		WHERE memory_id = ? AND related_id = ? AND action = ?)`, a, b, string(memory.ChangeNotContradiction)).Scan(&found)
-	if err != nil {
-		return false, fmt.Errorf("read change log: %w", err)
-	}
-	return found, nil
+	return statements(s.db).NotContradiction(ctx, a, b)
 }
 
 // writeChanges writes imported entries for the memories they name (mapped

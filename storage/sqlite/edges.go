@@ -5,32 +5,18 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
 )
 
-// edgeBetween returns the id of an edge of rel from source to target, or
-// either way round when both; 0 when none.
-func edgeBetween(ctx context.Context, tx *sql.Tx, source, target string, rel memory.Relation, both bool) (int64, error) {
-	var id int64
-	err := tx.QueryRowContext(ctx, `SELECT id FROM edges WHERE relation = ?
-		AND ((source_id = ? AND target_id = ?) OR (? AND source_id = ? AND target_id = ?))
-		ORDER BY id LIMIT 1`, string(rel), source, target, both, target, source).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	return id, err
-}
-
 // insertEdge writes e (its metadata encoded) inside tx, both ends checked; the
 // same triple again updates the weight of the existing edge. A supersedes edge
 // against one the other way round is refused.
 func insertEdge(ctx context.Context, tx *sql.Tx, e *memory.Edge, meta string) (int64, error) {
 	if e.Relation == memory.RelationSupersedes {
-		back, err := edgeBetween(ctx, tx, e.TargetID, e.SourceID, memory.RelationSupersedes, false)
+		back, err := statements(tx).EdgeBetween(ctx, e.TargetID, e.SourceID, memory.RelationSupersedes, false)
 		if err != nil {
 			return 0, fmt.Errorf("insert edge: %w", err)
 		}
@@ -62,62 +48,11 @@ func insertEdge(ctx context.Context, tx *sql.Tx, e *memory.Edge, meta string) (i
 	return id, nil
 }
 
-// ResolveContradiction writes a verdict on the contradicts edge r.EdgeID in
-// one transaction: r.Add added (or its triple's weight updated), the edge
-// removed when r.Remove, r.Changes written. A crash leaves the contradiction
-// whole or the verdict whole, never half of it. The new edge is written
-// before the old one goes, so it never takes the old one's id.
-func (s *DB) ResolveContradiction(ctx context.Context, r memory.Resolution) error {
-	var meta string
-	if r.Add != nil {
-		if _, err := memory.ParseRelation(string(r.Add.Relation)); err != nil {
-			return err
-		}
-		var err error
-		if meta, err = memory.EncodeMetadata(r.Add.Metadata); err != nil {
-			return err
-		}
-	}
-	return s.write(ctx, func(tx *sql.Tx) error {
-		var rel, a, b string
-		err := tx.QueryRowContext(ctx, `SELECT relation, source_id, target_id FROM edges WHERE id = ?`, r.EdgeID).Scan(&rel, &a, &b)
-		if errors.Is(err, sql.ErrNoRows) {
-			return memory.NotFound("edge", strconv.FormatInt(r.EdgeID, 10))
-		}
-		if err != nil {
-			return fmt.Errorf("resolve contradiction: %w", err)
-		}
-		if memory.Relation(rel) != memory.RelationContradicts {
-			return fmt.Errorf("edge %d is %s, not contradicts: only a contradiction is resolved here: %w", r.EdgeID, rel, memory.ErrInvalid)
-		}
-		// A verdict given meanwhile (a supersedes edge either way) stands.
-		var newer, older string
-		err = tx.QueryRowContext(ctx, `SELECT source_id, target_id FROM edges WHERE relation = ?
-			AND ((source_id = ? AND target_id = ?) OR (source_id = ? AND target_id = ?)) LIMIT 1`,
-			string(memory.RelationSupersedes), a, b, b, a).Scan(&newer, &older)
-		if err == nil {
-			return memory.AlreadyResolved(r.EdgeID, newer, older)
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("resolve contradiction: %w", err)
-		}
-		if r.Add != nil {
-			if _, err := insertEdge(ctx, tx, r.Add, meta); err != nil {
-				return err
-			}
-		}
-		if r.Remove {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM edges WHERE id = ?`, r.EdgeID); err != nil {
-				return fmt.Errorf("resolve contradiction: %w", err)
-			}
-		}
-		for i := range r.Changes {
-			if _, err := writeChange(ctx, tx, &r.Changes[i]); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+// LockEdge: the transaction holds the database's write lock already.
+func (t sharedTx) LockEdge(ctx context.Context, id int64) (bool, error) {
+	var there bool
+	err := t.tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM edges WHERE id = ?)`, id).Scan(&there)
+	return there, err
 }
 
 // edgeWhere turns an edge query into SQL conditions on edges. At least one

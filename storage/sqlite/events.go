@@ -24,30 +24,10 @@ func (s *DB) AddEvent(ctx context.Context, ev *memory.ValidationEvent) (int64, e
 			return err
 		}
 		var err error
-		id, err = insertEvent(ctx, tx, ev)
+		id, err = statements(tx).AddEvent(ctx, ev)
 		return err
 	})
 	return id, err
-}
-
-// insertEvent writes one validation event inside tx.
-func insertEvent(ctx context.Context, tx *sql.Tx, ev *memory.ValidationEvent) (int64, error) {
-	if _, err := memory.ParseEventType(string(ev.EventType)); err != nil {
-		return 0, err
-	}
-	created := orNow(ev.CreatedAt, time.Now())
-	if ev.Author == "" {
-		ev.Author = memory.PrincipalFrom(ctx).Author()
-	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO validation_events (memory_id, event_type, context,
-		error_msg, session_id, confidence_before, confidence_after, created_at, author)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		ev.MemoryID, string(ev.EventType), ev.Context, ev.ErrorMsg, ev.SessionID,
-		ev.ConfidenceBefore, ev.ConfidenceAfter, formatTime(created), ev.Author)
-	if err != nil {
-		return 0, fmt.Errorf("add event: %w", err)
-	}
-	return res.LastInsertId()
 }
 
 // Events lists a memory's events, newest first, optionally of one type. A limit

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"embed"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -300,16 +299,9 @@ func schemaVersion(ctx context.Context, q querier) (int, error) {
 }
 
 func getMeta(ctx context.Context, q querier, key string) (string, error) {
-	var v string
-	err := q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
-	}
-	return v, err
+	return statements(q).Meta(ctx, key)
 }
 
 func setMeta(ctx context.Context, q querier, key, value string) error {
-	_, err := q.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES (?, ?)
-		ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, value)
-	return err
+	return statements(q).SetMeta(ctx, key, value)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/recall-mcp/recall/capture/journal"
@@ -16,7 +17,8 @@ import (
 func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 	st, groups := storage.NewStats()
 	// A person's edges, events and pending vectors are those of the
-	// memories they may see (an edge: both ends).
+	// memories they may see (an edge: both ends); their journal and file
+	// activity their own sessions'; their jobs those about what they see.
 	edges, events, pending := `SELECT count(*) FROM edges`, `SELECT count(*) FROM validation_events`,
 		`SELECT count(*) FROM memories WHERE embedding_pending = 1`
 	var vargs []any
@@ -28,6 +30,8 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 		events = `SELECT count(*) FROM validation_events v JOIN memories m ON m.id = v.memory_id WHERE ` + visible
 		pending = `SELECT count(*) FROM memories m WHERE m.embedding_pending = 1 AND ` + visible
 	}
+	own, oargs := ownWork(ctx, "")
+	jobs, jargs := ownJobs(ctx, "j")
 	counts := []struct {
 		query string
 		args  []any
@@ -35,13 +39,13 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 	}{
 		{edges, vargs, &st.Edges},
 		{events, vargs, &st.ValidationEvents},
-		{`SELECT count(*) FROM file_activity`, nil, &st.FileActivity},
+		{`SELECT count(*) FROM file_activity WHERE ` + own, oargs, &st.FileActivity},
 		{pending, vargs, &st.PendingEmbeddings},
-		{`SELECT count(*) FROM jobs WHERE failed_at = ''`, nil, &st.PendingJobs},
-		{`SELECT count(*) FROM jobs WHERE failed_at != ''`, nil, &st.FailedJobs},
-		{`SELECT count(*) FROM journal`, nil, &st.JournalEntries},
-		{`SELECT count(*) FROM journal WHERE trimmed_bytes > 0`, nil, &st.TrimmedEntries},
-		{`SELECT count(*) FROM jobs WHERE kind = '` + journal.SummaryJobKind + `' AND failed_at = ''`, nil, &st.PendingSummaries},
+		{`SELECT count(*) FROM jobs j WHERE failed_at = '' AND ` + jobs, jargs, &st.PendingJobs},
+		{`SELECT count(*) FROM jobs j WHERE failed_at != '' AND ` + jobs, jargs, &st.FailedJobs},
+		{`SELECT count(*) FROM journal WHERE ` + own, oargs, &st.JournalEntries},
+		{`SELECT count(*) FROM journal WHERE trimmed_bytes > 0 AND ` + own, oargs, &st.TrimmedEntries},
+		{`SELECT count(*) FROM jobs j WHERE kind = '` + journal.SummaryJobKind + `' AND failed_at = '' AND ` + jobs, jargs, &st.PendingSummaries},
 	}
 	for _, c := range counts {
 		if err := s.db.QueryRowContext(ctx, c.query, c.args...).Scan(c.dest); err != nil {
@@ -81,14 +85,16 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 	return st, nil
 }
 
-// jobStats adds the backlog of the job queue and the model roles failing lately.
+// jobStats adds the backlog of the job queue (the jobs about what the asker
+// sees) and the model roles failing lately.
 func (s *DB) jobStats(ctx context.Context, st *memory.Stats) error {
 	var oldest, lastErr, failure string
+	jobs, jargs := ownJobs(ctx, "j")
 	err := s.db.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE last_error != ''), coalesce(min(created_at), ''),
-		coalesce((SELECT last_error FROM jobs WHERE last_error != '' AND failed_at = '' ORDER BY run_after DESC LIMIT 1), ''),
+		coalesce((SELECT last_error FROM jobs j WHERE last_error != '' AND failed_at = '' AND `+jobs+` ORDER BY run_after DESC LIMIT 1), ''),
 		coalesce((SELECT kind || ' job for ' || subject || ' failed for good at ' || failed_at || ': ' || last_error
-			FROM jobs WHERE failed_at != '' ORDER BY failed_at DESC, id DESC LIMIT 1), '')
-		FROM jobs WHERE failed_at = ''`).Scan(&st.RetryingJobs, &oldest, &lastErr, &failure)
+			FROM jobs j WHERE failed_at != '' AND `+jobs+` ORDER BY failed_at DESC, id DESC LIMIT 1), '')
+		FROM jobs j WHERE failed_at = '' AND `+jobs, slices.Concat(jargs, jargs, jargs)...).Scan(&st.RetryingJobs, &oldest, &lastErr, &failure)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 
+	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -80,4 +81,20 @@ func ownWork(ctx context.Context, alias string) (string, []any) {
 		col = alias + ".author"
 	}
 	return col + " = ?", []any{p.Person}
+}
+
+// ownJobs is the condition that a job (table alias) is about what the asker
+// may see, with its arguments; "1" when they see every one. A summary job's
+// subject is a session: the asker's when its journal is theirs; any other
+// job's is a memory they may see.
+func ownJobs(ctx context.Context, alias string) (string, []any) {
+	p := memory.PrincipalFrom(ctx)
+	if !p.Restricted() {
+		return "1", nil
+	}
+	visible, args := visibleCond(ctx, "m")
+	return `(CASE WHEN ` + alias + `.kind = '` + journal.SummaryJobKind + `'
+		THEN EXISTS (SELECT 1 FROM journal e WHERE e.session_id = ` + alias + `.subject AND e.author = ?)
+		ELSE EXISTS (SELECT 1 FROM memories m WHERE m.id = ` + alias + `.subject AND ` + visible + `) END)`,
+		append([]any{p.Person}, args...)
 }

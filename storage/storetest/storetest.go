@@ -77,6 +77,7 @@ func Run(t *testing.T, open Open) {
 		{"EdgesQueriesAndDelete", testEdgesQueries},
 		{"ResolveContradiction", testResolveContradiction},
 		{"ResolveContradictionOnce", testResolveOnce},
+		{"ResolveContradictionOfAHiddenMemory", testResolveHidden},
 		{"SupersedesNeverBothWays", testSupersedesOneWay},
 		{"LinkOnce", testLinkOnce},
 		{"EventsAndLastEventTimes", testEvents},
@@ -95,6 +96,7 @@ func Run(t *testing.T, open Open) {
 		{"SourceKeptFilteredAndCounted", testSource},
 		{"PrivateMemoryNeverHidesOrNamesForOthers", testVisibilityAround},
 		{"JournalAndFileActivityPerPerson", testOwnWork},
+		{"StatsPerPerson", testStatsPerPerson},
 		{"Stats", testStats},
 	}
 	for _, c := range cases {
@@ -1960,5 +1962,107 @@ func testOwnWork(t *testing.T, s Store) {
 	}
 	if files, _ := s.RecentFiles(ctx, "", time.Time{}, 10); len(files) != 1 {
 		t.Errorf("the machine's file activity = %+v, want ann's touch", files)
+	}
+}
+
+// testStatsPerPerson: a person's stats count the journal entries and file
+// activity of their own sessions, and the jobs about what they may see (a
+// memory of theirs or shared, a session of theirs), with the jobs' errors;
+// the machine's own processes count everything.
+func testStatsPerPerson(t *testing.T, s Store) {
+	ann := memory.WithPrincipal(ctx, memory.Principal{Person: "ann"})
+	bob := memory.WithPrincipal(ctx, memory.Principal{Person: "bob"})
+	prompt := entry(capture.KindPrompt, "project:p", "ann-1", "why does the migration lock")
+	prompt.TrimmedBytes = 10
+	_, err := s.AddEntry(ann, prompt)
+	must(t, err)
+	must(t, s.RecordToolCall(ann, entry(capture.KindObservation, "project:p", "ann-1", "Edit migration lock"),
+		&memory.FileActivity{FilePath: "/ann/p/lock.go", Action: memory.ActionEdit, ProjectRoot: "/ann/p", SessionID: "ann-1"}))
+	_, err = s.AddEntry(bob, entry(capture.KindPrompt, "project:p", "bob-1", "the migration lock again"))
+	must(t, err)
+	must(t, s.QueueSummary(ann, "ann-1", "stop", ""))
+	must(t, s.QueueSummary(bob, "bob-1", "stop", ""))
+	private, _, err := s.InsertMemory(ann, newMemory("ann's lock notes", "user:ann", memory.TypeDecision), nil)
+	must(t, err)
+	shared := add(t, s, "the team's lock notes")
+	privateJob, err := s.EnqueueJob(ann, private.ID, "relate")
+	must(t, err)
+	_, err = s.EnqueueJob(ctx, shared.ID, "relate")
+	must(t, err)
+	must(t, s.RetryJob(ctx, privateJob, "judging ann's lock notes timed out", time.Now().Add(time.Hour)))
+	claimed, err := s.ClaimJobs(ctx, []string{capture.SummaryJobKind}, 5, time.Minute)
+	must(t, err)
+	for _, j := range claimed {
+		if j.Subject == "ann-1" {
+			must(t, s.FailJob(ctx, j.ID, "ann's session does not parse"))
+		} else {
+			must(t, s.RetryJob(ctx, j.ID, "", time.Now().Add(-time.Second)))
+		}
+	}
+
+	type counts struct {
+		Journal, Trimmed, Files, Pending, Retrying, Failed, Summaries int
+		LastError, LastFailure                                        string
+	}
+	of := func(who context.Context) counts {
+		t.Helper()
+		st, err := s.Stats(who)
+		must(t, err)
+		return counts{st.JournalEntries, st.TrimmedEntries, st.FileActivity, st.PendingJobs, st.RetryingJobs, st.FailedJobs,
+			st.PendingSummaries, st.LastJobError, st.LastJobFailure}
+	}
+	for _, c := range []struct {
+		who  string
+		ctx  context.Context
+		want counts
+	}{
+		{"the machine", ctx, counts{3, 1, 1, 3, 1, 1, 1, "judging ann's lock notes timed out", "summary job for ann-1"}},
+		{"ann", ann, counts{2, 1, 1, 2, 1, 1, 0, "judging ann's lock notes timed out", "summary job for ann-1"}},
+		{"bob", bob, counts{1, 0, 0, 2, 0, 0, 1, "", ""}},
+	} {
+		got := of(c.ctx)
+		failure := got.LastFailure
+		got.LastFailure = ""
+		if i := strings.Index(failure, " failed for good"); i > 0 {
+			got.LastFailure = failure[:i]
+		}
+		if got != c.want {
+			t.Errorf("%s's stats: %+v\nwant %+v", c.who, got, c.want)
+		}
+	}
+}
+
+// testResolveHidden: a contradiction with another person's private memory
+// is not found for a person, whose verdict writes nothing; its owner
+// resolves it.
+func testResolveHidden(t *testing.T, s Store) {
+	ann := memory.WithPrincipal(ctx, memory.Principal{Person: "ann"})
+	bob := memory.WithPrincipal(ctx, memory.Principal{Person: "bob"})
+	shared := add(t, s, "deploys run on fridays")
+	private, _, err := s.InsertMemory(ann, newMemory("deploys run on mondays", "user:ann", memory.TypeDecision), nil)
+	must(t, err)
+	c, err := s.InsertEdge(ann, &memory.Edge{SourceID: private.ID, TargetID: shared.ID, Relation: memory.RelationContradicts, Weight: 0.8})
+	must(t, err)
+	verdict := memory.Resolution{EdgeID: c, Remove: true,
+		Add:     &memory.Edge{SourceID: shared.ID, TargetID: private.ID, Relation: memory.RelationSupersedes, Weight: 1},
+		Changes: []memory.Change{{MemoryID: shared.ID, Namespace: shared.Namespace, At: time.Now(), Action: memory.ChangeSupersede, Source: memory.SourceViewer, RelatedID: private.ID}}}
+	dismiss := memory.Resolution{EdgeID: c, Remove: true, Changes: []memory.Change{{MemoryID: shared.ID, Namespace: shared.Namespace,
+		At: time.Now(), Action: memory.ChangeNotContradiction, Source: memory.SourceViewer, RelatedID: private.ID}}}
+	for _, r := range []memory.Resolution{dismiss, verdict} {
+		if err := s.ResolveContradiction(bob, r); !errors.Is(err, memory.ErrNotFound) {
+			t.Fatalf("bob resolves a contradiction with ann's private memory: %v, want ErrNotFound", err)
+		}
+	}
+	es, err := s.Edges(ctx, memory.EdgeQuery{MemoryIDs: []string{shared.ID}})
+	must(t, err)
+	if len(es) != 1 || es[0].ID != c {
+		t.Fatalf("edges after bob's refused verdict: %+v, want the contradiction alone", es)
+	}
+	if log, _ := s.Changes(ctx, memory.ChangeQuery{MemoryID: shared.ID}); len(log) != 0 {
+		t.Fatalf("bob's refused verdict logged %+v", log)
+	}
+	must(t, s.ResolveContradiction(ann, verdict))
+	if es, _ := s.Edges(ctx, memory.EdgeQuery{MemoryIDs: []string{shared.ID}}); len(es) != 1 || es[0].Relation != memory.RelationSupersedes {
+		t.Fatalf("edges after ann's verdict: %+v, want the supersedes edge", es)
 	}
 }

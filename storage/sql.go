@@ -1,0 +1,40 @@
+package storage
+
+import (
+	"context"
+	"strconv"
+)
+
+// SQL runs the statements both engines share on a connection or a
+// transaction of either. A statement is written once, as PostgreSQL reads
+// it: numbered parameters ($1, $2; a number may stand more than once) and
+// SQL that both engines speak. The SQLite engine binds the numbers as its
+// own numbered parameters (?1, ?2). Times go in and come out as time.Time
+// whatever the column keeps (SQLite: text), read back in UTC; a NULL or
+// empty time reads as the zero time. A query that finds no row answers
+// database/sql's sql.ErrNoRows (errors.Is) on either engine.
+type SQL interface {
+	Exec(ctx context.Context, query string, args ...any) (rowsAffected int64, err error)
+	Query(ctx context.Context, query string, args ...any) (Cursor, error)
+	QueryRow(ctx context.Context, query string, args ...any) Row
+}
+
+// Row is the one row a query reads.
+type Row interface {
+	Scan(dest ...any) error
+}
+
+// Cursor is the rows a query reads; the caller closes it.
+type Cursor interface {
+	Rows
+	Close()
+}
+
+// Params collects a statement's parameters as its text is put together.
+type Params []any
+
+// Add appends v and returns its placeholder.
+func (p *Params) Add(v any) string {
+	*p = append(*p, v)
+	return "$" + strconv.Itoa(len(*p))
+}
