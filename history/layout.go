@@ -30,6 +30,12 @@ func (t Transcript) Subagent() bool { return t.AgentID != "" }
 // Scan lists the transcripts under root. A root that does not exist holds no
 // history yet: no transcripts, no error.
 func Scan(root string) ([]Transcript, error) {
+	return scanWhere(root, func(string) bool { return true })
+}
+
+// scanWhere lists the transcripts of the project directories under root
+// whose (escaped) names keep accepts.
+func scanWhere(root string, keep func(name string) bool) ([]Transcript, error) {
 	projects, err := os.ReadDir(root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -39,7 +45,7 @@ func Scan(root string) ([]Transcript, error) {
 	}
 	var out []Transcript
 	for _, p := range projects {
-		if !p.IsDir() {
+		if !p.IsDir() || !keep(p.Name()) {
 			continue
 		}
 		found, err := scanProject(filepath.Join(root, p.Name()), p.Name())

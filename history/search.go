@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"sort"
 	"strconv"
@@ -171,23 +172,28 @@ func (ix *Index) matchFTS(ctx context.Context, match string, f filter) ([]candid
 			WHERE messages_fts MATCH ? AND `+f.where+` ORDER BY messages_fts.rowid DESC LIMIT ?)
 		ORDER BY rank, id`,
 		append(append([]any{match}, f.args...), maxCandidates)...)
+	return readCandidates(rows, err, "keyword search", func(rank float64) float64 {
+		// BM25 is unbounded (FTS5 negates it); a/(1+a) maps it into (0, 1).
+		a := max(-rank, 0)
+		return a / (1 + a)
+	})
+}
+
+// readCandidates reads the rows (id, file, seq, measure) of a search, best
+// first, each scored from its measure and ranked for fusion by its place.
+func readCandidates(rows *sql.Rows, err error, search string, score func(measure float64) float64) ([]candidate, error) {
 	if err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
+		return nil, fmt.Errorf("%s: %w", search, err)
 	}
 	defer rows.Close()
 	var out []candidate
 	for rows.Next() {
 		var c candidate
-		var rank float64
-		if err := rows.Scan(&c.id, &c.file, &c.seq, &rank); err != nil {
+		var measure float64
+		if err := rows.Scan(&c.id, &c.file, &c.seq, &measure); err != nil {
 			return nil, err
 		}
-		// BM25 is unbounded (FTS5 negates it); a/(1+a) maps it into (0, 1).
-		a := -rank
-		if a < 0 {
-			a = 0
-		}
-		c.score = a / (1 + a)
+		c.score = score(measure)
 		c.fused = memory.RRF(len(out))
 		out = append(out, c)
 	}

@@ -58,12 +58,21 @@ func ReadAround(root, sessionID, uuid string, before, after int) ([]Message, int
 		return nil, 0, err
 	}
 	slices.SortStableFunc(found, func(a, b Transcript) int { return cmp.Compare(a.AgentID, b.AgentID) }) // the session first
+	return readFirst(found, root, sessionID, fmt.Sprintf("message %q", uuid), func(path string) ([]Message, int, error) {
+		return Reader{}.Around(path, uuid, before, after)
+	})
+}
+
+// readFirst reads the window from the first of the transcripts found that
+// belong to the session (or to no session) and hold it; the error says
+// whether the session has no transcript or what (sought) is not in it.
+func readFirst(found []Transcript, root, sessionID, sought string, read func(path string) ([]Message, int, error)) ([]Message, int, error) {
 	seen := false
 	for _, t := range found {
 		if t.SessionID != sessionID && t.SessionID != "" {
 			continue
 		}
-		msgs, anchor, err := Reader{}.Around(t.Path, uuid, before, after)
+		msgs, anchor, err := read(t.Path)
 		if err == nil {
 			return msgs, anchor, nil
 		}
@@ -72,7 +81,7 @@ func ReadAround(root, sessionID, uuid string, before, after int) ([]Message, int
 	if !seen {
 		return nil, 0, fmt.Errorf("no transcript of session %q under %s", sessionID, root)
 	}
-	return nil, 0, fmt.Errorf("message %q is not in session %q", uuid, sessionID)
+	return nil, 0, fmt.Errorf("%s is not in session %q", sought, sessionID)
 }
 
 // Show reads a conversation from its transcript (always up to date, full
@@ -221,19 +230,7 @@ func ReadAnchored(root, sessionID string, a Anchor, before, after int) ([]Messag
 	}
 	slices.SortStableFunc(found, func(x, y Transcript) int { return cmp.Compare(own(x), own(y)) })
 	a.Offset = 0
-	seen := false
-	for _, t := range found {
-		if t.SessionID != sessionID && t.SessionID != "" {
-			continue
-		}
-		msgs, anchor, err := Reader{}.AroundAnchor(t.Path, a, before, after)
-		if err == nil {
-			return msgs, anchor, nil
-		}
-		seen = seen || t.SessionID == sessionID
-	}
-	if !seen {
-		return nil, 0, fmt.Errorf("no transcript of session %q under %s", sessionID, root)
-	}
-	return nil, 0, fmt.Errorf("%s is not in session %q", a, sessionID)
+	return readFirst(found, root, sessionID, fmt.Sprint(a), func(path string) ([]Message, int, error) {
+		return Reader{}.AroundAnchor(path, a, before, after)
+	})
 }

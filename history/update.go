@@ -8,9 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -403,25 +401,7 @@ func scanProjects(root string, projects []string) ([]Transcript, error) {
 	if len(projects) == 0 {
 		return Scan(root)
 	}
-	dirs, err := os.ReadDir(root)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []Transcript
-	for _, d := range dirs {
-		if !d.IsDir() || !ofProjects(d.Name(), projects) {
-			continue
-		}
-		found, err := scanProject(filepath.Join(root, d.Name()), d.Name())
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, found...)
-	}
-	return out, nil
+	return scanWhere(root, func(name string) bool { return ofProjects(name, projects) })
 }
 
 // ofProjects reports whether an escaped directory name is one of the

@@ -10,8 +10,6 @@ import (
 	"unicode/utf8"
 
 	sqlite_vec "github.com/asg017/sqlite-vec-go-bindings/cgo"
-
-	"github.com/recall-mcp/recall/memory"
 )
 
 // Embedder turns texts into vectors (embedding.Client is one).
@@ -219,22 +217,7 @@ func (ix *Index) vectorCandidates(ctx context.Context, vec []float32, threshold 
 		JOIN messages m ON m.id = near.id JOIN files f ON f.id = m.file_id
 		WHERE near.distance <= ? AND `+f.where+` ORDER BY near.distance, m.id`,
 		append([]any{blob, knn, 1 - threshold}, f.args...)...)
-	if err != nil {
-		return nil, fmt.Errorf("vector search: %w", err)
-	}
-	defer rows.Close()
-	var out []candidate
-	for rows.Next() {
-		var c candidate
-		var dist float64
-		if err := rows.Scan(&c.id, &c.file, &c.seq, &dist); err != nil {
-			return nil, err
-		}
-		c.score = 1 - dist
-		c.fused = memory.RRF(len(out))
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return readCandidates(rows, err, "vector search", func(dist float64) float64 { return 1 - dist })
 }
 
 // deleteVectors removes the vectors of a file's messages.

@@ -69,28 +69,29 @@ type guardedEmbedder struct {
 func (g *guardedEmbedder) Model() string { return g.inner.Model() }
 
 func (g *guardedEmbedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
-	if err := g.failure(); err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	bctx, cancel := context.WithTimeout(ctx, g.guard.Budget)
-	defer cancel()
-	vecs, err := g.inner.EmbedDocuments(bctx, texts)
-	return vecs, g.record(ctx, bctx, start, err)
+	return guarded(ctx, g, func(bctx context.Context) ([][]float32, error) { return g.inner.EmbedDocuments(bctx, texts) })
 }
 
 func (g *guardedEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
-	if err := g.failure(); err != nil {
+	vec, err := guarded(ctx, g, func(bctx context.Context) ([]float32, error) { return g.inner.EmbedQuery(bctx, text) })
+	if err != nil {
 		return nil, err
+	}
+	return vec, nil
+}
+
+// guarded makes one call to Ollama within the hook's budget, unless an
+// earlier failure says not to, and records how it went.
+func guarded[T any](ctx context.Context, g *guardedEmbedder, call func(bctx context.Context) (T, error)) (T, error) {
+	if err := g.failure(); err != nil {
+		var none T
+		return none, err
 	}
 	start := time.Now()
 	bctx, cancel := context.WithTimeout(ctx, g.guard.Budget)
 	defer cancel()
-	vec, err := g.inner.EmbedQuery(bctx, text)
-	if err = g.record(ctx, bctx, start, err); err != nil {
-		return nil, err
-	}
-	return vec, nil
+	v, err := call(bctx)
+	return v, g.record(ctx, bctx, start, err)
 }
 
 // failure says why this hook does not ask Ollama: an earlier failure in this

@@ -115,14 +115,10 @@ type Runner struct {
 
 // New builds a Runner over queue.
 func New(queue Queue, opts Options) *Runner {
-	if opts.Workers <= 0 {
-		opts.Workers = DefaultWorkers
-	}
+	opts.Workers = memory.PositiveOr(opts.Workers, DefaultWorkers)
+	opts.Poll = memory.PositiveOr(opts.Poll, pollInterval)
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
-	}
-	if opts.Poll <= 0 {
-		opts.Poll = pollInterval
 	}
 	return &Runner{queue: queue, opts: opts, wake: make(chan struct{}, opts.Workers), handlers: map[string]Handler{}}
 }

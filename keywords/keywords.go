@@ -10,6 +10,7 @@
 package keywords
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -65,7 +66,7 @@ func chunkTerm(chunk string) Term {
 	joined := strings.Join(parts, "")
 	t := Term{joined}
 	for _, phrase := range []string{strings.ToLower(strings.Join(words, " ")), strings.Join(parts, " ")} {
-		if phrase != joined && !containsString(t, phrase) {
+		if phrase != joined && !slices.Contains(t, phrase) {
 			t = append(t, phrase)
 		}
 	}
@@ -199,15 +200,6 @@ func allStopWords(parts []string) bool {
 		}
 	}
 	return true
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // stopWords never match on their own: English function words, the pieces of

@@ -34,12 +34,7 @@ var Types = []Type{TypePreference, TypeDecision, TypePattern, TypeSession, TypeF
 
 // ParseType validates a type name; the error lists what is accepted.
 func ParseType(s string) (Type, error) {
-	for _, t := range Types {
-		if string(t) == s {
-			return t, nil
-		}
-	}
-	return "", invalid("memory_type", s, joinNames(Types))
+	return parseName("memory_type", s, Types...)
 }
 
 // Promotable reports whether a memory of this type becomes a golden rule when its
@@ -63,12 +58,7 @@ var Relations = []Relation{RelationRelatesTo, RelationSupersedes, RelationCaused
 
 // ParseRelation validates a relation name; the error lists what is accepted.
 func ParseRelation(s string) (Relation, error) {
-	for _, r := range Relations {
-		if string(r) == s {
-			return r, nil
-		}
-	}
-	return "", invalid("relation", s, joinNames(Relations))
+	return parseName("relation", s, Relations...)
 }
 
 // Confidence rules of the validation loop.
@@ -138,11 +128,7 @@ const (
 
 // ParseEventType validates an event type name.
 func ParseEventType(s string) (EventType, error) {
-	switch EventType(s) {
-	case EventApplied, EventSucceeded, EventFailed:
-		return EventType(s), nil
-	}
-	return "", invalid("event_type", s, "applied, succeeded, failed")
+	return parseName("event_type", s, EventApplied, EventSucceeded, EventFailed)
 }
 
 // ValidationEvent records one step of the validation loop.
@@ -172,11 +158,11 @@ const (
 // ParseFileAction validates an action name (case-insensitive, so hook tool names
 // such as "MultiEdit" map directly).
 func ParseFileAction(s string) (FileAction, error) {
-	switch a := FileAction(strings.ToLower(s)); a {
-	case ActionRead, ActionWrite, ActionEdit, ActionMultiEdit:
+	actions := []FileAction{ActionRead, ActionWrite, ActionEdit, ActionMultiEdit}
+	if a, err := parseName("action", strings.ToLower(s), actions...); err == nil {
 		return a, nil
 	}
-	return "", invalid("action", s, "read, write, edit, multiedit")
+	return "", invalid("action", s, joinNames(actions))
 }
 
 // FileActivity is one recorded touch of a file.
@@ -283,6 +269,17 @@ func ValidateID(field, id string) error {
 		return nil
 	}
 	return invalid(field, id, "a memory id (mem_<digits>_<hex> or a UUID)")
+}
+
+// parseName returns the one of names that s spells, or an error on field that
+// lists them.
+func parseName[T ~string](field, s string, names ...T) (T, error) {
+	for _, n := range names {
+		if string(n) == s {
+			return n, nil
+		}
+	}
+	return "", invalid(field, s, joinNames(names))
 }
 
 func joinNames[T ~string](xs []T) string {

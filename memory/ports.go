@@ -343,11 +343,7 @@ const (
 
 // ParseOrderBy validates a sort key.
 func ParseOrderBy(s string) (OrderBy, error) {
-	switch OrderBy(s) {
-	case OrderCreatedAt, OrderAccessedAt, OrderImportance, OrderConfidence:
-		return OrderBy(s), nil
-	}
-	return "", invalid("order_by", s, "created_at, accessed_at, importance, confidence")
+	return parseName("order_by", s, OrderCreatedAt, OrderAccessedAt, OrderImportance, OrderConfidence)
 }
 
 // ListQuery is a filtered, ordered page of memories.
@@ -377,11 +373,7 @@ const (
 
 // ParseDirection validates a direction name.
 func ParseDirection(s string) (Direction, error) {
-	switch Direction(s) {
-	case DirectionOutgoing, DirectionIncoming, DirectionBoth:
-		return Direction(s), nil
-	}
-	return "", invalid("direction", s, "outgoing, incoming, both")
+	return parseName("direction", s, DirectionOutgoing, DirectionIncoming, DirectionBoth)
 }
 
 // EdgeQuery selects edges: by ids, or touching MemoryIDs in Direction, or between

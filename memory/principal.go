@@ -157,3 +157,12 @@ func ResolveNamespace(ctx context.Context, ns string) (string, error) {
 	}
 	return ns, ValidateNamespace(ns)
 }
+
+// ResolveOptionalNamespace is ResolveNamespace for a namespace that may be
+// left out: "" (any namespace) stays "".
+func ResolveOptionalNamespace(ctx context.Context, ns string) (string, error) {
+	if ns == "" {
+		return "", nil
+	}
+	return ResolveNamespace(ctx, ns)
+}

@@ -224,18 +224,32 @@ func (s *Service) loadRanked(ctx context.Context, hits []Hit, n int) ([]ScoredMe
 	for len(hits) > 0 && len(out) < n {
 		chunk := hits[:min(n-len(out), len(hits))]
 		hits = hits[len(chunk):]
-		ids := make([]string, len(chunk))
-		for i, h := range chunk {
-			ids[i] = h.ID
-		}
-		got, err := s.store.GetMemories(ctx, ids)
+		got, err := LoadHits(ctx, s.store, chunk)
 		if err != nil {
-			return nil, fmt.Errorf("loading memories: %w", err)
+			return nil, err
 		}
-		for _, h := range chunk {
-			if m, ok := got[h.ID]; ok {
-				out = append(out, ScoredMemory{Memory: m, Score: h.Score})
-			}
+		out = append(out, got...)
+	}
+	return out, nil
+}
+
+// LoadHits loads the memories of a search's hits, in the hits' order and
+// with their scores; a memory deleted since the search is left out.
+func LoadHits(ctx context.Context, store interface {
+	GetMemories(ctx context.Context, ids []string) (map[string]*Memory, error)
+}, hits []Hit) ([]ScoredMemory, error) {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	got, err := store.GetMemories(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("loading memories: %w", err)
+	}
+	out := make([]ScoredMemory, 0, len(hits))
+	for _, h := range hits {
+		if m, ok := got[h.ID]; ok {
+			out = append(out, ScoredMemory{Memory: m, Score: h.Score})
 		}
 	}
 	return out, nil

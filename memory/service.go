@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"sync"
@@ -66,25 +67,22 @@ func NewService(store Store, embedder Embedder, opts Options) *Service {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.DefaultNamespace == "" {
-		opts.DefaultNamespace = GlobalNamespace
-	}
-	if opts.DefaultImportance == 0 {
-		opts.DefaultImportance = DefaultImportance
-	}
-	if opts.DefaultConfidence == 0 {
-		opts.DefaultConfidence = DefaultConfidence
-	}
-	if opts.FillRetry <= 0 {
-		opts.FillRetry = DefaultFillRetry
-	}
-	if opts.FillRetryMax <= 0 {
-		opts.FillRetryMax = DefaultFillRetryMax
-	}
-	if opts.FillPoll <= 0 {
-		opts.FillPoll = DefaultFillPoll
-	}
+	opts.DefaultNamespace = cmp.Or(opts.DefaultNamespace, GlobalNamespace)
+	opts.DefaultImportance = cmp.Or(opts.DefaultImportance, DefaultImportance)
+	opts.DefaultConfidence = cmp.Or(opts.DefaultConfidence, DefaultConfidence)
+	opts.FillRetry = PositiveOr(opts.FillRetry, DefaultFillRetry)
+	opts.FillRetryMax = PositiveOr(opts.FillRetryMax, DefaultFillRetryMax)
+	opts.FillPoll = PositiveOr(opts.FillPoll, DefaultFillPoll)
 	return &Service{store: store, embedder: embedder, opts: opts, fillWake: make(chan struct{}, 1)}
+}
+
+// PositiveOr is v when it is above zero, otherwise def: an option left at
+// zero (or set below it) takes its default.
+func PositiveOr[T int | int64 | float64 | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // StoreDefaults are the namespace and importance a memory stored without them

@@ -157,14 +157,9 @@ func (s *Service) Update(ctx context.Context, req UpdateRequest) (*UpdateResult,
 // promoted again by the validation loop (metadata.demoted_at), only by a
 // person.
 func (s *Service) Demote(ctx context.Context, req DemoteRequest) (*Memory, error) {
-	reason, err := requiredReason(req, "why the golden rule is demoted")
-	if err != nil {
-		return nil, err
-	}
-	source := changeSource(req.By)
-	m, err := s.store.UpdateMemoryLogged(ctx, req.MemoryID, func(m *Memory) (*Change, error) {
+	return s.retype(ctx, req, "why the golden rule is demoted", func(m *Memory, c *Change) error {
 		if !m.IsGolden() {
-			return nil, Invalidf("memory_id", m.ID, "a golden rule (this memory is a "+string(m.Type)+")")
+			return Invalidf("memory_id", m.ID, "a golden rule (this memory is a "+string(m.Type)+")")
 		}
 		to := TypeDecision
 		if from, ok := m.Metadata["promoted_from"].(string); ok {
@@ -172,18 +167,14 @@ func (s *Service) Demote(ctx context.Context, req DemoteRequest) (*Memory, error
 				to = t
 			}
 		}
-		now := s.now()
 		m.Type = to
-		m.Metadata["demoted_at"] = now.Format(time.RFC3339)
-		m.Metadata["demoted_by"] = source
-		m.Metadata["demoted_reason"] = reason
-		return &Change{At: now, Action: ChangeDemote, Source: source, Reason: reason,
-			Fields: []FieldChange{{Field: "memory_type", Before: string(TypeGoldenRule), After: string(to)}}}, nil
+		m.Metadata["demoted_at"] = c.At.Format(time.RFC3339)
+		m.Metadata["demoted_by"] = c.Source
+		m.Metadata["demoted_reason"] = c.Reason
+		c.Action = ChangeDemote
+		c.Fields = []FieldChange{{Field: "memory_type", Before: string(TypeGoldenRule), After: string(to)}}
+		return nil
 	})
-	if err != nil {
-		return nil, s.updateErr(req.MemoryID, err)
-	}
-	return m, nil
 }
 
 // Promote makes a memory a golden rule on a person's word, by the type rule
@@ -192,33 +183,46 @@ func (s *Service) Demote(ctx context.Context, req DemoteRequest) (*Memory, error
 // confidence, also after a demotion. The reason is required and recorded in
 // the change log.
 func (s *Service) Promote(ctx context.Context, req PromoteRequest) (*Memory, error) {
-	reason, err := requiredReason(req, "why the memory becomes a golden rule")
-	if err != nil {
-		return nil, err
-	}
-	source := changeSource(req.By)
-	m, err := s.store.UpdateMemoryLogged(ctx, req.MemoryID, func(m *Memory) (*Change, error) {
+	return s.retype(ctx, req, "why the memory becomes a golden rule", func(m *Memory, c *Change) error {
 		if m.Type == TypeGoldenRule {
-			return nil, fmt.Errorf("memory %s is a golden rule already: nothing to promote: %w", m.ID, ErrInvalid)
+			return fmt.Errorf("memory %s is a golden rule already: nothing to promote: %w", m.ID, ErrInvalid)
 		}
 		if !m.Type.Promotable() {
-			return nil, Invalidf("memory_id", m.ID, "a preference, decision or pattern (this memory is a "+string(m.Type)+")")
+			return Invalidf("memory_id", m.ID, "a preference, decision or pattern (this memory is a "+string(m.Type)+")")
 		}
-		now := s.now()
 		from := m.Type
 		if m.Metadata == nil {
 			m.Metadata = map[string]any{}
 		}
 		m.Metadata["promoted_from"] = string(from)
-		m.Metadata["promoted_at"] = now.Format(time.RFC3339)
+		m.Metadata["promoted_at"] = c.At.Format(time.RFC3339)
 		// The demotion is history now (in the change log); left here it would
 		// keep the promotion from counting.
 		delete(m.Metadata, "demoted_at")
 		delete(m.Metadata, "demoted_by")
 		delete(m.Metadata, "demoted_reason")
 		m.Type = TypeGoldenRule
-		return &Change{At: now, Action: ChangePromote, Source: source, Reason: reason,
-			Fields: []FieldChange{{Field: "memory_type", Before: string(from), After: string(TypeGoldenRule)}}}, nil
+		c.Action = ChangePromote
+		c.Fields = []FieldChange{{Field: "memory_type", Before: string(from), After: string(TypeGoldenRule)}}
+		return nil
+	})
+}
+
+// retype is a person's promotion or demotion: the reason (why) is required;
+// apply changes the memory's type in one logged update and fills in the
+// change, which comes with its time, source and reason set.
+func (s *Service) retype(ctx context.Context, req DemoteRequest, why string, apply func(m *Memory, c *Change) error) (*Memory, error) {
+	reason, err := requiredReason(req, why)
+	if err != nil {
+		return nil, err
+	}
+	source := changeSource(req.By)
+	m, err := s.store.UpdateMemoryLogged(ctx, req.MemoryID, func(m *Memory) (*Change, error) {
+		c := &Change{At: s.now(), Source: source, Reason: reason}
+		if err := apply(m, c); err != nil {
+			return nil, err
+		}
+		return c, nil
 	})
 	if err != nil {
 		return nil, s.updateErr(req.MemoryID, err)

@@ -76,11 +76,8 @@ func intInRange(field string, v, def, lo, hi int) (int, error) {
 
 // optionalNamespace validates a namespace filter; empty means any.
 func optionalNamespace(ctx context.Context, ns string) ([]string, error) {
-	if ns == "" {
-		return nil, nil
-	}
-	ns, err := ResolveNamespace(ctx, ns)
-	if err != nil {
+	ns, err := ResolveOptionalNamespace(ctx, ns)
+	if ns == "" || err != nil {
 		return nil, err
 	}
 	return []string{ns}, nil

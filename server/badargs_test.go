@@ -70,7 +70,7 @@ func TestBadArgumentsAreToolErrors(t *testing.T) {
 			t.Errorf("%s %s: protocol error %v, want a tool error", r.tool, r.args, err)
 			continue
 		}
-		text := contentText(res)
+		text := ContentText(res)
 		if !res.IsError || !contains(text, r.want) {
 			t.Errorf("%s %s: isError %v %q, want a tool error mentioning %q", r.tool, r.args, res.IsError, text, r.want)
 		}
@@ -112,7 +112,7 @@ func TestNullArgumentsTakeTheDefaults(t *testing.T) {
 			t.Fatalf("%s with null arguments: %v", tool, err)
 		}
 		if res.IsError {
-			t.Fatalf("%s with null arguments: %s", tool, contentText(res))
+			t.Fatalf("%s with null arguments: %s", tool, ContentText(res))
 		}
 	}
 	list := call(t, cs, "memory_list_tool", nil)

@@ -84,6 +84,6 @@ func benchCall(b *testing.B, cs *mcp.ClientSession, tool string, args map[string
 		b.Fatalf("%s: %v", tool, err)
 	}
 	if res.IsError {
-		b.Fatalf("%s: %s", tool, contentText(res))
+		b.Fatalf("%s: %s", tool, ContentText(res))
 	}
 }

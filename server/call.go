@@ -39,16 +39,16 @@ func Call(ctx context.Context, srv *mcp.Server, tool string, args json.RawMessag
 		return nil, fmt.Errorf("call %s: %w", tool, err)
 	}
 	if res.IsError {
-		return nil, errors.New(contentText(res))
+		return nil, errors.New(ContentText(res))
 	}
 	if res.StructuredContent != nil {
 		return json.Marshal(res.StructuredContent)
 	}
-	return json.Marshal(contentText(res))
+	return json.Marshal(ContentText(res))
 }
 
-// contentText joins the text blocks of a result.
-func contentText(res *mcp.CallToolResult) string {
+// ContentText joins the text blocks of a result: a failed tool's words.
+func ContentText(res *mcp.CallToolResult) string {
 	var parts []string
 	for _, c := range res.Content {
 		if t, ok := c.(*mcp.TextContent); ok {

@@ -61,7 +61,7 @@ func call(t testing.TB, cs *mcp.ClientSession, tool string, args map[string]any)
 		t.Fatalf("%s(%v): %v", tool, args, err)
 	}
 	if res.IsError {
-		t.Fatalf("%s(%v): tool error: %s", tool, args, contentText(res))
+		t.Fatalf("%s(%v): tool error: %s", tool, args, ContentText(res))
 	}
 	b, err := json.Marshal(res.StructuredContent)
 	if err != nil {
@@ -85,7 +85,7 @@ func callErr(t testing.TB, cs *mcp.ClientSession, tool string, args map[string]a
 	if err != nil {
 		t.Fatalf("%s(%v): protocol error %v, want a tool error", tool, args, err)
 	}
-	text := contentText(res)
+	text := ContentText(res)
 	if !res.IsError {
 		t.Fatalf("%s(%v): succeeded with %s, want a tool error", tool, args, text)
 	}
@@ -107,7 +107,7 @@ func callFailure(t testing.TB, cs *mcp.ClientSession, tool string, args map[stri
 		t.Fatalf("%s(%v): protocol error %v, want a tool error", tool, args, err)
 	}
 	if !res.IsError {
-		t.Fatalf("%s(%v): succeeded with %s, want a tool error", tool, args, contentText(res))
+		t.Fatalf("%s(%v): succeeded with %s, want a tool error", tool, args, ContentText(res))
 	}
 	b, _ := json.Marshal(res.StructuredContent)
 	var out map[string]any

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/team"
 )
 
@@ -57,18 +58,11 @@ const (
 )
 
 func (o HTTPOptions) withDefaults() HTTPOptions {
-	set := func(d *time.Duration, def time.Duration) {
-		if *d <= 0 {
-			*d = def
-		}
-	}
-	set(&o.SessionIdle, defaultSessionIdle)
-	set(&o.HeaderTimeout, defaultHeaderTimeout)
-	set(&o.BodyTimeout, defaultBodyTimeout)
-	set(&o.IdleTimeout, defaultIdleTimeout)
-	if o.MaxSessions <= 0 {
-		o.MaxSessions = defaultMaxSessions
-	}
+	o.SessionIdle = memory.PositiveOr(o.SessionIdle, defaultSessionIdle)
+	o.HeaderTimeout = memory.PositiveOr(o.HeaderTimeout, defaultHeaderTimeout)
+	o.BodyTimeout = memory.PositiveOr(o.BodyTimeout, defaultBodyTimeout)
+	o.IdleTimeout = memory.PositiveOr(o.IdleTimeout, defaultIdleTimeout)
+	o.MaxSessions = memory.PositiveOr(o.MaxSessions, defaultMaxSessions)
 	return o
 }
 

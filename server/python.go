@@ -23,21 +23,31 @@ func isoTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.00
 func epochTime(t time.Time) float64 { return float64(t.UnixMicro()) / 1e6 }
 
 // memoryRow is the fields every memory result of the Python Recall starts
-// with (type twice: the Python Recall names it both ways).
+// with.
 type memoryRow struct {
-	ID          string      `json:"id"`
-	Content     string      `json:"content"`
-	ContentHash string      `json:"content_hash"`
-	Type        memory.Type `json:"type"`
-	MemoryType  memory.Type `json:"memory_type"`
-	Namespace   string      `json:"namespace"`
-	Importance  float64     `json:"importance"`
-	Confidence  float64     `json:"confidence"`
+	ID          string `json:"id"`
+	Content     string `json:"content"`
+	ContentHash string `json:"content_hash"`
+	typed
+	Importance float64 `json:"importance"`
+	Confidence float64 `json:"confidence"`
+}
+
+// typed is a memory's type, twice (the Python Recall names it both ways),
+// and its namespace.
+type typed struct {
+	Type       memory.Type `json:"type"`
+	MemoryType memory.Type `json:"memory_type"`
+	Namespace  string      `json:"namespace"`
+}
+
+func typeOf(t memory.Type, namespace string) typed {
+	return typed{Type: t, MemoryType: t, Namespace: namespace}
 }
 
 func rowOf(m *memory.Memory) memoryRow {
-	return memoryRow{ID: m.ID, Content: m.Content, ContentHash: m.ContentHash, Type: m.Type, MemoryType: m.Type,
-		Namespace: m.Namespace, Importance: m.Importance, Confidence: m.Confidence}
+	return memoryRow{ID: m.ID, Content: m.Content, ContentHash: m.ContentHash, typed: typeOf(m.Type, m.Namespace),
+		Importance: m.Importance, Confidence: m.Confidence}
 }
 
 // listedMemory is a memory as memory_list_tool returns it: the Python Recall's
@@ -91,16 +101,14 @@ func recalled(hits []memory.ScoredMemory) []recalledMemory {
 // expandedMemory is a memory reached along edges, with the Python Recall's
 // relevance_score, hop_distance, path (edge types from the hit) and explanation.
 type expandedMemory struct {
-	ID             string      `json:"id"`
-	Content        string      `json:"content"`
-	Type           memory.Type `json:"type"`
-	MemoryType     memory.Type `json:"memory_type"`
-	Namespace      string      `json:"namespace"`
-	RelevanceScore float64     `json:"relevance_score"`
-	HopDistance    int         `json:"hop_distance"`
-	Path           []string    `json:"path"`
-	Explanation    string      `json:"explanation"`
-	ViaMemoryID    string      `json:"via_memory_id"`
+	ID      string `json:"id"`
+	Content string `json:"content"`
+	typed
+	RelevanceScore float64  `json:"relevance_score"`
+	HopDistance    int      `json:"hop_distance"`
+	Path           []string `json:"path"`
+	Explanation    string   `json:"explanation"`
+	ViaMemoryID    string   `json:"via_memory_id"`
 }
 
 // expandedView shapes the memories reached along edges. Their relevance is
@@ -125,7 +133,7 @@ func expandedView(hits, exp []memory.ScoredMemory) []expandedMemory {
 		}
 		relevance = math.Round(relevance*1e6) / 1e6
 		out[i] = expandedMemory{
-			ID: m.ID, Content: m.Content, Type: m.Type, MemoryType: m.Type, Namespace: m.Namespace,
+			ID: m.ID, Content: m.Content, typed: typeOf(m.Type, m.Namespace),
 			RelevanceScore: relevance, HopDistance: m.Hop, Path: path, ViaMemoryID: m.ViaID,
 			Explanation: explain(m.Hop, path, relevance),
 		}
@@ -160,14 +168,12 @@ func explain(hops int, path []string, score float64) string {
 
 // graphNode, graphEdge, graphPath and graphStats are memory_inspect_graph_tool's.
 type graphNode struct {
-	ID             string      `json:"id"`
-	ContentPreview string      `json:"content_preview"`
-	Type           memory.Type `json:"type"`
-	MemoryType     memory.Type `json:"memory_type"`
-	Namespace      string      `json:"namespace"`
-	Confidence     float64     `json:"confidence"`
-	Importance     float64     `json:"importance"`
-	Depth          int         `json:"depth"`
+	ID             string `json:"id"`
+	ContentPreview string `json:"content_preview"`
+	typed
+	Confidence float64 `json:"confidence"`
+	Importance float64 `json:"importance"`
+	Depth      int     `json:"depth"`
 }
 
 type graphEdge struct {
@@ -212,7 +218,7 @@ func graphOf(r *memory.InspectResult) graphView {
 			OriginID: r.Origin, RelationCounts: r.Stats.RelationCounts},
 	}
 	for i, n := range r.Nodes {
-		g.Nodes[i] = graphNode{ID: n.ID, ContentPreview: n.Content, Type: n.Type, MemoryType: n.Type, Namespace: n.Namespace,
+		g.Nodes[i] = graphNode{ID: n.ID, ContentPreview: n.Content, typed: typeOf(n.Type, n.Namespace),
 			Confidence: n.Confidence, Importance: n.Importance, Depth: n.Depth}
 	}
 	for i, e := range r.Edges {

@@ -67,9 +67,9 @@ func callText(t testing.TB, cs *mcp.ClientSession, tool string, args map[string]
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil || res.IsError {
-		t.Fatalf("%s(%v): %v %s", tool, args, err, contentText(res))
+		t.Fatalf("%s(%v): %v %s", tool, args, err, ContentText(res))
 	}
-	return contentText(res)
+	return ContentText(res)
 }
 
 func resultIDs(t testing.TB, text string) []string {

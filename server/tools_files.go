@@ -8,6 +8,8 @@ import (
 	"github.com/recall-mcp/recall/memory"
 )
 
+// fileAddArgs are memory.FileActivityRequest's fields with the tool's
+// descriptions (the handler converts one into the other).
 type fileAddArgs struct {
 	FilePath    string         `json:"file_path"`
 	Action      string         `json:"action" jsonschema:"read, write, edit, multiedit"`
@@ -40,14 +42,7 @@ func (h handlers) addFileTools(srv *mcp.Server) {
 		"Record that a file was read or changed (used by hooks).",
 		nil,
 		func(ctx context.Context, a fileAddArgs) (fileAddOutput, error) {
-			act, err := h.mem.AddFileActivity(ctx, memory.FileActivityRequest{
-				FilePath:    a.FilePath,
-				Action:      a.Action,
-				SessionID:   a.SessionID,
-				ProjectRoot: a.ProjectRoot,
-				FileType:    a.FileType,
-				Metadata:    a.Metadata,
-			})
+			act, err := h.mem.AddFileActivity(ctx, memory.FileActivityRequest(a))
 			if err != nil {
 				return fileAddOutput{}, err
 			}

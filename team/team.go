@@ -96,26 +96,25 @@ type People struct {
 // Add creates a person and returns their token, which is shown once: only
 // its hash is kept.
 func (p People) Add(ctx context.Context, name string) (string, error) {
-	if err := memory.CheckNewPersonName(name); err != nil {
-		return "", err
-	}
-	tok, err := NewToken()
-	if err != nil {
-		return "", err
-	}
-	return tok, p.Dir.AddPerson(ctx, name, Hashes(tok))
+	return issueToken(ctx, name, memory.CheckNewPersonName, p.Dir.AddPerson)
 }
 
 // NewToken gives a person a new token; the old one stops working at once.
 func (p People) NewToken(ctx context.Context, name string) (string, error) {
-	if err := memory.ValidatePersonName(name); err != nil {
+	return issueToken(ctx, name, memory.ValidatePersonName, p.Dir.ReplaceToken)
+}
+
+// issueToken checks the name, makes a token and keeps its hashes for the
+// person; the token is returned to be shown once.
+func issueToken(ctx context.Context, name string, check func(string) error, keep func(context.Context, string, TokenHashes) error) (string, error) {
+	if err := check(name); err != nil {
 		return "", err
 	}
 	tok, err := NewToken()
 	if err != nil {
 		return "", err
 	}
-	return tok, p.Dir.ReplaceToken(ctx, name, Hashes(tok))
+	return tok, keep(ctx, name, Hashes(tok))
 }
 
 // Remove removes a person; their tokens stop working at once. Their private

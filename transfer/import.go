@@ -51,14 +51,12 @@ type Progress func(done, total int)
 // out; an error while writing leaves nothing written. A person's import is
 // signed with their name (memory.Records.SignAs).
 func Import(ctx context.Context, sink Sink, r io.Reader, opts ImportOptions) (*ImportReport, error) {
-	if opts.Namespace != "" {
-		// "private" is the asker's own namespace, as everywhere.
-		ns, err := memory.ResolveNamespace(ctx, opts.Namespace)
-		if err != nil {
-			return nil, err
-		}
-		opts.Namespace = ns
+	// "private" is the asker's own namespace, as everywhere.
+	ns, err := memory.ResolveOptionalNamespace(ctx, opts.Namespace)
+	if err != nil {
+		return nil, err
 	}
+	opts.Namespace = ns
 	lines, err := readLines(r)
 	if err != nil {
 		return nil, err
@@ -163,59 +161,53 @@ func parseRecall(lines []line) (memory.Records, []LineError, error) {
 	return recs, bad, nil
 }
 
+// addDecoded decodes one record of type R, makes it the row conv gives and,
+// when check accepts that, adds it to list.
+func addDecoded[R, T any](list *[]T, text []byte, conv func(R) T, check func(T) error) error {
+	var r R
+	if err := strictDecode(text, &r); err != nil {
+		return err
+	}
+	row := conv(r)
+	if err := check(row); err != nil {
+		return err
+	}
+	*list = append(*list, row)
+	return nil
+}
+
+// checkChange checks a change record: whose change, what, by whom and when.
+func checkChange(c memory.Change) error {
+	if err := memory.ValidateID("memory_id", c.MemoryID); err != nil {
+		return err
+	}
+	if c.Action == "" || c.Source == "" || c.At.IsZero() {
+		return fmt.Errorf("change %d: want an action, a source and a time", c.ID)
+	}
+	return nil
+}
+
 // addRecord decodes and checks one record and adds it to recs.
 func addRecord(recs *memory.Records, kind string, text []byte) error {
 	switch kind {
 	case KindMemory:
-		var r memoryRecord
-		if err := strictDecode(text, &r); err != nil {
-			return err
-		}
-		m := r.memory()
-		if err := checkMemory(m); err != nil {
-			return err
-		}
-		recs.Memories = append(recs.Memories, m)
+		return addDecoded(&recs.Memories, text, memoryRecord.memory, checkMemory)
 	case KindEdge:
-		var r edgeRecord
-		if err := strictDecode(text, &r); err != nil {
-			return err
-		}
-		if err := checkEdge(r.edge()); err != nil {
-			return err
-		}
-		recs.Edges = append(recs.Edges, r.edge())
+		return addDecoded(&recs.Edges, text, edgeRecord.edge, checkEdge)
 	case KindEvent:
-		var r eventRecord
-		if err := strictDecode(text, &r); err != nil {
+		return addDecoded(&recs.Events, text, eventRecord.event, func(e memory.ValidationEvent) error {
+			_, err := memory.ParseEventType(string(e.EventType))
 			return err
-		}
-		if _, err := memory.ParseEventType(string(r.EventType)); err != nil {
-			return err
-		}
-		recs.Events = append(recs.Events, r.event())
+		})
 	case KindChange:
-		var r changeRecord
-		if err := strictDecode(text, &r); err != nil {
-			return err
-		}
-		c := r.change()
-		if err := memory.ValidateID("memory_id", c.MemoryID); err != nil {
-			return err
-		}
-		if c.Action == "" || c.Source == "" || c.At.IsZero() {
-			return fmt.Errorf("change %d: want an action, a source and a time", c.ID)
-		}
-		recs.Changes = append(recs.Changes, c)
+		return addDecoded(&recs.Changes, text, changeRecord.change, checkChange)
 	case KindFile:
-		var r fileRecord
-		if err := strictDecode(text, &r); err != nil {
-			return err
-		}
-		if _, err := memory.ParseFileAction(string(r.Action)); err != nil || r.FilePath == "" {
-			return fmt.Errorf("file_activity: file_path %q, action %q: want a path and one of read, write, edit, multiedit", r.FilePath, r.Action)
-		}
-		recs.Files = append(recs.Files, r.file())
+		return addDecoded(&recs.Files, text, fileRecord.file, func(f memory.FileRow) error {
+			if _, err := memory.ParseFileAction(string(f.Action)); err != nil || f.FilePath == "" {
+				return fmt.Errorf("file_activity: file_path %q, action %q: want a path and one of read, write, edit, multiedit", f.FilePath, f.Action)
+			}
+			return nil
+		})
 	case KindProject:
 		row := map[string]any{}
 		if err := strictDecode(text, &row); err != nil {
@@ -224,15 +216,12 @@ func addRecord(recs *memory.Records, kind string, text []byte) error {
 		delete(row, "record")
 		recs.Projects = append(recs.Projects, row)
 	case KindArchived, KindDeleted:
-		var r archivedRecord
-		if err := strictDecode(text, &r); err != nil {
-			return err
-		}
-		it := r.item()
-		if err := checkArchived(it); err != nil {
-			return fmt.Errorf("%s %s: %w", strings.ReplaceAll(kind, "_", " "), it.Memory.ID, err)
-		}
-		recs.Archived = append(recs.Archived, it)
+		return addDecoded(&recs.Archived, text, archivedRecord.item, func(it memory.TrashItem) error {
+			if err := checkArchived(it); err != nil {
+				return fmt.Errorf("%s %s: %w", strings.ReplaceAll(kind, "_", " "), it.Memory.ID, err)
+			}
+			return nil
+		})
 	case KindJournal:
 		var r journalRecord
 		if err := strictDecode(text, &r); err != nil {

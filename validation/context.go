@@ -168,18 +168,12 @@ func (s *Service) relevant(ctx context.Context, query, ns string) ([]*memory.Mem
 		if err != nil {
 			return nil, fmt.Errorf("searching %s: %w", ns, err)
 		}
-		ids := make([]string, len(hits))
-		for i, h := range hits {
-			ids[i] = h.ID
-		}
-		got, err := s.store.GetMemories(ctx, ids)
+		got, err := memory.LoadHits(ctx, s.store, hits)
 		if err != nil {
-			return nil, fmt.Errorf("loading memories: %w", err)
+			return nil, err
 		}
-		for _, id := range ids {
-			if m, ok := got[id]; ok {
-				out = append(out, m)
-			}
+		for _, sm := range got {
+			out = append(out, sm.Memory)
 		}
 		return out, nil
 	}

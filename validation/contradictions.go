@@ -53,10 +53,9 @@ func (s *Service) DetectContradictions(ctx context.Context, req DetectRequest) (
 		}
 		confirmed, conf, reason, err := s.judgeContradiction(ctx, m, c.mem)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
+			if err := noteFailure(ctx, &res.FailedJudgments, c.mem.ID, err); err != nil {
+				return nil, err
 			}
-			res.FailedJudgments = append(res.FailedJudgments, FailedJudgment{MemoryID: c.mem.ID, Reason: err.Error()})
 			continue
 		}
 		if !confirmed {

@@ -37,13 +37,11 @@ const (
 // listed (weak_golden_rules): they stay protected, a person reviews them.
 // Each list holds at most 100 memories; the counts are complete.
 func (s *Service) AnalyzeHealth(ctx context.Context, req HealthRequest) (*HealthReport, error) {
-	if req.Namespace != "" {
-		ns, err := memory.ResolveNamespace(ctx, req.Namespace)
-		if err != nil {
-			return nil, err
-		}
-		req.Namespace = ns
+	ns, err := memory.ResolveOptionalNamespace(ctx, req.Namespace)
+	if err != nil {
+		return nil, err
 	}
+	req.Namespace = ns
 	staleDays := req.StaleDays
 	if staleDays == 0 {
 		staleDays = s.opts.StaleDays

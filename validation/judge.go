@@ -63,6 +63,16 @@ func (s *Service) judgeContradiction(ctx context.Context, a, b *memory.Memory) (
 	return *v.Contradicts && *v.Confidence >= MinJudgmentConfidence, *v.Confidence, strings.TrimSpace(v.Reason), nil
 }
 
+// noteFailure adds a judgment that failed to failed, so that the others
+// still count; when ctx is done it returns ctx's error instead, to stop.
+func noteFailure(ctx context.Context, failed *[]FailedJudgment, memoryID string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	*failed = append(*failed, FailedJudgment{MemoryID: memoryID, Reason: err.Error()})
+	return nil
+}
+
 // relationSchema is the reply of a relationship classification.
 var relationSchema = json.RawMessage(`{
   "type": "object",

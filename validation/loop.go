@@ -37,13 +37,7 @@ const (
 // Apply records that a memory is being applied: an applied event with the
 // context and session, and the memory's access time and count updated.
 func (s *Service) Apply(ctx context.Context, req ApplyRequest) (*ApplyResult, error) {
-	if err := memory.ValidateID("memory_id", req.MemoryID); err != nil {
-		return nil, err
-	}
-	if err := checkOptionalText("context", req.Context, maxContextBytes); err != nil {
-		return nil, err
-	}
-	if err := memory.CheckLine("session_id", req.SessionID, memory.MaxSessionIDBytes); err != nil {
+	if err := checkEvent(req.MemoryID, "context", req.Context, maxContextBytes, req.SessionID); err != nil {
 		return nil, err
 	}
 	m, err := s.store.GetMemory(ctx, req.MemoryID)
@@ -70,18 +64,24 @@ func (s *Service) Apply(ctx context.Context, req ApplyRequest) (*ApplyResult, er
 	return &ApplyResult{EventID: id, MemoryID: m.ID, Confidence: m.Confidence}, nil
 }
 
+// checkEvent checks what an applied or outcome event is given: the memory's
+// id, its text (the context or the error message) and the session's id.
+func checkEvent(memoryID, field, text string, maxBytes int, sessionID string) error {
+	if err := memory.ValidateID("memory_id", memoryID); err != nil {
+		return err
+	}
+	if err := checkOptionalText(field, text, maxBytes); err != nil {
+		return err
+	}
+	return memory.CheckLine("session_id", sessionID, memory.MaxSessionIDBytes)
+}
+
 // Outcome records how applying a memory went: success adds memory.SuccessDelta
 // (0.1), failure subtracts memory.FailureDelta (0.15), clamped to [0, 1], with a
 // succeeded or failed event carrying the error message and the confidence
 // before and after.
 func (s *Service) Outcome(ctx context.Context, req OutcomeRequest) (*OutcomeResult, error) {
-	if err := memory.ValidateID("memory_id", req.MemoryID); err != nil {
-		return nil, err
-	}
-	if err := checkOptionalText("error_msg", req.ErrorMsg, maxErrorMsgBytes); err != nil {
-		return nil, err
-	}
-	if err := memory.CheckLine("session_id", req.SessionID, memory.MaxSessionIDBytes); err != nil {
+	if err := checkEvent(req.MemoryID, "error_msg", req.ErrorMsg, maxErrorMsgBytes, req.SessionID); err != nil {
 		return nil, err
 	}
 	delta := memory.SuccessDelta
@@ -92,11 +92,7 @@ func (s *Service) Outcome(ctx context.Context, req OutcomeRequest) (*OutcomeResu
 	if err != nil {
 		return nil, err
 	}
-	return &OutcomeResult{
-		MemoryID:         req.MemoryID,
-		OutcomeSuccess:   req.Success,
-		ConfidenceChange: ch,
-	}, nil
+	return &OutcomeResult{MemoryID: req.MemoryID, OutcomeSuccess: req.Success, ConfidenceChange: ch}, nil
 }
 
 // Validate adjusts a memory's confidence directly: success adds adjustment
@@ -123,11 +119,7 @@ func (s *Service) Validate(ctx context.Context, req ValidateRequest) (*ValidateR
 	if err != nil {
 		return nil, err
 	}
-	return &ValidateResult{
-		MemoryID:         req.MemoryID,
-		Success:          req.Success,
-		ConfidenceChange: ch,
-	}, nil
+	return &ValidateResult{MemoryID: req.MemoryID, Success: req.Success, ConfidenceChange: ch}, nil
 }
 
 // adjust moves a memory's confidence by delta, promotes it when it qualifies and

@@ -6,6 +6,7 @@
 package validation
 
 import (
+	"cmp"
 	"log/slog"
 	"sync"
 	"time"
@@ -71,21 +72,11 @@ type Service struct {
 // New builds a curation Service. embedder and judge may be nil: the operations
 // that need them then report why they could not run.
 func New(store Store, mem *memory.Service, embedder memory.Embedder, judge memory.Judge, opts Options) *Service {
-	if opts.ContradictionThreshold == 0 {
-		opts.ContradictionThreshold = DefaultContradictionThreshold
-	}
-	if opts.StaleDays == 0 {
-		opts.StaleDays = DefaultStaleDays
-	}
-	if opts.Workers <= 0 {
-		opts.Workers = DefaultWorkers
-	}
-	if opts.DefaultTokenBudget <= 0 {
-		opts.DefaultTokenBudget = DefaultTokenBudget
-	}
-	if opts.JudgeTimeout <= 0 {
-		opts.JudgeTimeout = DefaultJudgeTimeout
-	}
+	opts.ContradictionThreshold = cmp.Or(opts.ContradictionThreshold, DefaultContradictionThreshold)
+	opts.StaleDays = cmp.Or(opts.StaleDays, DefaultStaleDays)
+	opts.Workers = memory.PositiveOr(opts.Workers, DefaultWorkers)
+	opts.DefaultTokenBudget = memory.PositiveOr(opts.DefaultTokenBudget, DefaultTokenBudget)
+	opts.JudgeTimeout = memory.PositiveOr(opts.JudgeTimeout, DefaultJudgeTimeout)
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}

@@ -47,13 +47,11 @@ type StaleReport struct {
 // out (they no longer count), golden rules included (a person may re-validate
 // or, with force, archive one).
 func (s *Service) StaleMemories(ctx context.Context, req StaleRequest) (*StaleReport, error) {
-	if req.Namespace != "" {
-		ns, err := memory.ResolveNamespace(ctx, req.Namespace)
-		if err != nil {
-			return nil, err
-		}
-		req.Namespace = ns
+	ns, err := memory.ResolveOptionalNamespace(ctx, req.Namespace)
+	if err != nil {
+		return nil, err
 	}
+	req.Namespace = ns
 	if req.Days == 0 {
 		req.Days = s.StaleDays()
 	}

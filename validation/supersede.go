@@ -176,10 +176,9 @@ func (s *Service) CheckSupersedes(ctx context.Context, req SupersedeRequest) (*S
 			judged++
 			confirmed, _, reason, err := s.judgeContradiction(ctx, m, c.mem)
 			if err != nil {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
+				if err := noteFailure(ctx, &res.FailedJudgments, c.mem.ID, err); err != nil {
+					return nil, err
 				}
-				res.FailedJudgments = append(res.FailedJudgments, FailedJudgment{MemoryID: c.mem.ID, Reason: err.Error()})
 				continue
 			}
 			if confirmed {

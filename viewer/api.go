@@ -51,9 +51,8 @@ type pageItem struct {
 // listMemories pages through memories (newest first) or, with q, runs the
 // hybrid search memory_recall_tool runs, with the same filters.
 func (h *handler) listMemories(w http.ResponseWriter, r *http.Request) {
-	qs := r.URL.Query()
-	if err := onlyParams(qs, listParams); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	qs, ok := params(w, r, listParams)
+	if !ok {
 		return
 	}
 	limit, err := intParam(qs, "limit", defaultPageSize, 1, maxPageSize)
@@ -130,9 +129,9 @@ func (h *handler) search(w http.ResponseWriter, r *http.Request, req memory.Reca
 	writeJSON(w, http.StatusOK, p)
 }
 
-// detail is one memory with its edges (and the memories at their other ends)
-// and its validation events with their summary.
-type detail struct {
+// Detail is GET /api/memories/{id}: one memory with its edges (and the
+// memories at their other ends) and its validation events with their summary.
+type Detail struct {
 	Memory    *memory.Memory            `json:"memory"`
 	Edges     []memory.Edge             `json:"edges"`
 	Neighbors []memory.GraphNode        `json:"neighbors"`
@@ -142,7 +141,7 @@ type detail struct {
 	// supersedes nothing. The last entry is the version in force.
 	Chain []memory.GraphNode `json:"supersession"`
 	// Changes is the memory's change log, newest first.
-	Changes []changeEntry `json:"changes"`
+	Changes []ChangeEntry `json:"changes"`
 }
 
 // maxChain bounds the supersession chain walked for one memory page: that many
@@ -193,7 +192,7 @@ func (h *handler) getMemory(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, detail{Memory: m, Edges: edges, Neighbors: neighbors, History: hist, Chain: chain, Changes: changes})
+	writeJSON(w, http.StatusOK, Detail{Memory: m, Edges: edges, Neighbors: neighbors, History: hist, Chain: chain, Changes: changes})
 }
 
 // chain walks the supersedes edges around m (memory_inspect_graph_tool along
@@ -255,11 +254,7 @@ func (h *handler) validateMemory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := h.val.Validate(r.Context(), validation.ValidateRequest{MemoryID: r.PathValue("id"), Success: *body.Success, Source: editor})
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
+	h.respond(w, r, res, err)
 }
 
 // forgetBody is DELETE /api/memories/{id}: Force is needed for a golden rule.
@@ -277,11 +272,7 @@ func (h *handler) forgetMemory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := h.mem.Forget(r.Context(), memory.ForgetRequest{MemoryID: r.PathValue("id"), Confirm: true, Force: body.Force, Trash: true})
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
+	h.respond(w, r, res, err)
 }
 
 // decodeBody reads a small JSON body, refusing unknown fields. An empty body
@@ -293,6 +284,17 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 		return err
 	}
 	return nil
+}
+
+// params returns r's query parameters, or answers 400 (ok false) for one
+// the endpoint does not know.
+func params(w http.ResponseWriter, r *http.Request, known []string) (qs url.Values, ok bool) {
+	qs = r.URL.Query()
+	if err := onlyParams(qs, known); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return nil, false
+	}
+	return qs, true
 }
 
 // onlyParams refuses a query parameter the endpoint does not know, so a typo

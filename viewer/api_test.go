@@ -97,7 +97,7 @@ func TestMemoryDetailHasEdgesAndValidationEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	d := decode[detail](t, f.do(t, "GET", "/api/memories/"+a, "", nil), http.StatusOK)
+	d := decode[Detail](t, f.do(t, "GET", "/api/memories/"+a, "", nil), http.StatusOK)
 	if d.Memory.ID != a || !strings.HasPrefix(d.Memory.Content, "Run migrations") {
 		t.Errorf("memory %+v, want %s", d.Memory, a)
 	}
@@ -112,7 +112,7 @@ func TestMemoryDetailHasEdgesAndValidationEvents(t *testing.T) {
 	}
 
 	// The edge shows on the other end too, pointing in.
-	db := decode[detail](t, f.do(t, "GET", "/api/memories/"+b, "", nil), http.StatusOK)
+	db := decode[Detail](t, f.do(t, "GET", "/api/memories/"+b, "", nil), http.StatusOK)
 	if len(db.Edges) != 1 || db.Edges[0].SourceID != a {
 		t.Errorf("edges of %s: %+v, want the one from %s", b, db.Edges, a)
 	}

@@ -17,7 +17,7 @@ func TestMemoryDetailHasTheChangeLog(t *testing.T) {
 	f.do(t, "PATCH", "/api/memories/"+id, `{"importance": 0.9}`, sameOrigin)
 	f.do(t, "PATCH", "/api/memories/"+id, `{"content": "the build uses make"}`, sameOrigin)
 
-	d := decode[detail](t, f.do(t, "GET", "/api/memories/"+id, "", nil), http.StatusOK)
+	d := decode[Detail](t, f.do(t, "GET", "/api/memories/"+id, "", nil), http.StatusOK)
 	var got []string
 	for _, c := range d.Changes {
 		got = append(got, fmt.Sprintf("%s by %s %v", c.Action, c.Source, c.Fields))

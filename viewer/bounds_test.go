@@ -165,7 +165,7 @@ func TestListSearchAndExportBySource(t *testing.T) {
 			t.Errorf("GET %s: %q, want %q", target, got, want)
 		}
 	}
-	if m := decode[detail](t, f.do(t, "GET", "/api/memories/"+created.ID, "", nil), http.StatusOK).Memory; m.Source != memory.SourceViewer {
+	if m := decode[Detail](t, f.do(t, "GET", "/api/memories/"+created.ID, "", nil), http.StatusOK).Memory; m.Source != memory.SourceViewer {
 		t.Errorf("a memory written on the page has source %q, want viewer", m.Source)
 	}
 	if got := facets(decode[[]facetCount](t, f.do(t, "GET", "/api/sources", "", nil), http.StatusOK)); got != "mcp 2, cli 1, viewer 1, (unknown) 1" {

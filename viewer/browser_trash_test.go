@@ -37,7 +37,7 @@ func TestBrowserTrashRestore(t *testing.T) {
 		t.Fatalf("restoring: %v", err)
 	}
 	screenshot(t, ctx, "trash-restored")
-	d := decode[detail](t, f.do(t, "GET", "/api/memories/"+a, "", nil), 200)
+	d := decode[Detail](t, f.do(t, "GET", "/api/memories/"+a, "", nil), 200)
 	if d.Memory.Content != "The staging database is reset every night." || len(d.Edges) != 1 {
 		t.Errorf("restored: %+v with %d edges", d.Memory, len(d.Edges))
 	}

@@ -1,6 +1,7 @@
 package viewer
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -59,31 +60,16 @@ func readReason(w http.ResponseWriter, r *http.Request, what string) (string, bo
 	return body.Reason, true
 }
 
-// promoteMemory makes a preference, decision or pattern a golden rule, with
-// a reason.
-func (h *handler) promoteMemory(w http.ResponseWriter, r *http.Request) {
-	reason, ok := readReason(w, r, "why this becomes a golden rule")
-	if !ok {
-		return
+// retypeMemory is POST /api/memories/{id}/promote and /demote: a person
+// makes a preference, decision or pattern a golden rule, or turns one back
+// into an ordinary memory, with a reason (why is what the form asks for).
+func (h *handler) retypeMemory(change func(context.Context, memory.DemoteRequest) (*memory.Memory, error), why string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		reason, ok := readReason(w, r, why)
+		if !ok {
+			return
+		}
+		m, err := change(r.Context(), memory.DemoteRequest{MemoryID: r.PathValue("id"), Reason: reason, By: editor})
+		h.respond(w, r, m, err)
 	}
-	m, err := h.mem.Promote(r.Context(), memory.PromoteRequest{MemoryID: r.PathValue("id"), Reason: reason, By: editor})
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, m)
-}
-
-// demoteMemory turns a golden rule back into an ordinary memory with a reason.
-func (h *handler) demoteMemory(w http.ResponseWriter, r *http.Request) {
-	reason, ok := readReason(w, r, "why this is no longer a golden rule")
-	if !ok {
-		return
-	}
-	m, err := h.mem.Demote(r.Context(), memory.DemoteRequest{MemoryID: r.PathValue("id"), Reason: reason, By: editor})
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, m)
 }

@@ -39,9 +39,8 @@ type exportFile struct {
 // same filters (all pages, up to maxExport), as JSON or as Markdown in the
 // format of `recall export --markdown`.
 func (h *handler) export(w http.ResponseWriter, r *http.Request) {
-	qs := r.URL.Query()
-	if err := onlyParams(qs, exportParams); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	qs, ok := params(w, r, exportParams)
+	if !ok {
 		return
 	}
 	format := qs.Get("format")
@@ -190,9 +189,8 @@ const maxImportBody = 256 << 20
 // number and left out, the good ones written in one transaction, as the
 // asker (into another person's namespace nothing is written).
 func (h *handler) importRecords(w http.ResponseWriter, r *http.Request) {
-	qs := r.URL.Query()
-	if err := onlyParams(qs, []string{"namespace"}); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	qs, ok := params(w, r, []string{"namespace"})
+	if !ok {
 		return
 	}
 	if h.records == nil {

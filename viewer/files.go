@@ -12,9 +12,8 @@ var filesParams = []string{"project_root", "days", "limit"}
 // first, as memory_recent_files_tool reports them (memory.Service.RecentFiles),
 // optionally for one project root.
 func (h *handler) recentFiles(w http.ResponseWriter, r *http.Request) {
-	qs := r.URL.Query()
-	if err := onlyParams(qs, filesParams); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	qs, ok := params(w, r, filesParams)
+	if !ok {
 		return
 	}
 	days, err := intParam(qs, "days", memory.DefaultRecentDays, 1, memory.MaxRecentDays)
@@ -28,9 +27,5 @@ func (h *handler) recentFiles(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	files, err := h.mem.RecentFiles(r.Context(), memory.RecentFilesRequest{ProjectRoot: qs.Get("project_root"), Days: days, Limit: limit})
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, files)
+	h.respond(w, r, files, err)
 }

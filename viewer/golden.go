@@ -21,7 +21,7 @@ type goldenView struct {
 	Context contextView      `json:"context"`
 	// Audit is every promotion and demotion in the project and global,
 	// newest first.
-	Audit []changeEntry `json:"audit"`
+	Audit []ChangeEntry `json:"audit"`
 	// Candidates are the project's most trusted memories a person may
 	// promote (preferences, decisions, patterns), highest confidence first.
 	Candidates []*memory.Memory `json:"candidates"`
@@ -29,9 +29,9 @@ type goldenView struct {
 
 const maxCandidates = 10
 
-// changeEntry is a change log entry with a preview of its memory and of the
+// ChangeEntry is a change log entry with a preview of its memory and of the
 // other memory of a resolution (empty when deleted since).
-type changeEntry struct {
+type ChangeEntry struct {
 	memory.Change
 	Preview        string `json:"preview"`
 	RelatedPreview string `json:"related_preview,omitempty"`
@@ -50,9 +50,8 @@ type contextLine struct {
 }
 
 func (h *handler) golden(w http.ResponseWriter, r *http.Request) {
-	qs := r.URL.Query()
-	if err := onlyParams(qs, goldenParams); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	qs, ok := params(w, r, goldenParams)
+	if !ok {
 		return
 	}
 	project := strings.TrimSpace(qs.Get("project"))
@@ -91,7 +90,7 @@ func (h *handler) golden(w http.ResponseWriter, r *http.Request) {
 
 // goldenAudit is the promotions and demotions in namespaces with a preview
 // of each memory.
-func (h *handler) goldenAudit(r *http.Request, namespaces []string) ([]changeEntry, error) {
+func (h *handler) goldenAudit(r *http.Request, namespaces []string) ([]ChangeEntry, error) {
 	changes, err := h.mem.GoldenAudit(r.Context(), namespaces)
 	if err != nil {
 		return nil, err
@@ -100,7 +99,7 @@ func (h *handler) goldenAudit(r *http.Request, namespaces []string) ([]changeEnt
 }
 
 // withPreviews adds the previews of the memories changes name, read at once.
-func (h *handler) withPreviews(r *http.Request, changes []memory.Change) ([]changeEntry, error) {
+func (h *handler) withPreviews(r *http.Request, changes []memory.Change) ([]ChangeEntry, error) {
 	ids := make([]string, 0, len(changes))
 	for _, c := range changes {
 		ids = append(ids, c.MemoryID)
@@ -112,9 +111,9 @@ func (h *handler) withPreviews(r *http.Request, changes []memory.Change) ([]chan
 	if err != nil {
 		return nil, err
 	}
-	out := make([]changeEntry, 0, len(changes))
+	out := make([]ChangeEntry, 0, len(changes))
 	for _, c := range changes {
-		e := changeEntry{Change: c}
+		e := ChangeEntry{Change: c}
 		if m := ms[c.MemoryID]; m != nil {
 			e.Preview = preview(m.Content)
 		}
@@ -149,9 +148,5 @@ func (h *handler) promotable(r *http.Request, namespace string) ([]*memory.Memor
 // are bound to a directory, as `recall projects` lists them.
 func (h *handler) projects(w http.ResponseWriter, r *http.Request) {
 	ps, err := h.mem.ProjectSummaries(r.Context())
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, ps)
+	h.respond(w, r, ps, err)
 }

@@ -30,9 +30,8 @@ type graphView struct {
 }
 
 func (h *handler) graph(w http.ResponseWriter, r *http.Request) {
-	qs := r.URL.Query()
-	if err := onlyParams(qs, graphParams); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	qs, ok := params(w, r, graphParams)
+	if !ok {
 		return
 	}
 	depth, err := intParam(qs, "depth", defaultGraphDepth, 1, maxGraphDepth)

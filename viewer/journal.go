@@ -35,9 +35,8 @@ type journalPage struct {
 // newest first, for one namespace or all, one kind or all, a page at a time
 // (before: an RFC 3339 time; the entries at or before it).
 func (h *handler) journalFeed(w http.ResponseWriter, r *http.Request) {
-	qs := r.URL.Query()
-	if err := onlyParams(qs, journalParams); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	qs, ok := params(w, r, journalParams)
+	if !ok {
 		return
 	}
 	if h.journal == nil {

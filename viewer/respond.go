@@ -26,6 +26,15 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, errorBody{Error: msg})
 }
 
+// respond answers v, or err as fail does.
+func (h *handler) respond(w http.ResponseWriter, r *http.Request, v any, err error) {
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
 // fail answers a service error with the status it deserves; an unexpected one
 // is logged and reported without its details.
 func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {

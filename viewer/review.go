@@ -115,9 +115,8 @@ func (h *handler) resolveContradiction(w http.ResponseWriter, r *http.Request) {
 // (default: the configured stale_days) or, with `below`, trusted less than
 // that confidence, the longest unchecked first, at most `limit` (100).
 func (h *handler) listStale(w http.ResponseWriter, r *http.Request) {
-	qs := r.URL.Query()
-	if err := onlyParams(qs, []string{"namespace", "days", "below", "limit"}); err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+	qs, ok := params(w, r, []string{"namespace", "days", "below", "limit"})
+	if !ok {
 		return
 	}
 	req := validation.StaleRequest{Namespace: qs.Get("namespace")}
@@ -137,9 +136,5 @@ func (h *handler) listStale(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	rep, err := h.val.StaleMemories(r.Context(), req)
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, rep)
+	h.respond(w, r, rep, err)
 }

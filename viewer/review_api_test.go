@@ -27,7 +27,7 @@ func TestMemoryDetailHasTheSupersessionChain(t *testing.T) {
 	if _, err := f.mem.Relate(ctx, memory.RelateRequest{SourceID: middle, TargetID: alone, Relation: memory.RelationRelatesTo}); err != nil {
 		t.Fatal(err)
 	}
-	chainIDs := func(d detail) []string {
+	chainIDs := func(d Detail) []string {
 		var out []string
 		for _, n := range d.Chain {
 			out = append(out, n.ID)
@@ -36,12 +36,12 @@ func TestMemoryDetailHasTheSupersessionChain(t *testing.T) {
 	}
 	want := []string{oldest, middle, newest}
 	for _, id := range want {
-		d := decode[detail](t, f.do(t, "GET", "/api/memories/"+id, "", nil), http.StatusOK)
+		d := decode[Detail](t, f.do(t, "GET", "/api/memories/"+id, "", nil), http.StatusOK)
 		if got := chainIDs(d); !slices.Equal(got, want) {
 			t.Errorf("chain seen from %s: %v, want oldest to newest %v", id, got, want)
 		}
 	}
-	d := decode[detail](t, f.do(t, "GET", "/api/memories/"+alone, "", nil), http.StatusOK)
+	d := decode[Detail](t, f.do(t, "GET", "/api/memories/"+alone, "", nil), http.StatusOK)
 	if got := chainIDs(d); !slices.Equal(got, []string{alone}) {
 		t.Errorf("chain of a memory without versions: %v, want itself only", got)
 	}

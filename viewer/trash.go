@@ -39,9 +39,5 @@ func (h *handler) listTrash(w http.ResponseWriter, r *http.Request) {
 // its edges to memories that still exist and its validation events.
 func (h *handler) restoreMemory(w http.ResponseWriter, r *http.Request) {
 	res, err := h.mem.Restore(r.Context(), r.PathValue("id"))
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
+	h.respond(w, r, res, err)
 }

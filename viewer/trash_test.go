@@ -35,7 +35,7 @@ func TestTrashListsAndRestoresADeletedMemory(t *testing.T) {
 	if w := f.do(t, "POST", "/api/trash/"+a+"/restore", "", nil); w.Code != http.StatusOK {
 		t.Fatalf("restore: %d %s", w.Code, w.Body)
 	}
-	d := decode[detail](t, f.do(t, "GET", "/api/memories/"+a, "", nil), http.StatusOK)
+	d := decode[Detail](t, f.do(t, "GET", "/api/memories/"+a, "", nil), http.StatusOK)
 	if d.Memory.Content != "Run migrations before the deploy" || len(d.Edges) != 1 || d.History == nil || len(d.History.Events) != 1 {
 		t.Fatalf("restored memory: %+v edges %d", d.Memory, len(d.Edges))
 	}

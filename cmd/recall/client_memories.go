@@ -11,13 +11,12 @@ import (
 	"os"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/recall-mcp/recall/config"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/project"
 	"github.com/recall-mcp/recall/remote"
-	"github.com/recall-mcp/recall/validation"
+	"github.com/recall-mcp/recall/server"
+	"github.com/recall-mcp/recall/viewer"
 )
 
 // serverOps are the commands over memories on a client of a team server:
@@ -83,20 +82,18 @@ func (s *serverOps) Get(ctx context.Context, id string) (*memory.Memory, error) 
 // Show reads the memory's page of the viewer: the memory, its edges with
 // their neighbours, its validation history and its change log.
 func (s *serverOps) Show(ctx context.Context, id string) (*shown, error) {
-	var d struct {
-		Memory    *memory.Memory            `json:"memory"`
-		Edges     []memory.Edge             `json:"edges"`
-		Neighbors []memory.GraphNode        `json:"neighbors"`
-		History   *validation.HistoryResult `json:"validation"`
-		Changes   []memory.Change           `json:"changes"`
-	}
+	var d viewer.Detail
 	if err := s.c.Do(ctx, http.MethodGet, memoryPath(id), nil, nil, &d); err != nil {
 		return nil, err
 	}
 	if d.Memory == nil || d.History == nil {
 		return nil, fmt.Errorf("the team server's answer for %s holds no memory", id)
 	}
-	sh := newShown(d.Memory, d.Edges, d.History, d.Changes)
+	changes := make([]memory.Change, len(d.Changes))
+	for i, c := range d.Changes {
+		changes[i] = c.Change
+	}
+	sh := newShown(d.Memory, d.Edges, d.History, changes)
 	for _, n := range d.Neighbors {
 		sh.previews[n.ID] = n.Content
 	}
@@ -200,7 +197,7 @@ func (s *serverOps) callTool(ctx context.Context, name string, args any, out any
 		}
 	}
 	if res.IsError {
-		return errors.New(toolErrorText(res))
+		return errors.New(server.ContentText(res))
 	}
 	return nil
 }
@@ -246,15 +243,4 @@ func (s *serverOps) Close() {
 	if s.sess != nil {
 		s.sess.Close()
 	}
-}
-
-// toolErrorText is a failed tool's words.
-func toolErrorText(res *mcp.CallToolResult) string {
-	var parts []string
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			parts = append(parts, t.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
 }

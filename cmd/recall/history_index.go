@@ -47,23 +47,33 @@ func runHistoryIndex(fs *pflag.FlagSet) runFunc {
 		if !cfg.History {
 			return errors.New("conversation history is off (RECALL_HISTORY=off)")
 		}
-		var lock *history.Lock
 		if *background {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, backgroundMaxTime)
 			defer cancel()
-			if lock, err = history.TryLock(cfg.HistoryIndexPath()); errors.Is(err, history.ErrBusy) {
-				log.Debug("history index: another indexer is running")
-				return nil
-			}
-		} else {
-			lock, err = history.WaitLock(ctx, cfg.HistoryIndexPath())
 		}
-		if err != nil {
+		lock, err := takeLock(ctx, log, *background, cfg.HistoryIndexPath(), history.TryLock, history.WaitLock, "another indexer is running")
+		if err != nil || lock == nil {
 			return err
 		}
 		return indexHistory(ctx, e, cfg, log, lock, !*noEmbed && cfg.HistoryEmbed, *background)
 	}
+}
+
+// takeLock takes one of the index's locks: waiting for it, or in the
+// background only when it is free (nil, nil when busy: the process that holds
+// it does the work).
+func takeLock(ctx context.Context, log *slog.Logger, background bool, indexPath string,
+	try func(string) (*history.Lock, error), wait func(context.Context, string) (*history.Lock, error), busy string) (*history.Lock, error) {
+	if !background {
+		return wait(ctx, indexPath)
+	}
+	lock, err := try(indexPath)
+	if errors.Is(err, history.ErrBusy) {
+		log.Debug("history index: " + busy)
+		return nil, nil
+	}
+	return lock, err
 }
 
 // indexHistory updates the index under lock, then releases it and embeds
@@ -103,17 +113,8 @@ func indexHistory(ctx context.Context, e *env, cfg *config.Config, log *slog.Log
 	if !embed {
 		return nil
 	}
-	var embedLock *history.Lock
-	if background {
-		embedLock, err = history.TryEmbedLock(cfg.HistoryIndexPath())
-		if errors.Is(err, history.ErrBusy) {
-			log.Debug("history index: another process is embedding")
-			return nil
-		}
-	} else {
-		embedLock, err = history.WaitEmbedLock(ctx, cfg.HistoryIndexPath())
-	}
-	if err != nil {
+	embedLock, err := takeLock(ctx, log, background, cfg.HistoryIndexPath(), history.TryEmbedLock, history.WaitEmbedLock, "another process is embedding")
+	if err != nil || embedLock == nil {
 		return err
 	}
 	defer embedLock.Unlock()

@@ -156,6 +156,20 @@ func jsonFlag(fs *pflag.FlagSet) *bool {
 	return fs.Bool("json", false, "print JSON with the MCP tools' field names (recall help json)")
 }
 
+// open opens this machine's database and resolves the flags in it.
+func (f *filters) open(ctx context.Context, e *env) (*app, string, memory.Bounds, error) {
+	a, err := openApp(ctx, e, modeFull)
+	if err != nil {
+		return nil, "", memory.Bounds{}, err
+	}
+	ns, bounds, err := f.resolve(ctx, a)
+	if err != nil {
+		a.Close()
+		return nil, "", memory.Bounds{}, err
+	}
+	return a, ns, bounds, nil
+}
+
 // resolve turns the flags into a namespace and bounds.
 func (f *filters) resolve(ctx context.Context, a *app) (string, memory.Bounds, error) {
 	var b memory.Bounds
@@ -263,15 +277,11 @@ func runSearch(fs *pflag.FlagSet) runFunc {
 			}
 			return printSearch(e, f, res, cfg.OllamaOff)
 		}
-		a, err := openApp(ctx, e, modeFull)
+		a, ns, bounds, err := f.open(ctx, e)
 		if err != nil {
 			return err
 		}
 		defer a.Close()
-		ns, bounds, err := f.resolve(ctx, a)
-		if err != nil {
-			return err
-		}
 		res, err := a.mem.Recall(ctx, memory.RecallRequest{
 			Query: query, NResults: f.limit, Namespace: ns, Type: memory.Type(f.typ), IncludeRelated: *related,
 			IncludeSuperseded: f.all, Bounds: bounds,
@@ -433,15 +443,11 @@ func runList(fs *pflag.FlagSet) runFunc {
 			}
 			return printList(e, f, res, hidden)
 		}
-		a, err := openApp(ctx, e, modeFull)
+		a, ns, bounds, err := f.open(ctx, e)
 		if err != nil {
 			return err
 		}
 		defer a.Close()
-		ns, bounds, err := f.resolve(ctx, a)
-		if err != nil {
-			return err
-		}
 		desc := !f.asc
 		req := memory.ListRequest{
 			Namespace: ns, Type: memory.Type(f.typ), Limit: f.limit, Offset: *offset, OrderBy: string(order), Descending: &desc,

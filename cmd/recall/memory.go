@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,21 +48,33 @@ type shown struct {
 	previews map[string]string
 }
 
+// openOne opens the memories for a command over the one memory args name
+// and reads it; the caller closes ops.
+func openOne[T any](ctx context.Context, e *env, args []string, read func(memoryOps, context.Context, string) (T, error)) (memoryOps, T, error) {
+	var none T
+	if len(args) != 1 {
+		return nil, none, usagef("want one memory id (recall list shows them)")
+	}
+	ops, err := openMemories(ctx, e)
+	if err != nil {
+		return nil, none, err
+	}
+	v, err := read(ops, ctx, args[0])
+	if err != nil {
+		ops.Close()
+		return nil, none, notFound(args[0], err)
+	}
+	return ops, v, nil
+}
+
 func runShow(fs *pflag.FlagSet) runFunc {
 	asJSON := jsonFlag(fs)
 	return func(ctx context.Context, e *env, args []string) error {
-		if len(args) != 1 {
-			return usagef("want one memory id (recall list shows them)")
-		}
-		ops, err := openMemories(ctx, e)
+		ops, s, err := openOne(ctx, e, args, memoryOps.Show)
 		if err != nil {
 			return err
 		}
 		defer ops.Close()
-		s, err := ops.Show(ctx, args[0])
-		if err != nil {
-			return notFound(args[0], err)
-		}
 		if *asJSON {
 			return writeJSON(e.stdout, s)
 		}
@@ -291,18 +304,11 @@ func runEdit(fs *pflag.FlagSet) runFunc {
 	ns := fs.String("namespace", "", `move it: "global", "project:<name>" or a project's name`)
 	asJSON := jsonFlag(fs)
 	return func(ctx context.Context, e *env, args []string) error {
-		if len(args) != 1 {
-			return usagef("want one memory id (recall list shows them)")
-		}
-		ops, err := openMemories(ctx, e)
+		ops, m, err := openOne(ctx, e, args, memoryOps.Get)
 		if err != nil {
 			return err
 		}
 		defer ops.Close()
-		m, err := ops.Get(ctx, args[0])
-		if err != nil {
-			return notFound(args[0], err)
-		}
 		req := memory.UpdateRequest{MemoryID: m.ID, By: memory.SourceCLI}
 		if fs.Changed("content") {
 			req.Content = content
@@ -647,20 +653,11 @@ func completeTrashIDs(e *env, args []string, typed string) []string {
 func offerIDs(args []string, typed string, ms []*memory.Memory) []string {
 	var out []string
 	for _, m := range ms {
-		if strings.HasPrefix(m.ID, typed) && !containsString(args, m.ID) {
+		if strings.HasPrefix(m.ID, typed) && !slices.Contains(args, m.ID) {
 			out = append(out, m.ID+"\t"+cut(m.Content, 50))
 		}
 	}
 	return out
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // openQuiet opens the store for a completion: nothing logged, no Ollama.

@@ -56,18 +56,10 @@ func runUsers(fs *pflag.FlagSet) runFunc {
 		switch verb {
 		case "add":
 			tok, err := people.Add(ctx, names[0])
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stderr, "added %s; their token (shown once, keep it secret):\n", names[0])
-			fmt.Fprintln(e.stdout, tok)
+			return showToken(e, tok, err, "added %s; their token (shown once, keep it secret):\n", names[0])
 		case "token":
 			tok, err := people.NewToken(ctx, names[0])
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stderr, "new token for %s (the old one no longer works):\n", names[0])
-			fmt.Fprintln(e.stdout, tok)
+			return showToken(e, tok, err, "new token for %s (the old one no longer works):\n", names[0])
 		case "remove":
 			if err := people.Remove(ctx, names[0]); err != nil {
 				return err
@@ -95,4 +87,15 @@ func runUsers(fs *pflag.FlagSet) runFunc {
 		}
 		return nil
 	}
+}
+
+// showToken prints a new token alone on stdout, for a script to take, and
+// what it is on stderr.
+func showToken(e *env, tok string, err error, format string, name string) error {
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, format, name)
+	fmt.Fprintln(e.stdout, tok)
+	return nil
 }

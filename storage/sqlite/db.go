@@ -6,6 +6,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -46,8 +47,11 @@ type DB struct {
 	// on a held write lock after BestEffortBusyTimeout and commit without
 	// waiting for the disk (synchronous=NORMAL, see recordsSync): it carries
 	// the writes a reader makes in passing, which may be lost but must not
-	// block, and the hooks' records.
+	// block, and the hooks' records. A short-lived process has none (see
+	// beginBestEffort).
 	bestEffort *sql.DB
+	// syncMode is the synchronous setting of db's connections.
+	syncMode string
 	// walSync syncs the records' commits to disk soon after, off the hooks'
 	// path; nil in a short-lived process (see Options.ShortLived).
 	walSync *walSyncer
@@ -157,16 +161,19 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	quick, err := sql.Open(driverName, dsn(path, Options{SyncNormal: true}, BestEffortBusyTimeout))
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open database %s: %w", path, err)
+	var quick *sql.DB
+	if !opts.ShortLived {
+		quick, err = sql.Open(driverName, dsn(path, Options{SyncNormal: true}, BestEffortBusyTimeout))
+		if err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open database %s: %w", path, err)
+		}
 	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &DB{db: db, bestEffort: quick, path: path, signs: newSignIndex(), log: log,
+	s := &DB{db: db, bestEffort: quick, syncMode: syncMode(opts), path: path, signs: newSignIndex(), log: log,
 		spool: spool.New(spool.DirFor(path), log), spoolWhenBusy: opts.SpoolWhenBusy, shortLived: opts.ShortLived}
 	s.Shared = storage.Shared{Tx: writes{s}}
 	if !opts.ShortLived {
@@ -185,7 +192,11 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 
 func (s *DB) closePools() error {
 	s.walSync.close()
-	return errors.Join(s.bestEffort.Close(), s.db.Close())
+	var err error
+	if s.bestEffort != nil {
+		err = s.bestEffort.Close()
+	}
+	return errors.Join(err, s.db.Close())
 }
 
 // dsn puts every connection setting in the connection string, so that each
@@ -193,14 +204,21 @@ func (s *DB) closePools() error {
 func dsn(path string, opts Options, busyTimeout int) string {
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
-	q.Set("_synchronous", "FULL") // an acknowledged write survives power loss
-	if opts.SyncNormal {
-		q.Set("_synchronous", "NORMAL") // survives process crashes; WAL keeps it consistent
-	}
+	q.Set("_synchronous", syncMode(opts))
 	q.Set("_busy_timeout", fmt.Sprint(busyTimeout))
 	q.Set("_foreign_keys", "on")
 	q.Set("_txlock", "immediate") // writers queue on BEGIN, never fail on lock upgrade
 	return "file:" + path + "?" + q.Encode()
+}
+
+// syncMode is the synchronous setting opts ask for: FULL, an acknowledged
+// write survives power loss; or NORMAL, it survives a crash of the process
+// (WAL keeps the database consistent either way).
+func syncMode(opts Options) string {
+	if opts.SyncNormal {
+		return "NORMAL"
+	}
+	return "FULL"
 }
 
 // Close stops a background load of the vector signs, waits for a running
@@ -295,14 +313,50 @@ func (s *DB) writeBestEffort(ctx context.Context, fn func(tx *sql.Tx) error) err
 	if s.spoolWhenBusy && s.lockSeen.Load() {
 		return errLockSeen
 	}
-	tx, err := s.bestEffort.BeginTx(ctx, nil)
+	tx, done, err := s.beginBestEffort(ctx)
 	if s.spoolWhenBusy && isBusy(err) {
 		s.lockSeen.Store(true)
 	}
 	if err != nil {
 		return fmt.Errorf("begin best-effort write: %w", err)
 	}
+	defer done()
 	return commit(tx, fn)
+}
+
+// beginBestEffort begins a write on a best-effort connection (see
+// DB.bestEffort); done gives the connection back once the transaction is
+// over. A long-lived process takes one from its pool of them. A short-lived
+// one makes its few writes on a connection of its one pool, set so for the
+// write and set back after: a second pool would open a second connection,
+// and each connection reads the whole schema (0.7 ms of a 10 ms hook).
+func (s *DB) beginBestEffort(ctx context.Context) (tx *sql.Tx, done func(), err error) {
+	if s.bestEffort != nil {
+		tx, err := s.bestEffort.BeginTx(ctx, nil)
+		return tx, func() {}, err
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d; PRAGMA synchronous = NORMAL", BestEffortBusyTimeout)); err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	done = func() {
+		_, err := conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout = %d; PRAGMA synchronous = %s", BusyTimeout, s.syncMode))
+		if err != nil {
+			// Not back to the pool with the best-effort settings.
+			conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+		conn.Close()
+	}
+	tx, err = conn.BeginTx(ctx, nil)
+	if err != nil {
+		done()
+		return nil, nil, err
+	}
+	return tx, done, nil
 }
 
 // errLockSeen is the busy error of a hook's write not tried because an earlier

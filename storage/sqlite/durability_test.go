@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,5 +175,49 @@ func TestHookRecordsCommitBeforeTheDiskSyncAndMemoriesAfter(t *testing.T) {
 	}
 	if n := count(t, server, `SELECT COUNT(*) FROM journal`); n != 2 {
 		t.Fatalf("the server reads %d journal entries; want both records, committed", n)
+	}
+}
+
+// A hook's process (ShortLived) makes its records on the one connection it
+// reads with, set for the write as the best-effort pool's are (no wait for
+// the disk, a short wait for the lock) and set back after: a second
+// connection would read the whole schema again.
+func TestAHookWritesItsRecordsOnItsOneConnection(t *testing.T) {
+	ctx := context.Background()
+	path := openTest(t).Path()
+	hook, err := OpenWith(ctx, path, Options{SpoolWhenBusy: true, ShortLived: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hook.Close()
+	if _, err := hook.LastCapture(ctx, "s1"); err != nil { // a read first, as post-tool-use's
+		t.Fatal(err)
+	}
+	var sync, busy int64
+	if err := hook.writeBestEffort(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&sync); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, "PRAGMA busy_timeout").Scan(&busy)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if sync != 1 || busy != BestEffortBusyTimeout {
+		t.Errorf("the record's write: synchronous %d, busy_timeout %d; want 1 (NORMAL) and %d", sync, busy, BestEffortBusyTimeout)
+	}
+	if _, err := hook.AddEntry(ctx, &journal.Entry{Kind: journal.KindPrompt, SessionID: "s1", Title: "how are orders cached?"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := hook.db.Stats().OpenConnections; n != 1 {
+		t.Errorf("the hook opened %d connections; want 1", n)
+	}
+	if err := hook.db.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&sync); err != nil {
+		t.Fatal(err)
+	}
+	if err := hook.db.QueryRowContext(ctx, "PRAGMA busy_timeout").Scan(&busy); err != nil {
+		t.Fatal(err)
+	}
+	if sync != 2 || busy != BusyTimeout {
+		t.Errorf("after the write: synchronous %d, busy_timeout %d; want the pool's 2 (FULL) and %d back", sync, busy, BusyTimeout)
 	}
 }

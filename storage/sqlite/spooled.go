@@ -119,21 +119,15 @@ func (s *DB) writePatiently(ctx context.Context, fn func(tx *sql.Tx) error) erro
 	}
 }
 
-// tryWrite runs fn in one write transaction on the best-effort pool, which
-// waits BestEffortBusyTimeout at most for the write lock.
+// tryWrite runs fn in one write transaction on a best-effort connection,
+// which waits BestEffortBusyTimeout at most for the write lock.
 func (s *DB) tryWrite(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := s.bestEffort.BeginTx(ctx, nil)
+	tx, done, err := s.beginBestEffort(ctx)
 	if err != nil {
 		return fmt.Errorf("begin write: %w", err)
 	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
+	defer done()
+	return commit(tx, fn)
 }
 
 // fileTrouble says in words what kept a write from a file or the database: a

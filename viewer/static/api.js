@@ -10,6 +10,10 @@ async function call(path, init = {}) {
 
 const getJSON = (path, signal) => call(path, { signal });
 
+// sendJSON sends body as JSON with method (POST, PATCH, DELETE).
+const sendJSON = (method, path, body) =>
+  call(path, { method, headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+
 // listMemories returns one page of memories; with q, the ranked search hits.
 // The first page's URL is preloaded by index.html: keep the two the same.
 // viewParams are a view's filters as query parameters, left out when empty.
@@ -55,21 +59,13 @@ export function getMemory(id, signal) {
 // validateMemory confirms (success true) or refutes a memory, as
 // memory_validate_tool does: its confidence moves and an event is recorded.
 export function validateMemory(id, success) {
-  return call(`api/memories/${encodeURIComponent(id)}/validate`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ success }),
-  });
+  return sendJSON("POST", `api/memories/${encodeURIComponent(id)}/validate`, { success });
 }
 
 // forgetMemory deletes one memory by id, as memory_forget_tool does: a golden
 // rule needs force.
 export function forgetMemory(id, force) {
-  return call(`api/memories/${encodeURIComponent(id)}`, {
-    method: "DELETE",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ force }),
-  });
+  return sendJSON("DELETE", `api/memories/${encodeURIComponent(id)}`, { force });
 }
 
 // watchChanges follows GET api/events. A broken stream is reopened after a
@@ -123,11 +119,7 @@ export function listContradictions(signal) {
 // b_supersedes_a, both_hold or not_contradiction (force: supersede a golden
 // rule), with the person's optional reason, recorded on both memories.
 export function resolveContradiction(edgeId, resolution, force, reason = "") {
-  return call(`api/review/contradictions/${encodeURIComponent(edgeId)}`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ resolution, force, reason }),
-  });
+  return sendJSON("POST", `api/review/contradictions/${encodeURIComponent(edgeId)}`, { resolution, force, reason });
 }
 
 // listStale returns the memories not validated for `days` or, with `below`,
@@ -157,30 +149,18 @@ export function getGraph(id, depth, signal) {
 // editMemory changes a memory's content, type, importance or namespace
 // (fields left out stay); the change is recorded in its change log.
 export function editMemory(id, fields) {
-  return call(`api/memories/${encodeURIComponent(id)}`, {
-    method: "PATCH",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(fields),
-  });
+  return sendJSON("PATCH", `api/memories/${encodeURIComponent(id)}`, fields);
 }
 
 // demoteMemory turns a golden rule back into an ordinary memory; reason required.
 export function demoteMemory(id, reason) {
-  return call(`api/memories/${encodeURIComponent(id)}/demote`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ reason }),
-  });
+  return sendJSON("POST", `api/memories/${encodeURIComponent(id)}/demote`, { reason });
 }
 
 // promoteMemory makes a preference, decision or pattern a golden rule; reason
 // required.
 export function promoteMemory(id, reason) {
-  return call(`api/memories/${encodeURIComponent(id)}/promote`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ reason }),
-  });
+  return sendJSON("POST", `api/memories/${encodeURIComponent(id)}/promote`, { reason });
 }
 
 // getGolden returns a project's golden rules and the context a session of it
@@ -211,11 +191,7 @@ export function exportURL(view, format) {
 // memory of that view, at most 200.
 export function bulkMemories(action, ids, { force = false, dryRun = false, view = null } = {}) {
   const body = view ? { action, view: Object.fromEntries(viewParams(view)), force, dry_run: dryRun } : { action, ids, force, dry_run: dryRun };
-  return call("api/memories/bulk", {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(body),
-  });
+  return sendJSON("POST", "api/memories/bulk", body);
 }
 
 // getTrash lists the deleted memories that can still be restored.
@@ -241,21 +217,13 @@ export function getJournal({ namespace, kind, before }, signal) {
 // createMemory stores a memory a person wrote, as memory_store_tool does
 // (the same text again answers the memory already stored: duplicate).
 export function createMemory(fields) {
-  return call("api/memories", {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(fields),
-  });
+  return sendJSON("POST", "api/memories", fields);
 }
 
 // addEdge links memory id to target with a relation, as memory_relate_tool
 // does (force: supersede a golden rule).
 export function addEdge(id, target, relation, force = false) {
-  return call(`api/memories/${encodeURIComponent(id)}/edges`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ target_id: target, relation, force }),
-  });
+  return sendJSON("POST", `api/memories/${encodeURIComponent(id)}/edges`, { target_id: target, relation, force });
 }
 
 // removeEdge removes one edge by id; both memories stay.

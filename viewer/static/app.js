@@ -527,42 +527,36 @@ async function namespaceOptions() {
 // authorOptions offers who stored the memories (people on a team server),
 // with their counts; with one author (a store of one person) the filter
 // stays hidden.
-async function authorOptions() {
-  try {
-    const authors = await listAuthors();
-    const by = $("author");
-    const keep = by.value;
-    for (const a of authors) {
-      const label = a.author === "(none)" ? `no author (${a.memories})` : `${a.author} (${a.memories})`;
-      const have = [...by.options].find((o) => o.value === a.author);
-      const title = a.author === "(none)" ? "Stored by this server's own processes (its CLI, hooks, agents over stdio), or before it had people" : null;
-      if (have) have.textContent = label;
-      else by.append(el("option", { value: a.author, title }, label));
-    }
-    by.value = keep;
-    by.hidden = authors.length < 2 && !keep;
-  } catch {
-    // the list still works without the filter
-  }
+function authorOptions() {
+  const none = (a) => a === "(none)";
+  return facetOptions("author", listAuthors, "author", (a) => (none(a) ? "no author" : a),
+    (a) => (none(a) ? "Stored by this server's own processes (its CLI, hooks, agents over stdio), or before it had people" : null));
 }
 
 // sourceOptions offers the ways the memories came in (MCP tools, the CLI,
 // the viewer, session capture, imports), with their counts; with one the
 // filter stays hidden.
-async function sourceOptions() {
+function sourceOptions() {
+  return facetOptions("source", listSources, "source", viaLabel,
+    (s) => (s === UNKNOWN_SOURCE ? "Stored before Recall recorded how a memory came in" : null));
+}
+
+// facetOptions fills the filter select id with the values of a facet of the
+// memories (load lists them, each with its count under key), labelled and
+// titled by value; with one value the filter stays hidden.
+async function facetOptions(id, load, key, label, title) {
   try {
-    const sources = await listSources();
-    const via = $("source");
-    const keep = via.value;
-    for (const s of sources) {
-      const label = `${viaLabel(s.source)} (${s.memories})`;
-      const have = [...via.options].find((o) => o.value === s.source);
-      const title = s.source === UNKNOWN_SOURCE ? "Stored before Recall recorded how a memory came in" : null;
-      if (have) have.textContent = label;
-      else via.append(el("option", { value: s.source, title }, label));
+    const values = await load();
+    const select = $(id);
+    const keep = select.value;
+    for (const v of values) {
+      const text = `${label(v[key])} (${v.memories})`;
+      const have = [...select.options].find((o) => o.value === v[key]);
+      if (have) have.textContent = text;
+      else select.append(el("option", { value: v[key], title: title(v[key]) }, text));
     }
-    via.value = keep;
-    via.hidden = sources.length < 2 && !keep;
+    select.value = keep;
+    select.hidden = values.length < 2 && !keep;
   } catch {
     // the list still works without the filter
   }

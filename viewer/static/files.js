@@ -2,21 +2,16 @@
 // memory_recent_files_tool reports it.
 import { el, fmtTime } from "./dom.js";
 import { getFiles, listProjects } from "./api.js";
+import { pageHash, pageParams } from "./listurl.js";
 
 // filesHash is the URL of the page for a project root ("" for every project).
 export function filesHash(root, days) {
-  const params = new URLSearchParams();
-  if (root) params.set("root", root);
-  if (days && days !== 14) params.set("days", String(days));
-  const q = params.toString();
-  return q ? `#/files?${q}` : "#/files";
+  return pageHash("files", { root, days: days && days !== 14 ? String(days) : "" });
 }
 
 export function parseFilesHash(hash) {
-  const m = /^#\/files(?:\?(.*))?$/.exec(hash);
-  if (!m) return null;
-  const params = new URLSearchParams(m[1] || "");
-  return { root: params.get("root") || "", days: Number(params.get("days")) || 14 };
+  const params = pageParams("files", hash);
+  return params && { root: params.get("root") || "", days: Number(params.get("days")) || 14 };
 }
 
 function actions(counts) {

@@ -41,35 +41,31 @@ function demoteForm(rule, onDone, setStatus) {
 }
 
 function ruleItem(rule, reload, setStatus) {
-  const demote = el("button", { type: "button", class: "demote danger" }, "Demote…");
-  const li = el("li", { "data-id": rule.id },
-    el("a", { href: `#/m/${encodeURIComponent(rule.id)}`, class: "content" }, rule.content),
-    el("div", { class: "meta" },
-      el("span", {}, rule.namespace),
-      el("span", {}, `confidence ${fmtNum(rule.confidence)}`),
-      rule.metadata?.promoted_from ? el("span", {}, `promoted from ${rule.metadata.promoted_from}`) : null,
-      demote));
-  demote.addEventListener("click", () => {
-    if (li.querySelector("form")) return;
-    li.append(demoteForm(rule, reload, setStatus));
-    li.querySelector("textarea").focus();
-  });
-  return li;
+  return itemWithForm(rule, [
+    el("span", {}, rule.namespace),
+    el("span", {}, `confidence ${fmtNum(rule.confidence)}`),
+    rule.metadata?.promoted_from ? el("span", {}, `promoted from ${rule.metadata.promoted_from}`) : null,
+  ], el("button", { type: "button", class: "demote danger" }, "Demote…"), () => demoteForm(rule, reload, setStatus));
 }
 
 // candidateItem is a memory that may be promoted, with its Promote button.
 function candidateItem(m, reload, setStatus) {
-  const promote = el("button", { type: "button", class: "promote" }, "Promote…");
+  return itemWithForm(m, [
+    el("span", { class: `badge ${m.memory_type}` }, m.memory_type),
+    el("span", {}, `confidence ${fmtNum(m.confidence)}`),
+    m.metadata?.demoted_at ? el("span", {}, "demoted before") : null,
+  ], el("button", { type: "button", class: "promote" }, "Promote…"), () => promoteForm(m, reload, setStatus));
+}
+
+// itemWithForm is a memory of the page with its meta line and a button that
+// opens a form (form() makes it) under it, once.
+function itemWithForm(m, meta, button, form) {
   const li = el("li", { "data-id": m.id },
     el("a", { href: `#/m/${encodeURIComponent(m.id)}`, class: "content" }, m.content),
-    el("div", { class: "meta" },
-      el("span", { class: `badge ${m.memory_type}` }, m.memory_type),
-      el("span", {}, `confidence ${fmtNum(m.confidence)}`),
-      m.metadata?.demoted_at ? el("span", {}, "demoted before") : null,
-      promote));
-  promote.addEventListener("click", () => {
+    el("div", { class: "meta" }, ...meta, button));
+  button.addEventListener("click", () => {
     if (li.querySelector("form")) return;
-    li.append(promoteForm(m, reload, setStatus));
+    li.append(form());
     li.querySelector("textarea").focus();
   });
   return li;

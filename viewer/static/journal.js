@@ -3,24 +3,19 @@
 // kind. An entry's id (j42) is what recall_details takes.
 import { el, fmtTime } from "./dom.js";
 import { getJournal, listProjects } from "./api.js";
+import { pageHash, pageParams } from "./listurl.js";
 
 const KINDS = ["prompt", "observation", "summary"];
 const FRESH_MS = 8000; // how long a newly captured entry stays marked
 
 // journalHash is the address of the page with its filters.
 export function journalHash({ namespace = "", kind = "" } = {}) {
-  const params = new URLSearchParams();
-  if (namespace) params.set("ns", namespace);
-  if (kind) params.set("kind", kind);
-  const q = params.toString();
-  return q ? `#/journal?${q}` : "#/journal";
+  return pageHash("journal", { ns: namespace, kind });
 }
 
 export function parseJournalHash(hash) {
-  const m = /^#\/journal(?:\?(.*))?$/.exec(hash);
-  if (!m) return null;
-  const params = new URLSearchParams(m[1] || "");
-  return { namespace: params.get("ns") || "", kind: params.get("kind") || "" };
+  const params = pageParams("journal", hash);
+  return params && { namespace: params.get("ns") || "", kind: params.get("kind") || "" };
 }
 
 function entryItem(e) {

@@ -14,14 +14,29 @@ export function emptyListState() {
   return { q: "", namespace: "", type: "", author: "", source: "", order: "", minConfidence: "", maxConfidence: "", since: "", until: "", superseded: "", offset: 0 };
 }
 
+// pageHash is the address of a page ("" for the list, "journal", ...) with
+// those of params that are set, in their order.
+export function pageHash(page, params) {
+  const set = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value) set.set(name, value);
+  const q = set.toString();
+  return q ? `#/${page}?${q}` : `#/${page}`;
+}
+
+// pageParams reads the parameters of a page's address; null when the hash is
+// another page's.
+export function pageParams(page, hash) {
+  const m = new RegExp(`^#/${page}(?:\\?(.*))?$`).exec(hash);
+  return m ? new URLSearchParams(m[1] || "") : null;
+}
+
 // listHash is the address of a list view.
 export function listHash(state) {
-  const params = new URLSearchParams();
-  for (const [key, name] of Object.entries(FIELDS)) if (state[key]) params.set(name, state[key]);
+  const params = {};
+  for (const [key, name] of Object.entries(FIELDS)) params[name] = state[key];
   const page = Math.floor((state.offset || 0) / PAGE_SIZE) + 1;
-  if (page > 1) params.set("page", String(page));
-  const q = params.toString();
-  return q ? `#/?${q}` : "#/";
+  params.page = page > 1 ? String(page) : "";
+  return pageHash("", params);
 }
 
 // parseListHash reads a list view's address; null when the hash is another page's.

@@ -5,6 +5,7 @@
 import { el, fmtNum, fmtTime } from "./dom.js";
 import { listStale, listProjects } from "./api.js";
 import { Bulk } from "./bulk.js";
+import { pageHash, pageParams } from "./listurl.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -23,20 +24,13 @@ function why(m, rep) {
 // (days only when not the configured default), so a reload or a shared
 // link shows the same queue.
 export function reviewHash({ days = "", below = "", namespace = "" } = {}, defaultDays = "") {
-  const params = new URLSearchParams();
-  if (days && days !== String(defaultDays)) params.set("days", days);
-  if (below) params.set("below", below);
-  if (namespace) params.set("ns", namespace);
-  const q = params.toString();
-  return q ? `#/review?${q}` : "#/review";
+  return pageHash("review", { days: days !== String(defaultDays) ? days : "", below, ns: namespace });
 }
 
 // parseReviewHash reads the Review page's address; null for another page's.
 export function parseReviewHash(hash) {
-  const m = /^#\/review(?:\?(.*))?$/.exec(hash);
-  if (!m) return null;
-  const params = new URLSearchParams(m[1] || "");
-  return { days: params.get("days") || "", below: params.get("below") || "", namespace: params.get("ns") || "" };
+  const params = pageParams("review", hash);
+  return params && { days: params.get("days") || "", below: params.get("below") || "", namespace: params.get("ns") || "" };
 }
 
 export class StaleReview {
