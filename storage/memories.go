@@ -11,9 +11,13 @@ import (
 // updating a memory with the event and change log entry that record it,
 // deleting one (for good, to the trash, or archived), adding an edge (once),
 // renaming and merging projects, starting a reindex.
-// Each engine's DB embeds it and gives it its write transactions; the steps'
-// SQL stays the engine's (Tx).
-type Shared struct{ Tx Writes }
+// Each engine's DB embeds it and gives it its write transactions (Tx: the
+// steps whose SQL is the engine's, and the shared Statements) and its
+// statements on the connection pool, for reads (Read).
+type Shared struct {
+	Tx   Writes
+	Read Statements
+}
 
 // Writes runs fn in one write transaction of the engine: all of it is kept,
 // or, when fn fails, none.
@@ -28,6 +32,8 @@ type Tx interface {
 	EdgeTx
 	ProjectTx
 	ReindexTx
+	TrashTx
+	JournalTx
 }
 
 // A MemoryTx is an engine's write transaction, one method a step.
@@ -45,7 +51,7 @@ type MemoryTx interface {
 	AddChange(ctx context.Context, c *memory.Change) (int64, error)
 	// KeepInTrash writes the memory's full record (edges, events, change
 	// log) to the trash; archived ones are kept until restored.
-	KeepInTrash(ctx context.Context, id string, archived bool) error
+	KeepInTrash(ctx context.Context, m *memory.Memory, archived bool) error
 	// DeleteRow deletes the memory, its edges, events, jobs and vectors; with
 	// keepGolden a golden rule stays (deleted false), judged by the row as
 	// it is at the delete.
@@ -166,7 +172,7 @@ func (s Shared) delete(ctx context.Context, id string, keepGolden bool, kind del
 		}
 		if kind != deleteForGood {
 			// A refused delete rolls the trash row back with it.
-			if err := tx.KeepInTrash(ctx, id, kind == deleteToArchive); err != nil {
+			if err := tx.KeepInTrash(ctx, m, kind == deleteToArchive); err != nil {
 				return err
 			}
 		}

@@ -1,5 +1,13 @@
 package storage
 
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
 // Rows is a query's result as the shared decoding reads it: database/sql's
 // rows and pgx's both are. The caller closes them.
 type Rows interface {
@@ -48,4 +56,82 @@ func ReadAll[T any](rows Rows, read func() (T, error)) ([]T, error) {
 		out = append(out, v)
 	}
 	return out, rows.Err()
+}
+
+// EdgeColumns are the columns of edges ScanEdge reads.
+const EdgeColumns = `id, source_id, target_id, relation, weight, metadata, created_at, author`
+
+// ScanEdge reads an edge from a row of EdgeColumns.
+func ScanEdge(row Row) (memory.Edge, error) {
+	var e memory.Edge
+	var rel string
+	var meta []byte
+	if err := row.Scan(&e.ID, &e.SourceID, &e.TargetID, &rel, &e.Weight, &meta, &e.CreatedAt, &e.Author); err != nil {
+		return e, err
+	}
+	e.Relation, e.CreatedAt = memory.Relation(rel), e.CreatedAt.UTC()
+	var err error
+	if e.Metadata, err = memory.DecodeOptionalMetadata(meta); err != nil {
+		return e, fmt.Errorf("edge %d: %w", e.ID, err)
+	}
+	return e, nil
+}
+
+// EventColumns are the columns of validation_events ScanEvent reads.
+const EventColumns = `id, memory_id, event_type, context, error_msg, session_id, confidence_before, confidence_after, created_at, author`
+
+// ScanEvent reads a validation event from a row of EventColumns.
+func ScanEvent(row Row) (memory.ValidationEvent, error) {
+	var ev memory.ValidationEvent
+	var typ string
+	err := row.Scan(&ev.ID, &ev.MemoryID, &typ, &ev.Context, &ev.ErrorMsg, &ev.SessionID,
+		&ev.ConfidenceBefore, &ev.ConfidenceAfter, &ev.CreatedAt, &ev.Author)
+	ev.EventType, ev.CreatedAt = memory.EventType(typ), ev.CreatedAt.UTC()
+	return ev, err
+}
+
+// ChangeColumns are the columns of change_log ScanChange reads.
+const ChangeColumns = `id, memory_id, namespace, at, action, source, fields, reason, related_id, author`
+
+// ScanChange reads a change log entry from a row of ChangeColumns.
+func ScanChange(row Row) (memory.Change, error) {
+	var c memory.Change
+	var action string
+	var fields []byte
+	if err := row.Scan(&c.ID, &c.MemoryID, &c.Namespace, &c.At, &action, &c.Source, &fields, &c.Reason, &c.RelatedID, &c.Author); err != nil {
+		return c, fmt.Errorf("read change log: %w", err)
+	}
+	c.Action, c.At = memory.ChangeAction(action), c.At.UTC()
+	if err := json.Unmarshal(fields, &c.Fields); err != nil {
+		return c, fmt.Errorf("change %d: fields: %w", c.ID, err)
+	}
+	return c, nil
+}
+
+// TrashColumns are the columns of trash ScanTrashItem reads.
+const TrashColumns = `memory_id, deleted_at, record, archived`
+
+// ScanTrashItem reads a trash item from a row of TrashColumns.
+func ScanTrashItem(row Row) (memory.TrashItem, error) {
+	var id string
+	var body []byte
+	var it memory.TrashItem
+	if err := row.Scan(&id, &it.DeletedAt, &body, &it.Archived); err != nil {
+		return it, err
+	}
+	it.DeletedAt = it.DeletedAt.UTC()
+	if err := json.Unmarshal(body, &it.TrashRecord); err != nil {
+		return it, fmt.Errorf("trash record of memory %s: %w", id, err)
+	}
+	return it, nil
+}
+
+// all reads every row a query finds with read, which scans one.
+func all[T any](ctx context.Context, q SQL, read func(Row) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	return ReadAll(rows, func() (T, error) { return read(rows) })
 }

@@ -221,8 +221,8 @@ func (s Statements) FoldDuplicates(ctx context.Context, from, into string) ([]me
 }
 
 // ProjectBindings lists every root with its namespace, by root.
-func (s Statements) ProjectBindings(ctx context.Context) ([]memory.ProjectBinding, error) {
-	rows, err := s.SQL.Query(ctx, `SELECT root, namespace, created_at FROM project_roots ORDER BY root`)
+func (s Shared) ProjectBindings(ctx context.Context) ([]memory.ProjectBinding, error) {
+	rows, err := s.Read.SQL.Query(ctx, `SELECT root, namespace, created_at FROM project_roots ORDER BY root`)
 	if err != nil {
 		return nil, fmt.Errorf("list project roots: %w", err)
 	}
@@ -269,8 +269,8 @@ func (s Statements) BindRoot(ctx context.Context, root string, candidates []stri
 
 // ProjectSummaries lists every project namespace that holds memories or is
 // bound to a root, by namespace.
-func (s Statements) ProjectSummaries(ctx context.Context) ([]memory.ProjectSummary, error) {
-	rows, err := s.SQL.Query(ctx, `SELECT namespace, count(*) FROM memories WHERE namespace LIKE 'project:%' GROUP BY namespace`)
+func (s Shared) ProjectSummaries(ctx context.Context) ([]memory.ProjectSummary, error) {
+	rows, err := s.Read.SQL.Query(ctx, `SELECT namespace, count(*) FROM memories WHERE namespace LIKE 'project:%' GROUP BY namespace`)
 	if err != nil {
 		return nil, fmt.Errorf("count project memories: %w", err)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -200,9 +199,7 @@ func runStats(fs *pflag.FlagSet) runFunc {
 			return err
 		}
 		if *asJSON {
-			enc := json.NewEncoder(e.stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(st)
+			return writeJSON(e.stdout, st)
 		}
 		w := e.stdout
 		fmt.Fprintf(w, "database:           %s (%s, schema %d)\n", ops.Where(), describe.Bytes(st.FileBytes), st.SchemaVersion)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -51,13 +50,8 @@ func runProjects(fs *pflag.FlagSet) runFunc {
 		default:
 			return usagef("unknown projects command %q: want list, rename or merge", verb)
 		}
-		printJSON := func(v any) error {
-			enc := json.NewEncoder(e.stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(v)
-		}
 		if cfg, _, ok := clientConfig(e); ok && verb == "list" {
-			return listProjectsOfServer(ctx, e, cfg, *asJSON, printJSON)
+			return listProjectsOfServer(ctx, e, cfg, *asJSON)
 		}
 		a, err := openApp(ctx, e, modeFull)
 		if err != nil {
@@ -72,7 +66,7 @@ func runProjects(fs *pflag.FlagSet) runFunc {
 				return err
 			}
 			if *asJSON {
-				return printJSON(map[string]any{"from": from, "to": to, "moved": n})
+				return writeJSON(e.stdout, map[string]any{"from": from, "to": to, "moved": n})
 			}
 			fmt.Fprintf(e.stdout, "renamed %s to %s: %s moved\n", from, to, describe.Count(n, "memory", "memories"))
 			return nil
@@ -82,7 +76,7 @@ func runProjects(fs *pflag.FlagSet) runFunc {
 				return err
 			}
 			if *asJSON {
-				return printJSON(rep)
+				return writeJSON(e.stdout, rep)
 			}
 			fmt.Fprintf(e.stdout, "merged %s into %s: %s moved, %s moved\n", rep.From, rep.Into,
 				describe.Count(rep.Moved, "memory", "memories"), describe.Count(rep.Roots, "root", "roots"))
@@ -91,11 +85,11 @@ func runProjects(fs *pflag.FlagSet) runFunc {
 			}
 			return nil
 		}
-		return listProjects(ctx, e, a, *asJSON, printJSON)
+		return listProjects(ctx, e, a, *asJSON)
 	}
 }
 
-func listProjects(ctx context.Context, e *env, a *app, asJSON bool, printJSON func(any) error) error {
+func listProjects(ctx context.Context, e *env, a *app, asJSON bool) error {
 	// A read: the directory's project is looked up, never bound here (a
 	// binding would take the name from a real project opened later).
 	here, bound, err := a.projects.Peek(ctx, "")
@@ -107,7 +101,7 @@ func listProjects(ctx context.Context, e *env, a *app, asJSON bool, printJSON fu
 		return err
 	}
 	if asJSON {
-		return printJSON(map[string]any{"projects": ps, "current": here, "current_bound": bound})
+		return writeJSON(e.stdout, map[string]any{"projects": ps, "current": here, "current_bound": bound})
 	}
 	printProjects(e, ps)
 	if !bound {
@@ -134,7 +128,7 @@ func printProjects(e *env, ps []memory.ProjectSummary) {
 // listProjectsOfServer is recall projects on a client of a team server: the
 // server's projects (their roots are the keys client machines send), and
 // what this directory sends. Renames and merges run on the server's machine.
-func listProjectsOfServer(ctx context.Context, e *env, cfg *config.Config, asJSON bool, printJSON func(any) error) error {
+func listProjectsOfServer(ctx context.Context, e *env, cfg *config.Config, asJSON bool) error {
 	c, err := teamClient(cfg)
 	if err != nil {
 		return err
@@ -145,7 +139,7 @@ func listProjectsOfServer(ctx context.Context, e *env, cfg *config.Config, asJSO
 	}
 	here := project.ClientOf("", cfg.Project)
 	if asJSON {
-		return printJSON(map[string]any{"projects": ps, "current": here})
+		return writeJSON(e.stdout, map[string]any{"projects": ps, "current": here})
 	}
 	printProjects(e, ps)
 	if here.Namespace != "" {

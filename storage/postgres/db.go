@@ -52,6 +52,9 @@ type DB struct {
 	announce announcer
 	// index moves stored vectors into the vector index (index.go).
 	index indexer
+	// common refreshes the keyword search's list of common words
+	// (common_words.go).
+	common commonWords
 	// lost is this machine's record of hook writes the database never
 	// took (lost.go); nil without Options.SpoolDir.
 	lost *spool.Spool
@@ -125,7 +128,7 @@ func OpenWith(ctx context.Context, dbURL string, opts Options) (*DB, error) {
 		}
 	}
 	db := &DB{pool: pool, log: log, url: dbURL, hasIterative: !VersionLess(installed, "0.8.0")}
-	db.Shared = storage.Shared{Tx: writes{db}}
+	db.Shared = storage.Shared{Tx: writes{db}, Read: statements(db.pool)}
 	if opts.SpoolDir != "" {
 		db.lost = spool.New(opts.SpoolDir, log)
 	}
@@ -137,6 +140,7 @@ func OpenWith(ctx context.Context, dbURL string, opts Options) (*DB, error) {
 func (s *DB) Close() error {
 	s.closeIndexer()
 	s.announce.drains.Wait()
+	s.common.running.Wait()
 	s.pool.Close()
 	return nil
 }
@@ -210,6 +214,13 @@ func lostConnection(err error) bool {
 }
 
 // querier is what both the pool and a transaction offer.
+// firstUse, given as a query's first argument, runs it in one round trip
+// (its parameters typed by their Go types), where a statement's first use
+// on a connection is otherwise prepared in a round trip of its own. For the
+// statements of a search, which a fresh process (a hook, a CLI call) runs
+// once each on a new connection.
+const firstUse = pgx.QueryExecModeExec
+
 type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row

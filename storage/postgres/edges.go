@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // lockPair serializes the edge writes between two memories until tx ends,
@@ -29,21 +30,9 @@ func lockPair(ctx context.Context, tx pgx.Tx, a, b string) error {
 }
 
 // insertEdge writes e (its metadata encoded) inside tx; the same triple again
-// updates the weight of the existing edge. A supersedes edge against one the
-// other way round is refused.
+// updates the weight of the existing edge. The pair is locked and a reverse
+// supersedes edge refused before (storage.Shared).
 func insertEdge(ctx context.Context, tx pgx.Tx, e *memory.Edge, meta string) (int64, error) {
-	if err := lockPair(ctx, tx, e.SourceID, e.TargetID); err != nil {
-		return 0, err
-	}
-	if e.Relation == memory.RelationSupersedes {
-		back, err := statements(tx).EdgeBetween(ctx, e.TargetID, e.SourceID, memory.RelationSupersedes, false)
-		if err != nil {
-			return 0, fmt.Errorf("insert edge: %w", err)
-		}
-		if back != 0 {
-			return 0, memory.ReverseSupersedes(e.SourceID, e.TargetID)
-		}
-	}
 	// The ends are locked against a concurrent delete until the edge is in;
 	// an end the asker may not see is not found.
 	p := params{e.SourceID, e.TargetID}
@@ -134,24 +123,6 @@ func edgeWhere(ctx context.Context, q memory.EdgeQuery, p *params) (string, erro
 	return strings.Join(conds, " AND "), nil
 }
 
-const edgeColumns = `id, source_id, target_id, relation, weight, metadata, created_at, author`
-
-func scanEdge(row pgx.CollectableRow) (memory.Edge, error) {
-	var e memory.Edge
-	var rel string
-	var meta []byte
-	if err := row.Scan(&e.ID, &e.SourceID, &e.TargetID, &rel, &e.Weight, &meta, &e.CreatedAt, &e.Author); err != nil {
-		return e, err
-	}
-	e.Relation = memory.Relation(rel)
-	e.CreatedAt = e.CreatedAt.UTC()
-	var err error
-	if e.Metadata, err = memory.DecodeOptionalMetadata(meta); err != nil {
-		return e, fmt.Errorf("edge %d: %w", e.ID, err)
-	}
-	return e, nil
-}
-
 // Edges lists the edges matching q, oldest first.
 func (s *DB) Edges(ctx context.Context, q memory.EdgeQuery) ([]memory.Edge, error) {
 	var p params
@@ -159,7 +130,7 @@ func (s *DB) Edges(ctx context.Context, q memory.EdgeQuery) ([]memory.Edge, erro
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+edgeColumns+` FROM edges WHERE `+where+` ORDER BY id`, p...)
+	rows, err := s.pool.Query(ctx, `SELECT `+storage.EdgeColumns+` FROM edges WHERE `+where+` ORDER BY id`, p...)
 	if err != nil {
 		return nil, fmt.Errorf("list edges: %w", err)
 	}
@@ -191,3 +162,5 @@ func (s *DB) DeleteEdges(ctx context.Context, q memory.EdgeQuery) ([]int64, erro
 	slices.Sort(ids)
 	return ids, nil
 }
+
+func scanEdge(r pgx.CollectableRow) (memory.Edge, error) { return storage.ScanEdge(r) }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -55,20 +56,7 @@ func insertEntry(ctx context.Context, q querier, e *journal.Entry) (int64, error
 	return e.ID, nil
 }
 
-func scanEntry(row pgx.CollectableRow) (*journal.Entry, error) {
-	var e journal.Entry
-	var kind string
-	var files []byte
-	if err := row.Scan(&e.ID, &kind, &e.Namespace, &e.SessionID, &e.TurnID, &e.TranscriptPath, &e.ToolName,
-		&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &e.CreatedAt, &e.Author, &e.AnchorID, &e.TranscriptOffset); err != nil {
-		return nil, fmt.Errorf("read journal: %w", err)
-	}
-	e.Kind, e.CreatedAt = journal.Kind(kind), e.CreatedAt.UTC()
-	if err := json.Unmarshal(files, &e.Files); err != nil {
-		return nil, fmt.Errorf("read journal entry %d files: %w", e.ID, err)
-	}
-	return &e, nil
-}
+func scanEntry(row pgx.CollectableRow) (*journal.Entry, error) { return storage.ScanEntry(row) }
 
 func (s *DB) queryEntries(ctx context.Context, query string, args ...any) ([]*journal.Entry, error) {
 	rows, err := s.pool.Query(ctx, query, args...)
@@ -174,7 +162,8 @@ func (s *DB) Around(ctx context.Context, id int64, before, after int) ([]*journa
 	if err != nil {
 		return nil, err
 	}
-	return append(reversed(older), rest...), nil
+	slices.Reverse(older)
+	return append(older, rest...), nil
 }
 
 // NamespaceAround is Around for a moment of a namespace; an empty namespace
@@ -192,14 +181,8 @@ func (s *DB) NamespaceAround(ctx context.Context, namespace string, at time.Time
 	if err != nil {
 		return nil, err
 	}
-	return append(reversed(older), newer...), nil
-}
-
-func reversed(es []*journal.Entry) []*journal.Entry {
-	for i, j := 0, len(es)-1; i < j; i, j = i+1, j-1 {
-		es[i], es[j] = es[j], es[i]
-	}
-	return es
+	slices.Reverse(older)
+	return append(older, newer...), nil
 }
 
 // entryWhere selects the asker's own entries (see ownWork) of a session
@@ -323,34 +306,6 @@ func (s *DB) SetDraftSummary(ctx context.Context, sessionID, memoryID string) er
 	return nil
 }
 
-// RecordSummary stores a summary entry and advances the session's progress
-// to through (its draft done with), counting a chat call when byModel, in one
-// transaction.
-func (s *DB) RecordSummary(ctx context.Context, e *journal.Entry, through int64, byModel bool) (int64, error) {
-	var id int64
-	e.Author = memory.AuthorOr(ctx, e.Author)
-	err := s.writeChanged(ctx, func(tx pgx.Tx) error {
-		var err error
-		if id, err = insertEntry(ctx, tx, e); err != nil {
-			return err
-		}
-		calls := 0
-		if byModel {
-			calls = 1
-		}
-		_, err = tx.Exec(ctx, `INSERT INTO capture_sessions AS c (session_id, summarized_through, model_calls)
-			VALUES ($1, $2, $3)
-			ON CONFLICT (session_id) DO UPDATE SET model_calls = c.model_calls + excluded.model_calls,
-				summarized_through = greatest(c.summarized_through, excluded.summarized_through), draft_memory_id = ''`,
-			e.SessionID, through, calls)
-		if err != nil {
-			return fmt.Errorf("record summary of %s: %w", e.SessionID, err)
-		}
-		return nil
-	})
-	return id, err
-}
-
 // CountModelCall counts a chat call that produced no summary.
 func (s *DB) CountModelCall(ctx context.Context, sessionID string) error {
 	_, err := s.pool.Exec(ctx, `INSERT INTO capture_sessions AS c (session_id, model_calls) VALUES ($1, 1)
@@ -390,75 +345,6 @@ func (s *DB) RecordToolCall(ctx context.Context, e *journal.Entry, a *memory.Fil
 		}
 		return nil
 	})
-}
-
-// recentPromptWindow bounds the prompts RecentSessions reads to find the
-// newest sessions of a namespace.
-const recentPromptWindow = 500
-
-// RecentSessions returns the newest sessions of a namespace (by their latest
-// prompt), except exclude, each with its first prompt, counts, latest
-// summary and draft.
-func (s *DB) RecentSessions(ctx context.Context, namespace, exclude string, limit int) ([]journal.SessionBrief, error) {
-	if limit <= 0 {
-		return nil, nil
-	}
-	p := params{namespace, recentPromptWindow, exclude, limit}
-	rows, err := s.pool.Query(ctx, `SELECT session_id FROM (
-			SELECT session_id, created_at FROM journal WHERE namespace = $1 AND kind = 'prompt' AND `+ownWork(ctx, "", &p)+`
-			ORDER BY created_at DESC LIMIT $2) recent
-		WHERE session_id <> '' AND session_id <> $3
-		GROUP BY session_id ORDER BY max(created_at) DESC LIMIT $4`, p...)
-	if err != nil {
-		return nil, fmt.Errorf("recent sessions: %w", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("recent sessions: %w", err)
-	}
-	out := make([]journal.SessionBrief, 0, len(ids))
-	for _, id := range ids {
-		b, err := s.sessionBrief(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	return out, nil
-}
-
-func (s *DB) sessionBrief(ctx context.Context, sessionID string) (journal.SessionBrief, error) {
-	b := journal.SessionBrief{SessionID: sessionID}
-	p := params{sessionID}
-	own := ownWork(ctx, "j", &p)
-	var last *time.Time
-	err := s.pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE kind = 'prompt'), count(*) FILTER (WHERE kind = 'observation'),
-		max(created_at) FROM journal j WHERE j.session_id = $1 AND `+own, p...).Scan(&b.Prompts, &b.ToolCalls, &last)
-	if err != nil {
-		return b, fmt.Errorf("recent session %s: %w", sessionID, err)
-	}
-	if last != nil {
-		b.LastAt = last.UTC()
-	}
-	first, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j WHERE j.session_id = $1 AND `+own+` AND j.kind = 'prompt' ORDER BY j.id LIMIT 1`, p...)
-	if err != nil {
-		return b, err
-	}
-	sum, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal j WHERE j.session_id = $1 AND `+own+` AND j.kind = 'summary' ORDER BY j.id DESC LIMIT 1`, p...)
-	if err != nil {
-		return b, err
-	}
-	if len(first) > 0 {
-		b.FirstPrompt = first[0]
-	}
-	if len(sum) > 0 {
-		b.Summary = sum[0]
-	}
-	err = s.pool.QueryRow(ctx, `SELECT draft_memory_id FROM capture_sessions WHERE session_id = $1`, sessionID).Scan(&b.DraftMemoryID)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return b, fmt.Errorf("recent session %s: %w", sessionID, err)
-	}
-	return b, nil
 }
 
 // EntryCoverage tells, for each of the journal entries ids that exist, the

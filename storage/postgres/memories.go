@@ -221,7 +221,8 @@ func (s *DB) GetMemories(ctx context.Context, ids []string) (map[string]*memory.
 		return out, nil
 	}
 	p := params{ids}
-	ms, err := queryMemories(ctx, s.pool, `SELECT `+memoryColumns+` FROM memories m WHERE m.id = ANY($1) AND `+visibleCond(ctx, "m", &p), p...)
+	ms, err := queryMemories(ctx, s.pool, `SELECT `+memoryColumns+` FROM memories m WHERE m.id = ANY($1) AND `+visibleCond(ctx, "m", &p),
+		append([]any{firstUse}, p...)...)
 	if err != nil {
 		return nil, fmt.Errorf("read memories: %w", err)
 	}

@@ -8,11 +8,6 @@ import (
 	"github.com/recall-mcp/recall/memory"
 )
 
-// ProjectBindings lists every bound root.
-func (s *DB) ProjectBindings(ctx context.Context) ([]memory.ProjectBinding, error) {
-	return statements(s.pool).ProjectBindings(ctx)
-}
-
 // BindProject binds root to the first of candidates no other root holds,
 // unless root is bound already, and returns the binding. Two processes
 // binding at once take turns (a transaction-scoped advisory lock), so a
@@ -28,10 +23,4 @@ func (s *DB) BindProject(ctx context.Context, root string, candidates []string) 
 		return err
 	})
 	return b, err
-}
-
-// ProjectSummaries lists every project namespace that holds memories or is
-// bound to a root, by namespace.
-func (s *DB) ProjectSummaries(ctx context.Context) ([]memory.ProjectSummary, error) {
-	return statements(s.pool).ProjectSummaries(ctx)
 }

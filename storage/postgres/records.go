@@ -12,6 +12,7 @@ import (
 
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // Import writes records in one transaction: all of them or, on error, none.
@@ -420,7 +421,7 @@ func (s *DB) Export(ctx context.Context, v memory.RecordVisitor) error {
 				})
 			},
 			func() error {
-				return each(ctx, tx, v.Edge != nil, `SELECT `+edgeColumns+` FROM edges WHERE NOT EXISTS (SELECT 1 FROM memories m
+				return each(ctx, tx, v.Edge != nil, `SELECT `+storage.EdgeColumns+` FROM edges WHERE NOT EXISTS (SELECT 1 FROM memories m
 					WHERE m.id IN (edges.source_id, edges.target_id) AND NOT `+visibleSQL(ctx, "m")+`) ORDER BY id`, func(r pgx.Rows) error {
 					e, err := scanEdge(r)
 					if err != nil {
@@ -430,7 +431,7 @@ func (s *DB) Export(ctx context.Context, v memory.RecordVisitor) error {
 				})
 			},
 			func() error {
-				return each(ctx, tx, v.Event != nil, `SELECT `+eventColumns+` FROM validation_events
+				return each(ctx, tx, v.Event != nil, `SELECT `+storage.EventColumns+` FROM validation_events
 					WHERE EXISTS (SELECT 1 FROM memories m WHERE m.id = memory_id AND `+visibleSQL(ctx, "m")+`) ORDER BY id`, func(r pgx.Rows) error {
 					ev, err := scanEvent(r)
 					if err != nil {
@@ -440,8 +441,8 @@ func (s *DB) Export(ctx context.Context, v memory.RecordVisitor) error {
 				})
 			},
 			func() error {
-				return each(ctx, tx, v.Change != nil, `SELECT `+changeColumns+` FROM change_log WHERE `+visibleSQL(ctx, "change_log")+` ORDER BY id`, func(r pgx.Rows) error {
-					c, err := scanChange(r)
+				return each(ctx, tx, v.Change != nil, `SELECT `+storage.ChangeColumns+` FROM change_log WHERE `+visibleSQL(ctx, "change_log")+` ORDER BY id`, func(r pgx.Rows) error {
+					c, err := storage.ScanChange(r)
 					if err != nil {
 						return err
 					}
@@ -478,14 +479,14 @@ func (s *DB) Export(ctx context.Context, v memory.RecordVisitor) error {
 			},
 			func() error {
 				// Deleted ones past TrashKeep are gone, as Trash reads it.
-				return each(ctx, tx, v.Archived != nil, `SELECT deleted_at, record, archived FROM trash
+				return each(ctx, tx, v.Archived != nil, `SELECT `+storage.TrashColumns+` FROM trash
 					WHERE archived OR deleted_at >= $1 ORDER BY deleted_at, memory_id`, func(r pgx.Rows) error {
-					it, err := scanTrash(r)
+					it, err := storage.ScanTrashItem(r)
 					if err != nil || it.Memory == nil || !memory.PrincipalFrom(ctx).Sees(it.Memory.Namespace) {
 						return err
 					}
 					return v.Archived(&it)
-				}, trashNow().Add(-memory.TrashKeep))
+				}, storage.TrashNow().Add(-memory.TrashKeep))
 			},
 			func() error {
 				var p params

@@ -43,8 +43,11 @@ func (s *DB) SearchKeyword(ctx context.Context, text string, f memory.Filter, li
 	if query == "" {
 		return nil, nil
 	}
-	var windowed bool
-	hits, err := s.keywordHits(ctx, query, p, &windowed)
+	var windowed, commonStale bool
+	hits, err := s.keywordHits(ctx, query, p, &windowed, &commonStale)
+	if commonStale {
+		s.refreshCommonWordsLater()
+	}
 	if err != nil || len(hits) == limit || len(hits) > 0 && !windowed {
 		return hits, err
 	}
@@ -64,10 +67,12 @@ const (
 // force), the matches of the query's rarest terms: each term's matches are
 // counted up to rareWordMatches+1 (so a common word costs no more than
 // that; a word the table's statistics know to be in more than twice that
-// many is not counted at all), and terms are taken from the rarest on while
-// their matches together stay within rareWordMatches. Every candidate is
-// ranked against the whole query, old and new on one scale; the third
-// column says whether the window was in force. "" when terms is empty.
+// many, as last recorded (common_words.go), is not counted at all), and
+// terms are taken from the rarest on while their matches together stay
+// within rareWordMatches. Every candidate is ranked against the whole
+// query, old and new on one scale; the third column says whether the
+// window was in force, the fourth whether the record of common words is
+// due for a refresh. "" when terms is empty.
 //
 // The window's rows are read once: the scan that finds them keeps what the
 // filter and the ranking need (filterColumns and the words), so only the
@@ -89,14 +94,8 @@ func windowedKeywordSQL(ctx context.Context, terms []keywords.Term, f memory.Fil
 	ctes := []string{`newest AS MATERIALIZED (SELECT ` + filterColumns + `, m.search_words FROM memories m
 		WHERE m.search_words @@ (` + all + `) ORDER BY m.seq DESC LIMIT ` + window + `)`,
 		`windowed AS MATERIALIZED (SELECT count(*) = ` + window + ` AS reached FROM newest)`,
-		// The words the table's statistics know to be in more than twice
-		// the budget's memories: counting their matches (thousands of rows
-		// each) would only find them too common to search past the window.
-		`common AS MATERIALIZED (SELECT '''' || f.lexeme || '''' AS lexeme FROM pg_stats s
-			JOIN pg_class c ON c.oid = 'memories'::regclass,
-			unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS f(lexeme, freq)
-			WHERE s.schemaname = current_schema() AND s.tablename = 'memories' AND s.attname = 'search_words'
-				AND f.freq * c.reltuples > 2 * ` + budget + `)`}
+		// The words too common to count (common_words.go).
+		`common AS MATERIALIZED (` + commonWordsSQL + `)`}
 	var counts, older []string
 	for i, q := range each {
 		name := fmt.Sprintf("term%d", i)
@@ -114,7 +113,8 @@ func windowedKeywordSQL(ctx context.Context, terms []keywords.Term, f memory.Fil
 			SELECT m.seq, m.id, m.search_words FROM memories m
 			WHERE m.seq = ANY (ARRAY(` + strings.Join(older, "\nUNION\n") + `
 				EXCEPT SELECT seq FROM newest)) AND ` + where + `)
-		SELECT id, ts_rank(search_words, ` + all + `, ` + rankNormalization + `) AS rank, (SELECT reached FROM windowed)
+		SELECT id, ts_rank(search_words, ` + all + `, ` + rankNormalization + `) AS rank, (SELECT reached FROM windowed),
+			` + commonWordsStaleSQL + `
 		FROM candidates ORDER BY rank DESC, seq LIMIT ` + p.add(limit), p
 }
 
@@ -133,11 +133,11 @@ func (s *DB) rankKeywords(ctx context.Context, terms []keywords.Term, op string,
 	if query == "" {
 		return nil, nil
 	}
-	return s.keywordHits(ctx, query, p, nil)
+	return s.keywordHits(ctx, query, p)
 }
 
-// keywordHits runs a keyword query returning (id, rank) rows, and with
-// windowed non-nil a third column: whether the rank window was in force.
+// keywordHits runs a keyword query returning (id, rank) rows, and the
+// columns after them into more (each row's: the same in every row).
 //
 // It is planned afresh for each search, in one round trip (an unnamed
 // statement, its parameters' types taken from their Go types). A cached
@@ -145,7 +145,7 @@ func (s *DB) rankKeywords(ctx context.Context, terms []keywords.Term, op string,
 // runs, and the generic plan of the windowed statement no longer reads the
 // newest matches by the primary key: at 100k memories keyword search took
 // 66 ms instead of 24.
-func (s *DB) keywordHits(ctx context.Context, query string, p params, windowed *bool) ([]memory.Hit, error) {
+func (s *DB) keywordHits(ctx context.Context, query string, p params, more ...any) ([]memory.Hit, error) {
 	rows, err := s.pool.Query(ctx, query, append([]any{pgx.QueryExecModeExec}, p...)...)
 	if err != nil {
 		return nil, s.unreachable(fmt.Errorf("keyword search: %w", err))
@@ -153,11 +153,7 @@ func (s *DB) keywordHits(ctx context.Context, query string, p params, windowed *
 	hits, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.Hit, error) {
 		var h memory.Hit
 		var rank float32
-		dest := []any{&h.ID, &rank}
-		if windowed != nil {
-			dest = append(dest, windowed)
-		}
-		err := row.Scan(dest...)
+		err := row.Scan(append([]any{&h.ID, &rank}, more...)...)
 		h.Score = float64(rank)
 		return h, err
 	})
@@ -396,7 +392,8 @@ func (s *DB) SearchChunks(ctx context.Context, vec []float32, f memory.Filter, l
 	where := whereFilter(ctx, f, &p)
 	rows, err := s.pool.Query(ctx, `SELECT m.id, min(c.embedding <=> $1) AS distance
 		FROM memory_chunks c JOIN memories m ON m.seq = c.seq
-		WHERE vector_dims(c.embedding) = vector_dims($1) AND `+where+` GROUP BY m.id ORDER BY distance LIMIT `+p.add(limit), p...)
+		WHERE vector_dims(c.embedding) = vector_dims($1) AND `+where+` GROUP BY m.id ORDER BY distance LIMIT `+p.add(limit),
+		append([]any{firstUse}, p...)...)
 	if err != nil {
 		return nil, fmt.Errorf("chunk search: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
 )
@@ -50,4 +51,8 @@ func (t sharedTx) LockPair(ctx context.Context, a, b string) error { return lock
 
 func (t sharedTx) InsertEdge(ctx context.Context, e *memory.Edge, meta string) (int64, error) {
 	return insertEdge(ctx, t.tx, e, meta)
+}
+
+func (t sharedTx) InsertEntry(ctx context.Context, e *journal.Entry) (int64, error) {
+	return insertEntry(ctx, t.tx, e)
 }

@@ -37,7 +37,7 @@ const (
 )
 
 func embeddingSpace(ctx context.Context, q querier) (memory.EmbeddingSpace, error) {
-	rows, err := q.Query(ctx, `SELECT key, value FROM meta WHERE key IN ($1, $2)`, metaEmbedModel, metaEmbedDim)
+	rows, err := q.Query(ctx, `SELECT key, value FROM meta WHERE key IN ($1, $2)`, firstUse, metaEmbedModel, metaEmbedDim)
 	if err != nil {
 		return memory.EmbeddingSpace{}, err
 	}
@@ -227,7 +227,7 @@ func (s *DB) PendingEmbeddings(ctx context.Context, limit int) ([]*memory.Memory
 // CountPendingEmbeddings counts the memories that still lack a vector.
 func (s *DB) CountPendingEmbeddings(ctx context.Context) (int, error) {
 	var n int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM memories WHERE embedding_pending`).Scan(&n); err != nil {
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM memories WHERE embedding_pending`, firstUse).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count pending embeddings: %w", err)
 	}
 	return n, nil

@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
 )
@@ -69,25 +67,4 @@ func ownJobs(ctx context.Context, alias string, p *params) string {
 	return `(CASE WHEN ` + alias + `.kind = '` + journal.SummaryJobKind + `'
 		THEN EXISTS (SELECT 1 FROM journal e WHERE e.session_id = ` + alias + `.subject AND e.author = ` + p.add(who.Person) + `)
 		ELSE EXISTS (SELECT 1 FROM memories m WHERE m.id = ` + alias + `.subject AND ` + visibleCond(ctx, "m", p) + `) END)`
-}
-
-// visibleIDs keeps, of ids, those of memories the asker may see.
-func visibleIDs(ctx context.Context, q querier, ids []string) (map[string]bool, error) {
-	out := make(map[string]bool, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	p := params{ids}
-	rows, err := q.Query(ctx, `SELECT m.id FROM memories m WHERE m.id = ANY($1) AND `+visibleCond(ctx, "m", &p), p...)
-	if err != nil {
-		return nil, err
-	}
-	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, err
-	}
-	for _, id := range got {
-		out[id] = true
-	}
-	return out, nil
 }

@@ -187,8 +187,9 @@ func TestSearchKeywordFindsOldMemoriesByTheirRarestWords(t *testing.T) {
 
 // TestSearchKeywordDoesNotCountWordsKnownCommon: a word the table's
 // statistics know to be in far more memories than the rare-word budget is
-// not counted (thousands of rows read for nothing); the search still finds
-// its newest matches.
+// not counted (thousands of rows read for nothing) once a search has
+// recorded the statistics' common words; the search still finds its newest
+// matches, and a rare word's old match.
 func TestSearchKeywordDoesNotCountWordsKnownCommon(t *testing.T) {
 	ctx := context.Background()
 	db, err := Open(ctx, pgtest.Schema(t))
@@ -196,6 +197,11 @@ func TestSearchKeywordDoesNotCountWordsKnownCommon(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	old := &memory.Memory{ID: memory.NewID(time.Now().Add(-time.Hour)), Content: "the deploy renders a flamegraph",
+		Type: memory.TypePattern, Namespace: "project:a", Importance: 0.5, Confidence: 0.3}
+	if _, _, err := db.InsertMemory(ctx, old, nil); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := db.pool.Exec(ctx, `INSERT INTO memories (id, content, content_hash, memory_type, namespace, importance,
 		confidence, created_at, updated_at, accessed_at, search_words)
 		SELECT 'mem_1_' || i, 'deploy step ' || i, md5(i::text), 'session', 'project:a', 0.5, 0.3, now(), now(), now(),
@@ -204,6 +210,16 @@ func TestSearchKeywordDoesNotCountWordsKnownCommon(t *testing.T) {
 	}
 	if _, err := db.pool.Exec(ctx, `ANALYZE memories`); err != nil {
 		t.Fatal(err)
+	}
+	// The first search finds no record of the common words and makes it
+	// in the background.
+	if _, err := db.SearchKeyword(ctx, "deploy", memory.Filter{}, 10); err != nil {
+		t.Fatal(err)
+	}
+	db.common.running.Wait()
+	var common string
+	if err := db.pool.QueryRow(ctx, `SELECT value FROM meta WHERE key = $1`, metaCommonWords).Scan(&common); err != nil || !strings.Contains(common, "'deploy'") {
+		t.Fatalf("common words recorded: %q, %v", common, err)
 	}
 	query, p := windowedKeywordSQL(ctx, keywords.Terms("deploy"), memory.Filter{}, 10)
 	rows, err := db.pool.Query(ctx, "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) "+query, p...)
@@ -221,5 +237,9 @@ func TestSearchKeywordDoesNotCountWordsKnownCommon(t *testing.T) {
 	}
 	if hits, err := db.SearchKeyword(ctx, "deploy", memory.Filter{}, 10); err != nil || len(hits) != 10 {
 		t.Errorf("hits %v, %v", hits, err)
+	}
+	// A rare word is still counted, and its old match found past the window.
+	if hits, err := db.SearchKeyword(ctx, "deploy flamegraph", memory.Filter{}, 10); err != nil || len(hits) == 0 || hits[0].ID != old.ID {
+		t.Errorf("hits %v, %v; want %s first", hits, err, old.ID)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/recall-mcp/recall/memory"
 )
@@ -37,74 +36,6 @@ func (s *DB) AddChanges(ctx context.Context, changes ...memory.Change) error {
 		}
 		return nil
 	})
-}
-
-const changeColumns = `id, memory_id, namespace, at, action, source, fields, reason, related_id, author`
-
-// Changes lists entries, newest first: one memory's (by the memory's index),
-// or those of some actions and namespaces (by the action index).
-func (s *DB) Changes(ctx context.Context, q memory.ChangeQuery) ([]memory.Change, error) {
-	return queryChanges(ctx, s.db, q)
-}
-
-func queryChanges(ctx context.Context, db querier, q memory.ChangeQuery) ([]memory.Change, error) {
-	var where []string
-	var args []any
-	if q.MemoryID != "" {
-		where, args = append(where, "memory_id = ?"), append(args, q.MemoryID)
-	}
-	if len(q.Actions) > 0 {
-		where = append(where, "action IN ("+placeholders(len(q.Actions))+")")
-		for _, a := range q.Actions {
-			args = append(args, string(a))
-		}
-	}
-	if len(q.Namespaces) > 0 {
-		where = append(where, "namespace IN ("+placeholders(len(q.Namespaces))+")")
-		args = append(args, anySlice(q.Namespaces)...)
-	}
-	if visible, vargs := visibleCond(ctx, "change_log"); vargs != nil {
-		where, args = append(where, visible), append(args, vargs...)
-	}
-	if len(where) == 0 {
-		where = []string{"1"}
-	}
-	limit := q.Limit
-	if limit <= 0 {
-		limit = -1
-	}
-	rows, err := db.QueryContext(ctx, `SELECT `+changeColumns+` FROM change_log WHERE `+strings.Join(where, " AND ")+
-		` ORDER BY id DESC LIMIT ?`, append(args, limit)...)
-	if err != nil {
-		return nil, fmt.Errorf("read change log: %w", err)
-	}
-	defer rows.Close()
-	out := []memory.Change{}
-	for rows.Next() {
-		c, err := scanChange(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
-}
-
-func scanChange(rows *sql.Rows) (memory.Change, error) {
-	var c memory.Change
-	var at, action, fields string
-	if err := rows.Scan(&c.ID, &c.MemoryID, &c.Namespace, &at, &action, &c.Source, &fields, &c.Reason, &c.RelatedID, &c.Author); err != nil {
-		return c, fmt.Errorf("read change log: %w", err)
-	}
-	c.Action = memory.ChangeAction(action)
-	var err error
-	if c.At, err = parseTime(at); err != nil {
-		return c, err
-	}
-	if err := json.Unmarshal([]byte(fields), &c.Fields); err != nil {
-		return c, fmt.Errorf("change %d: fields: %w", c.ID, err)
-	}
-	return c, nil
 }
 
 // NotContradiction reports whether a person judged a and b not to
@@ -195,16 +126,4 @@ func moveEditsToLog(ctx context.Context, tx *sql.Tx) error {
 		}
 	}
 	return nil
-}
-
-// changesOf reads a memory's whole log, oldest first (for the trash).
-func changesOf(ctx context.Context, tx querier, id string) ([]memory.Change, error) {
-	cs, err := queryChanges(ctx, tx, memory.ChangeQuery{MemoryID: id})
-	if err != nil {
-		return nil, err
-	}
-	for i, j := 0, len(cs)-1; i < j; i, j = i+1, j-1 {
-		cs[i], cs[j] = cs[j], cs[i]
-	}
-	return cs, nil
 }

@@ -175,7 +175,7 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	s := &DB{db: db, bestEffort: quick, syncMode: syncMode(opts), path: path, signs: newSignIndex(), log: log,
 		spool: spool.New(spool.DirFor(path), log), spoolWhenBusy: opts.SpoolWhenBusy, shortLived: opts.ShortLived}
-	s.Shared = storage.Shared{Tx: writes{s}}
+	s.Shared = storage.Shared{Tx: writes{s}, Read: statements(s.db)}
 	if !opts.ShortLived {
 		s.walSync = newWALSyncer(path, log)
 	}

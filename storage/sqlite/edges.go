@@ -9,21 +9,13 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // insertEdge writes e (its metadata encoded) inside tx, both ends checked; the
-// same triple again updates the weight of the existing edge. A supersedes edge
-// against one the other way round is refused.
+// same triple again updates the weight of the existing edge. A reverse
+// supersedes edge is refused before (storage.Shared).
 func insertEdge(ctx context.Context, tx *sql.Tx, e *memory.Edge, meta string) (int64, error) {
-	if e.Relation == memory.RelationSupersedes {
-		back, err := statements(tx).EdgeBetween(ctx, e.TargetID, e.SourceID, memory.RelationSupersedes, false)
-		if err != nil {
-			return 0, fmt.Errorf("insert edge: %w", err)
-		}
-		if back != 0 {
-			return 0, memory.ReverseSupersedes(e.SourceID, e.TargetID)
-		}
-	}
 	visible, vargs := visibleCond(ctx, "m")
 	for _, end := range []struct{ field, id string }{{"source", e.SourceID}, {"target", e.TargetID}} {
 		var n int
@@ -123,29 +115,16 @@ func (s *DB) Edges(ctx context.Context, q memory.EdgeQuery) ([]memory.Edge, erro
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, source_id, target_id, relation, weight, metadata, created_at, author
-		FROM edges WHERE `+where+` ORDER BY id`, args...)
+	rows, err := s.db.QueryContext(ctx, `SELECT `+storage.EdgeColumns+` FROM edges WHERE `+where+` ORDER BY id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list edges: %w", err)
 	}
 	defer rows.Close()
-	var out []memory.Edge
-	for rows.Next() {
-		var e memory.Edge
-		var rel, meta, created string
-		if err := rows.Scan(&e.ID, &e.SourceID, &e.TargetID, &rel, &e.Weight, &meta, &created, &e.Author); err != nil {
-			return nil, fmt.Errorf("list edges: %w", err)
-		}
-		e.Relation = memory.Relation(rel)
-		if e.Metadata, err = memory.DecodeOptionalMetadata([]byte(meta)); err != nil {
-			return nil, fmt.Errorf("edge %d: %w", e.ID, err)
-		}
-		if e.CreatedAt, err = parseTime(created); err != nil {
-			return nil, err
-		}
-		out = append(out, e)
+	out, err := storage.ReadAll(rows, func() (memory.Edge, error) { return storage.ScanEdge(cursor{rows}) })
+	if err != nil {
+		return nil, fmt.Errorf("list edges: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // DeleteEdges removes the edges matching q and returns their ids in order.

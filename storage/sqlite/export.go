@@ -7,6 +7,7 @@ import (
 
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // Export reads every record inside one read transaction (a consistent
@@ -125,8 +126,8 @@ func exportChanges(ctx context.Context, tx querier, fn func(*memory.Change) erro
 		return nil
 	}
 	visible, vargs := visibleCond(ctx, "change_log")
-	return eachRow(ctx, tx, `SELECT `+changeColumns+` FROM change_log WHERE `+visible+` ORDER BY id`, func(rows *sql.Rows) error {
-		c, err := scanChange(rows)
+	return eachRow(ctx, tx, `SELECT `+storage.ChangeColumns+` FROM change_log WHERE `+visible+` ORDER BY id`, func(rows *sql.Rows) error {
+		c, err := storage.ScanChange(cursor{rows})
 		if err != nil {
 			return err
 		}
@@ -190,8 +191,8 @@ func exportArchived(ctx context.Context, tx querier, fn func(*memory.TrashItem) 
 		return nil
 	}
 	// Deleted ones past TrashKeep are gone, as Trash reads it.
-	return eachRow(ctx, tx, `SELECT `+trashColumns+` FROM trash WHERE archived OR deleted_at >= ? ORDER BY deleted_at, memory_id`, func(rows *sql.Rows) error {
-		it, err := scanTrashItem(rows)
+	return eachRow(ctx, tx, `SELECT `+storage.TrashColumns+` FROM trash WHERE archived OR deleted_at >= ? ORDER BY deleted_at, memory_id`, func(rows *sql.Rows) error {
+		it, err := storage.ScanTrashItem(cursor{rows})
 		if err != nil {
 			return err
 		}
@@ -199,7 +200,7 @@ func exportArchived(ctx context.Context, tx querier, fn func(*memory.TrashItem) 
 			return nil // another person's
 		}
 		return fn(&it)
-	}, formatTime(trashNow().Add(-memory.TrashKeep)))
+	}, formatTime(storage.TrashNow().Add(-memory.TrashKeep)))
 }
 
 func exportJournal(ctx context.Context, tx querier, fn func(*journal.Entry) error) error {
@@ -208,7 +209,7 @@ func exportJournal(ctx context.Context, tx querier, fn func(*journal.Entry) erro
 	}
 	own, oargs := ownWork(ctx, "journal")
 	return eachRow(ctx, tx, `SELECT `+journalColumns+` FROM journal WHERE `+own+` ORDER BY id`, func(rows *sql.Rows) error {
-		e, err := scanEntry(rows)
+		e, err := storage.ScanEntry(cursor{rows})
 		if err != nil {
 			return err
 		}

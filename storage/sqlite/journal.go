@@ -149,7 +149,7 @@ func (s *DB) queryEntryHits(ctx context.Context, query string, args ...any) ([]j
 	var hits []journal.EntryHit
 	for rows.Next() {
 		var rank float64
-		e, err := scanEntry(rows, &rank)
+		e, err := storage.ScanEntry(cursor{rows}, &rank)
 		if err != nil {
 			return nil, err
 		}
@@ -204,7 +204,8 @@ func (s *DB) Around(ctx context.Context, id int64, before, after int) ([]*journa
 	if err != nil {
 		return nil, err
 	}
-	return append(reversed(older), rest...), nil
+	slices.Reverse(older)
+	return append(older, rest...), nil
 }
 
 // NamespaceAround returns the entries of a namespace nearest a moment.
@@ -226,97 +227,8 @@ func (s *DB) NamespaceAround(ctx context.Context, namespace string, at time.Time
 	if err != nil {
 		return nil, err
 	}
-	return append(reversed(older), newer...), nil
-}
-
-func reversed(es []*journal.Entry) []*journal.Entry {
-	for i, j := 0, len(es)-1; i < j; i, j = i+1, j-1 {
-		es[i], es[j] = es[j], es[i]
-	}
-	return es
-}
-
-// recentPromptWindow bounds the prompts read to find a project's recent
-// sessions: the newest ones, through the (namespace, kind, created_at) index.
-const recentPromptWindow = 500
-
-// RecentSessions lists the namespace's sessions with the newest prompts, newest
-// first, except the session exclude (the one starting): each with its first
-// prompt, its counts and its latest summary. Sessions without a prompt are left
-// out. It reads a bounded window of prompts and each session's own entries
-// through the session index, so its cost does not grow with the journal.
-func (s *DB) RecentSessions(ctx context.Context, namespace, exclude string, limit int) ([]journal.SessionBrief, error) {
-	if limit <= 0 {
-		return nil, nil
-	}
-	own, oargs := ownWork(ctx, "journal")
-	rows, err := s.db.QueryContext(ctx, `SELECT session_id FROM (
-			SELECT session_id, created_at FROM journal WHERE namespace = ? AND kind = 'prompt' AND `+own+`
-			ORDER BY created_at DESC LIMIT ?)
-		WHERE session_id != '' AND session_id != ?
-		GROUP BY session_id ORDER BY max(created_at) DESC LIMIT ?`,
-		append(append([]any{namespace}, oargs...), recentPromptWindow, exclude, limit)...)
-	if err != nil {
-		return nil, fmt.Errorf("recent sessions: %w", err)
-	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("recent sessions: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("recent sessions: %w", err)
-	}
-	out := make([]journal.SessionBrief, 0, len(ids))
-	for _, id := range ids {
-		b, err := s.sessionBrief(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b)
-	}
-	return out, nil
-}
-
-func (s *DB) sessionBrief(ctx context.Context, sessionID string) (journal.SessionBrief, error) {
-	b := journal.SessionBrief{SessionID: sessionID}
-	own, oargs := ownWork(ctx, "journal")
-	args := append([]any{sessionID}, oargs...)
-	var last string
-	err := s.db.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE kind = 'prompt'), count(*) FILTER (WHERE kind = 'observation'),
-		coalesce(max(created_at), '') FROM journal WHERE session_id = ? AND `+own, args...).Scan(&b.Prompts, &b.ToolCalls, &last)
-	if err != nil {
-		return b, fmt.Errorf("recent session %s: %w", sessionID, err)
-	}
-	if last != "" {
-		if b.LastAt, err = parseTime(last); err != nil {
-			return b, err
-		}
-	}
-	first, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal WHERE session_id = ? AND `+own+` AND kind = 'prompt' ORDER BY id LIMIT 1`, args...)
-	if err != nil {
-		return b, err
-	}
-	sum, err := s.queryEntries(ctx, `SELECT `+journalColumns+` FROM journal WHERE session_id = ? AND `+own+` AND kind = 'summary' ORDER BY id DESC LIMIT 1`, args...)
-	if err != nil {
-		return b, err
-	}
-	if len(first) > 0 {
-		b.FirstPrompt = first[0]
-	}
-	if len(sum) > 0 {
-		b.Summary = sum[0]
-	}
-	err = s.db.QueryRowContext(ctx, `SELECT draft_memory_id FROM capture_sessions WHERE session_id = ?`, sessionID).Scan(&b.DraftMemoryID)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return b, fmt.Errorf("recent session %s: %w", sessionID, err)
-	}
-	return b, nil
+	slices.Reverse(older)
+	return append(older, newer...), nil
 }
 
 // ForgetEntries deletes captured material of a session and/or before a time.
@@ -426,32 +338,13 @@ func (s *DB) queryEntries(ctx context.Context, query string, args ...any) ([]*jo
 	defer rows.Close()
 	var out []*journal.Entry
 	for rows.Next() {
-		e, err := scanEntry(rows)
+		e, err := storage.ScanEntry(cursor{rows})
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, e)
 	}
 	return out, rows.Err()
-}
-
-func scanEntry(rows *sql.Rows, extra ...any) (*journal.Entry, error) {
-	var e journal.Entry
-	var kind, files, created string
-	dest := append([]any{&e.ID, &kind, &e.Namespace, &e.SessionID, &e.TurnID, &e.TranscriptPath, &e.ToolName,
-		&e.Title, &e.Body, &files, &e.MemoryID, &e.TrimmedBytes, &created, &e.Author, &e.AnchorID, &e.TranscriptOffset}, extra...)
-	if err := rows.Scan(dest...); err != nil {
-		return nil, fmt.Errorf("read journal: %w", err)
-	}
-	e.Kind = journal.Kind(kind)
-	if err := json.Unmarshal([]byte(files), &e.Files); err != nil {
-		return nil, fmt.Errorf("read journal entry %d files: %w", e.ID, err)
-	}
-	var err error
-	if e.CreatedAt, err = parseTime(created); err != nil {
-		return nil, err
-	}
-	return &e, nil
 }
 
 // toolCall is what the post-tool-use hook records of one tool call: its

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"time"
 
+	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
 )
@@ -49,4 +50,8 @@ func (t sharedTx) LockPair(context.Context, string, string) error { return nil }
 
 func (t sharedTx) InsertEdge(ctx context.Context, e *memory.Edge, meta string) (int64, error) {
 	return insertEdge(ctx, t.tx, e, meta)
+}
+
+func (t sharedTx) InsertEntry(ctx context.Context, e *journal.Entry) (int64, error) {
+	return insertEntry(ctx, t.tx, e)
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/capture/journal"
-	"github.com/recall-mcp/recall/memory"
 )
 
 // QueueSummary records that a session wants a summary: a job of kind summary
@@ -68,34 +67,6 @@ func (s *DB) SetDraftSummary(ctx context.Context, sessionID, memoryID string) er
 		}
 		return nil
 	})
-}
-
-// RecordSummary stores a summary entry and advances the session's progress
-// to through, its draft done with; a model's summary (byModel) counts a chat
-// call. One transaction.
-func (s *DB) RecordSummary(ctx context.Context, e *journal.Entry, through int64, byModel bool) (int64, error) {
-	var id int64
-	e.Author = memory.AuthorOr(ctx, e.Author)
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var err error
-		if id, err = insertEntry(ctx, tx, e); err != nil {
-			return err
-		}
-		calls := 0
-		if byModel {
-			calls = 1
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO capture_sessions (session_id, summarized_through, model_calls)
-			VALUES (?, ?, ?)
-			ON CONFLICT (session_id) DO UPDATE SET model_calls = model_calls + excluded.model_calls,
-				summarized_through = max(summarized_through, excluded.summarized_through), draft_memory_id = ''`,
-			e.SessionID, through, calls)
-		if err != nil {
-			return fmt.Errorf("record summary of %s: %w", e.SessionID, err)
-		}
-		return nil
-	})
-	return id, err
 }
 
 // CountModelCall counts a chat call that produced no summary.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 func TestDeleteKeepsRecordAndRestoreBringsItBack(t *testing.T) {
@@ -60,9 +61,9 @@ func TestDeleteKeepsRecordAndRestoreBringsItBack(t *testing.T) {
 	if err := db.TrashMemory(ctx, b.ID, true); err != nil {
 		t.Fatal(err)
 	}
-	defer func(f func() time.Time) { trashNow = f }(trashNow)
+	defer func(f func() time.Time) { storage.TrashNow = f }(storage.TrashNow)
 	later := time.Now().Add(memory.TrashKeep + time.Hour)
-	trashNow = func() time.Time { return later }
+	storage.TrashNow = func() time.Time { return later }
 	if _, err := db.RestoreMemory(ctx, b.ID); !errors.Is(err, memory.ErrNotFound) {
 		t.Errorf("restore after %v: %v, want not found", memory.TrashKeep, err)
 	}
@@ -109,9 +110,9 @@ func TestArchivedMemoryIsKeptUntilRestored(t *testing.T) {
 	if _, err := db.GetMemory(ctx, old.ID); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("an archived memory is still in the store: %v", err)
 	}
-	defer func(f func() time.Time) { trashNow = f }(trashNow)
+	defer func(f func() time.Time) { storage.TrashNow = f }(storage.TrashNow)
 	later := time.Now().Add(memory.TrashKeep + 24*time.Hour)
-	trashNow = func() time.Time { return later }
+	storage.TrashNow = func() time.Time { return later }
 	items, err := db.Trash(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -141,9 +142,9 @@ func TestTrashListingOnlyReads(t *testing.T) {
 	if err := db.TrashMemory(ctx, a.ID, true); err != nil {
 		t.Fatal(err)
 	}
-	defer func(f func() time.Time) { trashNow = f }(trashNow)
+	defer func(f func() time.Time) { storage.TrashNow = f }(storage.TrashNow)
 	later := time.Now().Add(memory.TrashKeep + time.Hour)
-	trashNow = func() time.Time { return later }
+	storage.TrashNow = func() time.Time { return later }
 
 	lock, err := db.SQL().Conn(ctx)
 	if err != nil {

@@ -39,33 +39,6 @@ func hiddenCount(ctx context.Context, q querier) (int, error) {
 	return n, err
 }
 
-// visibleIDs keeps, of ids, those of memories the principal in ctx may see
-// (missing ones are dropped too).
-func visibleIDs(ctx context.Context, q querier, ids ...string) (map[string]bool, error) {
-	out := make(map[string]bool, len(ids))
-	cond, args := visibleCond(ctx, "m")
-	for start := 0; start < len(ids); start += 500 {
-		chunk := ids[start:min(start+500, len(ids))]
-		rows, err := q.QueryContext(ctx, `SELECT m.id FROM memories m WHERE m.id IN (`+placeholders(len(chunk))+`) AND `+cond,
-			append(anySlice(chunk), args...)...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out[id] = true
-		}
-		if err := rows.Close(); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
 // ownWork is the condition that a row of the journal or of file activity
 // (table alias; none when empty) records the asker's own sessions, with its argument; "1" when
 // they read every one. A person's prompts and tool calls are theirs alone,
