@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/recall-mcp/recall/privacy"
 	"github.com/recall-mcp/recall/spool"
 )
 
@@ -110,6 +111,11 @@ func Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer, d
 		if err != nil {
 			done <- answer{err: err}
 			return
+		}
+		if ev == PostToolUse {
+			// Its entry is cleaned of secrets once the database is open; the
+			// rules its input wakes compile meanwhile, on the other core.
+			go privacy.Prepare(string(raw))
 		}
 		work := ctx
 		if asked {

@@ -97,3 +97,19 @@ func TestScrubRedactsATruncatedPrivateKey(t *testing.T) {
 		t.Fatalf("truncated key kept:\n%s", got)
 	}
 }
+
+// Prepare compiles the rules a text wakes, and only those: a hook calls it on
+// its input while its database opens, and must not pay for every rule.
+func TestPrepareCompilesTheRulesATextWakes(t *testing.T) {
+	r := &redactor{stopWords: gitleaksStopWords, allowSrc: gitleaksAllowRegexes, rules: gitleaksRules()}
+	r.prepare(`{"tool_input":{"file_path":"/src/shop-api/internal/api/orders.go"}}`)
+	for _, ru := range r.rules {
+		woken := containsAny(`{"tool_input":{"file_path":"/src/shop-api/internal/api/orders.go"}}`, ru.keywords)
+		if compiled := ru.re != nil; compiled != woken {
+			t.Errorf("rule %s (keywords %v): compiled %v, want %v", ru.id, ru.keywords, compiled, woken)
+		}
+		if ru.id == "generic-api-key" && ru.re == nil {
+			t.Error("the generic assignment rule, woken by \"api\" in the path, is not compiled")
+		}
+	}
+}

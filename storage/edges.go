@@ -20,9 +20,9 @@ type EdgeTx interface {
 	// EdgeBetween returns the id of an edge of rel from source to target,
 	// or either way round when both; 0 when none.
 	EdgeBetween(ctx context.Context, source, target string, rel memory.Relation, both bool) (int64, error)
-	// InsertEdge writes e (its metadata encoded), both ends checked; the
-	// same triple again updates the existing edge's weight. A supersedes
-	// edge against one the other way round is refused.
+	// InsertEdge writes e (its metadata encoded), both ends checked
+	// (missing or not the asker's to see: ErrNotFound); the same triple
+	// again updates the existing edge's weight.
 	InsertEdge(ctx context.Context, e *memory.Edge, meta string) (int64, error)
 	// ReadEdge returns an edge's relation and ends; one with an end the
 	// principal in ctx may not see is ErrNotFound, as a missing one.
@@ -44,10 +44,28 @@ func (s Shared) InsertEdge(ctx context.Context, e *memory.Edge) (int64, error) {
 	}
 	var id int64
 	err = s.Tx.Write(ctx, func(tx Tx) error {
-		id, err = tx.InsertEdge(ctx, e, meta)
+		id, err = insertEdge(ctx, tx, e, meta)
 		return err
 	})
 	return id, err
+}
+
+// insertEdge writes e with its pair locked; a supersedes edge against one
+// the other way round is refused.
+func insertEdge(ctx context.Context, tx Tx, e *memory.Edge, meta string) (int64, error) {
+	if err := tx.LockPair(ctx, e.SourceID, e.TargetID); err != nil {
+		return 0, err
+	}
+	if e.Relation == memory.RelationSupersedes {
+		back, err := tx.EdgeBetween(ctx, e.TargetID, e.SourceID, memory.RelationSupersedes, false)
+		if err != nil {
+			return 0, fmt.Errorf("insert edge: %w", err)
+		}
+		if back != 0 {
+			return 0, memory.ReverseSupersedes(e.SourceID, e.TargetID)
+		}
+	}
+	return tx.InsertEdge(ctx, e, meta)
 }
 
 // LinkOnce adds e unless an edge of its relation already links its two
@@ -77,7 +95,7 @@ func (s Shared) LinkOnce(ctx context.Context, e *memory.Edge) (int64, bool, erro
 			id = existing
 			return err
 		}
-		if id, err = tx.InsertEdge(ctx, e, meta); err != nil {
+		if id, err = insertEdge(ctx, tx, e, meta); err != nil {
 			return err
 		}
 		created = true
@@ -135,7 +153,7 @@ func (s Shared) ResolveContradiction(ctx context.Context, r memory.Resolution) e
 			return memory.AlreadyResolved(r.EdgeID, newer, older)
 		}
 		if r.Add != nil {
-			if _, err := tx.InsertEdge(ctx, r.Add, meta); err != nil {
+			if _, err := insertEdge(ctx, tx, r.Add, meta); err != nil {
 				return err
 			}
 		}

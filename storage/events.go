@@ -26,3 +26,21 @@ func (s Shared) Events(ctx context.Context, memoryID string, eventType memory.Ev
 	}
 	return out, nil
 }
+
+// AddEvent records a validation event and returns its id. The memory must
+// exist, and be one the asker may see.
+func (s Shared) AddEvent(ctx context.Context, ev *memory.ValidationEvent) (int64, error) {
+	if ev == nil {
+		return 0, memory.Invalidf("event", "nil", "a validation event")
+	}
+	var id int64
+	err := s.Tx.Write(ctx, func(tx Tx) error {
+		if _, err := tx.ReadMemory(ctx, ev.MemoryID); err != nil {
+			return err
+		}
+		var err error
+		id, err = tx.AddEvent(ctx, ev)
+		return err
+	})
+	return id, err
+}

@@ -25,8 +25,8 @@ func bulkExport(n int) []byte {
 		at := t0.Add(time.Duration(i) * time.Second)
 		ids[i] = memory.NewID(at)
 		content := fmt.Sprintf("Memory %d: services in team %d SHOULD log request ids, retry idempotent calls at most %d times and keep handlers small.", i, i%97, i%5+1)
-		enc.Encode(memoryRecord{Record: KindMemory, ID: ids[i], Content: content, MemoryType: memory.Types[i%5],
-			Namespace: fmt.Sprintf("project:p%d", i%20), Importance: 0.5, Confidence: 0.3, CreatedAt: at, UpdatedAt: at, AccessedAt: at})
+		enc.Encode(memoryRecord{Record: KindMemory, Memory: memory.Memory{ID: ids[i], Content: content, Type: memory.Types[i%5],
+			Namespace: fmt.Sprintf("project:p%d", i%20), Importance: 0.5, Confidence: 0.3, CreatedAt: at, UpdatedAt: at, AccessedAt: at}})
 		if i%3 == 1 {
 			enc.Encode(edgeRecord{Record: KindEdge, SourceID: ids[i], TargetID: ids[i-1], Relation: memory.RelationRelatesTo, Weight: 1, CreatedAt: at})
 		}

@@ -74,26 +74,19 @@ type header struct {
 	ExportedAt time.Time `json:"exported_at"`
 }
 
-// memoryRecord is a memory line: every stored field, times in RFC 3339 with
-// nanoseconds (lossless). No vector: the importing side makes its own with its
-// configured model.
+// memoryRecord is a memory line: the fields of memory.Memory in their order
+// (every stored field: a field added there is exported and imported too),
+// times in RFC 3339 with nanoseconds (lossless). No vector: the importing
+// side makes its own with its configured model.
 type memoryRecord struct {
-	Record      string         `json:"record,omitempty"` // empty inside an archived record
-	ID          string         `json:"id"`
-	Content     string         `json:"content"`
-	ContentHash string         `json:"content_hash"`
-	MemoryType  memory.Type    `json:"memory_type"`
-	Namespace   string         `json:"namespace"`
-	Importance  float64        `json:"importance"`
-	Confidence  float64        `json:"confidence"`
-	Metadata    map[string]any `json:"metadata"`
-	CreatedAt   time.Time      `json:"created_at"`
-	UpdatedAt   time.Time      `json:"updated_at"`
-	AccessedAt  time.Time      `json:"accessed_at"`
-	AccessCount int            `json:"access_count"`
-	Author      string         `json:"author,omitempty"`
-	// Source is always written ("" when it was never recorded); a file
-	// without it (before version 3, or written by hand) was imported.
+	Record string `json:"record,omitempty"` // empty inside an archived record
+	memory.Memory
+	// EmbeddingPending hides the memory's: whether a vector is pending is
+	// the exporting store's state, never written (nil).
+	EmbeddingPending *bool `json:"embedding_pending,omitempty"`
+	// Source hides the memory's to be always written ("" when it was never
+	// recorded); a file without it (before version 3, or written by hand)
+	// was imported.
 	Source *string `json:"source,omitempty"`
 }
 
@@ -204,25 +197,21 @@ func (r archivedRecord) item() memory.TrashItem {
 }
 
 func toMemoryRecord(m *memory.Memory) memoryRecord {
-	return memoryRecord{
-		Record: KindMemory, ID: m.ID, Content: m.Content, ContentHash: m.ContentHash, MemoryType: m.Type,
-		Namespace: m.Namespace, Importance: m.Importance, Confidence: m.Confidence, Metadata: orEmpty(m.Metadata),
-		CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt, AccessedAt: m.AccessedAt, AccessCount: m.AccessCount,
-		Author: m.Author, Source: &m.Source,
-	}
+	r := memoryRecord{Record: KindMemory, Memory: *m, Source: &m.Source}
+	r.Metadata = orEmpty(m.Metadata)
+	return r
 }
 
 func (r memoryRecord) memory() *memory.Memory {
-	source := memory.SourceImport
+	m := r.Memory
+	m.Metadata = orEmpty(m.Metadata)
+	m.CreatedAt, m.UpdatedAt, m.AccessedAt = m.CreatedAt.UTC(), m.UpdatedAt.UTC(), m.AccessedAt.UTC()
+	m.EmbeddingPending = false
+	m.Source = memory.SourceImport
 	if r.Source != nil {
-		source = *r.Source
+		m.Source = *r.Source
 	}
-	return &memory.Memory{
-		ID: r.ID, Content: r.Content, ContentHash: r.ContentHash, Type: r.MemoryType, Namespace: r.Namespace,
-		Importance: r.Importance, Confidence: r.Confidence, Metadata: orEmpty(r.Metadata),
-		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(), AccessedAt: r.AccessedAt.UTC(), AccessCount: r.AccessCount,
-		Author: r.Author, Source: source,
-	}
+	return &m
 }
 
 func toEdgeRecord(e *memory.Edge) edgeRecord {

@@ -30,21 +30,9 @@ func lockPair(ctx context.Context, tx pgx.Tx, a, b string) error {
 }
 
 // insertEdge writes e (its metadata encoded) inside tx; the same triple again
-// updates the weight of the existing edge. A supersedes edge against one the
-// other way round is refused.
+// updates the weight of the existing edge. The pair is locked and a reverse
+// supersedes edge refused before (storage.Shared).
 func insertEdge(ctx context.Context, tx pgx.Tx, e *memory.Edge, meta string) (int64, error) {
-	if err := lockPair(ctx, tx, e.SourceID, e.TargetID); err != nil {
-		return 0, err
-	}
-	if e.Relation == memory.RelationSupersedes {
-		back, err := statements(tx).EdgeBetween(ctx, e.TargetID, e.SourceID, memory.RelationSupersedes, false)
-		if err != nil {
-			return 0, fmt.Errorf("insert edge: %w", err)
-		}
-		if back != 0 {
-			return 0, memory.ReverseSupersedes(e.SourceID, e.TargetID)
-		}
-	}
 	// The ends are locked against a concurrent delete until the edge is in;
 	// an end the asker may not see is not found.
 	p := params{e.SourceID, e.TargetID}

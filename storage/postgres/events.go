@@ -11,23 +11,6 @@ import (
 	"github.com/recall-mcp/recall/storage"
 )
 
-// AddEvent records a validation event and returns its id. The memory must exist.
-func (s *DB) AddEvent(ctx context.Context, ev *memory.ValidationEvent) (int64, error) {
-	if ev == nil {
-		return 0, memory.Invalidf("event", "nil", "a validation event")
-	}
-	var id int64
-	err := s.write(ctx, func(tx pgx.Tx) error {
-		if _, _, err := getMemory(ctx, tx, ev.MemoryID, false); err != nil {
-			return err
-		}
-		var err error
-		id, err = statements(tx).AddEvent(ctx, ev)
-		return err
-	})
-	return id, err
-}
-
 // LastEventTimes returns the time of the latest validation event of each of
 // the memories ids that has one, in one query.
 func (s *DB) LastEventTimes(ctx context.Context, ids []string) (map[string]time.Time, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -161,7 +162,8 @@ func (s *DB) Around(ctx context.Context, id int64, before, after int) ([]*journa
 	if err != nil {
 		return nil, err
 	}
-	return append(reversed(older), rest...), nil
+	slices.Reverse(older)
+	return append(older, rest...), nil
 }
 
 // NamespaceAround is Around for a moment of a namespace; an empty namespace
@@ -179,14 +181,8 @@ func (s *DB) NamespaceAround(ctx context.Context, namespace string, at time.Time
 	if err != nil {
 		return nil, err
 	}
-	return append(reversed(older), newer...), nil
-}
-
-func reversed(es []*journal.Entry) []*journal.Entry {
-	for i, j := 0, len(es)-1; i < j; i, j = i+1, j-1 {
-		es[i], es[j] = es[j], es[i]
-	}
-	return es
+	slices.Reverse(older)
+	return append(older, newer...), nil
 }
 
 // entryWhere selects the asker's own entries (see ownWork) of a session

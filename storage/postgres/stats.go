@@ -56,7 +56,7 @@ func (s *DB) Stats(ctx context.Context) (*memory.Stats, error) {
 		st.LostWrites, st.LastLostWrite = s.lost.LostTally()
 	}
 	for col, counts := range groups {
-		if err := s.countMemoriesInto(ctx, col, counts); err != nil {
+		if err := s.Read.CountMemoriesInto(ctx, col, counts); err != nil {
 			return nil, fmt.Errorf("stats: %w", err)
 		}
 	}
@@ -125,25 +125,4 @@ func (s *DB) GetSession(ctx context.Context, id string) (*memory.Session, error)
 		sess.EndedAt = &t
 	}
 	return &sess, nil
-}
-
-// CountMemoriesBy counts the memories the asker sees by author or by source.
-func (s *DB) CountMemoriesBy(ctx context.Context, by memory.Facet) (map[string]int, error) {
-	col, err := storage.FacetColumn(by)
-	if err != nil {
-		return nil, err
-	}
-	counts := map[string]int{}
-	return counts, s.countMemoriesInto(ctx, col, counts)
-}
-
-// countMemoriesInto counts the memories the asker sees (a person's counts
-// leave out the other people's private memories) by the value of col.
-func (s *DB) countMemoriesInto(ctx context.Context, col string, counts map[string]int) error {
-	rows, err := s.pool.Query(ctx, `SELECT `+col+`, count(*) FROM memories m WHERE `+visibleSQL(ctx, "m")+` GROUP BY `+col)
-	if err != nil {
-		return s.unreachable(err)
-	}
-	defer rows.Close()
-	return storage.ReadCounts(rows, counts)
 }

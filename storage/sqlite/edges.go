@@ -13,18 +13,9 @@ import (
 )
 
 // insertEdge writes e (its metadata encoded) inside tx, both ends checked; the
-// same triple again updates the weight of the existing edge. A supersedes edge
-// against one the other way round is refused.
+// same triple again updates the weight of the existing edge. A reverse
+// supersedes edge is refused before (storage.Shared).
 func insertEdge(ctx context.Context, tx *sql.Tx, e *memory.Edge, meta string) (int64, error) {
-	if e.Relation == memory.RelationSupersedes {
-		back, err := statements(tx).EdgeBetween(ctx, e.TargetID, e.SourceID, memory.RelationSupersedes, false)
-		if err != nil {
-			return 0, fmt.Errorf("insert edge: %w", err)
-		}
-		if back != 0 {
-			return 0, memory.ReverseSupersedes(e.SourceID, e.TargetID)
-		}
-	}
 	visible, vargs := visibleCond(ctx, "m")
 	for _, end := range []struct{ field, id string }{{"source", e.SourceID}, {"target", e.TargetID}} {
 		var n int

@@ -204,7 +204,8 @@ func (s *DB) Around(ctx context.Context, id int64, before, after int) ([]*journa
 	if err != nil {
 		return nil, err
 	}
-	return append(reversed(older), rest...), nil
+	slices.Reverse(older)
+	return append(older, rest...), nil
 }
 
 // NamespaceAround returns the entries of a namespace nearest a moment.
@@ -226,14 +227,8 @@ func (s *DB) NamespaceAround(ctx context.Context, namespace string, at time.Time
 	if err != nil {
 		return nil, err
 	}
-	return append(reversed(older), newer...), nil
-}
-
-func reversed(es []*journal.Entry) []*journal.Entry {
-	for i, j := 0, len(es)-1; i < j; i, j = i+1, j-1 {
-		es[i], es[j] = es[j], es[i]
-	}
-	return es
+	slices.Reverse(older)
+	return append(older, newer...), nil
 }
 
 // ForgetEntries deletes captured material of a session and/or before a time.
