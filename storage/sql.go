@@ -17,6 +17,11 @@ type SQL interface {
 	Exec(ctx context.Context, query string, args ...any) (rowsAffected int64, err error)
 	Query(ctx context.Context, query string, args ...any) (Cursor, error)
 	QueryRow(ctx context.Context, query string, args ...any) Row
+	// KeepID is the SQL of the id column of a row written into table that
+	// keeps the id given as $1 when it is positive and free (an export read
+	// back into an empty database is the same database), else takes the
+	// table's next id.
+	KeepID(table string) string
 }
 
 // Row is the one row a query reads.

@@ -26,7 +26,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-	pgxvec "github.com/pgvector/pgvector-go/pgx"
 	"github.com/recall-mcp/recall/spool"
 	"github.com/recall-mcp/recall/storage"
 )
@@ -104,7 +103,7 @@ func OpenWith(ctx context.Context, dbURL string, opts Options) (*DB, error) {
 		cfg.ConnConfig.ConnectTimeout = 10 * time.Second
 	}
 	cfg.HealthCheckPeriod = 5 * time.Second
-	cfg.AfterConnect = pgxvec.RegisterTypes
+	cfg.AfterConnect = (&vectorTypes{}).register
 	// Most starts find the schema current: then the pool's first connection
 	// is the only one made (a hook, a CLI call starts at once). Otherwise the
 	// schema is migrated on a connection of its own and the pool starts

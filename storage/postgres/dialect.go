@@ -30,6 +30,8 @@ func (d dialect) QueryRow(ctx context.Context, query string, args ...any) storag
 	return row{d.q.QueryRow(ctx, query, args...)}
 }
 
+func (dialect) KeepID(table string) string { return keepID(table) }
+
 type cursor struct{ pgx.Rows }
 
 func (c cursor) Scan(dest ...any) error { return scanTimes(c.Rows.Scan, dest) }

@@ -87,12 +87,12 @@ func migrateAt(ctx context.Context, cc *pgx.ConnConfig) error {
 //
 // It also returns the vector extension's installed version, read in the
 // same statement as the schema's presence: a fresh process (a hook, a CLI
-// call) opens with two statements.
+// call) opens with two statements, one round trip each.
 func schemaCurrent(ctx context.Context, pool *pgxpool.Pool) (bool, string) {
 	var exists bool
 	var installed string
 	if err := pool.QueryRow(ctx, `SELECT to_regclass(quote_ident(current_schema()) || '.meta') IS NOT NULL,
-		coalesce((SELECT extversion FROM pg_extension WHERE extname = 'vector'), '')`).Scan(&exists, &installed); err != nil || !exists {
+		coalesce((SELECT extversion FROM pg_extension WHERE extname = 'vector'), '')`, firstUse).Scan(&exists, &installed); err != nil || !exists {
 		return false, ""
 	}
 	v, err := readSchemaVersion(ctx, pool)
@@ -118,7 +118,7 @@ func schemaVersion(ctx context.Context, q querier) (int, error) {
 // readSchemaVersion reads the version recorded in meta (which exists).
 func readSchemaVersion(ctx context.Context, q querier) (int, error) {
 	var v string
-	err := q.QueryRow(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
+	err := q.QueryRow(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`, firstUse).Scan(&v)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, nil
 	}

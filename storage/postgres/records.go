@@ -106,13 +106,14 @@ func writeRecords(ctx context.Context, tx pgx.Tx, r memory.Records) (*memory.Imp
 	if err != nil {
 		return nil, err
 	}
+	st := statements(tx)
 	steps := []func() error{
-		func() error { return writeEdges(ctx, tx, r.Edges, ids, res, p) },
+		func() error { return st.WriteEdges(ctx, r.Edges, ids, res, p) },
 		func() error { return writeEvents(ctx, tx, r.Events, ids, res, p) },
-		func() error { return writeChanges(ctx, tx, r.Changes, ids, res, p) },
+		func() error { return st.WriteChanges(ctx, r.Changes, ids, res, p) },
 		func() error { return writeFiles(ctx, tx, r.Files, res, p) },
 		func() error { return writeProjects(ctx, tx, r.Projects, res) },
-		func() error { return writeArchived(ctx, tx, r.Archived, res, p) },
+		func() error { return st.WriteArchived(ctx, r.Archived, res, p) },
 		func() error { return writeJournal(ctx, tx, r.Journal, ids, res, p) },
 	}
 	for _, step := range steps {
@@ -161,7 +162,7 @@ func writeMemories(ctx context.Context, tx pgx.Tx, ms []*memory.Memory, res *mem
 			ids[m.ID] = m.ID
 			res.Memories++
 			for _, c := range legacy {
-				if _, err := writeChange(ctx, tx, &c); err != nil {
+				if _, err := statements(tx).AddChange(ctx, &c); err != nil {
 					return nil, err
 				}
 			}
@@ -178,26 +179,6 @@ func writeMemories(ctx context.Context, tx pgx.Tx, ms []*memory.Memory, res *mem
 	return ids, nil
 }
 
-// resolveEnds maps memory ids through ids, falling back to memories already
-// stored; "" for one that is nowhere.
-func resolveEnds(ctx context.Context, tx pgx.Tx, ids map[string]string, ends ...string) ([]string, error) {
-	out := make([]string, len(ends))
-	for i, id := range ends {
-		if mapped, ok := ids[id]; ok {
-			out[i] = mapped
-			continue
-		}
-		var found string
-		err := tx.QueryRow(ctx, `SELECT id FROM memories WHERE id = $1`, id).Scan(&found)
-		if err != nil && err != pgx.ErrNoRows {
-			return nil, err
-		}
-		ids[id] = found
-		out[i] = found
-	}
-	return out, nil
-}
-
 // keepID is the SQL of an id column that keeps an incoming id when it is set
 // and free, so an export read back into an empty database is the same
 // database.
@@ -206,40 +187,10 @@ func keepID(table string) string {
 		ELSE nextval(pg_get_serial_sequence('` + table + `', 'id')) END`
 }
 
-func writeEdges(ctx context.Context, tx pgx.Tx, es []memory.Edge, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
-	for _, e := range es {
-		p.Step()
-		ends, err := resolveEnds(ctx, tx, ids, e.SourceID, e.TargetID)
-		if err != nil {
-			return err
-		}
-		src, tgt := ends[0], ends[1]
-		if src == "" || tgt == "" || src == tgt {
-			res.Skipped = append(res.Skipped, fmt.Sprintf("edge %d %s -> %s: a memory at either end is missing", e.ID, e.SourceID, e.TargetID))
-			continue
-		}
-		meta, err := memory.EncodeMetadata(e.Metadata)
-		if err != nil {
-			return fmt.Errorf("edge %d: %w", e.ID, err)
-		}
-		tag, err := tx.Exec(ctx, `INSERT INTO edges (id, source_id, target_id, relation, weight, metadata, created_at, author)
-			VALUES (`+keepID("edges")+`, $2, $3, $4, $5, $6, $7, $8)
-			ON CONFLICT (source_id, target_id, relation) DO NOTHING`,
-			e.ID, src, tgt, string(e.Relation), e.Weight, meta, e.CreatedAt, e.Author)
-		if err != nil {
-			return fmt.Errorf("edge %d: %w", e.ID, err)
-		}
-		if tag.RowsAffected() == 1 {
-			res.Edges++
-		}
-	}
-	return nil
-}
-
 func writeEvents(ctx context.Context, tx pgx.Tx, evs []memory.ValidationEvent, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
 	for _, ev := range evs {
 		p.Step()
-		ends, err := resolveEnds(ctx, tx, ids, ev.MemoryID)
+		ends, err := statements(tx).ResolveEnds(ctx, ids, ev.MemoryID)
 		if err != nil {
 			return err
 		}
@@ -255,38 +206,6 @@ func writeEvents(ctx context.Context, tx pgx.Tx, evs []memory.ValidationEvent, i
 			return fmt.Errorf("validation event %d: %w", ev.ID, err)
 		}
 		res.Events++
-	}
-	return nil
-}
-
-func writeChanges(ctx context.Context, tx pgx.Tx, cs []memory.Change, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
-	for _, c := range cs {
-		p.Step()
-		ends, err := resolveEnds(ctx, tx, ids, c.MemoryID, c.RelatedID)
-		if err != nil {
-			return err
-		}
-		if ends[0] == "" {
-			res.Skipped = append(res.Skipped, fmt.Sprintf("change %d: memory %s is missing", c.ID, c.MemoryID))
-			continue
-		}
-		c.MemoryID = ends[0]
-		if ends[1] != "" {
-			c.RelatedID = ends[1]
-		}
-		// The same export read twice adds nothing the second time.
-		var dup bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM change_log WHERE memory_id = $1 AND at = $2 AND action = $3)`,
-			c.MemoryID, c.At, string(c.Action)).Scan(&dup); err != nil {
-			return err
-		}
-		if dup {
-			continue
-		}
-		if _, err := writeChange(ctx, tx, &c); err != nil {
-			return err
-		}
-		res.Changes++
 	}
 	return nil
 }
@@ -333,35 +252,6 @@ func writeProjects(ctx context.Context, tx pgx.Tx, rows []map[string]any, res *m
 		}
 		if tag.RowsAffected() == 1 {
 			res.Projects++
-		}
-	}
-	return nil
-}
-
-// writeArchived puts the trash's records back into the trash, archived or
-// deleted as they were, unless their id is a live memory or already in the
-// trash.
-func writeArchived(ctx context.Context, tx pgx.Tx, items []memory.TrashItem, res *memory.ImportResult, p *memory.RecordCounter) error {
-	for _, it := range items {
-		p.Step()
-		id := it.Memory.ID
-		body, err := json.Marshal(it.TrashRecord)
-		if err != nil {
-			return fmt.Errorf("memory %s in the trash: %w", id, err)
-		}
-		tag, err := tx.Exec(ctx, `INSERT INTO trash (memory_id, deleted_at, record, archived)
-			SELECT $1, $2, $3, $4 WHERE NOT EXISTS (SELECT 1 FROM memories WHERE id = $1)
-			ON CONFLICT (memory_id) DO NOTHING`, id, it.DeletedAt, string(body), it.Archived)
-		if err != nil {
-			return fmt.Errorf("memory %s in the trash: %w", id, err)
-		}
-		switch {
-		case tag.RowsAffected() == 0:
-			res.ArchivedExisting++
-		case it.Archived:
-			res.Archived++
-		default:
-			res.Deleted++
 		}
 	}
 	return nil

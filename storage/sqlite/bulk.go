@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -41,13 +40,14 @@ func writeRecords(ctx context.Context, tx *sql.Tx, r memory.Records) (*memory.Im
 	if err != nil {
 		return nil, err
 	}
-	if err := writeEdges(ctx, tx, r.Edges, ids, res, p); err != nil {
+	st := statements(tx)
+	if err := st.WriteEdges(ctx, r.Edges, ids, res, p); err != nil {
 		return nil, err
 	}
 	if err := writeEvents(ctx, tx, r.Events, ids, res, p); err != nil {
 		return nil, err
 	}
-	if err := writeChanges(ctx, tx, r.Changes, ids, res, p); err != nil {
+	if err := st.WriteChanges(ctx, r.Changes, ids, res, p); err != nil {
 		return nil, err
 	}
 	if err := writeFiles(ctx, tx, r.Files, res, p); err != nil {
@@ -56,7 +56,7 @@ func writeRecords(ctx context.Context, tx *sql.Tx, r memory.Records) (*memory.Im
 	if err := writeProjects(ctx, tx, r.Projects, res); err != nil {
 		return nil, err
 	}
-	if err := writeArchived(ctx, tx, r.Archived, res, p); err != nil {
+	if err := st.WriteArchived(ctx, r.Archived, res, p); err != nil {
 		return nil, err
 	}
 	if err := writeJournal(ctx, tx, r.Journal, ids, res, p); err != nil {
@@ -193,7 +193,7 @@ func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *me
 			ids[m.ID] = m.ID
 			res.Memories++
 			for _, c := range legacy {
-				if _, err := writeChange(ctx, tx, &c); err != nil {
+				if _, err := statements(tx).AddChange(ctx, &c); err != nil {
 					return nil, err
 				}
 			}
@@ -207,61 +207,6 @@ func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *me
 		res.Existing++
 	}
 	return ids, nil
-}
-
-func writeEdges(ctx context.Context, tx *sql.Tx, es []memory.Edge, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
-	// An incoming id is kept when free, so an export read back into an empty
-	// database is the same database.
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO edges (id, source_id, target_id, relation, weight, metadata, created_at, author)
-		VALUES (CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM edges WHERE id = ?1) THEN ?1 END, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (source_id, target_id, relation) DO NOTHING`)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
-	for _, e := range es {
-		p.Step()
-		src, tgt, err := resolveEnds(ctx, tx, ids, e.SourceID, e.TargetID)
-		if err != nil {
-			return err
-		}
-		if src == "" || tgt == "" || src == tgt {
-			res.Skipped = append(res.Skipped, fmt.Sprintf("edge %d %s -> %s: a memory at either end is missing", e.ID, e.SourceID, e.TargetID))
-			continue
-		}
-		meta, err := memory.EncodeMetadata(e.Metadata)
-		if err != nil {
-			return fmt.Errorf("edge %d: %w", e.ID, err)
-		}
-		r, err := ins.ExecContext(ctx, e.ID, src, tgt, string(e.Relation), e.Weight, meta, formatTime(e.CreatedAt), e.Author)
-		if err != nil {
-			return fmt.Errorf("edge %d: %w", e.ID, err)
-		}
-		if n, _ := r.RowsAffected(); n == 1 {
-			res.Edges++
-		}
-	}
-	return nil
-}
-
-// resolveEnds maps edge ends through ids, falling back to memories already
-// stored; "" for an end that is nowhere.
-func resolveEnds(ctx context.Context, tx *sql.Tx, ids map[string]string, ends ...string) (string, string, error) {
-	out := make([]string, len(ends))
-	for i, id := range ends {
-		if mapped, ok := ids[id]; ok {
-			out[i] = mapped
-			continue
-		}
-		var found string
-		err := tx.QueryRowContext(ctx, `SELECT id FROM memories WHERE id = ?`, id).Scan(&found)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return "", "", err
-		}
-		ids[id] = found
-		out[i] = found
-	}
-	return out[0], out[1], nil
 }
 
 func writeEvents(ctx context.Context, tx *sql.Tx, evs []memory.ValidationEvent, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
@@ -279,10 +224,11 @@ func writeEvents(ctx context.Context, tx *sql.Tx, evs []memory.ValidationEvent, 
 	defer ins.Close()
 	for _, ev := range evs {
 		p.Step()
-		id, _, err := resolveEnds(ctx, tx, ids, ev.MemoryID, ev.MemoryID)
+		ends, err := statements(tx).ResolveEnds(ctx, ids, ev.MemoryID)
 		if err != nil {
 			return err
 		}
+		id := ends[0]
 		if id == "" {
 			res.Skipped = append(res.Skipped, fmt.Sprintf("validation event %d: memory %s is missing", ev.ID, ev.MemoryID))
 			continue
@@ -369,41 +315,6 @@ func writeProjects(ctx context.Context, tx *sql.Tx, rows []map[string]any, res *
 		}
 		if n, _ := r.RowsAffected(); n == 1 {
 			res.Projects++
-		}
-	}
-	return nil
-}
-
-// writeArchived puts the trash's records back into the trash, archived or
-// deleted as they were, with their id and archive (or delete) time. One whose id is a live memory, or already in the
-// trash (archived or deleted), is left as it is and counted in
-// ArchivedExisting, so an import read twice adds nothing.
-func writeArchived(ctx context.Context, tx *sql.Tx, items []memory.TrashItem, res *memory.ImportResult, p *memory.RecordCounter) error {
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO trash (memory_id, deleted_at, record, archived)
-		SELECT ?1, ?2, ?3, ?4 WHERE NOT EXISTS (SELECT 1 FROM memories WHERE id = ?1)
-		ON CONFLICT (memory_id) DO NOTHING`)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
-	for _, it := range items {
-		p.Step()
-		id := it.Memory.ID
-		body, err := json.Marshal(it.TrashRecord)
-		if err != nil {
-			return fmt.Errorf("archived memory %s: %w", id, err)
-		}
-		r, err := ins.ExecContext(ctx, id, formatTime(it.DeletedAt), string(body), it.Archived)
-		if err != nil {
-			return fmt.Errorf("archived memory %s: %w", id, err)
-		}
-		switch n, _ := r.RowsAffected(); {
-		case n == 0:
-			res.ArchivedExisting++
-		case it.Archived:
-			res.Archived++
-		default:
-			res.Deleted++
 		}
 	}
 	return nil

@@ -10,72 +10,10 @@ import (
 	"github.com/recall-mcp/recall/memory"
 )
 
-// writeChange inserts one entry (keeping its id when it is set and free) and
-// returns its id. Its author is whoever asks in ctx unless c names one.
-func writeChange(ctx context.Context, tx querier, c *memory.Change) (int64, error) {
-	body, err := c.Stamp(ctx)
-	if err != nil {
-		return 0, err
-	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO change_log (id, memory_id, namespace, at, action, source, fields, reason, related_id, author)
-		VALUES (CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM change_log WHERE id = ?1) THEN ?1 END, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.ID, c.MemoryID, c.Namespace, formatTime(c.At), string(c.Action), c.Source, string(body), c.Reason, c.RelatedID, c.Author)
-	if err != nil {
-		return 0, fmt.Errorf("record %s of %s: %w", c.Action, c.MemoryID, err)
-	}
-	return res.LastInsertId()
-}
-
-// AddChanges appends entries to memories' logs in one transaction.
-func (s *DB) AddChanges(ctx context.Context, changes ...memory.Change) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
-		for i := range changes {
-			if _, err := writeChange(ctx, tx, &changes[i]); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
-
 // NotContradiction reports whether a person judged a and b not to
 // contradict each other.
 func (s *DB) NotContradiction(ctx context.Context, a, b string) (bool, error) {
 	return statements(s.db).NotContradiction(ctx, a, b)
-}
-
-// writeChanges writes imported entries for the memories they name (mapped
-// through ids like events); entries of a missing memory are skipped.
-func writeChanges(ctx context.Context, tx *sql.Tx, cs []memory.Change, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
-	for _, c := range cs {
-		p.Step()
-		id, related, err := resolveEnds(ctx, tx, ids, c.MemoryID, c.RelatedID)
-		if err != nil {
-			return err
-		}
-		if id == "" {
-			res.Skipped = append(res.Skipped, fmt.Sprintf("change %d: memory %s is missing", c.ID, c.MemoryID))
-			continue
-		}
-		c.MemoryID = id
-		if related != "" {
-			c.RelatedID = related
-		}
-		// The same export read twice adds nothing the second time.
-		var dup bool
-		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM change_log WHERE memory_id = ? AND at = ? AND action = ?)`,
-			c.MemoryID, formatTime(c.At), string(c.Action)).Scan(&dup); err != nil {
-			return err
-		}
-		if dup {
-			continue
-		}
-		if _, err := writeChange(ctx, tx, &c); err != nil {
-			return err
-		}
-		res.Changes++
-	}
-	return nil
 }
 
 // moveEditsToLog moves every memory's metadata.edits into the change log

@@ -35,6 +35,11 @@ func (d dialect) QueryRow(ctx context.Context, query string, args ...any) storag
 	return row{d.q.QueryRowContext(ctx, questionNumbered(query), timesAsText(args)...)}
 }
 
+// KeepID: a NULL id is the table's next one.
+func (dialect) KeepID(table string) string {
+	return `CASE WHEN $1 > 0 AND NOT EXISTS (SELECT 1 FROM ` + table + ` WHERE id = $1) THEN $1 END`
+}
+
 type cursor struct{ rows *sql.Rows }
 
 func (c cursor) Next() bool             { return c.rows.Next() }

@@ -42,10 +42,6 @@ func (t sharedTx) RecordForgotten(ctx context.Context, m *memory.Memory) error {
 	return err
 }
 
-func (t sharedTx) AddChange(ctx context.Context, c *memory.Change) (int64, error) {
-	return writeChange(ctx, t.tx, c)
-}
-
 func (t sharedTx) LockPair(context.Context, string, string) error { return nil }
 
 func (t sharedTx) InsertEdge(ctx context.Context, e *memory.Edge, meta string) (int64, error) {
