@@ -12,7 +12,6 @@ import (
 
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
 )
 
 // Import writes records in one transaction: all of them or, on error, none.
@@ -300,6 +299,7 @@ func orEmptyStrings(s []string) []string {
 // the SQLite store's order.
 func (s *DB) Export(ctx context.Context, v memory.RecordVisitor) error {
 	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		st := statements(tx)
 		steps := []func() error{
 			func() error {
 				return each(ctx, tx, v.Memory != nil, `SELECT `+memoryColumns+` FROM memories m WHERE `+visibleSQL(ctx, "m")+` ORDER BY m.created_at, m.seq`, func(r pgx.Rows) error {
@@ -310,53 +310,10 @@ func (s *DB) Export(ctx context.Context, v memory.RecordVisitor) error {
 					return v.Memory(m)
 				})
 			},
-			func() error {
-				return each(ctx, tx, v.Edge != nil, `SELECT `+storage.EdgeColumns+` FROM edges WHERE NOT EXISTS (SELECT 1 FROM memories m
-					WHERE m.id IN (edges.source_id, edges.target_id) AND NOT `+visibleSQL(ctx, "m")+`) ORDER BY id`, func(r pgx.Rows) error {
-					e, err := scanEdge(r)
-					if err != nil {
-						return err
-					}
-					return v.Edge(&e)
-				})
-			},
-			func() error {
-				return each(ctx, tx, v.Event != nil, `SELECT `+storage.EventColumns+` FROM validation_events
-					WHERE EXISTS (SELECT 1 FROM memories m WHERE m.id = memory_id AND `+visibleSQL(ctx, "m")+`) ORDER BY id`, func(r pgx.Rows) error {
-					ev, err := scanEvent(r)
-					if err != nil {
-						return err
-					}
-					return v.Event(&ev)
-				})
-			},
-			func() error {
-				return each(ctx, tx, v.Change != nil, `SELECT `+storage.ChangeColumns+` FROM change_log WHERE `+visibleSQL(ctx, "change_log")+` ORDER BY id`, func(r pgx.Rows) error {
-					c, err := storage.ScanChange(r)
-					if err != nil {
-						return err
-					}
-					return v.Change(&c)
-				})
-			},
-			func() error {
-				return each(ctx, tx, v.File != nil, `SELECT id, file_path, action, session_id, project_root, file_type, metadata,
-					created_at, touches, summary FROM file_activity ORDER BY id`, func(r pgx.Rows) error {
-					var f memory.FileRow
-					var action string
-					var meta []byte
-					if err := r.Scan(&f.ID, &f.FilePath, &action, &f.SessionID, &f.ProjectRoot, &f.FileType, &meta,
-						&f.CreatedAt, &f.Touches, &f.Summary); err != nil {
-						return err
-					}
-					f.Action, f.CreatedAt = memory.FileAction(action), f.CreatedAt.UTC()
-					var err error
-					if f.Metadata, err = memory.DecodeOptionalMetadata(meta); err != nil {
-						return err
-					}
-					return v.File(&f)
-				})
-			},
+			func() error { return st.ExportEdges(ctx, v.Edge) },
+			func() error { return st.ExportEvents(ctx, v.Event) },
+			func() error { return st.ExportChanges(ctx, v.Change) },
+			func() error { return st.ExportFiles(ctx, v.File) },
 			func() error {
 				return each(ctx, tx, v.Project != nil, `SELECT root, namespace, created_at FROM project_roots ORDER BY root`, func(r pgx.Rows) error {
 					var root, ns string
@@ -367,28 +324,8 @@ func (s *DB) Export(ctx context.Context, v memory.RecordVisitor) error {
 					return v.Project(map[string]any{"root": root, "namespace": ns, "created_at": at.UTC().Format(time.RFC3339Nano)})
 				})
 			},
-			func() error {
-				// Deleted ones past TrashKeep are gone, as Trash reads it.
-				return each(ctx, tx, v.Archived != nil, `SELECT `+storage.TrashColumns+` FROM trash
-					WHERE archived OR deleted_at >= $1 ORDER BY deleted_at, memory_id`, func(r pgx.Rows) error {
-					it, err := storage.ScanTrashItem(r)
-					if err != nil || it.Memory == nil || !memory.PrincipalFrom(ctx).Sees(it.Memory.Namespace) {
-						return err
-					}
-					return v.Archived(&it)
-				}, storage.TrashNow().Add(-memory.TrashKeep))
-			},
-			func() error {
-				var p params
-				own := ownWork(ctx, "j", &p)
-				return each(ctx, tx, v.Journal != nil, `SELECT `+journalColumns+` FROM journal j WHERE `+own+` ORDER BY j.id`, func(r pgx.Rows) error {
-					e, err := scanEntry(r)
-					if err != nil {
-						return err
-					}
-					return v.Journal(e)
-				}, p...)
-			},
+			func() error { return st.ExportArchived(ctx, v.Archived) },
+			func() error { return st.ExportJournal(ctx, v.Journal) },
 			func() error { return exportVectors(ctx, tx, v) },
 		}
 		for _, step := range steps {
