@@ -108,9 +108,9 @@ func writeRecords(ctx context.Context, tx pgx.Tx, r memory.Records) (*memory.Imp
 	st := statements(tx)
 	steps := []func() error{
 		func() error { return st.WriteEdges(ctx, r.Edges, ids, res, p) },
-		func() error { return writeEvents(ctx, tx, r.Events, ids, res, p) },
+		func() error { return st.WriteEvents(ctx, r.Events, ids, res, p) },
 		func() error { return st.WriteChanges(ctx, r.Changes, ids, res, p) },
-		func() error { return writeFiles(ctx, tx, r.Files, res, p) },
+		func() error { return st.WriteFiles(ctx, r.Files, res, p) },
 		func() error { return writeProjects(ctx, tx, r.Projects, res) },
 		func() error { return st.WriteArchived(ctx, r.Archived, res, p) },
 		func() error { return writeJournal(ctx, tx, r.Journal, ids, res, p) },
@@ -184,48 +184,6 @@ func writeMemories(ctx context.Context, tx pgx.Tx, ms []*memory.Memory, res *mem
 func keepID(table string) string {
 	return `CASE WHEN $1 > 0 AND NOT EXISTS (SELECT 1 FROM ` + table + ` WHERE id = $1) THEN $1
 		ELSE nextval(pg_get_serial_sequence('` + table + `', 'id')) END`
-}
-
-func writeEvents(ctx context.Context, tx pgx.Tx, evs []memory.ValidationEvent, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
-	for _, ev := range evs {
-		p.Step()
-		ends, err := statements(tx).ResolveEnds(ctx, ids, ev.MemoryID)
-		if err != nil {
-			return err
-		}
-		if ends[0] == "" {
-			res.Skipped = append(res.Skipped, fmt.Sprintf("validation event %d: memory %s is missing", ev.ID, ev.MemoryID))
-			continue
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO validation_events (id, memory_id, event_type, context,
-			error_msg, session_id, confidence_before, confidence_after, created_at, author)
-			VALUES (`+keepID("validation_events")+`, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			ev.ID, ends[0], string(ev.EventType), ev.Context, ev.ErrorMsg, ev.SessionID,
-			ev.ConfidenceBefore, ev.ConfidenceAfter, ev.CreatedAt, ev.Author); err != nil {
-			return fmt.Errorf("validation event %d: %w", ev.ID, err)
-		}
-		res.Events++
-	}
-	return nil
-}
-
-func writeFiles(ctx context.Context, tx pgx.Tx, fs []memory.FileRow, res *memory.ImportResult, p *memory.RecordCounter) error {
-	for _, a := range fs {
-		p.Step()
-		meta, err := memory.EncodeMetadata(a.Metadata)
-		if err != nil {
-			return fmt.Errorf("file activity %d: %w", a.ID, err)
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO file_activity (id, file_path, action, session_id,
-			project_root, file_type, metadata, created_at, touches, summary)
-			VALUES (`+keepID("file_activity")+`, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			a.ID, a.FilePath, string(a.Action), a.SessionID, a.ProjectRoot, a.FileType,
-			meta, a.CreatedAt, max(a.Touches, 1), a.Summary); err != nil {
-			return fmt.Errorf("file activity %d: %w", a.ID, err)
-		}
-		res.Files++
-	}
-	return nil
 }
 
 // writeProjects adds project bindings (root, namespace, created_at); a root
