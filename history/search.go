@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -273,7 +274,7 @@ func (ix *Index) result(ctx context.Context, c candidate, window int, matched ma
 		return Result{}, err
 	}
 	defer rows.Close()
-	r := Result{Score: round4(c.score), Context: []View{}}
+	r := Result{Score: math.Round(c.score*1e4) / 1e4, Context: []View{}}
 	for rows.Next() {
 		var id, ts int64
 		var v View
@@ -296,8 +297,6 @@ func (ix *Index) result(ctx context.Context, c candidate, window int, matched ma
 	}
 	return r, rows.Err()
 }
-
-func round4(f float64) float64 { return float64(int64(f*10000+0.5)) / 10000 }
 
 func formatMillis(ms int64) string {
 	if ms == 0 {

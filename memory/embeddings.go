@@ -194,7 +194,7 @@ func (s *Service) fillPending(ctx context.Context) (int, error) {
 		if err != nil {
 			return filled, fmt.Errorf("listing pending embeddings: %w", err)
 		}
-		batch = unseen(batch, seen)
+		batch = s.notBeingStored(unseen(batch, seen))
 		if len(batch) == 0 {
 			_, err := s.fillChunks(ctx)
 			return filled, err
@@ -228,6 +228,18 @@ func contents(ms []*Memory) []string {
 	out := make([]string, len(ms))
 	for i, m := range ms {
 		out[i] = m.Content
+	}
+	return out
+}
+
+// notBeingStored drops memories whose store is embedding them now: one that
+// fails leaves its memory pending and wakes the fill again.
+func (s *Service) notBeingStored(batch []*Memory) []*Memory {
+	out := batch[:0]
+	for _, m := range batch {
+		if _, busy := s.storing.Load(m.ID); !busy {
+			out = append(out, m)
+		}
 	}
 	return out
 }

@@ -3,7 +3,9 @@ package memory_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -96,5 +98,56 @@ func TestRecallSaysKeywordOnlyWhileEveryMemoryIsPending(t *testing.T) {
 	}
 	if len(res.Memories) != 2 {
 		t.Errorf("keywords should still find both: %v", ids(res.Memories))
+	}
+}
+
+// heldEmbedder holds its first document embedding until released, as a slow
+// Ollama holds a store's.
+type heldEmbedder struct {
+	memory.Embedder
+	once    sync.Once
+	held    chan struct{} // closed once the first call waits
+	release chan struct{}
+}
+
+func (h *heldEmbedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+	first := false
+	h.once.Do(func() { first = true })
+	if first {
+		close(h.held)
+		<-h.release
+	}
+	return h.Embedder.EmbedDocuments(ctx, texts)
+}
+
+// A memory is pending from its insert until its store has its vector; the
+// background fill running meanwhile (at a server's start, or woken by another
+// store) leaves it to its store instead of embedding it a second time.
+func TestTheFillLeavesAMemoryToTheStoreEmbeddingIt(t *testing.T) {
+	db := openStore(t)
+	srv := ollamatest.New(t)
+	emb := &heldEmbedder{Embedder: newEmbedder(t, srv.URL(), ollamatest.DefaultEmbedModel), held: make(chan struct{}), release: make(chan struct{})}
+	svc := memory.NewService(db, emb, memory.Options{})
+	ctx := context.Background()
+	const content = "Release notes are written before the tag"
+	stored := make(chan *memory.StoreResult, 1)
+	go func() {
+		res, err := svc.Remember(ctx, memory.StoreRequest{Content: content})
+		if err != nil {
+			t.Error(err)
+		}
+		stored <- res
+	}()
+	<-emb.held
+	if n, err := svc.FillPendingEmbeddings(ctx); err != nil || n != 0 {
+		t.Errorf("the fill while the store embeds: %d filled, %v; want the memory left to its store", n, err)
+	}
+	close(emb.release)
+	res := <-stored
+	if res == nil || res.EmbeddingPending {
+		t.Fatalf("store: %+v; want its vector", res)
+	}
+	if n := len(slices.DeleteFunc(srv.Inputs(), func(in string) bool { return in != content })); n != 1 {
+		t.Errorf("the memory was embedded %d times, want once", n)
 	}
 }

@@ -50,8 +50,9 @@ const matchPool = 4
 
 // Matching returns, best first, at most n memories of f that clear floor for
 // query. A match needs keyword coverage, so the candidates are keyword hits:
-// with MinCoverage 1 every memory containing all the query's content words,
-// else the best of a keyword search. Vectors only judge them (MinSimilarity),
+// with MinCoverage 1 every memory containing all the query's content words;
+// else, from a store that can find them (CoveringSearcher), the memories
+// holding MinCoverage of them; else the best of a keyword search. Vectors only judge them (MinSimilarity),
 // so no nearest-neighbour search runs: the prompt hook, a fresh process per
 // prompt, never pays for a cold vector scan. It does not touch access counts:
 // the caller knows which matches it hands out.
@@ -59,6 +60,14 @@ func (s *Service) Matching(ctx context.Context, query string, f Filter, n int, f
 	pool := max(n*matchPool, minCandidates)
 	res := &MatchResult{Matches: []Match{}, SearchMode: SearchHybrid}
 	search := s.store.SearchKeyword
+	if c, ok := s.store.(CoveringSearcher); ok && floor.MinCoverage > 0 && floor.MinCoverage < 1 {
+		// Only the memories that can clear the floor: at 100k memories the
+		// words of a prompt are in thousands of them, and ranking those
+		// was most of the prompt hook's time.
+		search = func(ctx context.Context, text string, f Filter, limit int) ([]Hit, error) {
+			return c.SearchCovering(ctx, text, floor.MinCoverage, f, limit)
+		}
+	}
 	if floor.MinCoverage >= 1 {
 		search = s.store.MatchAllKeywords
 	}

@@ -99,6 +99,16 @@ type Searcher interface {
 	SearchVector(ctx context.Context, vec []float32, f Filter, limit int) ([]Hit, error)
 }
 
+// CoveringSearcher is a store that finds the memories holding a share of a
+// query's words directly. Matching takes its candidates from it when the
+// store has it, and from SearchKeyword otherwise.
+type CoveringSearcher interface {
+	// SearchCovering ranks, like SearchKeyword, only the memories that
+	// contain at least share of text's content words, as KeywordCoverage
+	// counts them. Best first.
+	SearchCovering(ctx context.Context, text string, share float64, f Filter, limit int) ([]Hit, error)
+}
+
 // VectorStore keeps the memories' vectors and the space they were made in.
 type VectorStore interface {
 	// SetEmbedding stores the vector of a memory and clears EmbeddingPending.

@@ -86,10 +86,12 @@ func TestReindexAdaptsBatchesToASlowModel(t *testing.T) {
 	const n = 12
 	storeNotes(t, e, n, 300)
 
-	// A CPU-bound model: 0.4 ms a token, and a 300 ms timeout per request. One
-	// text (300 tokens) takes 120 ms; a fixed batch of them never finishes.
-	srv.SetTokenDelay(400 * time.Microsecond)
-	slow, err := embedding.New(embedding.Options{Host: srv.URL(), Timeout: 300 * time.Millisecond})
+	// A CPU-bound model: 1 ms a token, and a 1 s timeout per request. One text
+	// (300 tokens) takes 300 ms; the first request (four of them, 1.2 s) never
+	// finishes, two take 600 ms. The margins are wide enough that a loaded
+	// machine's own delays do not time out a single text.
+	srv.SetTokenDelay(time.Millisecond)
+	slow, err := embedding.New(embedding.Options{Host: srv.URL(), Timeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,8 +108,11 @@ func TestReindexSkipsATextThatTimesOutAlone(t *testing.T) {
 	e := newEnv(t)
 	storeNotes(t, e, 3, 8)
 	e.remember(t, memory.StoreRequest{Content: strings.Repeat("long words ", 200)})
-	e.ollama.SetTokenDelay(time.Millisecond)
-	slow, err := embedding.New(embedding.Options{Host: e.ollama.URL(), Timeout: 150 * time.Millisecond})
+	// 3 ms a token and a 600 ms timeout: the long text (400 tokens) takes
+	// 1.2 s alone, a short one 24 ms, far inside the timeout even when the
+	// machine is busy.
+	e.ollama.SetTokenDelay(3 * time.Millisecond)
+	slow, err := embedding.New(embedding.Options{Host: e.ollama.URL(), Timeout: 600 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

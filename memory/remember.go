@@ -18,8 +18,12 @@ func (s *Service) Remember(ctx context.Context, req StoreRequest) (*StoreResult,
 		return nil, err
 	}
 	m.EmbeddingPending = true
+	// Pending from its insert, it is this store's to embed, not the
+	// background fill's, until the store is done trying.
+	s.storing.Store(m.ID, struct{}{})
 	stored, created, err := s.store.InsertMemory(ctx, m, nil)
 	if err != nil {
+		s.storing.Delete(m.ID)
 		return nil, fmt.Errorf("storing memory: %w", err)
 	}
 	res := &StoreResult{
@@ -32,10 +36,13 @@ func (s *Service) Remember(ctx context.Context, req StoreRequest) (*StoreResult,
 		AutoRelationships: []AutoRelationship{},
 	}
 	if !created {
+		s.storing.Delete(m.ID)
 		return res, nil // the existing memory keeps its own vector state
 	}
 
-	if err := s.embedStored(ctx, stored); err != nil {
+	err = s.embedStored(ctx, stored)
+	s.storing.Delete(m.ID)
+	if err != nil {
 		res.Warning = "stored without a vector, searchable by keywords until it is embedded in the background: " + err.Error()
 		s.log().Warn("memory stored without embedding", "memory_id", stored.ID, "reason", err)
 		s.wakeFill()

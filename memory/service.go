@@ -48,6 +48,9 @@ type Service struct {
 
 	// fillWake tells the background fill that a store left a memory pending.
 	fillWake chan struct{}
+	// storing holds the ids of memories whose store is embedding them now:
+	// the background fill leaves them to it instead of embedding them twice.
+	storing sync.Map
 	// agreement is how often the vector side has agreed with keywords in
 	// this process, for a store that keeps no record (see vectorShare);
 	// unrecorded and recordedAt batch the writes of one that does.

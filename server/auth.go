@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/recall-mcp/recall/internal/httpauth"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/project"
 	"github.com/recall-mcp/recall/team"
@@ -36,9 +36,8 @@ func authenticate(a Authenticator, next http.Handler) http.Handler {
 		return &auth.TokenInfo{UserID: userID(p), Extra: map[string]any{principalKey: p}}, nil
 	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-		got = strings.TrimSpace(got)
-		if got == "" || !strings.EqualFold(scheme, "Bearer") {
+		got := httpauth.BearerToken(r)
+		if got == "" {
 			required, err := a.Required(r.Context())
 			if err != nil {
 				writeRPCError(w, http.StatusServiceUnavailable, nil, -32603, "could not check who may connect: "+err.Error())
@@ -75,11 +74,7 @@ func userID(p memory.Principal) string {
 }
 
 func unauthorized(w http.ResponseWriter, wrong bool, msg string) {
-	challenge := `Bearer realm="recall"`
-	if wrong {
-		challenge += `, error="invalid_token"`
-	}
-	w.Header().Set("WWW-Authenticate", challenge)
+	httpauth.Challenge(w.Header(), "recall", wrong)
 	writeRPCError(w, http.StatusUnauthorized, nil, -32600, msg)
 }
 

@@ -42,9 +42,14 @@ type MemoryTx interface {
 	// engine locks rows. One the principal in ctx may not see is
 	// ErrNotFound.
 	ReadMemory(ctx context.Context, id string) (*memory.Memory, error)
-	// UpdateMemory is the read-modify-write of one memory (see
-	// memory.MemoryWriter.UpdateMemory).
-	UpdateMemory(ctx context.Context, id string, fn func(*memory.Memory) error) (*memory.Memory, error)
+	// WriteMemory writes m's changed fields over memory id (its metadata
+	// encoded); when its content changed, its vectors wait to be made
+	// again (pending). Another memory of its namespace with its content
+	// already is a *memory.DuplicateError.
+	WriteMemory(ctx context.Context, id string, m *memory.Memory, meta string, contentChanged bool) error
+	// HolderOf returns the id of the memory of namespace other than id
+	// that holds content of the hash; "" when none does.
+	HolderOf(ctx context.Context, namespace, contentHash, id string) (string, error)
 	// AddEvent writes a validation event and returns its id.
 	AddEvent(ctx context.Context, ev *memory.ValidationEvent) (int64, error)
 	// AddChange writes a change log entry and returns its id.
@@ -66,13 +71,50 @@ func (s Shared) UpdateMemory(ctx context.Context, id string, fn func(m *memory.M
 	var out *memory.Memory
 	err := s.Tx.Write(ctx, func(tx Tx) error {
 		var err error
-		out, err = tx.UpdateMemory(ctx, id, fn)
+		out, err = updateMemory(ctx, tx, id, fn)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// updateMemory is the read-modify-write of one memory in tx (see
+// memory.MemoryWriter.UpdateMemory).
+func updateMemory(ctx context.Context, tx Tx, id string, fn func(m *memory.Memory) error) (*memory.Memory, error) {
+	before, err := tx.ReadMemory(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	m, write, err := memory.ApplyUpdate(before, fn)
+	if err != nil || !write {
+		return m, err
+	}
+	if m.Namespace != before.Namespace {
+		if err := memory.CheckWritable(ctx, m.Namespace); err != nil {
+			return nil, err
+		}
+	}
+	meta, err := memory.EncodeMetadata(m.Metadata)
+	if err != nil {
+		return nil, err
+	}
+	if m.Namespace != before.Namespace || m.ContentHash != before.ContentHash {
+		// Dedup is per namespace: say which memory already holds this text
+		// (asked first: a refused statement ends a PostgreSQL transaction).
+		other, err := tx.HolderOf(ctx, m.Namespace, m.ContentHash, id)
+		if err != nil {
+			return nil, fmt.Errorf("update memory %s: %w", id, err)
+		}
+		if other != "" {
+			return nil, &memory.DuplicateError{MemoryID: id, Namespace: m.Namespace, ExistingID: other}
+		}
+	}
+	if err := tx.WriteMemory(ctx, id, m, meta, m.Content != before.Content); err != nil {
+		return nil, err
+	}
+	return tx.ReadMemory(ctx, id)
 }
 
 // UpdateMemoryLogged is UpdateMemory whose fn also returns the change log
@@ -103,7 +145,7 @@ func (s Shared) updateWithEvent(ctx context.Context, id string, fn func(m *memor
 		var ev *memory.ValidationEvent
 		var change *memory.Change
 		var err error
-		out, err = tx.UpdateMemory(ctx, id, func(m *memory.Memory) error {
+		out, err = updateMemory(ctx, tx, id, func(m *memory.Memory) error {
 			ev, change, err = fn(m)
 			return err
 		})

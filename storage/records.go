@@ -131,3 +131,63 @@ func (s Statements) WriteArchived(ctx context.Context, items []memory.TrashItem,
 	}
 	return nil
 }
+
+// WriteEvents writes imported validation events of the memories they name,
+// keeping their ids where free; one of a missing memory is skipped. An
+// event already stored (same memory, kind, time, session and text) is not
+// added again: the same export read twice must not count a success twice,
+// as confidence and supersede decisions read these events.
+func (s Statements) WriteEvents(ctx context.Context, evs []memory.ValidationEvent, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
+	for _, ev := range evs {
+		p.Step()
+		ends, err := s.ResolveEnds(ctx, ids, ev.MemoryID)
+		if err != nil {
+			return err
+		}
+		if ends[0] == "" {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("validation event %d: memory %s is missing", ev.ID, ev.MemoryID))
+			continue
+		}
+		n, err := s.SQL.Exec(ctx, `INSERT INTO validation_events (id, memory_id, event_type, context,
+			error_msg, session_id, confidence_before, confidence_after, created_at, author)
+			SELECT `+s.SQL.KeepID("validation_events")+`, $2, $3, $4, $5, $6, $7, $8, $9, $10
+			WHERE NOT EXISTS (SELECT 1 FROM validation_events WHERE memory_id = $2 AND event_type = $3
+				AND created_at = $9 AND session_id = $6 AND context = $4 AND error_msg = $5)`,
+			ev.ID, ends[0], string(ev.EventType), ev.Context, ev.ErrorMsg, ev.SessionID,
+			ev.ConfidenceBefore, ev.ConfidenceAfter, ev.CreatedAt, ev.Author)
+		if err != nil {
+			return fmt.Errorf("validation event %d: %w", ev.ID, err)
+		}
+		if n == 1 {
+			res.Events++
+		}
+	}
+	return nil
+}
+
+// WriteFiles writes imported rows of file activity, keeping their ids where
+// free. A row already stored (same file, action, time, session and root) is
+// not added again, so an import read twice adds nothing.
+func (s Statements) WriteFiles(ctx context.Context, fs []memory.FileRow, res *memory.ImportResult, p *memory.RecordCounter) error {
+	for _, a := range fs {
+		p.Step()
+		meta, err := memory.EncodeMetadata(a.Metadata)
+		if err != nil {
+			return fmt.Errorf("file activity %d: %w", a.ID, err)
+		}
+		n, err := s.SQL.Exec(ctx, `INSERT INTO file_activity (id, file_path, action, session_id,
+			project_root, file_type, metadata, created_at, touches, summary)
+			SELECT `+s.SQL.KeepID("file_activity")+`, $2, $3, $4, $5, $6, $7, $8, $9, $10
+			WHERE NOT EXISTS (SELECT 1 FROM file_activity WHERE file_path = $2 AND action = $3
+				AND created_at = $8 AND session_id = $4 AND project_root = $5 AND summary = $10)`,
+			a.ID, a.FilePath, string(a.Action), a.SessionID, a.ProjectRoot, a.FileType,
+			meta, a.CreatedAt, max(a.Touches, 1), a.Summary)
+		if err != nil {
+			return fmt.Errorf("file activity %d: %w", a.ID, err)
+		}
+		if n == 1 {
+			res.Files++
+		}
+	}
+	return nil
+}

@@ -286,3 +286,15 @@ func (s Shared) ProjectSummaries(ctx context.Context) ([]memory.ProjectSummary, 
 	}
 	return ProjectSummaries(counts, bindings), nil
 }
+
+// HolderOf returns the id of the memory of namespace other than id that
+// holds content of the hash; "" when none does.
+func (s Statements) HolderOf(ctx context.Context, namespace, contentHash, id string) (string, error) {
+	var other string
+	err := s.SQL.QueryRow(ctx, `SELECT id FROM memories WHERE namespace = $1 AND content_hash = $2 AND id <> $3`,
+		namespace, contentHash, id).Scan(&other)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return other, err
+}

@@ -33,10 +33,14 @@ func newCLIEnv(t testing.TB) *cliEnv {
 	// a store without --namespace goes to global, not to this repository's project.
 	c := &cliEnv{t: t, dir: dir, dbPath: filepath.Join(dir, "recall.db"), ollama: ollamatest.New(t), cwd: dir}
 	c.vars = map[string]string{
-		"RECALL_SQLITE_PATH":  c.dbPath,
-		"RECALL_OLLAMA_HOST":  c.ollama.URL(),
-		"RECALL_LOG_LEVEL":    "debug",
-		"RECALL_HOOK_TIMEOUT": "1s",
+		"RECALL_SQLITE_PATH": c.dbPath,
+		"RECALL_OLLAMA_HOST": c.ollama.URL(),
+		"RECALL_LOG_LEVEL":   "debug",
+		// A hook's time is its vector budget plus 2 s. Tests read what a hook
+		// wrote right after it; on a busy machine a fresh hook process can
+		// pass a deadline of a few seconds and keep its write in the spool.
+		// Tests of a hook's timing set their own.
+		"RECALL_HOOK_TIMEOUT": "10s",
 		"HOME":                dir, // doctor looks for Claude Code's files under it
 		// No background history indexer outlives a test unless it asks for one.
 		"RECALL_HISTORY": "off",

@@ -99,20 +99,43 @@ func stuckServer(t *testing.T, path string) (requests chan string) {
 }
 
 func TestHookFallsBackWhenTheServerStopsAnswering(t *testing.T) {
-	c := newCLIEnv(t)
-	root, cwd := newProject(t, c, "shop-api")
-	redis := c.store("Orders MUST be cached in Redis with a five minute TTL", "--type", "decision", "--namespace", "project:shop-api")
 	const session = "4f1c2d9e-session"
-	orders := filepath.Join(root, "internal", "api", "orders.go")
-	requests := stuckServer(t, c.dbPath+".sock")
-	c.vars["RECALL_HOOK_TIMEOUT"] = "100ms"
+	var (
+		c        *cliEnv
+		cwd      string
+		orders   string
+		redis    string
+		requests chan string
+		a        *hookAnswer
+		r        cliResult
+		took     time.Duration
+	)
+	// A hook takes a server that greets it within 10 ms; the stand-in below
+	// is this test's own goroutine, which a busy machine may not run that
+	// soon. The hook then rightly does the work without asking (the case of
+	// TestHookFallsBackWhenTheServerTakesNoConnection), and the case checked
+	// here is set up again, on a new database.
+	for try := 1; ; try++ {
+		c = newCLIEnv(t)
+		var root string
+		root, cwd = newProject(t, c, "shop-api")
+		redis = c.store("Orders MUST be cached in Redis with a five minute TTL", "--type", "decision", "--namespace", "project:shop-api")
+		orders = filepath.Join(root, "internal", "api", "orders.go")
+		requests = stuckServer(t, c.dbPath+".sock")
+		c.vars["RECALL_HOOK_TIMEOUT"] = "100ms"
 
-	start := time.Now()
-	a, r := c.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "how are orders cached in redis?"}))
+		start := time.Now()
+		a, r = c.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "how are orders cached in redis?"}))
+		took = time.Since(start)
+		if !strings.Contains(r.stderr, "did not take the hook") || try == 3 {
+			break
+		}
+		t.Logf("try %d: the stand-in server greeted the hook too late; setting it up again", try)
+	}
 	if a == nil || !strings.Contains(a.HookSpecificOutput.AdditionalContext, redis) {
 		t.Fatalf("the hook should do the work itself when the server does not answer; stdout %q stderr %s", r.stdout, r.stderr)
 	}
-	if took := time.Since(start); took > 2*time.Second {
+	if took > 2*time.Second {
 		t.Errorf("the hook took %s with a stuck server", took)
 	}
 	if !strings.Contains(r.stderr, "did not answer") {

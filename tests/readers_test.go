@@ -6,26 +6,36 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3"
 )
 
+// writerHold is how long holdWriteLock keeps the lock at most: below the
+// 10 s busy timeout, so that something that waits for the writer answers only
+// after it let go (see stillLocked), and long enough for a few fresh
+// processes on a busy machine.
+const writerHold = 9 * time.Second
+
 // holdWriteLock makes another connection take the database's write lock with
-// BEGIN IMMEDIATE and keep it for d. The returned channel is closed once the
-// lock is let go.
-func holdWriteLock(t *testing.T, path string, d time.Duration) <-chan struct{} {
+// BEGIN IMMEDIATE and keep it for writerHold, or until release is called. The
+// returned channel is closed once the lock is let go.
+func holdWriteLock(t *testing.T, path string) (released <-chan struct{}, release func()) {
 	t.Helper()
-	release := takeWriteLock(t, path)
-	released := make(chan struct{})
-	go func() {
-		time.Sleep(d)
-		release()
-		close(released)
-	}()
-	t.Cleanup(func() { <-released })
-	return released
+	let := takeWriteLock(t, path)
+	done := make(chan struct{})
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			let()
+			close(done)
+		})
+	}
+	timer := time.AfterFunc(writerHold, release)
+	t.Cleanup(func() { timer.Stop(); release() })
+	return done, release
 }
 
 // holdWriteLockUntilDone holds the write lock from another connection until
@@ -74,7 +84,7 @@ func TestReadsAnswerWhileAnotherProcessHoldsTheWriteLock(t *testing.T) {
 	redis := c.store("Orders MUST be cached in Redis with a five minute TTL", "--type", "decision", "--namespace", "project:shop-api")
 	c.store("You MUST write commit messages in the imperative mood", "--type", "preference")
 
-	released := holdWriteLock(t, c.dbPath, 5*time.Second)
+	released, _ := holdWriteLock(t, c.dbPath)
 
 	a, r := c.hook("session-start", hookInput(t, "SessionStart", cwd, map[string]any{"source": "startup"}))
 	if a == nil || !strings.Contains(a.HookSpecificOutput.AdditionalContext, redis) {

@@ -11,14 +11,14 @@ import (
 	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
-// hookWithin runs a hook and fails the test unless it exited well within its
-// deadline (RECALL_HOOK_TIMEOUT of 1 s plus 2 s): behind a writer a hook must
-// not sit out the 10 s busy timeout.
+// hookWithin runs a hook and fails the test unless it exited well within the
+// 10 s busy timeout: behind a writer a hook must not sit it out (half of it
+// leaves room for a fresh process on a busy machine).
 func (c *cliEnv) hookWithin(event, stdin string) (*hookAnswer, cliResult) {
 	c.t.Helper()
 	start := time.Now()
 	a, r := c.hook(event, stdin)
-	if d := time.Since(start); d > 2*time.Second {
+	if d := time.Since(start); d > 5*time.Second {
 		c.t.Errorf("hook %s took %s behind a writer; stderr:\n%s", event, d, r.stderr)
 	}
 	if strings.Contains(r.stderr, "hook not answered") {
@@ -72,7 +72,7 @@ func TestHookWritesBehindAWriterAreKeptAndAppliedOnce(t *testing.T) {
 
 	// An import, a reindex or a migration in another process holds the
 	// write lock while the agent works.
-	released := holdWriteLock(t, c.dbPath, 5*time.Second)
+	released, release := holdWriteLock(t, c.dbPath)
 
 	a, r := c.hookWithin("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "how are orders cached in redis?"}))
 	if a == nil || !strings.Contains(a.HookSpecificOutput.AdditionalContext, redis) {
@@ -97,7 +97,7 @@ func TestHookWritesBehindAWriterAreKeptAndAppliedOnce(t *testing.T) {
 	if titles := c.journalTitles(session); len(titles) != 0 {
 		t.Fatalf("the journal changed behind the writer: %q", titles)
 	}
-	<-released
+	release()
 
 	// A drainer that stops between applying a write and removing its file
 	// leaves it to be applied again: keep copies to put back.
@@ -113,11 +113,22 @@ func TestHookWritesBehindAWriterAreKeptAndAppliedOnce(t *testing.T) {
 	}
 
 	// First drain: the next hook, whose own write finds the lock free,
-	// applies the spooled writes before its own.
-	c.hook("post-tool-use", hookInput(t, "PostToolUse", cwd, map[string]any{"tool_name": "Bash",
-		"tool_input": map[string]any{"command": "go test ./internal/api/"}, "tool_response": map[string]any{"stdout": "ok"}}))
+	// applies the spooled writes before its own. Each hook applies what it
+	// can within a few milliseconds and leaves the rest (its own write
+	// after it) to the next: on a busy machine the agent's next tool calls
+	// finish the drain.
+	want := []string{"prompt: how are orders cached in redis?", "observation: Edit: " + orders}
+	for _, pkg := range []string{"api", "cache", "orders", "store", "web"} {
+		command := "go test ./internal/" + pkg + "/"
+		c.hook("post-tool-use", hookInput(t, "PostToolUse", cwd, map[string]any{"tool_name": "Bash",
+			"tool_input": map[string]any{"command": command}, "tool_response": map[string]any{"stdout": "ok"}}))
+		want = append(want, "observation: Bash: "+command)
+		if c.spooledWrites() == 0 {
+			break
+		}
+	}
 	if n := c.spooledWrites(); n != 0 {
-		t.Fatalf("%d writes still spooled after the next hook", n)
+		t.Fatalf("%d writes still spooled after the next %d hooks", n, len(want)-2)
 	}
 
 	// Second drain, of the same writes: recall serve at its start.
@@ -132,9 +143,8 @@ func TestHookWritesBehindAWriterAreKeptAndAppliedOnce(t *testing.T) {
 	c.serveUntil("the spool drained", func() bool { return c.spooledWrites() == 0 })
 
 	titles := c.journalTitles(session)
-	want := []string{"prompt: how are orders cached in redis?", "observation: Edit: " + orders, "observation: Bash: go test ./internal/api/"}
 	if len(titles) != len(want) {
-		t.Fatalf("journal after two drains:\n%s\nwant the prompt, the edit and the test run, once each", strings.Join(titles, "\n"))
+		t.Fatalf("journal after two drains:\n%s\nwant the prompt, the edit and the test runs, once each", strings.Join(titles, "\n"))
 	}
 	for i, w := range want {
 		if !strings.HasPrefix(titles[i], w) {
@@ -158,11 +168,12 @@ func TestForgetSessionTakesItsSpooledWritesToo(t *testing.T) {
 	orders := filepath.Join(root, "internal", "api", "orders.go")
 	c.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "how are orders cached in redis?"}))
 
-	released := holdWriteLock(t, c.dbPath, 2*time.Second)
+	released, release := holdWriteLock(t, c.dbPath)
 	c.hookWithin("post-tool-use", hookInput(t, "PostToolUse", cwd, map[string]any{"tool_name": "Edit",
 		"tool_input":    map[string]any{"file_path": orders, "old_string": "ttl := 0", "new_string": "ttl := 5 * time.Minute"},
 		"tool_response": map[string]any{"filePath": orders, "success": true}}))
-	<-released
+	stillLocked(t, released, "the hook")
+	release()
 	if n := c.spooledWrites(); n == 0 {
 		t.Fatal("the tool call behind the writer was not spooled: the test cannot fail")
 	}

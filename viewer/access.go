@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/recall-mcp/recall/internal/httpauth"
 	"github.com/recall-mcp/recall/internal/loopback"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/team"
@@ -109,9 +110,7 @@ func requireToken(a Access, next http.Handler) http.Handler {
 				return
 			}
 		}
-		scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-		got = strings.TrimSpace(got)
-		if strings.EqualFold(scheme, "Bearer") && got != "" {
+		if got := httpauth.BearerToken(r); got != "" {
 			p, err := auth.Token(ctx, got)
 			if err != nil {
 				unauthorized(w, true, "wrong bearer token: it is not RECALL_HTTP_TOKEN nor a person's current token (replaced, or the person was removed?)")
@@ -128,7 +127,7 @@ func requireToken(a Access, next http.Handler) http.Handler {
 			askToken(w, r, false)
 			return
 		}
-		unauthorized(w, got != "", "this viewer needs a token (yours, from recall users token NAME, or RECALL_HTTP_TOKEN): open it once as /?token=<token>, "+
+		unauthorized(w, false, "this viewer needs a token (yours, from recall users token NAME, or RECALL_HTTP_TOKEN): open it once as /?token=<token>, "+
 			"which keeps it in a cookie, or send \"Authorization: Bearer <token>\"")
 	})
 }
@@ -144,12 +143,11 @@ func mountPath(r *http.Request) string {
 	return strings.TrimSuffix(u.Path[:len(u.Path)-len(r.URL.Path)], "/") + "/"
 }
 
+// realm names the viewer in its token challenges.
+const realm = "recall viewer"
+
 func unauthorized(w http.ResponseWriter, wrong bool, msg string) {
-	challenge := `Bearer realm="recall viewer"`
-	if wrong {
-		challenge += `, error="invalid_token"`
-	}
-	w.Header().Set("WWW-Authenticate", challenge)
+	httpauth.Challenge(w.Header(), realm, wrong)
 	writeError(w, http.StatusUnauthorized, msg)
 }
 

@@ -67,6 +67,11 @@ func stream(t *testing.T, base, lastID string) <-chan sseEvent {
 	return out
 }
 
+// eventWait bounds the wait for an event the server sends within its poll
+// (250 ms): it only keeps a broken stream from hanging the test, so it leaves
+// a loaded machine plenty of room.
+const eventWait = 10 * time.Second
+
 // next waits for the next event that is not a comment.
 func next(t *testing.T, ch <-chan sseEvent, d time.Duration) sseEvent {
 	t.Helper()
@@ -107,7 +112,7 @@ func TestEventsReportWritesFromAnotherProcessAndReplayAfterReconnect(t *testing.
 	ch := stream(t, base, "")
 	// A fresh stream says where it stands first, before any change: a page
 	// that reconnects after a restart has an id to come back with.
-	pos := next(t, ch, 2*time.Second)
+	pos := next(t, ch, eventWait)
 	if pos.name != "position" || pos.id == "" {
 		t.Fatalf("first event %+v, want a position with an id", pos)
 	}
@@ -116,7 +121,7 @@ func TestEventsReportWritesFromAnotherProcessAndReplayAfterReconnect(t *testing.
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := next(t, ch, 2*time.Second)
+	first := next(t, ch, eventWait)
 	c := changed(t, first)
 	t.Logf("a write from another connection reached the stream in %v", time.Since(start))
 	if len(c.Changed) != 1 || c.Changed[0].ID != res.ID || !c.Changed[0].Created || c.Total != 2 {
@@ -128,11 +133,11 @@ func TestEventsReportWritesFromAnotherProcessAndReplayAfterReconnect(t *testing.
 
 	// Changes made while the page was away are replayed from its last id.
 	id2 := f.store(t, "Stored while the page was reconnecting", memory.TypeDecision, "global")
-	second := changed(t, next(t, ch, 2*time.Second))
+	second := changed(t, next(t, ch, eventWait))
 	if len(second.Changed) != 1 || second.Changed[0].ID != id2 {
 		t.Fatalf("second change %+v, want %s", second, id2)
 	}
-	replay := changed(t, next(t, stream(t, base, first.id), 2*time.Second))
+	replay := changed(t, next(t, stream(t, base, first.id), eventWait))
 	if len(replay.Changed) != 1 || replay.Changed[0].ID != id2 {
 		t.Errorf("replay after %s: %+v, want the change to %s", first.id, replay, id2)
 	}
@@ -141,14 +146,14 @@ func TestEventsReportWritesFromAnotherProcessAndReplayAfterReconnect(t *testing.
 	if _, err := f.val.Validate(t.Context(), validationConfirm(res.ID)); err != nil {
 		t.Fatal(err)
 	}
-	upd := changed(t, next(t, ch, 2*time.Second))
+	upd := changed(t, next(t, ch, eventWait))
 	if len(upd.Changed) != 1 || upd.Changed[0].ID != res.ID || upd.Changed[0].Created {
 		t.Errorf("after validate: %+v, want %s changed, not created", upd, res.ID)
 	}
 	if _, err := other.Forget(t.Context(), memory.ForgetRequest{MemoryID: id2, Confirm: true}); err != nil {
 		t.Fatal(err)
 	}
-	del := changed(t, next(t, ch, 2*time.Second))
+	del := changed(t, next(t, ch, eventWait))
 	if del.Total != 2 {
 		t.Errorf("after a delete: %+v, want total 2", del)
 	}
@@ -157,13 +162,13 @@ func TestEventsReportWritesFromAnotherProcessAndReplayAfterReconnect(t *testing.
 	if _, err := other.Relate(t.Context(), memory.RelateRequest{SourceID: res.ID, TargetID: first0(t, f), Relation: memory.RelationContradicts}); err != nil {
 		t.Fatal(err)
 	}
-	edge := changed(t, next(t, ch, 2*time.Second))
+	edge := changed(t, next(t, ch, eventWait))
 	if !edge.Edges || len(edge.Changed) != 0 {
 		t.Errorf("after a new edge: %+v, want edges true and no memory changed", edge)
 	}
 
 	// An id from another run of the server cannot be replayed: reset.
-	if ev := next(t, stream(t, base, "zzzz-3"), 2*time.Second); ev.name != "reset" {
+	if ev := next(t, stream(t, base, "zzzz-3"), eventWait); ev.name != "reset" {
 		t.Errorf("unknown Last-Event-ID: %+v, want a reset event", ev)
 	}
 }
@@ -174,10 +179,10 @@ func TestEventsSendAHeartbeat(t *testing.T) {
 	t.Cleanup(func() { heartbeatEvery = old })
 	f := newFixture(t)
 	ch := stream(t, newLoopbackServer(t, f), "")
-	if ev := next(t, ch, 2*time.Second); ev.name != "position" {
+	if ev := next(t, ch, eventWait); ev.name != "position" {
 		t.Fatalf("first event %+v, want the position", ev)
 	}
-	deadline := time.After(2 * time.Second)
+	deadline := time.After(eventWait)
 	for {
 		select {
 		case ev := <-ch:
@@ -209,13 +214,13 @@ func first0(t *testing.T, f *fixture) string {
 // page reloads what it shows and catches up with what was stored meanwhile.
 func TestEventsResetAfterARestart(t *testing.T) {
 	f := newFixture(t)
-	pos := next(t, stream(t, newLoopbackServer(t, f), ""), 2*time.Second)
+	pos := next(t, stream(t, newLoopbackServer(t, f), ""), eventWait)
 	if pos.name != "position" {
 		t.Fatalf("first event %+v, want the position", pos)
 	}
 	f.store(t, "Stored while the viewer was down", memory.TypeDecision, "global")
 	restarted := &fixture{mem: f.mem, val: f.val, db: f.db, h: New(Deps{Memory: f.mem, Validation: f.val, DB: f.db, Journal: f.journal()})}
-	ev := next(t, stream(t, newLoopbackServer(t, restarted), pos.id), 2*time.Second)
+	ev := next(t, stream(t, newLoopbackServer(t, restarted), pos.id), eventWait)
 	if ev.name != "reset" || ev.id == "" || ev.id == pos.id {
 		t.Errorf("reconnecting with %s to a restarted server: %+v, want a reset with the new position", pos.id, ev)
 	}

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+
+	"github.com/recall-mcp/recall/internal/httpauth"
 )
 
 // A person who opens a viewer served to other machines without its token
@@ -76,11 +78,7 @@ func publicFile(r *http.Request) bool {
 
 // askToken answers with the token page (401, as the API would).
 func askToken(w http.ResponseWriter, r *http.Request, wrong bool) {
-	challenge := `Bearer realm="recall viewer"`
-	if wrong {
-		challenge += `, error="invalid_token"`
-	}
-	w.Header().Set("WWW-Authenticate", challenge)
+	httpauth.Challenge(w.Header(), realm, wrong)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusUnauthorized)

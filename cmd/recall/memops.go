@@ -14,6 +14,10 @@ import (
 // database (localOps), or, on a client of a team server, the team server
 // as the person whose token this machine holds (serverOps). The commands
 // print the same either way.
+//
+// It has a method for each thing those commands do, a few more than ten:
+// each command asks for one, and one interface keeps the choice between the
+// two sides in openMemories instead of in every command.
 type memoryOps interface {
 	// Remember stores a memory; one without a namespace goes to the
 	// project of the working directory, as add promises.

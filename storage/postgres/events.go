@@ -4,11 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/jackc/pgx/v5"
-
-	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
 )
 
 // LastEventTimes returns the time of the latest validation event of each of
@@ -40,5 +35,3 @@ func (s *DB) LastEventTimes(ctx context.Context, ids []string) (map[string]time.
 func (s *DB) NotContradiction(ctx context.Context, a, b string) (bool, error) {
 	return statements(s.pool).NotContradiction(ctx, a, b)
 }
-
-func scanEvent(r pgx.CollectableRow) (memory.ValidationEvent, error) { return storage.ScanEvent(r) }

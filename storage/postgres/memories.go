@@ -232,60 +232,28 @@ func (s *DB) GetMemories(ctx context.Context, ids []string) (map[string]*memory.
 	return out, nil
 }
 
-// UpdateMemory is the read-modify-write of storage.Shared.UpdateMemory.
-func (t sharedTx) UpdateMemory(ctx context.Context, id string, fn func(m *memory.Memory) error) (*memory.Memory, error) {
-	tx := t.tx
-	before, _, err := getMemory(ctx, tx, id, true)
-	if err != nil {
-		return nil, err
-	}
-	m, write, err := memory.ApplyUpdate(before, fn)
-	if err != nil || !write {
-		return m, err
-	}
-	if err := memory.CheckWritable(ctx, m.Namespace); err != nil {
-		return nil, err
-	}
-	meta, err := memory.EncodeMetadata(m.Metadata)
-	if err != nil {
-		return nil, err
-	}
-	if m.Namespace != before.Namespace || m.ContentHash != before.ContentHash {
-		// Dedup is per namespace: say which memory already holds this text
-		// (asked first: a refused statement ends a PostgreSQL transaction).
-		var other string
-		err := tx.QueryRow(ctx, `SELECT id FROM memories WHERE namespace = $1 AND content_hash = $2 AND id <> $3`,
-			m.Namespace, m.ContentHash, id).Scan(&other)
-		if err == nil {
-			return nil, &memory.DuplicateError{MemoryID: id, Namespace: m.Namespace, ExistingID: other}
-		}
-		if !errors.Is(err, pgx.ErrNoRows) {
-			return nil, fmt.Errorf("update memory %s: %w", id, err)
-		}
-	}
-	contentChanged := m.Content != before.Content
-	_, err = tx.Exec(ctx, `UPDATE memories SET content = $1, content_hash = $2, memory_type = $3,
+func (t sharedTx) WriteMemory(ctx context.Context, id string, m *memory.Memory, meta string, contentChanged bool) error {
+	_, err := t.tx.Exec(ctx, `UPDATE memories SET content = $1, content_hash = $2, memory_type = $3,
 		namespace = $4, importance = $5, confidence = $6, metadata = $7, updated_at = $8, accessed_at = $9,
 		access_count = $10, search_words = to_tsvector('`+stemmed+`', $11),
 		embedding_pending = embedding_pending OR $12 WHERE id = $13`,
 		m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence, meta,
 		m.UpdatedAt, m.AccessedAt, m.AccessCount, memoryWords(m.Content), contentChanged, id)
 	if isUniqueViolation(err, "memories_namespace_hash") {
-		return nil, &memory.DuplicateError{MemoryID: id, Namespace: m.Namespace}
+		return &memory.DuplicateError{MemoryID: id, Namespace: m.Namespace}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("update memory %s: %w", id, err)
+		return fmt.Errorf("update memory %s: %w", id, err)
 	}
 	if contentChanged {
 		// The vectors were made from the old text: the memory waits for the
 		// background fill to embed it again; the old vector stays searchable
 		// until then, as during a reindex.
-		if _, err := tx.Exec(ctx, `DELETE FROM memory_chunks WHERE seq = (SELECT seq FROM memories WHERE id = $1)`, id); err != nil {
-			return nil, fmt.Errorf("update memory %s: %w", id, err)
+		if _, err := t.tx.Exec(ctx, `DELETE FROM memory_chunks WHERE seq = (SELECT seq FROM memories WHERE id = $1)`, id); err != nil {
+			return fmt.Errorf("update memory %s: %w", id, err)
 		}
 	}
-	out, _, err := getMemory(ctx, tx, id, false)
-	return out, err
+	return nil
 }
 
 // filterColumns are the columns of memories (aliased m) whereFilter reads:

@@ -12,7 +12,6 @@ import (
 
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
 )
 
 // Import writes records in one transaction: all of them or, on error, none.
@@ -109,9 +108,9 @@ func writeRecords(ctx context.Context, tx pgx.Tx, r memory.Records) (*memory.Imp
 	st := statements(tx)
 	steps := []func() error{
 		func() error { return st.WriteEdges(ctx, r.Edges, ids, res, p) },
-		func() error { return writeEvents(ctx, tx, r.Events, ids, res, p) },
+		func() error { return st.WriteEvents(ctx, r.Events, ids, res, p) },
 		func() error { return st.WriteChanges(ctx, r.Changes, ids, res, p) },
-		func() error { return writeFiles(ctx, tx, r.Files, res, p) },
+		func() error { return st.WriteFiles(ctx, r.Files, res, p) },
 		func() error { return writeProjects(ctx, tx, r.Projects, res) },
 		func() error { return st.WriteArchived(ctx, r.Archived, res, p) },
 		func() error { return writeJournal(ctx, tx, r.Journal, ids, res, p) },
@@ -187,48 +186,6 @@ func keepID(table string) string {
 		ELSE nextval(pg_get_serial_sequence('` + table + `', 'id')) END`
 }
 
-func writeEvents(ctx context.Context, tx pgx.Tx, evs []memory.ValidationEvent, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
-	for _, ev := range evs {
-		p.Step()
-		ends, err := statements(tx).ResolveEnds(ctx, ids, ev.MemoryID)
-		if err != nil {
-			return err
-		}
-		if ends[0] == "" {
-			res.Skipped = append(res.Skipped, fmt.Sprintf("validation event %d: memory %s is missing", ev.ID, ev.MemoryID))
-			continue
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO validation_events (id, memory_id, event_type, context,
-			error_msg, session_id, confidence_before, confidence_after, created_at, author)
-			VALUES (`+keepID("validation_events")+`, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			ev.ID, ends[0], string(ev.EventType), ev.Context, ev.ErrorMsg, ev.SessionID,
-			ev.ConfidenceBefore, ev.ConfidenceAfter, ev.CreatedAt, ev.Author); err != nil {
-			return fmt.Errorf("validation event %d: %w", ev.ID, err)
-		}
-		res.Events++
-	}
-	return nil
-}
-
-func writeFiles(ctx context.Context, tx pgx.Tx, fs []memory.FileRow, res *memory.ImportResult, p *memory.RecordCounter) error {
-	for _, a := range fs {
-		p.Step()
-		meta, err := memory.EncodeMetadata(a.Metadata)
-		if err != nil {
-			return fmt.Errorf("file activity %d: %w", a.ID, err)
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO file_activity (id, file_path, action, session_id,
-			project_root, file_type, metadata, created_at, touches, summary)
-			VALUES (`+keepID("file_activity")+`, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			a.ID, a.FilePath, string(a.Action), a.SessionID, a.ProjectRoot, a.FileType,
-			meta, a.CreatedAt, max(a.Touches, 1), a.Summary); err != nil {
-			return fmt.Errorf("file activity %d: %w", a.ID, err)
-		}
-		res.Files++
-	}
-	return nil
-}
-
 // writeProjects adds project bindings (root, namespace, created_at); a root
 // already bound keeps its binding.
 func writeProjects(ctx context.Context, tx pgx.Tx, rows []map[string]any, res *memory.ImportResult) error {
@@ -300,6 +257,7 @@ func orEmptyStrings(s []string) []string {
 // the SQLite store's order.
 func (s *DB) Export(ctx context.Context, v memory.RecordVisitor) error {
 	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		st := statements(tx)
 		steps := []func() error{
 			func() error {
 				return each(ctx, tx, v.Memory != nil, `SELECT `+memoryColumns+` FROM memories m WHERE `+visibleSQL(ctx, "m")+` ORDER BY m.created_at, m.seq`, func(r pgx.Rows) error {
@@ -310,53 +268,10 @@ func (s *DB) Export(ctx context.Context, v memory.RecordVisitor) error {
 					return v.Memory(m)
 				})
 			},
-			func() error {
-				return each(ctx, tx, v.Edge != nil, `SELECT `+storage.EdgeColumns+` FROM edges WHERE NOT EXISTS (SELECT 1 FROM memories m
-					WHERE m.id IN (edges.source_id, edges.target_id) AND NOT `+visibleSQL(ctx, "m")+`) ORDER BY id`, func(r pgx.Rows) error {
-					e, err := scanEdge(r)
-					if err != nil {
-						return err
-					}
-					return v.Edge(&e)
-				})
-			},
-			func() error {
-				return each(ctx, tx, v.Event != nil, `SELECT `+storage.EventColumns+` FROM validation_events
-					WHERE EXISTS (SELECT 1 FROM memories m WHERE m.id = memory_id AND `+visibleSQL(ctx, "m")+`) ORDER BY id`, func(r pgx.Rows) error {
-					ev, err := scanEvent(r)
-					if err != nil {
-						return err
-					}
-					return v.Event(&ev)
-				})
-			},
-			func() error {
-				return each(ctx, tx, v.Change != nil, `SELECT `+storage.ChangeColumns+` FROM change_log WHERE `+visibleSQL(ctx, "change_log")+` ORDER BY id`, func(r pgx.Rows) error {
-					c, err := storage.ScanChange(r)
-					if err != nil {
-						return err
-					}
-					return v.Change(&c)
-				})
-			},
-			func() error {
-				return each(ctx, tx, v.File != nil, `SELECT id, file_path, action, session_id, project_root, file_type, metadata,
-					created_at, touches, summary FROM file_activity ORDER BY id`, func(r pgx.Rows) error {
-					var f memory.FileRow
-					var action string
-					var meta []byte
-					if err := r.Scan(&f.ID, &f.FilePath, &action, &f.SessionID, &f.ProjectRoot, &f.FileType, &meta,
-						&f.CreatedAt, &f.Touches, &f.Summary); err != nil {
-						return err
-					}
-					f.Action, f.CreatedAt = memory.FileAction(action), f.CreatedAt.UTC()
-					var err error
-					if f.Metadata, err = memory.DecodeOptionalMetadata(meta); err != nil {
-						return err
-					}
-					return v.File(&f)
-				})
-			},
+			func() error { return st.ExportEdges(ctx, v.Edge) },
+			func() error { return st.ExportEvents(ctx, v.Event) },
+			func() error { return st.ExportChanges(ctx, v.Change) },
+			func() error { return st.ExportFiles(ctx, v.File) },
 			func() error {
 				return each(ctx, tx, v.Project != nil, `SELECT root, namespace, created_at FROM project_roots ORDER BY root`, func(r pgx.Rows) error {
 					var root, ns string
@@ -367,28 +282,8 @@ func (s *DB) Export(ctx context.Context, v memory.RecordVisitor) error {
 					return v.Project(map[string]any{"root": root, "namespace": ns, "created_at": at.UTC().Format(time.RFC3339Nano)})
 				})
 			},
-			func() error {
-				// Deleted ones past TrashKeep are gone, as Trash reads it.
-				return each(ctx, tx, v.Archived != nil, `SELECT `+storage.TrashColumns+` FROM trash
-					WHERE archived OR deleted_at >= $1 ORDER BY deleted_at, memory_id`, func(r pgx.Rows) error {
-					it, err := storage.ScanTrashItem(r)
-					if err != nil || it.Memory == nil || !memory.PrincipalFrom(ctx).Sees(it.Memory.Namespace) {
-						return err
-					}
-					return v.Archived(&it)
-				}, storage.TrashNow().Add(-memory.TrashKeep))
-			},
-			func() error {
-				var p params
-				own := ownWork(ctx, "j", &p)
-				return each(ctx, tx, v.Journal != nil, `SELECT `+journalColumns+` FROM journal j WHERE `+own+` ORDER BY j.id`, func(r pgx.Rows) error {
-					e, err := scanEntry(r)
-					if err != nil {
-						return err
-					}
-					return v.Journal(e)
-				}, p...)
-			},
+			func() error { return st.ExportArchived(ctx, v.Archived) },
+			func() error { return st.ExportJournal(ctx, v.Journal) },
 			func() error { return exportVectors(ctx, tx, v) },
 		}
 		for _, step := range steps {

@@ -44,13 +44,13 @@ func writeRecords(ctx context.Context, tx *sql.Tx, r memory.Records) (*memory.Im
 	if err := st.WriteEdges(ctx, r.Edges, ids, res, p); err != nil {
 		return nil, err
 	}
-	if err := writeEvents(ctx, tx, r.Events, ids, res, p); err != nil {
+	if err := st.WriteEvents(ctx, r.Events, ids, res, p); err != nil {
 		return nil, err
 	}
 	if err := st.WriteChanges(ctx, r.Changes, ids, res, p); err != nil {
 		return nil, err
 	}
-	if err := writeFiles(ctx, tx, r.Files, res, p); err != nil {
+	if err := st.WriteFiles(ctx, r.Files, res, p); err != nil {
 		return nil, err
 	}
 	if err := writeProjects(ctx, tx, r.Projects, res); err != nil {
@@ -207,72 +207,6 @@ func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *me
 		res.Existing++
 	}
 	return ids, nil
-}
-
-func writeEvents(ctx context.Context, tx *sql.Tx, evs []memory.ValidationEvent, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
-	// An event already stored (same memory, kind, time, session and text) is
-	// not added again: the same export read twice must not count a success
-	// twice, as confidence and supersede decisions read these events.
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO validation_events (id, memory_id, event_type, context,
-		error_msg, session_id, confidence_before, confidence_after, created_at, author)
-		SELECT CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM validation_events WHERE id = ?1) THEN ?1 END, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10
-		WHERE NOT EXISTS (SELECT 1 FROM validation_events WHERE memory_id = ?2 AND event_type = ?3
-			AND created_at = ?9 AND session_id = ?6 AND context = ?4 AND error_msg = ?5)`)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
-	for _, ev := range evs {
-		p.Step()
-		ends, err := statements(tx).ResolveEnds(ctx, ids, ev.MemoryID)
-		if err != nil {
-			return err
-		}
-		id := ends[0]
-		if id == "" {
-			res.Skipped = append(res.Skipped, fmt.Sprintf("validation event %d: memory %s is missing", ev.ID, ev.MemoryID))
-			continue
-		}
-		r, err := ins.ExecContext(ctx, ev.ID, id, string(ev.EventType), ev.Context, ev.ErrorMsg, ev.SessionID,
-			ev.ConfidenceBefore, ev.ConfidenceAfter, formatTime(ev.CreatedAt), ev.Author)
-		if err != nil {
-			return fmt.Errorf("validation event %d: %w", ev.ID, err)
-		}
-		if n, _ := r.RowsAffected(); n == 1 {
-			res.Events++
-		}
-	}
-	return nil
-}
-
-func writeFiles(ctx context.Context, tx *sql.Tx, fs []memory.FileRow, res *memory.ImportResult, p *memory.RecordCounter) error {
-	// A row already stored (same file, action, time, session and root) is not
-	// added again, so an import read twice adds nothing.
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO file_activity (id, file_path, action, session_id,
-		project_root, file_type, metadata, created_at, touches, summary)
-		SELECT CASE WHEN ?1 > 0 AND NOT EXISTS (SELECT 1 FROM file_activity WHERE id = ?1) THEN ?1 END, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10
-		WHERE NOT EXISTS (SELECT 1 FROM file_activity WHERE file_path = ?2 AND action = ?3
-			AND created_at = ?8 AND session_id = ?4 AND project_root = ?5 AND summary = ?10)`)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
-	for _, a := range fs {
-		p.Step()
-		meta, err := memory.EncodeMetadata(a.Metadata)
-		if err != nil {
-			return fmt.Errorf("file activity %d: %w", a.ID, err)
-		}
-		r, err := ins.ExecContext(ctx, a.ID, a.FilePath, string(a.Action), a.SessionID, a.ProjectRoot, a.FileType,
-			meta, formatTime(a.CreatedAt), max(a.Touches, 1), a.Summary)
-		if err != nil {
-			return fmt.Errorf("file activity %d: %w", a.ID, err)
-		}
-		if n, _ := r.RowsAffected(); n == 1 {
-			res.Files++
-		}
-	}
-	return nil
 }
 
 func orZero(t, fallback time.Time) time.Time {

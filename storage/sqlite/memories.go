@@ -177,62 +177,30 @@ func (s *DB) GetMemories(ctx context.Context, ids []string) (map[string]*memory.
 	return out, nil
 }
 
-// UpdateMemory is the read-modify-write of storage.Shared.UpdateMemory.
-func (t sharedTx) UpdateMemory(ctx context.Context, id string, fn func(m *memory.Memory) error) (*memory.Memory, error) {
-	tx := t.tx
-	before, _, err := getMemory(ctx, tx, id)
-	if err != nil {
-		return nil, err
-	}
-	m, write, err := memory.ApplyUpdate(before, fn)
-	if err != nil || !write {
-		return m, err
-	}
-	if m.Namespace != before.Namespace {
-		if err := memory.CheckWritable(ctx, m.Namespace); err != nil {
-			return nil, err
-		}
-	}
-	meta, err := memory.EncodeMetadata(m.Metadata)
-	if err != nil {
-		return nil, err
-	}
-	if m.Namespace != before.Namespace || m.ContentHash != before.ContentHash {
-		// Dedup is per namespace: say which memory already holds this text.
-		var other string
-		err := tx.QueryRowContext(ctx, `SELECT id FROM memories WHERE namespace = ? AND content_hash = ? AND id <> ?`,
-			m.Namespace, m.ContentHash, id).Scan(&other)
-		if err == nil {
-			return nil, &memory.DuplicateError{MemoryID: id, Namespace: m.Namespace, ExistingID: other}
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("update memory %s: %w", id, err)
-		}
-	}
-	_, err = tx.ExecContext(ctx, `UPDATE memories SET content = ?, content_hash = ?, memory_type = ?,
+func (t sharedTx) WriteMemory(ctx context.Context, id string, m *memory.Memory, meta string, contentChanged bool) error {
+	_, err := t.tx.ExecContext(ctx, `UPDATE memories SET content = ?, content_hash = ?, memory_type = ?,
 		namespace = ?, importance = ?, confidence = ?, metadata = ?, updated_at = ?, accessed_at = ?,
 		access_count = ?, search_words = ? WHERE id = ?`,
 		m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence, meta,
 		formatTime(m.UpdatedAt), formatTime(m.AccessedAt), m.AccessCount, keywords.SearchWords(m.Content), id)
 	if isUniqueViolation(err) {
-		return nil, &memory.DuplicateError{MemoryID: id, Namespace: m.Namespace}
+		return &memory.DuplicateError{MemoryID: id, Namespace: m.Namespace}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("update memory %s: %w", id, err)
+		return fmt.Errorf("update memory %s: %w", id, err)
 	}
-	if m.Content != before.Content {
+	if contentChanged {
 		// The vector and the parts' vectors were made from the old text: the
 		// memory waits for the background fill to embed it again. The old vector
 		// stays searchable until then, as during a reindex.
-		if _, err := tx.ExecContext(ctx, `UPDATE memories SET embedding_pending = 1 WHERE id = ?`, id); err != nil {
-			return nil, fmt.Errorf("update memory %s: %w", id, err)
+		if _, err := t.tx.ExecContext(ctx, `UPDATE memories SET embedding_pending = 1 WHERE id = ?`, id); err != nil {
+			return fmt.Errorf("update memory %s: %w", id, err)
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM memory_chunks WHERE seq = (SELECT seq FROM memories WHERE id = ?)`, id); err != nil {
-			return nil, fmt.Errorf("update memory %s: %w", id, err)
+		if _, err := t.tx.ExecContext(ctx, `DELETE FROM memory_chunks WHERE seq = (SELECT seq FROM memories WHERE id = ?)`, id); err != nil {
+			return fmt.Errorf("update memory %s: %w", id, err)
 		}
 	}
-	out, _, err := getMemory(ctx, tx, id)
-	return out, err
+	return nil
 }
 
 // ListMemories lists memories by filter, order and page. Ties are broken by

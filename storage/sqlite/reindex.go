@@ -67,25 +67,7 @@ func (s *DB) FinishReindex(ctx context.Context) (int, error) {
 		if model == "" || err != nil {
 			return fmt.Errorf("no reindex in progress")
 		}
-		if err := createVectorTable(ctx, tx, dim); err != nil {
-			return err
-		}
-		if err := dropAllSigns(ctx, tx); err != nil {
-			return err
-		}
-		if err := dropChunks(ctx, tx); err != nil {
-			return err
-		}
-		if err := forgetAgreement(ctx, tx); err != nil {
-			return err
-		}
-		if err := setMeta(ctx, tx, metaEmbedModel, model); err != nil {
-			return err
-		}
-		if err := setMeta(ctx, tx, metaEmbedDim, dimText); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE memories SET embedding_pending = 1`); err != nil {
+		if err := startSpace(ctx, tx, memory.EmbeddingSpace{Model: model, Dimension: dim}); err != nil {
 			return err
 		}
 		if moved, err = moveStaged(ctx, tx); err != nil {

@@ -99,6 +99,14 @@ func dropAllSigns(ctx context.Context, tx *sql.Tx) error {
 
 // backfillSigns computes the signs of vectors stored before vector_signs existed.
 func backfillSigns(ctx context.Context, tx *sql.Tx) error {
+	return backfillFromVectors(ctx, tx, `INSERT INTO vector_signs (seq, signs, version) VALUES (?, ?, 1)`,
+		func(blob []byte) any { return encodeSigns(signsOfBlob(blob)) })
+}
+
+// backfillFromVectors writes, with insert, what derive makes of each vector
+// the vec0 table holds (nothing when it does not exist yet), reading it once
+// in rowid order: (seq, derive(vector)).
+func backfillFromVectors(ctx context.Context, tx *sql.Tx, insert string, derive func(blob []byte) any) error {
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE name = 'memory_vectors'`).Scan(&n); err != nil || n == 0 {
 		return err
@@ -108,18 +116,18 @@ func backfillSigns(ctx context.Context, tx *sql.Tx) error {
 		return err
 	}
 	defer rows.Close()
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO vector_signs (seq, signs, version) VALUES (?, ?, 1)`)
+	ins, err := tx.PrepareContext(ctx, insert)
 	if err != nil {
 		return err
 	}
 	defer ins.Close()
 	for rows.Next() {
 		var seq int64
-		var blob []byte
+		var blob sql.RawBytes
 		if err := rows.Scan(&seq, &blob); err != nil {
 			return err
 		}
-		if _, err := ins.ExecContext(ctx, seq, encodeSigns(signsOfBlob(blob))); err != nil {
+		if _, err := ins.ExecContext(ctx, seq, derive(blob)); err != nil {
 			return err
 		}
 	}

@@ -114,12 +114,7 @@ func (l *signLoader) start(db *sql.DB, x *signIndex, size int) {
 	if l.running || l.closed {
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	l.running, l.cancel = true, cancel
-	l.done.Add(1)
-	go func() {
-		defer l.done.Done()
-		defer cancel()
+	l.run(func(ctx context.Context) {
 		fresh := newSignIndex()
 		if err := fresh.load(ctx, db, size); err != nil {
 			if ctx.Err() == nil {
@@ -138,6 +133,19 @@ func (l *signLoader) start(db *sql.DB, x *signIndex, size int) {
 			}
 			x.adopt(fresh)
 		}
+	})
+}
+
+// run runs work in the background as the one running load or write, which
+// Close cancels and waits for; the caller holds l.mu.
+func (l *signLoader) run(work func(ctx context.Context)) {
+	ctx, cancel := context.WithCancel(context.Background())
+	l.running, l.cancel = true, cancel
+	l.done.Add(1)
+	go func() {
+		defer l.done.Done()
+		defer cancel()
+		work(ctx)
 		l.mu.Lock()
 		l.running = false
 		l.mu.Unlock()
@@ -160,19 +168,11 @@ func (l *signLoader) writeSnapshot(db *sql.DB, x *signIndex) {
 	}
 	version, words := x.version, x.words
 	x.snapshot = version // tried once per lag, whatever the outcome
-	ctx, cancel := context.WithCancel(context.Background())
-	l.running, l.cancel = true, cancel
-	l.done.Add(1)
-	go func() {
-		defer l.done.Done()
-		defer cancel()
+	l.run(func(ctx context.Context) {
 		if err := writeSnapshot(ctx, db, version, words, dict, data); err != nil && ctx.Err() == nil {
 			slog.Warn("write the vector sign snapshot", "err", err)
 		}
-		l.mu.Lock()
-		l.running = false
-		l.mu.Unlock()
-	}()
+	})
 }
 
 // stop cancels a running load and waits for it to end.

@@ -57,33 +57,10 @@ func dropAllCodes(ctx context.Context, tx *sql.Tx) error {
 }
 
 // backfillCodes computes the codes of the vectors stored before vector_codes
-// existed, reading the vec0 table once in rowid order.
+// existed.
 func backfillCodes(ctx context.Context, tx *sql.Tx) error {
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE name = 'memory_vectors'`).Scan(&n); err != nil || n == 0 {
-		return err
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT rowid, embedding FROM memory_vectors`)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	ins, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO vector_codes (seq, code) VALUES (?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
-	for rows.Next() {
-		var seq int64
-		var blob sql.RawBytes
-		if err := rows.Scan(&seq, &blob); err != nil {
-			return err
-		}
-		if _, err := ins.ExecContext(ctx, seq, codeOfBlob(blob)); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return backfillFromVectors(ctx, tx, `INSERT OR REPLACE INTO vector_codes (seq, code) VALUES (?, ?)`,
+		func(blob []byte) any { return codeOfBlob(blob) })
 }
 
 // scoredSeq is a candidate with its score by code.

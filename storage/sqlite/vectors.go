@@ -92,28 +92,33 @@ func (s *DB) ResetEmbeddings(ctx context.Context, space memory.EmbeddingSpace) e
 	if err := memory.CheckDimension("embedding dimension", space.Dimension); err != nil {
 		return err
 	}
-	return s.write(ctx, func(tx *sql.Tx) error {
-		if err := createVectorTable(ctx, tx, space.Dimension); err != nil {
-			return err
-		}
-		if err := dropAllSigns(ctx, tx); err != nil {
-			return err
-		}
-		if err := dropChunks(ctx, tx); err != nil {
-			return err
-		}
-		if err := forgetAgreement(ctx, tx); err != nil {
-			return err
-		}
-		if err := setMeta(ctx, tx, metaEmbedModel, space.Model); err != nil {
-			return err
-		}
-		if err := setMeta(ctx, tx, metaEmbedDim, strconv.Itoa(space.Dimension)); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `UPDATE memories SET embedding_pending = 1`)
+	return s.write(ctx, func(tx *sql.Tx) error { return startSpace(ctx, tx, space) })
+}
+
+// startSpace makes space the database's embedding space: a fresh vector
+// table of its dimension, no signs, parts' vectors or agreement record of
+// the old one, the space recorded, and every memory pending.
+func startSpace(ctx context.Context, tx *sql.Tx, space memory.EmbeddingSpace) error {
+	if err := createVectorTable(ctx, tx, space.Dimension); err != nil {
 		return err
-	})
+	}
+	if err := dropAllSigns(ctx, tx); err != nil {
+		return err
+	}
+	if err := dropChunks(ctx, tx); err != nil {
+		return err
+	}
+	if err := forgetAgreement(ctx, tx); err != nil {
+		return err
+	}
+	if err := setMeta(ctx, tx, metaEmbedModel, space.Model); err != nil {
+		return err
+	}
+	if err := setMeta(ctx, tx, metaEmbedDim, strconv.Itoa(space.Dimension)); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE memories SET embedding_pending = 1`)
+	return err
 }
 
 // putVector stores the vector of the memory at seq and clears its pending flag.

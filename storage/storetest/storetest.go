@@ -94,6 +94,7 @@ func Run(t *testing.T, open Open) {
 		{"PrivateNamespacesPerPerson", testVisibility},
 		{"FilterByAuthor", testFilterByAuthor},
 		{"SourceKeptFilteredAndCounted", testSource},
+		{"ImportTwiceAddsNothing", testImportTwice},
 		{"PrivateMemoryNeverHidesOrNamesForOthers", testVisibilityAround},
 		{"JournalAndFileActivityPerPerson", testOwnWork},
 		{"StatsPerPerson", testStatsPerPerson},
@@ -2064,5 +2065,38 @@ func testResolveHidden(t *testing.T, s Store) {
 	must(t, s.ResolveContradiction(ann, verdict))
 	if es, _ := s.Edges(ctx, memory.EdgeQuery{MemoryIDs: []string{shared.ID}}); len(es) != 1 || es[0].Relation != memory.RelationSupersedes {
 		t.Fatalf("edges after ann's verdict: %+v, want the supersedes edge", es)
+	}
+}
+
+// testImportTwice: reading an export the store already holds adds nothing:
+// the memory is found stored, its validation events and file activity are
+// not doubled (confidence and supersede decisions read those events).
+func testImportTwice(t *testing.T, s Store) {
+	m := add(t, s, "migrations run in one transaction each")
+	_, err := s.AddEvent(ctx, &memory.ValidationEvent{MemoryID: m.ID, EventType: memory.EventSucceeded})
+	must(t, err)
+	_, err = s.AddEvent(ctx, &memory.ValidationEvent{MemoryID: m.ID, EventType: memory.EventFailed, ErrorMsg: "the lock timed out"})
+	must(t, err)
+	_, err = s.AddFileActivity(ctx, &memory.FileActivity{FilePath: "/src/shop/db.go", Action: memory.ActionEdit, ProjectRoot: "/src/shop"})
+	must(t, err)
+	var recs memory.Records
+	must(t, s.Export(ctx, memory.RecordVisitor{
+		Memory: func(m *memory.Memory) error { recs.Memories = append(recs.Memories, m); return nil },
+		Event:  func(ev *memory.ValidationEvent) error { recs.Events = append(recs.Events, *ev); return nil },
+		File:   func(f *memory.FileRow) error { recs.Files = append(recs.Files, *f); return nil },
+	}))
+	if len(recs.Memories) != 1 || len(recs.Events) != 2 || len(recs.Files) != 1 {
+		t.Fatalf("exported %d memories, %d events, %d file rows; want 1, 2, 1", len(recs.Memories), len(recs.Events), len(recs.Files))
+	}
+	res, err := s.Import(ctx, recs)
+	must(t, err)
+	if res.Memories != 0 || res.Existing != 1 || res.Events != 0 || res.Files != 0 {
+		t.Errorf("importing what is stored: %+v; want the memory found and nothing added", res)
+	}
+	if evs, _ := s.Events(ctx, m.ID, "", 0); len(evs) != 2 {
+		t.Errorf("%d validation events after the import, want 2", len(evs))
+	}
+	if st, _ := s.Stats(ctx); st.FileActivity != 1 {
+		t.Errorf("%d rows of file activity after the import, want 1", st.FileActivity)
 	}
 }

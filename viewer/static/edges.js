@@ -57,16 +57,31 @@ export function linkForm(m, done, setStatus) {
     clearTimeout(timer);
     timer = setTimeout(async () => {
       const q = search.value.trim();
-      target = null;
-      targetGolden = false;
-      update();
-      if (!q) { hits.replaceChildren(); return; }
+      if (!q) {
+        inflight?.abort();
+        target = null;
+        targetGolden = false;
+        update();
+        delete hits.dataset.q;
+        hits.replaceChildren();
+        return;
+      }
       inflight?.abort();
       inflight = new AbortController();
       try {
         const page = await listMemories({ q, limit: 6, offset: 0 }, inflight.signal);
-        hits.replaceChildren(...page.memories.filter((x) => x.id !== m.id).slice(0, 5).map((x) => {
-          const pick = el("button", { type: "button", class: "edge-hit", "data-id": x.id },
+        const found = page.memories.filter((x) => x.id !== m.id).slice(0, 5);
+        // A memory picked among the hits of the words typed so far stays
+        // picked when the hits of the whole search still show it: on a busy
+        // machine those arrive after the click.
+        if (!found.some((x) => x.id === target)) {
+          target = null;
+          targetGolden = false;
+        }
+        update();
+        hits.dataset.q = q; // the words the hits answer
+        hits.replaceChildren(...found.map((x) => {
+          const pick = el("button", { type: "button", class: x.id === target ? "edge-hit selected" : "edge-hit", "data-id": x.id },
             el("span", { class: `badge ${x.memory_type}` }, x.memory_type), " ", x.content.length > 120 ? x.content.slice(0, 119) + "…" : x.content);
           pick.addEventListener("click", () => {
             target = x.id;

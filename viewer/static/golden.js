@@ -29,6 +29,7 @@ function demoteForm(rule, onDone, setStatus) {
     go.disabled = true;
     try {
       const m = await demoteMemory(rule.id, reason.value);
+      form.remove();
       await onDone();
       setStatus(`Demoted to ${m.memory_type}.`);
     } catch (err) {
@@ -70,11 +71,30 @@ function itemWithForm(m, meta, button, form) {
   return li;
 }
 
+// loads numbers the page's loads; drawn is the number of the one shown, and
+// shown what it showed.
+let loads = 0;
+let drawn = 0;
+let shown = "";
+
 export async function loadGolden(box, { project }, setStatus, { quiet = false } = {}) {
   if (!quiet) setStatus("Loading…");
+  const load = ++loads;
   const reload = () => loadGolden(box, { project }, setStatus, { quiet: true });
   try {
     const [g, projects] = await Promise.all([getGolden(project), listProjects()]);
+    // A load overtaken by a later one (the page's first by a live refresh)
+    // draws nothing. A live refresh leaves a promote or demote form opened
+    // while it loaded alone, with what is typed in it, and a page already
+    // showing what it found (the person's own change): a click on its way
+    // still lands.
+    const found = JSON.stringify([project, g, projects]);
+    if (load < drawn || (quiet && (box.querySelector("form") || found === shown))) {
+      if (!quiet) setStatus("");
+      return;
+    }
+    drawn = load;
+    shown = found;
     const names = projects.map((p) => p.namespace.replace(/^project:/, ""));
     if (project && !names.includes(project)) names.push(project);
     const picker = el("select", { id: "golden-project", "aria-label": "Project" },
@@ -106,6 +126,9 @@ export async function loadGolden(box, { project }, setStatus, { quiet = false } 
       auditTrail(g.audit));
     if (!quiet) setStatus("");
   } catch (err) {
+    if (load < drawn) return;
+    drawn = load;
+    shown = "";
     box.replaceChildren(el("p", { class: "error" }, err.message));
     setStatus("");
   }
