@@ -27,6 +27,12 @@ type Writes interface {
 
 // Tx is an engine's write transaction, one method a step, grouped by what
 // the steps touch.
+//
+// It is the union of the groups, well over ten methods, because one
+// transaction of Shared takes steps of several (resolving a contradiction
+// locks the pair, deletes the edge and writes both change logs; a restore
+// reads the trash and writes the change log). An engine implements it
+// once, as its sharedTx; each group alone is small.
 type Tx interface {
 	MemoryTx
 	EdgeTx

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -190,4 +191,46 @@ func (s Statements) WriteFiles(ctx context.Context, fs []memory.FileRow, res *me
 		}
 	}
 	return nil
+}
+
+// An ImportTx is an engine's transaction as an import writes the records
+// whose SQL is the engine's own through it.
+type ImportTx interface {
+	// ImportMemories writes imported memories, pending their vectors, and
+	// returns the id each incoming id is stored under: itself, or the
+	// stored memory with the same content in its namespace.
+	ImportMemories(ctx context.Context, ms []*memory.Memory, res *memory.ImportResult, p *memory.RecordCounter) (map[string]string, error)
+	// ImportProjects adds project bindings; a root already bound keeps its
+	// own.
+	ImportProjects(ctx context.Context, rows []map[string]any, res *memory.ImportResult) error
+	// ImportJournal writes journal entries, keeping their ids where free;
+	// one already stored is left out. The memory an entry names is mapped
+	// through ids.
+	ImportJournal(ctx context.Context, es []journal.Entry, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error
+}
+
+// WriteRecords writes records in the transaction of s and own, in the
+// order their references need: memories first, then what names them.
+func (s Statements) WriteRecords(ctx context.Context, own ImportTx, r memory.Records) (*memory.ImportResult, error) {
+	res := &memory.ImportResult{}
+	p := r.Counter()
+	ids, err := own.ImportMemories(ctx, r.Memories, res, p)
+	if err != nil {
+		return nil, err
+	}
+	steps := []func() error{
+		func() error { return s.WriteEdges(ctx, r.Edges, ids, res, p) },
+		func() error { return s.WriteEvents(ctx, r.Events, ids, res, p) },
+		func() error { return s.WriteChanges(ctx, r.Changes, ids, res, p) },
+		func() error { return s.WriteFiles(ctx, r.Files, res, p) },
+		func() error { return own.ImportProjects(ctx, r.Projects, res) },
+		func() error { return s.WriteArchived(ctx, r.Archived, res, p) },
+		func() error { return own.ImportJournal(ctx, r.Journal, ids, res, p) },
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }

@@ -25,6 +25,9 @@ type ReindexTx interface {
 	// CountStaged counts the memories whose text has not changed since
 	// their vector was staged.
 	CountStaged(ctx context.Context) (int, error)
+	// StageVector keeps memory id's vector for the reindex (none for a
+	// memory deleted meanwhile).
+	StageVector(ctx context.Context, id string, vec []float32) error
 }
 
 // BeginReindex records the space a reindex embeds into and returns how many
@@ -64,4 +67,47 @@ func (s Shared) BeginReindex(ctx context.Context, space memory.EmbeddingSpace) (
 		return 0, fmt.Errorf("begin reindex: %w", err)
 	}
 	return staged, nil
+}
+
+// StageVectors keeps the vectors of a reindex in progress, by memory id, in
+// one transaction, until the engine's FinishReindex swaps them in. Memories
+// deleted meanwhile are skipped.
+func (s Shared) StageVectors(ctx context.Context, vecs map[string][]float32) error {
+	return s.Tx.Write(ctx, func(tx Tx) error {
+		for id, vec := range vecs {
+			if err := memory.CheckVector(vec); err != nil {
+				return fmt.Errorf("memory %s: %w", id, err)
+			}
+			if err := tx.StageVector(ctx, id, vec); err != nil {
+				return fmt.Errorf("stage vector of %s: %w", id, err)
+			}
+		}
+		return nil
+	})
+}
+
+// StageVector keeps memory id's vector for the reindex (none for a memory
+// deleted meanwhile).
+func (s Statements) StageVector(ctx context.Context, id string, vec []float32) error {
+	_, err := s.SQL.Exec(ctx, `INSERT INTO reindex_vectors (seq, content_hash, embedding)
+		SELECT seq, content_hash, $1 FROM memories WHERE id = $2
+		ON CONFLICT (seq) DO UPDATE SET content_hash = excluded.content_hash, embedding = excluded.embedding`,
+		s.SQL.Vector(vec), id)
+	return err
+}
+
+// MetaVectorAgreement is the key of the meta table that keeps
+// memory.Agreement, the fusion's record of how often the vector side agreed
+// with keywords, shared by every process of the store. A new embedding space
+// starts it afresh: it judges a model.
+const MetaVectorAgreement = "vector_agreement"
+
+// Agreement reads the fusion's agreement record (zero when none is kept
+// yet).
+func (s Statements) Agreement(ctx context.Context) (memory.Agreement, error) {
+	v, err := s.Meta(ctx, MetaVectorAgreement)
+	if err != nil {
+		return memory.Agreement{}, err
+	}
+	return memory.DecodeAgreement(v)
 }

@@ -22,6 +22,8 @@ type SQL interface {
 	// back into an empty database is the same database), else takes the
 	// table's next id.
 	KeepID(table string) string
+	// Vector is the value a column of vectors takes for v.
+	Vector(v []float32) any
 }
 
 // Row is the one row a query reads.

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // metaVectorAgreement keeps memory.Agreement, the fusion's record of how often
@@ -15,7 +16,7 @@ import (
 // the database (a prompt hook is one search per process). A new embedding
 // space (ResetEmbeddings, FinishReindex, a first dimension) starts it afresh:
 // it judges a model.
-const metaVectorAgreement = "vector_agreement"
+const metaVectorAgreement = storage.MetaVectorAgreement
 
 // VectorAgreement reads the record (zero when none is kept yet).
 func (s *DB) VectorAgreement(ctx context.Context) (memory.Agreement, error) {
@@ -24,11 +25,7 @@ func (s *DB) VectorAgreement(ctx context.Context) (memory.Agreement, error) {
 }
 
 func readAgreement(ctx context.Context, q querier) (memory.Agreement, error) {
-	v, err := getMeta(ctx, q, metaVectorAgreement)
-	if err != nil {
-		return memory.Agreement{}, err
-	}
-	return memory.DecodeAgreement(v)
+	return statements(q).Agreement(ctx)
 }
 
 // RecordVectorAgreement counts searches in the record, in order, in one

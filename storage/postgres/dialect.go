@@ -32,6 +32,8 @@ func (d dialect) QueryRow(ctx context.Context, query string, args ...any) storag
 
 func (dialect) KeepID(table string) string { return keepID(table) }
 
+func (dialect) Vector(v []float32) any { return vector(v) }
+
 type cursor struct{ pgx.Rows }
 
 func (c cursor) Scan(dest ...any) error { return scanTimes(c.Rows.Scan, dest) }

@@ -309,25 +309,6 @@ func (s *DB) ReindexPending(ctx context.Context, limit int, skip []string) ([]*m
 	return ms, nil
 }
 
-// StageVectors keeps vectors by memory id for FinishReindex.
-func (s *DB) StageVectors(ctx context.Context, vecs map[string][]float32) error {
-	return s.write(ctx, func(tx pgx.Tx) error {
-		for id, vec := range vecs {
-			if err := memory.CheckVector(vec); err != nil {
-				return fmt.Errorf("memory %s: %w", id, err)
-			}
-			_, err := tx.Exec(ctx, `INSERT INTO reindex_vectors (seq, content_hash, embedding)
-				SELECT seq, content_hash, $1 FROM memories WHERE id = $2
-				ON CONFLICT (seq) DO UPDATE SET content_hash = excluded.content_hash, embedding = excluded.embedding`,
-				vector(vec), id)
-			if err != nil {
-				return fmt.Errorf("stage vector of %s: %w", id, err)
-			}
-		}
-		return nil
-	})
-}
-
 // FinishReindex swaps the staged vectors in, marks the rest pending and
 // returns how many got a vector.
 func (s *DB) FinishReindex(ctx context.Context) (int, error) {

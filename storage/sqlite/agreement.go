@@ -5,13 +5,14 @@ import (
 	"database/sql"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // metaVectorAgreement keeps memory.Agreement, the fusion's record of how often
 // the vector side agreed with keywords, shared by every process of the file.
 // A new embedding space (ResetEmbeddings, FinishReindex) starts it afresh: it
 // judges a model.
-const metaVectorAgreement = "vector_agreement"
+const metaVectorAgreement = storage.MetaVectorAgreement
 
 // VectorAgreement reads the record (zero when none is kept yet).
 func (s *DB) VectorAgreement(ctx context.Context) (memory.Agreement, error) {
@@ -19,11 +20,7 @@ func (s *DB) VectorAgreement(ctx context.Context) (memory.Agreement, error) {
 }
 
 func readAgreement(ctx context.Context, q querier) (memory.Agreement, error) {
-	v, err := getMeta(ctx, q, metaVectorAgreement)
-	if err != nil {
-		return memory.Agreement{}, err
-	}
-	return memory.DecodeAgreement(v)
+	return statements(q).Agreement(ctx)
 }
 
 // RecordVectorAgreement counts searches in the record in one write, best

@@ -30,39 +30,22 @@ func (s *DB) Import(ctx context.Context, r memory.Records) (*memory.ImportResult
 	return res, nil
 }
 
-// writeRecords writes records inside tx. Memories go first; ids map each
-// incoming memory id to the id it is stored under (itself, or the existing
-// memory with the same content).
+// writeRecords writes records inside tx (storage.Statements.WriteRecords),
+// the memories, project bindings and journal entries in this engine's SQL.
 func writeRecords(ctx context.Context, tx *sql.Tx, r memory.Records) (*memory.ImportResult, error) {
-	res := &memory.ImportResult{}
-	p := r.Counter()
-	ids, err := writeMemories(ctx, tx, r.Memories, res, p)
-	if err != nil {
-		return nil, err
-	}
-	st := statements(tx)
-	if err := st.WriteEdges(ctx, r.Edges, ids, res, p); err != nil {
-		return nil, err
-	}
-	if err := st.WriteEvents(ctx, r.Events, ids, res, p); err != nil {
-		return nil, err
-	}
-	if err := st.WriteChanges(ctx, r.Changes, ids, res, p); err != nil {
-		return nil, err
-	}
-	if err := st.WriteFiles(ctx, r.Files, res, p); err != nil {
-		return nil, err
-	}
-	if err := writeProjects(ctx, tx, r.Projects, res); err != nil {
-		return nil, err
-	}
-	if err := st.WriteArchived(ctx, r.Archived, res, p); err != nil {
-		return nil, err
-	}
-	if err := writeJournal(ctx, tx, r.Journal, ids, res, p); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return statements(tx).WriteRecords(ctx, newSharedTx(tx), r)
+}
+
+func (t sharedTx) ImportMemories(ctx context.Context, ms []*memory.Memory, res *memory.ImportResult, p *memory.RecordCounter) (map[string]string, error) {
+	return writeMemories(ctx, t.tx, ms, res, p)
+}
+
+func (t sharedTx) ImportProjects(ctx context.Context, rows []map[string]any, res *memory.ImportResult) error {
+	return writeProjects(ctx, t.tx, rows, res)
+}
+
+func (t sharedTx) ImportJournal(ctx context.Context, es []journal.Entry, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
+	return writeJournal(ctx, t.tx, es, ids, res, p)
 }
 
 // writeVectors stores the imported vectors of the memories this import

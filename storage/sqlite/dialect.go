@@ -40,6 +40,9 @@ func (dialect) KeepID(table string) string {
 	return `CASE WHEN $1 > 0 AND NOT EXISTS (SELECT 1 FROM ` + table + ` WHERE id = $1) THEN $1 END`
 }
 
+// Vector: little-endian float32s, as sqlite-vec reads them.
+func (dialect) Vector(v []float32) any { return encodeVector(v) }
+
 type cursor struct{ rows *sql.Rows }
 
 func (c cursor) Next() bool             { return c.rows.Next() }

@@ -28,26 +28,6 @@ func (s *DB) ReindexPending(ctx context.Context, limit int, skip []string) ([]*m
 	return ms, nil
 }
 
-// StageVectors keeps the vectors of a reindex in progress, by memory id, in one
-// transaction. Memories deleted meanwhile are skipped.
-func (s *DB) StageVectors(ctx context.Context, vecs map[string][]float32) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
-		for id, vec := range vecs {
-			if err := memory.CheckVector(vec); err != nil {
-				return fmt.Errorf("memory %s: %w", id, err)
-			}
-			_, err := tx.ExecContext(ctx, `INSERT INTO reindex_vectors (seq, content_hash, embedding)
-				SELECT seq, content_hash, ? FROM memories WHERE id = ?
-				ON CONFLICT (seq) DO UPDATE SET content_hash = excluded.content_hash, embedding = excluded.embedding`,
-				encodeVector(vec), id)
-			if err != nil {
-				return fmt.Errorf("stage vector of %s: %w", id, err)
-			}
-		}
-		return nil
-	})
-}
-
 // FinishReindex swaps the staged vectors in: it recreates the vector table in
 // the reindex's space, moves every staged vector there, marks the memories
 // without one pending, records the new space and forgets the reindex. It

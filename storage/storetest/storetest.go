@@ -22,6 +22,10 @@ import (
 
 // Store is what a store offers the rest of Recall: the memory and journal
 // ports, and the trash the viewer restores from.
+//
+// It is large on purpose: the contract holds a store to everything it
+// offers. No code of Recall takes it as a port; each user declares the few
+// methods it needs.
 type Store interface {
 	memory.Store
 	capture.Store
