@@ -11,21 +11,10 @@ import (
 	"github.com/recall-mcp/recall/storage"
 )
 
-// metaVectorAgreement keeps memory.Agreement, the fusion's record of how often
-// the vector side agreed with keywords, shared by every process and server of
-// the database (a prompt hook is one search per process). A new embedding
-// space (ResetEmbeddings, FinishReindex, a first dimension) starts it afresh:
-// it judges a model.
-const metaVectorAgreement = storage.MetaVectorAgreement
-
 // VectorAgreement reads the record (zero when none is kept yet).
 func (s *DB) VectorAgreement(ctx context.Context) (memory.Agreement, error) {
-	a, err := readAgreement(ctx, s.pool)
+	a, err := statements(s.pool).Agreement(ctx)
 	return a, s.unreachable(err)
-}
-
-func readAgreement(ctx context.Context, q querier) (memory.Agreement, error) {
-	return statements(q).Agreement(ctx)
 }
 
 // RecordVectorAgreement counts searches in the record, in order, in one
@@ -40,7 +29,7 @@ func (s *DB) RecordVectorAgreement(ctx context.Context, searches ...memory.Agree
 		return nil
 	}
 	for range 4 {
-		v, err := getMeta(ctx, s.pool, metaVectorAgreement)
+		v, err := getMeta(ctx, s.pool, storage.MetaVectorAgreement)
 		if err != nil {
 			return s.unreachable(err)
 		}
@@ -54,7 +43,7 @@ func (s *DB) RecordVectorAgreement(ctx context.Context, searches ...memory.Agree
 		b.Queue(`SELECT set_config('synchronous_commit', 'off', true)`)
 		var swapped bool
 		b.Queue(`INSERT INTO meta (key, value) VALUES ($1, $3)
-			ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE meta.value = $2`, metaVectorAgreement, v, next).
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE meta.value = $2`, storage.MetaVectorAgreement, v, next).
 			Exec(func(tag pgconn.CommandTag) error {
 				swapped = tag.RowsAffected() == 1
 				return nil
@@ -71,7 +60,7 @@ func (s *DB) RecordVectorAgreement(ctx context.Context, searches ...memory.Agree
 
 // forgetAgreement drops the record, for a new embedding space.
 func forgetAgreement(ctx context.Context, tx pgx.Tx) error {
-	_, err := tx.Exec(ctx, `DELETE FROM meta WHERE key = $1`, metaVectorAgreement)
+	_, err := tx.Exec(ctx, `DELETE FROM meta WHERE key = $1`, storage.MetaVectorAgreement)
 	return err
 }
 

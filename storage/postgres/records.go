@@ -101,18 +101,6 @@ func writeRecords(ctx context.Context, tx pgx.Tx, r memory.Records) (*memory.Imp
 	return statements(tx).WriteRecords(ctx, newSharedTx(tx), r)
 }
 
-func (t sharedTx) ImportMemories(ctx context.Context, ms []*memory.Memory, res *memory.ImportResult, p *memory.RecordCounter) (map[string]string, error) {
-	return writeMemories(ctx, t.tx, ms, res, p)
-}
-
-func (t sharedTx) ImportProjects(ctx context.Context, rows []map[string]any, res *memory.ImportResult) error {
-	return writeProjects(ctx, t.tx, rows, res)
-}
-
-func (t sharedTx) ImportJournal(ctx context.Context, es []journal.Entry, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
-	return writeJournal(ctx, t.tx, es, ids, res, p)
-}
-
 func orZero(t, fallback time.Time) time.Time {
 	if t.IsZero() {
 		return fallback
@@ -120,7 +108,8 @@ func orZero(t, fallback time.Time) time.Time {
 	return t
 }
 
-func writeMemories(ctx context.Context, tx pgx.Tx, ms []*memory.Memory, res *memory.ImportResult, p *memory.RecordCounter) (map[string]string, error) {
+func (t sharedTx) ImportMemories(ctx context.Context, ms []*memory.Memory, res *memory.ImportResult, p *memory.RecordCounter) (map[string]string, error) {
+	tx := t.tx
 	ids := make(map[string]string, len(ms))
 	for _, m := range ms {
 		p.Step()
@@ -176,9 +165,10 @@ func keepID(table string) string {
 		ELSE nextval(pg_get_serial_sequence('` + table + `', 'id')) END`
 }
 
-// writeProjects adds project bindings (root, namespace, created_at); a root
+// ImportProjects adds project bindings (root, namespace, created_at); a root
 // already bound keeps its binding.
-func writeProjects(ctx context.Context, tx pgx.Tx, rows []map[string]any, res *memory.ImportResult) error {
+func (t sharedTx) ImportProjects(ctx context.Context, rows []map[string]any, res *memory.ImportResult) error {
+	tx := t.tx
 	for _, row := range rows {
 		root, _ := row["root"].(string)
 		ns, _ := row["namespace"].(string)
@@ -204,10 +194,11 @@ func writeProjects(ctx context.Context, tx pgx.Tx, rows []map[string]any, res *m
 	return nil
 }
 
-// writeJournal writes journal entries, keeping their ids where free; an
+// ImportJournal writes journal entries, keeping their ids where free; an
 // entry already stored (same kind, session, time and title) is left out.
 // The memory an entry names is mapped through ids, as edges' ends are.
-func writeJournal(ctx context.Context, tx pgx.Tx, es []journal.Entry, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
+func (t sharedTx) ImportJournal(ctx context.Context, es []journal.Entry, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
+	tx := t.tx
 	for _, e := range es {
 		p.Step()
 		if to, ok := ids[e.MemoryID]; ok {

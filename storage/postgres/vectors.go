@@ -91,7 +91,7 @@ func setDimension(ctx context.Context, tx pgx.Tx, dim int) error {
 		`ALTER TABLE memories ALTER COLUMN embedding TYPE vector(` + d + `)`,
 		`DELETE FROM memory_chunks`,
 		// The fusion's record judged the vectors being replaced.
-		`DELETE FROM meta WHERE key = '` + metaVectorAgreement + `'`,
+		`DELETE FROM meta WHERE key = '` + storage.MetaVectorAgreement + `'`,
 	}
 	if dim <= maxIndexedDimension {
 		stmts = append(stmts, `CREATE INDEX memories_embedding ON memories USING hnsw (embedding vector_cosine_ops)`)

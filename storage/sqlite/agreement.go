@@ -8,19 +8,9 @@ import (
 	"github.com/recall-mcp/recall/storage"
 )
 
-// metaVectorAgreement keeps memory.Agreement, the fusion's record of how often
-// the vector side agreed with keywords, shared by every process of the file.
-// A new embedding space (ResetEmbeddings, FinishReindex) starts it afresh: it
-// judges a model.
-const metaVectorAgreement = storage.MetaVectorAgreement
-
 // VectorAgreement reads the record (zero when none is kept yet).
 func (s *DB) VectorAgreement(ctx context.Context) (memory.Agreement, error) {
-	return readAgreement(ctx, s.db)
-}
-
-func readAgreement(ctx context.Context, q querier) (memory.Agreement, error) {
-	return statements(q).Agreement(ctx)
+	return statements(s.db).Agreement(ctx)
 }
 
 // RecordVectorAgreement counts searches in the record in one write, best
@@ -31,7 +21,7 @@ func (s *DB) RecordVectorAgreement(ctx context.Context, searches ...memory.Agree
 		return nil
 	}
 	return s.writeBestEffort(ctx, func(tx *sql.Tx) error {
-		v, err := getMeta(ctx, tx, metaVectorAgreement)
+		v, err := getMeta(ctx, tx, storage.MetaVectorAgreement)
 		if err != nil {
 			return err
 		}
@@ -39,13 +29,13 @@ func (s *DB) RecordVectorAgreement(ctx context.Context, searches ...memory.Agree
 		if err != nil {
 			return err
 		}
-		return setMeta(ctx, tx, metaVectorAgreement, next)
+		return setMeta(ctx, tx, storage.MetaVectorAgreement, next)
 	})
 }
 
 // forgetAgreement drops the record, for a new embedding space.
 func forgetAgreement(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, `DELETE FROM meta WHERE key = ?`, metaVectorAgreement)
+	_, err := tx.ExecContext(ctx, `DELETE FROM meta WHERE key = ?`, storage.MetaVectorAgreement)
 	return err
 }
 

@@ -36,18 +36,6 @@ func writeRecords(ctx context.Context, tx *sql.Tx, r memory.Records) (*memory.Im
 	return statements(tx).WriteRecords(ctx, newSharedTx(tx), r)
 }
 
-func (t sharedTx) ImportMemories(ctx context.Context, ms []*memory.Memory, res *memory.ImportResult, p *memory.RecordCounter) (map[string]string, error) {
-	return writeMemories(ctx, t.tx, ms, res, p)
-}
-
-func (t sharedTx) ImportProjects(ctx context.Context, rows []map[string]any, res *memory.ImportResult) error {
-	return writeProjects(ctx, t.tx, rows, res)
-}
-
-func (t sharedTx) ImportJournal(ctx context.Context, es []journal.Entry, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
-	return writeJournal(ctx, t.tx, es, ids, res, p)
-}
-
 // writeVectors stores the imported vectors of the memories this import
 // wrote, when they are of this store's embedding space or it has none yet
 // (then theirs becomes it); otherwise the memories stay pending, to be
@@ -99,10 +87,11 @@ func writeVectors(ctx context.Context, tx *sql.Tx, r memory.Records, res *memory
 	return nil
 }
 
-// writeJournal writes journal entries, keeping their ids where free; an
+// ImportJournal writes journal entries, keeping their ids where free; an
 // entry already stored (same kind, session, time and title) is left out.
 // The memory an entry names is mapped through ids, as edges' ends are.
-func writeJournal(ctx context.Context, tx *sql.Tx, es []journal.Entry, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
+func (t sharedTx) ImportJournal(ctx context.Context, es []journal.Entry, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
+	tx := t.tx
 	for _, e := range es {
 		p.Step()
 		if to, ok := ids[e.MemoryID]; ok {
@@ -134,7 +123,8 @@ func writeJournal(ctx context.Context, tx *sql.Tx, es []journal.Entry, ids map[s
 	return nil
 }
 
-func writeMemories(ctx context.Context, tx *sql.Tx, ms []*memory.Memory, res *memory.ImportResult, p *memory.RecordCounter) (map[string]string, error) {
+func (t sharedTx) ImportMemories(ctx context.Context, ms []*memory.Memory, res *memory.ImportResult, p *memory.RecordCounter) (map[string]string, error) {
+	tx := t.tx
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
 		namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
 		access_count, embedding_pending, search_words, author, source)
@@ -199,10 +189,11 @@ func orZero(t, fallback time.Time) time.Time {
 	return t
 }
 
-// writeProjects adds project bindings by column name; a binding whose root (or
+// ImportProjects adds project bindings by column name; a binding whose root (or
 // other unique column) is already bound is left as it is. A database without
 // the table says so in Skipped.
-func writeProjects(ctx context.Context, tx *sql.Tx, rows []map[string]any, res *memory.ImportResult) error {
+func (t sharedTx) ImportProjects(ctx context.Context, rows []map[string]any, res *memory.ImportResult) error {
+	tx := t.tx
 	if len(rows) == 0 {
 		return nil
 	}
