@@ -58,13 +58,16 @@ func TestPostgresHookWritesThatCannotLandAreRecordedAndTold(t *testing.T) {
 	// 2. No server: the hook cannot open the database.
 	c.hook("user-prompt-submit", in("UserPromptSubmit", map[string]any{"prompt": "why are the order tests slow?"}))
 	// 3. The server takes connections and never answers: the hook's time
-	// runs out.
+	// (here RECALL_HOOK_TIMEOUT of 1 s, plus 2 s) runs out.
+	budget := c.vars["RECALL_HOOK_TIMEOUT"]
+	c.vars["RECALL_HOOK_TIMEOUT"] = "1s"
 	p.hang()
 	start := time.Now()
 	c.hook("post-tool-use", toolCall("toolu_02"))
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("a hook against a hanging database took %s", took)
 	}
+	c.vars["RECALL_HOOK_TIMEOUT"] = budget
 	p.down()
 
 	doc := c.run("", "doctor")
