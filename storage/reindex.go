@@ -28,6 +28,19 @@ type ReindexTx interface {
 	// StageVector keeps memory id's vector for the reindex (none for a
 	// memory deleted meanwhile).
 	StageVector(ctx context.Context, id string, vec []float32) error
+	// StartSpace makes space the store's embedding space: no vector of
+	// the old one is searched any more, the space is recorded and every
+	// memory is pending.
+	StartSpace(ctx context.Context, space memory.EmbeddingSpace) error
+	// MoveStaged stores every staged vector whose memory's content is
+	// unchanged as its vector of the (new) space of dimension dim, clears
+	// its pending flag, and returns how many it stored.
+	MoveStaged(ctx context.Context, dim int) (int, error)
+	// ReindexTarget is the space the reindex in progress embeds into; an
+	// error when none is in progress.
+	ReindexTarget(ctx context.Context) (memory.EmbeddingSpace, error)
+	// ForgetReindex forgets the space a reindex was embedding into.
+	ForgetReindex(ctx context.Context) error
 }
 
 // BeginReindex records the space a reindex embeds into and returns how many
@@ -128,4 +141,47 @@ func (s Statements) ReindexTarget(ctx context.Context) (memory.EmbeddingSpace, e
 		return memory.EmbeddingSpace{}, fmt.Errorf("no reindex in progress")
 	}
 	return memory.EmbeddingSpace{Model: model, Dimension: dim}, nil
+}
+
+// ResetEmbeddings drops every vector, records the new space and marks every
+// memory pending.
+func (s Shared) ResetEmbeddings(ctx context.Context, space memory.EmbeddingSpace) error {
+	if err := memory.CheckDimension("embedding dimension", space.Dimension); err != nil {
+		return err
+	}
+	return s.Tx.Write(ctx, func(tx Tx) error { return tx.StartSpace(ctx, space) })
+}
+
+// FinishReindex swaps the staged vectors in: the reindex's space becomes the
+// store's, every staged vector of an unchanged memory its vector, the
+// memories without one pending; the reindex is forgotten. It returns how
+// many memories got a vector.
+func (s Shared) FinishReindex(ctx context.Context) (int, error) {
+	var moved int
+	err := s.Tx.Write(ctx, func(tx Tx) error {
+		space, err := tx.ReindexTarget(ctx)
+		if err != nil {
+			return err
+		}
+		if err := tx.StartSpace(ctx, space); err != nil {
+			return err
+		}
+		if moved, err = tx.MoveStaged(ctx, space.Dimension); err != nil {
+			return err
+		}
+		if err := tx.DropStaged(ctx); err != nil {
+			return err
+		}
+		return tx.ForgetReindex(ctx)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("finish reindex: %w", err)
+	}
+	return moved, nil
+}
+
+// ForgetReindex forgets the space a reindex was embedding into.
+func (s Statements) ForgetReindex(ctx context.Context) error {
+	_, err := s.SQL.Exec(ctx, `DELETE FROM meta WHERE key IN ($1, $2)`, MetaReindexModel, MetaReindexDim)
+	return err
 }

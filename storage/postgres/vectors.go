@@ -131,25 +131,20 @@ func (s *DB) ClaimEmbeddingSpace(ctx context.Context, space memory.EmbeddingSpac
 	return out, err
 }
 
-// ResetEmbeddings drops every vector, records the new space and marks every
-// memory pending.
-func (s *DB) ResetEmbeddings(ctx context.Context, space memory.EmbeddingSpace) error {
-	if err := memory.CheckDimension("embedding dimension", space.Dimension); err != nil {
+// StartSpace: the vector column takes the space's dimension (setDimension
+// empties it), with the space locked against a first vector stored meanwhile.
+func (t sharedTx) StartSpace(ctx context.Context, space memory.EmbeddingSpace) error {
+	if _, err := lockSpace(ctx, t.tx); err != nil {
 		return err
 	}
-	return s.write(ctx, func(tx pgx.Tx) error {
-		if _, err := lockSpace(ctx, tx); err != nil {
-			return err
-		}
-		if err := setDimension(ctx, tx, space.Dimension); err != nil {
-			return err
-		}
-		if err := setMeta(ctx, tx, metaEmbedModel, space.Model); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, `UPDATE memories SET embedding_pending = true`)
+	if err := setDimension(ctx, t.tx, space.Dimension); err != nil {
 		return err
-	})
+	}
+	if err := setMeta(ctx, t.tx, metaEmbedModel, space.Model); err != nil {
+		return err
+	}
+	_, err := t.tx.Exec(ctx, `UPDATE memories SET embedding_pending = true`)
+	return err
 }
 
 // putVector stages the vector of the memory at seq (for the indexer, once
@@ -309,41 +304,9 @@ func (s *DB) ReindexPending(ctx context.Context, limit int, skip []string) ([]*m
 	return ms, nil
 }
 
-// FinishReindex swaps the staged vectors in, marks the rest pending and
-// returns how many got a vector.
-func (s *DB) FinishReindex(ctx context.Context) (int, error) {
-	var moved int
-	err := s.write(ctx, func(tx pgx.Tx) error {
-		space, err := statements(tx).ReindexTarget(ctx)
-		if err != nil {
-			return err
-		}
-		if _, err := lockSpace(ctx, tx); err != nil {
-			return err
-		}
-		if err := setDimension(ctx, tx, space.Dimension); err != nil {
-			return err
-		}
-		if err := setMeta(ctx, tx, metaEmbedModel, space.Model); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `UPDATE memories SET embedding_pending = true`); err != nil {
-			return err
-		}
-		tag, err := tx.Exec(ctx, `UPDATE memories m SET embedding = r.embedding::vector(`+strconv.Itoa(space.Dimension)+`), embedding_pending = false
-			FROM reindex_vectors r WHERE r.seq = m.seq AND r.content_hash = m.content_hash`)
-		if err != nil {
-			return err
-		}
-		moved = int(tag.RowsAffected())
-		if _, err := tx.Exec(ctx, `DELETE FROM reindex_vectors`); err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, `DELETE FROM meta WHERE key IN ($1, $2)`, storage.MetaReindexModel, storage.MetaReindexDim)
-		return err
-	})
-	if err != nil {
-		return 0, fmt.Errorf("finish reindex: %w", err)
-	}
-	return moved, nil
+// MoveStaged: in one statement, cast to the new dimension.
+func (t sharedTx) MoveStaged(ctx context.Context, dim int) (int, error) {
+	tag, err := t.tx.Exec(ctx, `UPDATE memories m SET embedding = r.embedding::vector(`+strconv.Itoa(dim)+`), embedding_pending = false
+		FROM reindex_vectors r WHERE r.seq = m.seq AND r.content_hash = m.content_hash`)
+	return int(tag.RowsAffected()), err
 }

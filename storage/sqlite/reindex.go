@@ -2,12 +2,10 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
 )
 
 // A reindex writes its vectors to reindex_vectors, never to memory_vectors:
@@ -27,38 +25,10 @@ func (s *DB) ReindexPending(ctx context.Context, limit int, skip []string) ([]*m
 	return ms, nil
 }
 
-// FinishReindex swaps the staged vectors in: it recreates the vector table in
-// the reindex's space, moves every staged vector there, marks the memories
-// without one pending, records the new space and forgets the reindex. It
-// returns how many memories got a vector.
-func (s *DB) FinishReindex(ctx context.Context) (int, error) {
-	var moved int
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		space, err := statements(tx).ReindexTarget(ctx)
-		if err != nil {
-			return err
-		}
-		if err := startSpace(ctx, tx, space); err != nil {
-			return err
-		}
-		if moved, err = moveStaged(ctx, tx); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM reindex_vectors`); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM meta WHERE key IN (?, ?)`, storage.MetaReindexModel, storage.MetaReindexDim)
-		return err
-	})
-	if err != nil {
-		return 0, fmt.Errorf("finish reindex: %w", err)
-	}
-	return moved, nil
-}
-
-// moveStaged stores every staged vector whose memory content is unchanged, a
+// MoveStaged stores every staged vector whose memory content is unchanged, a
 // page at a time, so a large database is never held in memory.
-func moveStaged(ctx context.Context, tx *sql.Tx) (int, error) {
+func (t sharedTx) MoveStaged(ctx context.Context, _ int) (int, error) {
+	tx := t.tx
 	const page = 256
 	moved := 0
 	var after int64

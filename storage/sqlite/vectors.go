@@ -86,19 +86,11 @@ func (s *DB) EmbeddingSpace(ctx context.Context) (memory.EmbeddingSpace, error) 
 	return sp, nil
 }
 
-// ResetEmbeddings drops every vector, records the new space and marks every
-// memory pending.
-func (s *DB) ResetEmbeddings(ctx context.Context, space memory.EmbeddingSpace) error {
-	if err := memory.CheckDimension("embedding dimension", space.Dimension); err != nil {
-		return err
-	}
-	return s.write(ctx, func(tx *sql.Tx) error { return startSpace(ctx, tx, space) })
-}
-
-// startSpace makes space the database's embedding space: a fresh vector
+// StartSpace makes space the database's embedding space: a fresh vector
 // table of its dimension, no signs, parts' vectors or agreement record of
 // the old one, the space recorded, and every memory pending.
-func startSpace(ctx context.Context, tx *sql.Tx, space memory.EmbeddingSpace) error {
+func (t sharedTx) StartSpace(ctx context.Context, space memory.EmbeddingSpace) error {
+	tx := t.tx
 	if err := createVectorTable(ctx, tx, space.Dimension); err != nil {
 		return err
 	}
