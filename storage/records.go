@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
@@ -204,9 +205,8 @@ type ImportTx interface {
 	// own.
 	ImportProjects(ctx context.Context, rows []map[string]any, res *memory.ImportResult) error
 	// ImportJournal writes journal entries, keeping their ids where free;
-	// one already stored is left out. The memory an entry names is mapped
-	// through ids.
-	ImportJournal(ctx context.Context, es []journal.Entry, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error
+	// one already stored is left out.
+	ImportJournal(ctx context.Context, es []journal.Entry, res *memory.ImportResult, p *memory.RecordCounter) error
 }
 
 // WriteRecords writes records in the transaction of s and own, in the
@@ -225,7 +225,7 @@ func (s Statements) WriteRecords(ctx context.Context, own ImportTx, r memory.Rec
 		func() error { return s.WriteFiles(ctx, r.Files, res, p) },
 		func() error { return own.ImportProjects(ctx, r.Projects, res) },
 		func() error { return s.WriteArchived(ctx, r.Archived, res, p) },
-		func() error { return own.ImportJournal(ctx, r.Journal, ids, res, p) },
+		func() error { return own.ImportJournal(ctx, mappedEntries(r.Journal, ids), res, p) },
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -233,4 +233,16 @@ func (s Statements) WriteRecords(ctx context.Context, own ImportTx, r memory.Rec
 		}
 	}
 	return res, nil
+}
+
+// mappedEntries is es with the memory each names mapped through ids, as
+// edges' ends are.
+func mappedEntries(es []journal.Entry, ids map[string]string) []journal.Entry {
+	out := slices.Clone(es)
+	for i, e := range out {
+		if to, ok := ids[e.MemoryID]; ok {
+			out[i].MemoryID = to
+		}
+	}
+	return out
 }

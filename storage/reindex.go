@@ -111,3 +111,21 @@ func (s Statements) Agreement(ctx context.Context) (memory.Agreement, error) {
 	}
 	return memory.DecodeAgreement(v)
 }
+
+// ReindexTarget is the space the reindex in progress embeds into; an error
+// when none is in progress.
+func (s Statements) ReindexTarget(ctx context.Context) (memory.EmbeddingSpace, error) {
+	model, err := s.Meta(ctx, MetaReindexModel)
+	if err != nil {
+		return memory.EmbeddingSpace{}, err
+	}
+	dimText, err := s.Meta(ctx, MetaReindexDim)
+	if err != nil {
+		return memory.EmbeddingSpace{}, err
+	}
+	dim, err := strconv.Atoi(dimText)
+	if model == "" || err != nil {
+		return memory.EmbeddingSpace{}, fmt.Errorf("no reindex in progress")
+	}
+	return memory.EmbeddingSpace{Model: model, Dimension: dim}, nil
+}

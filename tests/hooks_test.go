@@ -273,6 +273,11 @@ func TestHookAnswersWhenOllamaHangs(t *testing.T) {
 	redis := c.store("Orders MUST be cached in Redis with a five minute TTL", "--type", "decision", "--namespace", "project:shop-api")
 	c.ollama.SetDelay(10 * time.Minute) // far beyond any hook timeout
 	c.vars["RECALL_HOOK_TIMEOUT"] = "300ms"
+	// The late vector starts the probe, a process of its own that waits
+	// RECALL_OLLAMA_TIMEOUT for the hung Ollama and then writes its verdict
+	// beside the database: it must be done before the test's directory goes.
+	c.vars["RECALL_OLLAMA_TIMEOUT"] = "1s"
+	t.Cleanup(func() { waitForProbe(t, c.dbPath) })
 
 	a, r := c.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "how are orders cached in redis?"}))
 	if a == nil || !strings.Contains(a.HookSpecificOutput.AdditionalContext, redis) {
@@ -281,6 +286,21 @@ func TestHookAnswersWhenOllamaHangs(t *testing.T) {
 	if !strings.Contains(r.stderr, "keywords only") {
 		t.Errorf("the hook should log that it fell back to keywords; stderr:\n%s", r.stderr)
 	}
+}
+
+// waitForProbe waits until the Ollama probe a hook started against the
+// database at dbPath has written its verdict (the hook's own note says the
+// vector was late; the probe's says what Ollama did), at most 20 s.
+func waitForProbe(t *testing.T, dbPath string) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		st, err := hook.ReadOllamaState(hook.OllamaStatePath(dbPath))
+		if err == nil && st != nil && strings.HasPrefix(st.Reason, "Ollama failed") {
+			time.Sleep(100 * time.Millisecond) // it exits right after writing
+			return
+		}
+	}
+	t.Error("the Ollama probe the hook started wrote no verdict within 20 s")
 }
 
 func TestHookWithLockedDatabaseExitsQuietly(t *testing.T) {

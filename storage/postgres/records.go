@@ -196,14 +196,10 @@ func (t sharedTx) ImportProjects(ctx context.Context, rows []map[string]any, res
 
 // ImportJournal writes journal entries, keeping their ids where free; an
 // entry already stored (same kind, session, time and title) is left out.
-// The memory an entry names is mapped through ids, as edges' ends are.
-func (t sharedTx) ImportJournal(ctx context.Context, es []journal.Entry, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
+func (t sharedTx) ImportJournal(ctx context.Context, es []journal.Entry, res *memory.ImportResult, p *memory.RecordCounter) error {
 	tx := t.tx
 	for _, e := range es {
 		p.Step()
-		if to, ok := ids[e.MemoryID]; ok {
-			e.MemoryID = to
-		}
 		files, err := json.Marshal(orEmptyStrings(e.Files))
 		if err != nil {
 			return fmt.Errorf("journal entry %d: %w", e.ID, err)

@@ -314,31 +314,23 @@ func (s *DB) ReindexPending(ctx context.Context, limit int, skip []string) ([]*m
 func (s *DB) FinishReindex(ctx context.Context) (int, error) {
 	var moved int
 	err := s.write(ctx, func(tx pgx.Tx) error {
-		model, err := getMeta(ctx, tx, storage.MetaReindexModel)
+		space, err := statements(tx).ReindexTarget(ctx)
 		if err != nil {
 			return err
-		}
-		dimText, err := getMeta(ctx, tx, storage.MetaReindexDim)
-		if err != nil {
-			return err
-		}
-		dim, err := strconv.Atoi(dimText)
-		if model == "" || err != nil {
-			return fmt.Errorf("no reindex in progress")
 		}
 		if _, err := lockSpace(ctx, tx); err != nil {
 			return err
 		}
-		if err := setDimension(ctx, tx, dim); err != nil {
+		if err := setDimension(ctx, tx, space.Dimension); err != nil {
 			return err
 		}
-		if err := setMeta(ctx, tx, metaEmbedModel, model); err != nil {
+		if err := setMeta(ctx, tx, metaEmbedModel, space.Model); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE memories SET embedding_pending = true`); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `UPDATE memories m SET embedding = r.embedding::vector(`+dimText+`), embedding_pending = false
+		tag, err := tx.Exec(ctx, `UPDATE memories m SET embedding = r.embedding::vector(`+strconv.Itoa(space.Dimension)+`), embedding_pending = false
 			FROM reindex_vectors r WHERE r.seq = m.seq AND r.content_hash = m.content_hash`)
 		if err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // The one visibility rule of a team, as on SQLite: a person (the
@@ -15,15 +16,10 @@ import (
 // person's private memory is not found, whichever tool asks.
 
 // visibleCond is the condition on the memories table aliased alias that the
-// asker sees the row, binding its value in p; "true" for an unrestricted
-// asker.
+// asker sees the row, binding its value in p (storage.Visible, the rule
+// both stores share).
 func visibleCond(ctx context.Context, alias string, p *params) string {
-	who := memory.PrincipalFrom(ctx)
-	if !who.Restricted() {
-		return "true"
-	}
-	ns := alias + ".namespace"
-	return "(left(" + ns + ", 5) <> '" + memory.PersonNamespacePref + "' OR " + ns + " = " + p.add(who.OwnNamespace()) + ")"
+	return storage.Visible(ctx, alias, (*storage.Params)(p))
 }
 
 // visibleSQL is visibleCond with the asker's namespace as a quoted literal,

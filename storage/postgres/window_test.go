@@ -49,6 +49,28 @@ func TestSearchKeywordFindsOldRareMatchesBeyondTheRankWindow(t *testing.T) {
 	if len(hits) != 10 {
 		t.Errorf("common words alone: %d hits, want 10", len(hits))
 	}
+	// The window's rows are read once: only the matches older than the
+	// window (of words rare enough, here all three) are looked up again by
+	// their seq.
+	query, p := windowedKeywordSQL(ctx, keywords.Terms("deploy script flamegraph"), memory.Filter{}, 10)
+	rows, err := db.pool.Query(ctx, "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) "+query, append([]any{pgx.QueryExecModeExec}, p...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range lines {
+		var looked int
+		if strings.Contains(line, "Index Cond: (seq = ANY") {
+			_, after, _ := strings.Cut(lines[i-1], "actual rows=")
+			fmt.Sscan(after, &looked)
+		}
+		if looked > matches-rankWindow {
+			t.Errorf("memories looked up again by seq: %s\n%s", lines[i-1], strings.Join(lines, "\n"))
+		}
+	}
 }
 
 // TestSearchKeywordFiltersTheWindow: the newest matches, read once for both

@@ -89,14 +89,10 @@ func writeVectors(ctx context.Context, tx *sql.Tx, r memory.Records, res *memory
 
 // ImportJournal writes journal entries, keeping their ids where free; an
 // entry already stored (same kind, session, time and title) is left out.
-// The memory an entry names is mapped through ids, as edges' ends are.
-func (t sharedTx) ImportJournal(ctx context.Context, es []journal.Entry, ids map[string]string, res *memory.ImportResult, p *memory.RecordCounter) error {
+func (t sharedTx) ImportJournal(ctx context.Context, es []journal.Entry, res *memory.ImportResult, p *memory.RecordCounter) error {
 	tx := t.tx
 	for _, e := range es {
 		p.Step()
-		if to, ok := ids[e.MemoryID]; ok {
-			e.MemoryID = to
-		}
 		created := formatTime(e.CreatedAt)
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM journal WHERE kind = ? AND session_id = ? AND created_at = ? AND title = ?`,

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
@@ -35,19 +34,11 @@ func (s *DB) ReindexPending(ctx context.Context, limit int, skip []string) ([]*m
 func (s *DB) FinishReindex(ctx context.Context) (int, error) {
 	var moved int
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		model, err := getMeta(ctx, tx, storage.MetaReindexModel)
+		space, err := statements(tx).ReindexTarget(ctx)
 		if err != nil {
 			return err
 		}
-		dimText, err := getMeta(ctx, tx, storage.MetaReindexDim)
-		if err != nil {
-			return err
-		}
-		dim, err := strconv.Atoi(dimText)
-		if model == "" || err != nil {
-			return fmt.Errorf("no reindex in progress")
-		}
-		if err := startSpace(ctx, tx, memory.EmbeddingSpace{Model: model, Dimension: dim}); err != nil {
+		if err := startSpace(ctx, tx, space); err != nil {
 			return err
 		}
 		if moved, err = moveStaged(ctx, tx); err != nil {
