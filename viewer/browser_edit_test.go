@@ -75,7 +75,8 @@ func TestBrowserEditMemory(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#changes button.undo`)),
 		until(`document.querySelector("#memory-content").textContent.trim() === "The build uses bazel." && document.querySelector("#status").textContent.startsWith("Undone")`))
 	if err != nil {
-		t.Fatalf("undoing the edit: %v", err)
+		v, _ := run(ctx, chromedp.Evaluate[string](`document.querySelector("#memory-content").textContent + " / status " + document.querySelector("#status").textContent + " / undo buttons " + document.querySelectorAll("#changes button.undo").length + " / changes " + document.querySelectorAll("#changes li").length`))
+		t.Fatalf("undoing the edit: %v (%s)", err, v)
 	}
 	screenshot(t, ctx, "edit-undone")
 	m, err = f.mem.Get(t.Context(), id)

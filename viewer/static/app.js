@@ -360,11 +360,11 @@ function openEdit(m) {
     const imp = Number(importance.value);
     if (importance.value !== "" && imp !== m.importance) fields.importance = imp;
     if (namespace.value.trim() !== m.namespace) fields.namespace = namespace.value.trim();
-    if (!Object.keys(fields).length) { box.replaceChildren(); setStatus("Nothing changed."); return; }
+    if (!Object.keys(fields).length) { form.remove(); setStatus("Nothing changed."); return; }
     save.disabled = true;
     try {
       const res = await editMemory(m.id, fields);
-      box.replaceChildren();
+      form.remove(); // wherever a live refresh moved it meanwhile
       await loadMemory(m.id);
       const moved = res.changed.includes("namespace") ? ` (now in ${res.memory.namespace})` : "";
       setStatus(`Saved: ${res.changed.join(", ") || "nothing changed"}${moved}.`);
@@ -385,7 +385,7 @@ function askDelete(m, edges, events) {
   const force = golden ? el("input", { type: "checkbox", id: "delete-force" }) : null;
   const go = el("button", { type: "button", id: "delete-confirm", class: "danger", disabled: golden }, "Delete");
   const cancel = el("button", { type: "button", id: "delete-cancel" }, "Cancel");
-  box.replaceChildren(el("div", { class: "confirm-delete", role: "alertdialog", "aria-labelledby": "delete-title" },
+  const dialog = el("div", { class: "confirm-delete", role: "alertdialog", "aria-labelledby": "delete-title" },
     el("p", { id: "delete-title" }, el("strong", {}, "Delete this memory?"), " It can be restored from the Trash for 30 days."),
     el("ul", {},
       el("li", {}, `memory ${m.id} (${m.memory_type}, ${m.namespace}):`),
@@ -393,9 +393,10 @@ function askDelete(m, edges, events) {
       el("li", {}, `${plural(edges, "edge")} to other memories (those memories stay)`),
       el("li", {}, `${plural(events, "validation event")}`)),
     golden ? el("label", { class: "force" }, force, " It is a golden rule: delete it anyway (force)") : null,
-    el("div", { class: "actions" }, go, cancel)));
+    el("div", { class: "actions" }, go, cancel));
+  box.replaceChildren(dialog);
   if (force) force.addEventListener("change", () => { go.disabled = !force.checked; });
-  cancel.addEventListener("click", () => box.replaceChildren());
+  cancel.addEventListener("click", () => dialog.remove()); // wherever a live refresh moved it
   go.addEventListener("click", async () => {
     go.disabled = true;
     try {

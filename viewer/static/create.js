@@ -26,7 +26,7 @@ export function openCreate(box, { namespaces, namespace, setStatus }) {
     save.disabled = true;
     try {
       const res = await createMemory({ content: content.value, memory_type: type.value, namespace: ns.value.trim(), importance: Number(importance.value) });
-      box.replaceChildren();
+      form.remove();
       location.hash = `#/m/${encodeURIComponent(res.id)}`;
       setStatus(res.duplicate ? "Already stored: this is the memory with that text." : `Stored in ${res.namespace}.`);
     } catch (err) {

@@ -75,8 +75,10 @@ export function highlight(text, words) {
 // submit runs onSubmit (the page does not reload).
 export function showForm(box, form, cancel, onSubmit) {
   box.replaceChildren(form);
-  cancel.addEventListener("click", () => box.replaceChildren());
-  form.addEventListener("keydown", (e) => { if (e.key === "Escape") box.replaceChildren(); });
+  // The form itself goes, not box's children: a live refresh of the page may
+  // have moved the open form into the new page's box.
+  cancel.addEventListener("click", () => form.remove());
+  form.addEventListener("keydown", (e) => { if (e.key === "Escape") form.remove(); });
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     onSubmit();
