@@ -80,7 +80,8 @@ func TestBrowserSupersedeAGoldenRuleNeedsForce(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#edge-add`)),
 		chromedp.WaitVisible(chromedp.CSS(`#edges tr.edge.supersedes`)))
 	if err != nil {
-		t.Fatalf("superseding with force: %v", err)
+		v, _ := run(ctx, chromedp.Evaluate[string](`"add disabled " + document.querySelector("#edge-add")?.disabled + ", force " + document.querySelector("#edge-force")?.checked + ", picked " + document.querySelectorAll("#edge-hits .edge-hit.selected").length + ", hits for " + document.querySelector("#edge-hits")?.dataset.q + ", status " + document.querySelector("#status").textContent`))
+		t.Fatalf("superseding with force: %v (%s)", err, v)
 	}
 	if es, _ := f.db.Edges(t.Context(), memory.EdgeQuery{SourceID: newer, TargetID: golden, Relations: []memory.Relation{memory.RelationSupersedes}}); len(es) != 1 {
 		t.Errorf("supersedes edges %+v, want the one added with force", es)
