@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/recall-mcp/recall/keywords"
@@ -43,20 +42,18 @@ func (s *DB) SearchCovering(ctx context.Context, text string, share float64, f m
 		return s.SearchKeyword(ctx, text, f, limit)
 	}
 	q := keywords.Match(terms, "OR")
-	var matching int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories_fts
-		WHERE memories_fts MATCH ? LIMIT ?)`, q, coveringFrom+1).Scan(&matching); err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
+	matching, err := s.matchesUpTo(ctx, q, coveringFrom+1)
+	if err != nil {
+		return nil, err
 	}
 	if matching <= coveringFrom {
 		// Few enough to rank them all; the longer expression would cost more.
 		return s.searchFTS(ctx, q, f, limit)
 	}
 	covering := coveringMatch(terms, k)
-	var n int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories_fts
-		WHERE memories_fts MATCH ? LIMIT ?)`, covering, rankWindow+1).Scan(&n); err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
+	n, err := s.matchesUpTo(ctx, covering, rankWindow+1)
+	if err != nil {
+		return nil, err
 	}
 	if n > rankWindow {
 		return s.SearchKeyword(ctx, text, f, limit)

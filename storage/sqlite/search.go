@@ -117,12 +117,24 @@ func (s *DB) windowStart(ctx context.Context, q string) (int64, error) {
 func (s *DB) rareTerms(ctx context.Context, terms []keywords.Term) ([]keywords.Term, error) {
 	counts := make([]int, len(terms))
 	for i, t := range terms {
-		if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories_fts
-			WHERE memories_fts MATCH ? LIMIT ?)`, t.Match(), rareWordMatches+1).Scan(&counts[i]); err != nil {
-			return nil, fmt.Errorf("keyword search: %w", err)
+		n, err := s.matchesUpTo(ctx, t.Match(), rareWordMatches+1)
+		if err != nil {
+			return nil, err
 		}
+		counts[i] = n
 	}
 	return rarestWithin(terms, counts, rareWordMatches), nil
+}
+
+// matchesUpTo counts the memories matching the FTS5 expression match, up to
+// upTo: a common word costs no more to count than a rare one.
+func (s *DB) matchesUpTo(ctx context.Context, match string, upTo int) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories_fts
+		WHERE memories_fts MATCH ? LIMIT ?)`, match, upTo).Scan(&n); err != nil {
+		return 0, fmt.Errorf("keyword search: %w", err)
+	}
+	return n, nil
 }
 
 // rarestWithin returns terms, rarest first, as many as together count at
