@@ -27,6 +27,7 @@ const state = emptyListState(); // the list's search, filters and page, as in it
 // to the same spot once the list is drawn again.
 const listScroll = new Map();
 let inflight = null; // the request a newer one replaces
+let reloading = null; // the memory page's reload a person's action asked for, while it runs
 let notice = ""; // a message to show once the next list has loaded
 const fresh = new Set(); // ids written since the page opened, highlighted a while
 const FRESH_MS = 8000;
@@ -169,6 +170,12 @@ const FORM_BOXES = ["#edit-box", "#delete-box", "#promote-box"];
 
 // keepStatus: a reload after the person's own change, whose message stays.
 async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
+  // A live refresh of a memory whose own reload is on its way (after Add, an
+  // edit, Confirm) leaves it to that reload: it would abort it (fetchLatest),
+  // then keep the page as it was while a link search is typed in it.
+  if (quiet && reloading?.id === id) return;
+  const load = quiet ? null : { id };
+  if (load) reloading = load;
   if (!quiet && !keepStatus) setStatus("Loading…");
   const box = $("memory");
   // Another memory's page, still drawn while this one loads, takes no clicks:
@@ -293,6 +300,8 @@ async function loadMemory(id, { quiet = false, keepStatus = false } = {}) {
     shownMemory = "";
     shownId = "";
     setStatus("");
+  } finally {
+    if (load && reloading === load) reloading = null;
   }
 }
 
