@@ -12,6 +12,7 @@ import (
 
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // Import writes records in one transaction: all of them or, on error, none.
@@ -56,22 +57,8 @@ func writeVectors(ctx context.Context, tx pgx.Tx, r memory.Records, ids map[stri
 	if len(r.Vectors) == 0 {
 		return nil, nil
 	}
-	cur, err := lockSpace(ctx, tx)
-	if err != nil {
-		return nil, fmt.Errorf("import vectors: %w", err)
-	}
-	ok, why := memory.VectorsFit(r.Space, cur)
-	if !ok {
-		res.VectorsLeft = why
-		return nil, nil
-	}
-	if cur.Model == "" {
-		if err := setDimension(ctx, tx, r.Space.Dimension); err != nil {
-			return nil, err
-		}
-		if err := setMeta(ctx, tx, metaEmbedModel, r.Space.Model); err != nil {
-			return nil, err
-		}
+	if ok, err := storage.TakeImportedSpace(ctx, newSharedTx(tx), r.Space, res); !ok {
+		return nil, err
 	}
 	var seqs []int64
 	for _, m := range r.Memories {

@@ -5,12 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // Import writes records in one transaction: all of them or, on error, none.
@@ -44,25 +44,8 @@ func writeVectors(ctx context.Context, tx *sql.Tx, r memory.Records, ids map[str
 	if len(r.Vectors) == 0 {
 		return nil
 	}
-	cur, err := embeddingSpace(ctx, tx)
-	if err != nil {
-		return fmt.Errorf("import vectors: %w", err)
-	}
-	ok, why := memory.VectorsFit(r.Space, cur)
-	if !ok {
-		res.VectorsLeft = why
-		return nil
-	}
-	if cur.Model == "" {
-		if err := createVectorTable(ctx, tx, r.Space.Dimension); err != nil {
-			return err
-		}
-		if err := setMeta(ctx, tx, metaEmbedDim, strconv.Itoa(r.Space.Dimension)); err != nil {
-			return err
-		}
-		if err := setMeta(ctx, tx, metaEmbedModel, r.Space.Model); err != nil {
-			return err
-		}
+	if ok, err := storage.TakeImportedSpace(ctx, newSharedTx(tx), r.Space, res); !ok {
+		return err
 	}
 	for _, m := range r.Memories {
 		vec, ok := r.Vectors[m.ID]
