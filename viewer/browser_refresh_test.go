@@ -38,17 +38,7 @@ func TestBrowserReviewRefreshLeavesATypedReasonAlone(t *testing.T) {
 	// Another process finds a contradiction: it joins the queue while the
 	// reason is being typed.
 	other := f.otherProcess(t)
-	x, err := other.Remember(t.Context(), memory.StoreRequest{Content: "Errors are wrapped with %w"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	y, err := other.Remember(t.Context(), memory.StoreRequest{Content: "Errors are returned bare, never wrapped"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := other.Relate(t.Context(), memory.RelateRequest{SourceID: x.ID, TargetID: y.ID, Relation: memory.RelationContradicts}); err != nil {
-		t.Fatal(err)
-	}
+	contradictionThrough(t, other, "Errors are wrapped with %w", "Errors are returned bare, never wrapped")
 	if err := within(ctx, 20*time.Second, until(cards+` === 3`)); err != nil {
 		t.Fatalf("the other process's contradiction never joined the queue: %v", err)
 	}
@@ -129,12 +119,7 @@ func TestBrowserTrashRefreshKeepsTheFocusedItem(t *testing.T) {
 // doctor gives, selected to be copied, stays selected when another process
 // stores a memory (the counts and the doctor's database line change).
 func TestBrowserHealthRefreshKeepsASelectedFix(t *testing.T) {
-	ctx := newBrowser(t)
-	f := newFixture(t)
-	f.store(t, "Prefer table-driven tests.", memory.TypePreference, "global")
-	f.withDoctor(t)
-	f.fake.RemoveModel(ollamatest.DefaultChatModel)
-	srv := newLoopbackServer(t, f)
+	ctx, f, srv := healthWithAWarning(t)
 	fix := "ollama pull " + ollamatest.DefaultChatModel
 	code := `[...document.querySelectorAll("#doctor code")].find((c) => c.textContent === ` + strconv.Quote(fix) + `)`
 	err := within(ctx, 20*time.Second,
