@@ -154,3 +154,35 @@ func TestBrowserHealthRefreshKeepsASelectedFix(t *testing.T) {
 		t.Fatalf("selection after the refresh: %q, want %q kept", got, fix)
 	}
 }
+
+// A live refresh of the stale review loads the filters shown, not what a
+// person is typing in the form before pressing Show: the queue does not jump
+// to a half-typed number of days, and what is typed stays.
+func TestBrowserStaleRefreshKeepsTheShownFilters(t *testing.T) {
+	ctx := newBrowser(t)
+	f := newFixture(t)
+	shop := f.storeOld(t, "Deploy with the old Makefile target.", memory.TypeDecision, "project:shop", 90)
+	blog := f.storeOld(t, "Posts are written in Markdown.", memory.TypeDecision, "project:blog", 20)
+	srv := newLoopbackServer(t, f)
+	shown := `[...document.querySelectorAll("#stale li[data-id]")].map((li) => li.dataset.id).join()`
+	err := within(ctx, 20*time.Second,
+		chromedp.Navigate(srv+"/#/review?days=60"),
+		until(shown+` === `+strconv.Quote(shop)),
+		until(`document.body.dataset.live === "live"`),
+		chromedp.SetValue(chromedp.CSS(`#stale-days`), "10"), // typed, not shown yet
+	)
+	if err != nil {
+		t.Fatalf("opening the stale review: %v", err)
+	}
+	// A memory unchecked for 70 days arrives (an import, say): the queue of
+	// 60 days gains it; the blog's memory (20 days) is not in it.
+	late := f.storeOld(t, "The CDN caches for an hour.", memory.TypeDecision, "project:shop", 70)
+	err = within(ctx, 20*time.Second, until(`[...document.querySelectorAll("#stale li[data-id]")].some((li) => li.dataset.id === `+strconv.Quote(late)+`)`))
+	if err != nil {
+		t.Fatalf("the memory stored meanwhile never joined the queue: %v", err)
+	}
+	got, _ := run(ctx, chromedp.Evaluate[string](shown+` + " days " + document.querySelector("#stale-days").value + " at " + location.hash`))
+	if want := shop + "," + late + " days 10 at #/review?days=60"; got != want {
+		t.Fatalf("after a live refresh: %s, want %s (the blog's %s only once 10 days is shown)", got, want, blog)
+	}
+}
