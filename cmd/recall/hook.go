@@ -8,10 +8,8 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -102,10 +100,20 @@ func runHook(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return nil, nil, err
 		}
-		// The database is left open: the process ends right after answering,
-		// every write is already committed to the WAL, and closing the last
-		// connection would checkpoint the WAL while Claude Code waits.
-		return a.hookHandler(a.mem), func() {}, nil
+		// The database is left open: the process ends right after answering
+		// and every write is already committed to the WAL. Claude Code waits
+		// for the process to exit, not only for its answer, so closing the
+		// last connection would make every hook pay a checkpoint; the WAL is
+		// emptied only once it has grown (sqlite.ShortLivedCheckpointAt).
+		release := func() {}
+		if db, ok := a.db.(*sqlite.DB); ok {
+			release = func() {
+				if err := db.CheckpointIfDue(ctx); err != nil {
+					log.Debug("WAL not emptied; a later hook will", "err", err)
+				}
+			}
+		}
+		return a.hookHandler(a.mem), release, nil
 	}
 	sock := hook.Socket{Path: hookSocketPath(cfg), ConnectWait: socketConnectWait, AnswerWait: cfg.HookTimeout + socketAnswerSlack}
 	hook.Run(ctx, rest[0], e.stdin, e.stdout, cfg.HookTimeout+hookSlack, log, open, sock, lostHookWrites(cfg, log))
@@ -229,19 +237,7 @@ func hookGuard(cfg *config.Config, log *slog.Logger) hook.Guard {
 // startOllamaProbe starts `recall hook --probe-ollama` detached (its own
 // session, no terminal), so that the prompt that asked never waits for it.
 func startOllamaProbe(log *slog.Logger) {
-	exe, err := os.Executable()
-	if err != nil {
-		log.Warn("Ollama probe not started", "err", err)
-		return
-	}
-	cmd := exec.Command(exe, "hook", "--probe-ollama")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		log.Warn("Ollama probe not started", "err", err)
-		return
-	}
-	log.Debug("Ollama probe started", "pid", cmd.Process.Pid)
-	go cmd.Wait() //nolint:errcheck // a hook exits first and init reaps it
+	startDetached(log, "Ollama probe", nil, "hook", "--probe-ollama")
 }
 
 // probeOllama is `recall hook --probe-ollama`: it waits up to
