@@ -74,10 +74,16 @@ const (
 // window was in force, the fourth whether the record of common words is
 // due for a refresh. "" when terms is empty.
 //
-// The window's rows are read once: the scan that finds them keeps what the
-// filter and the ranking need (filterColumns and the words), so only the
-// rare terms' older matches are looked up again, as an array of seqs (by
-// the primary key, whatever the planner guesses of their number).
+// The window is read once, by the scan that finds it, and ranked as it
+// is read: kept aside (a materialized CTE) for a second look it cost a
+// third of the statement at 100k memories. So the statement learns
+// whether the window is in force from the terms' counts instead: it is
+// when a term is common or past its count, or else when the terms'
+// matches (then all of them, known) number rankWindow or more, the oldest
+// of the newest rankWindow of them marking where the window ends. The
+// window's best and the rare terms' best are ranked apart and merged; a
+// memory both hold (only when a common or much-matched term hides where
+// the window ends) is ranked twice and kept once, with the same rank.
 func windowedKeywordSQL(ctx context.Context, terms []keywords.Term, f memory.Filter, limit int) (string, params) {
 	var p params
 	var each []string
@@ -91,31 +97,42 @@ func windowedKeywordSQL(ctx context.Context, terms []keywords.Term, f memory.Fil
 	}
 	all := strings.Join(each, " || ")
 	window, budget := p.add(rankWindow), p.add(rareWordMatches)
-	ctes := []string{`newest AS MATERIALIZED (SELECT ` + filterColumns + `, m.search_words FROM memories m
-		WHERE m.search_words @@ (` + all + `) ORDER BY m.seq DESC LIMIT ` + window + `)`,
-		`windowed AS MATERIALIZED (SELECT count(*) = ` + window + ` AS reached FROM newest)`,
-		// The words too common to count (common_words.go).
-		`common AS MATERIALIZED (` + commonWordsSQL + `)`}
-	var counts, older []string
+	// The words too common to count (common_words.go).
+	ctes := []string{`common AS MATERIALIZED (` + commonWordsSQL + `)`}
+	var counts, matched, older []string
 	for i, q := range each {
 		name := fmt.Sprintf("term%d", i)
 		ctes = append(ctes, name+` AS MATERIALIZED (SELECT seq FROM memories WHERE search_words @@ (`+q+`)
 			AND querytree(`+q+`) NOT IN (SELECT lexeme FROM common) LIMIT `+budget+` + 1)`)
-		counts = append(counts, fmt.Sprintf(`SELECT %d AS term, count(*) AS n FROM %s`, i, name))
-		older = append(older, fmt.Sprintf(`SELECT seq FROM %s WHERE (SELECT reached FROM windowed) AND %d IN (SELECT term FROM rarest)`, name, i))
+		counts = append(counts, fmt.Sprintf(`SELECT %d AS term, count(*) AS n, querytree(%s) IN (SELECT lexeme FROM common) AS common FROM %s`, i, q, name))
+		matched = append(matched, `SELECT seq FROM `+name)
+		older = append(older, fmt.Sprintf(`SELECT seq FROM %s WHERE %d IN (SELECT term FROM rarest)`, name, i))
 	}
-	ctes = append(ctes, `rarest AS MATERIALIZED (SELECT term FROM (SELECT term, sum(n) OVER (ORDER BY n, term) AS total
-		FROM (`+strings.Join(counts, " UNION ALL ")+`) c) t WHERE total <= `+budget+`)`)
+	ctes = append(ctes,
+		`counts AS MATERIALIZED (`+strings.Join(counts, "\nUNION ALL ")+`)`,
+		// Whether every match is among the terms' (none common, none past
+		// its count), and then where the window ends, if it is in force.
+		`complete AS MATERIALIZED (SELECT NOT EXISTS (SELECT 1 FROM counts WHERE common OR n > `+budget+`) AS known)`,
+		`windowed AS MATERIALIZED (SELECT oldest IS NOT NULL OR NOT (SELECT known FROM complete) AS reached, oldest
+			FROM (SELECT CASE WHEN (SELECT known FROM complete) THEN (SELECT seq FROM (`+strings.Join(matched, " UNION ")+`) u
+				ORDER BY seq DESC OFFSET `+window+` - 1 LIMIT 1) END AS oldest) w)`,
+		`rarest AS MATERIALIZED (SELECT term FROM (SELECT term, sum(n) OVER (ORDER BY n, term) AS total
+			FROM counts WHERE NOT common) t WHERE total <= `+budget+` AND (SELECT reached FROM windowed))`)
 	where := whereFilter(ctx, f, &p)
-	return `WITH ` + strings.Join(ctes, ",\n") + `,
-		candidates AS (SELECT m.seq, m.id, m.search_words FROM newest m WHERE ` + where + `
-			UNION ALL
-			SELECT m.seq, m.id, m.search_words FROM memories m
-			WHERE m.seq = ANY (ARRAY(` + strings.Join(older, "\nUNION\n") + `
-				EXCEPT SELECT seq FROM newest)) AND ` + where + `)
-		SELECT id, ts_rank(search_words, ` + all + `, ` + rankNormalization + `) AS rank, (SELECT reached FROM windowed),
-			` + commonWordsStaleSQL + `
-		FROM candidates ORDER BY rank DESC, seq LIMIT ` + p.add(limit), p
+	rank := `ts_rank(m.search_words, ` + all + `, ` + rankNormalization + `)`
+	k := p.add(limit)
+	return `WITH ` + strings.Join(ctes, ",\n") + `
+		SELECT id, rank, (SELECT reached FROM windowed), ` + commonWordsStaleSQL + `
+		FROM ((SELECT m.seq, m.id, ` + rank + ` AS rank
+				FROM (SELECT ` + filterColumns + `, m.search_words FROM memories m
+					WHERE m.search_words @@ (` + all + `) ORDER BY m.seq DESC LIMIT ` + window + `) m
+				WHERE ` + where + ` ORDER BY rank DESC, m.seq LIMIT ` + k + `)
+			UNION
+			(SELECT m.seq, m.id, ` + rank + ` AS rank FROM memories m
+				WHERE m.seq = ANY (ARRAY(SELECT seq FROM (` + strings.Join(older, "\nUNION ALL\n") + `) o
+					WHERE (SELECT oldest FROM windowed) IS NULL OR seq < (SELECT oldest FROM windowed))) AND ` + where + `
+				ORDER BY rank DESC, m.seq LIMIT ` + k + `)) c
+		ORDER BY rank DESC, seq LIMIT ` + k, p
 }
 
 // MatchAllKeywords ranks, like SearchKeyword, the memories that contain every

@@ -264,4 +264,74 @@ func TestSearchKeywordDoesNotCountWordsKnownCommon(t *testing.T) {
 	if hits, err := db.SearchKeyword(ctx, "deploy flamegraph", memory.Filter{}, 10); err != nil || len(hits) == 0 || hits[0].ID != old.ID {
 		t.Errorf("hits %v, %v; want %s first", hits, err, old.ID)
 	}
+	// The common word hides where the window ends, so a new memory with
+	// the rare word is found both in the window and among the rare word's
+	// matches: it is a hit once.
+	recent := &memory.Memory{ID: memory.NewID(time.Now()), Content: "the deploy flamegraph again",
+		Type: memory.TypePattern, Namespace: "project:a", Importance: 0.5, Confidence: 0.3}
+	if _, _, err := db.InsertMemory(ctx, recent, nil); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := db.SearchKeyword(ctx, "deploy flamegraph", memory.Filter{}, 10)
+	if err != nil || len(hits) != 10 {
+		t.Fatalf("hits %v, %v", hits, err)
+	}
+	seen := map[string]int{}
+	for _, h := range hits {
+		seen[h.ID]++
+	}
+	if seen[old.ID] != 1 || seen[recent.ID] != 1 {
+		t.Errorf("hits %v: want %s and %s once each", hits, old.ID, recent.ID)
+	}
+}
+
+// TestKeywordWindowInForce: the keyword statement tells that the window is
+// in force (and searches the rare words past it) exactly when rankWindow
+// or more memories match the query, counting a memory that holds two of
+// its words once.
+func TestKeywordWindowInForce(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, pgtest.Schema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, fill := range []struct {
+		text string
+		n    int
+	}{{"alpha", rankWindow - 600}, {"beta", 599}, {"gamma delta", rankWindow - 800}} {
+		if _, err := db.pool.Exec(ctx, `INSERT INTO memories (id, content, content_hash, memory_type, namespace, importance,
+			confidence, created_at, updated_at, accessed_at, search_words)
+			SELECT 'mem_' || md5($1) || '_' || i, $1 || ' ' || i, md5($1 || i), 'session', 'project:a', 0.5, 0.3, now(), now(), now(),
+				to_tsvector('`+stemmed+`', $1 || ' ' || i) FROM generate_series(1, $2) i`, fill.text, fill.n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inForce := func(query string) bool {
+		t.Helper()
+		sql, p := windowedKeywordSQL(ctx, keywords.Terms(query), memory.Filter{}, 10)
+		var windowed, stale bool
+		if _, err := db.keywordHits(ctx, sql, p, &windowed, &stale); err != nil {
+			t.Fatal(err)
+		}
+		return windowed
+	}
+	for query, want := range map[string]bool{
+		"alpha":       false, // 1,400 matches
+		"alpha beta":  false, // 1,999
+		"gamma delta": false, // 2,400 words in 1,200 memories
+	} {
+		if got := inForce(query); got != want {
+			t.Errorf("%q: window in force %v, want %v", query, got, want)
+		}
+	}
+	if _, err := db.pool.Exec(ctx, `INSERT INTO memories (id, content, content_hash, memory_type, namespace, importance,
+		confidence, created_at, updated_at, accessed_at, search_words)
+		VALUES ('mem_beta_more', 'beta more', 'beta more', 'session', 'project:a', 0.5, 0.3, now(), now(), now(),
+			to_tsvector('`+stemmed+`', 'beta more'))`); err != nil {
+		t.Fatal(err)
+	}
+	if !inForce("alpha beta") { // 2,000
+		t.Errorf("%q: window not in force with %d matches", "alpha beta", rankWindow)
+	}
 }
