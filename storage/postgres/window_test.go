@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,25 @@ import (
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage/postgres/pgtest"
 )
+
+// searchBothWays is SearchKeyword with its two rankings apart (at once) and
+// in one statement: the test fails unless both give the same hits.
+func searchBothWays(t *testing.T, db *DB, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
+	t.Helper()
+	ctx := context.Background()
+	apart, err := db.searchKeyword(ctx, text, f, limit, true)
+	if err != nil {
+		return nil, err
+	}
+	together, err := db.searchKeyword(ctx, text, f, limit, false)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Equal(apart, together) {
+		t.Errorf("%q %+v: ranked apart %v, in one statement %v", text, f, apart, together)
+	}
+	return together, nil
+}
 
 // TestSearchKeywordFindsOldRareMatchesBeyondTheRankWindow: with more matches
 // than the ranked window, an old memory holding the query's rare word still
@@ -40,19 +60,19 @@ func TestSearchKeywordFindsOldRareMatchesBeyondTheRankWindow(t *testing.T) {
 		t.Fatalf("%d matches, %v: the test needs more matches than the window", matches, err)
 	}
 	for _, f := range []memory.Filter{{}, {Namespaces: []string{"project:a"}}, {Types: []memory.Type{memory.TypePattern}}} {
-		hits, err := db.SearchKeyword(ctx, "deploy script flamegraph", f, 10)
+		hits, err := searchBothWays(t, db, "deploy script flamegraph", f, 10)
 		if err != nil || len(hits) == 0 || hits[0].ID != old.ID {
 			t.Errorf("filter %+v: hits %v, %v; want %s first", f, hits, err, old.ID)
 		}
 	}
-	hits, _ := db.SearchKeyword(ctx, "deploy script", memory.Filter{}, 10)
+	hits, _ := searchBothWays(t, db, "deploy script", memory.Filter{}, 10)
 	if len(hits) != 10 {
 		t.Errorf("common words alone: %d hits, want 10", len(hits))
 	}
 	// The window's rows are read once: only the matches older than the
 	// window (of words rare enough, here all three) are looked up again by
 	// their seq.
-	query, p := windowedKeywordSQL(ctx, keywords.Terms("deploy script flamegraph"), memory.Filter{}, 10)
+	query, p := rareKeywordSQL(ctx, keywords.Terms("deploy script flamegraph"), memory.Filter{}, 10, true)
 	rows, err := db.pool.Query(ctx, "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) "+query, append([]any{pgx.QueryExecModeExec}, p...)...)
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +120,7 @@ func TestSearchKeywordFiltersTheWindow(t *testing.T) {
 	}
 	other := store("deploy script", "project:b") // the newest match, and the best
 	found := func(f memory.Filter) (bool, int) {
-		hits, err := db.SearchKeyword(ctx, "deploy script", f, 10)
+		hits, err := searchBothWays(t, db, "deploy script", f, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +221,7 @@ func TestSearchKeywordFindsOldMemoriesByTheirRarestWords(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	hits, err := db.SearchKeyword(ctx, "deploy alpha beta", memory.Filter{}, 10)
+	hits, err := searchBothWays(t, db, "deploy alpha beta", memory.Filter{}, 10)
 	if err != nil || len(hits) == 0 || hits[0].ID != old.ID {
 		t.Fatalf("hits %v, %v; want %s first", hits, err, old.ID)
 	}
@@ -243,7 +263,7 @@ func TestSearchKeywordDoesNotCountWordsKnownCommon(t *testing.T) {
 	if err := db.pool.QueryRow(ctx, `SELECT value FROM meta WHERE key = $1`, metaCommonWords).Scan(&common); err != nil || !strings.Contains(common, "'deploy'") {
 		t.Fatalf("common words recorded: %q, %v", common, err)
 	}
-	query, p := windowedKeywordSQL(ctx, keywords.Terms("deploy"), memory.Filter{}, 10)
+	query, p := rareKeywordSQL(ctx, keywords.Terms("deploy"), memory.Filter{}, 10, false)
 	rows, err := db.pool.Query(ctx, "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) "+query, p...)
 	if err != nil {
 		t.Fatal(err)
@@ -257,11 +277,11 @@ func TestSearchKeywordDoesNotCountWordsKnownCommon(t *testing.T) {
 	if first, _, _ := strings.Cut(strings.TrimSpace(term), "\n"); !strings.Contains(first, "actual rows=0") {
 		t.Errorf("the common word was counted:\n%s", plan)
 	}
-	if hits, err := db.SearchKeyword(ctx, "deploy", memory.Filter{}, 10); err != nil || len(hits) != 10 {
+	if hits, err := searchBothWays(t, db, "deploy", memory.Filter{}, 10); err != nil || len(hits) != 10 {
 		t.Errorf("hits %v, %v", hits, err)
 	}
 	// A rare word is still counted, and its old match found past the window.
-	if hits, err := db.SearchKeyword(ctx, "deploy flamegraph", memory.Filter{}, 10); err != nil || len(hits) == 0 || hits[0].ID != old.ID {
+	if hits, err := searchBothWays(t, db, "deploy flamegraph", memory.Filter{}, 10); err != nil || len(hits) == 0 || hits[0].ID != old.ID {
 		t.Errorf("hits %v, %v; want %s first", hits, err, old.ID)
 	}
 	// The common word hides where the window ends, so a new memory with
@@ -272,7 +292,7 @@ func TestSearchKeywordDoesNotCountWordsKnownCommon(t *testing.T) {
 	if _, _, err := db.InsertMemory(ctx, recent, nil); err != nil {
 		t.Fatal(err)
 	}
-	hits, err := db.SearchKeyword(ctx, "deploy flamegraph", memory.Filter{}, 10)
+	hits, err := searchBothWays(t, db, "deploy flamegraph", memory.Filter{}, 10)
 	if err != nil || len(hits) != 10 {
 		t.Fatalf("hits %v, %v", hits, err)
 	}
@@ -309,9 +329,9 @@ func TestKeywordWindowInForce(t *testing.T) {
 	}
 	inForce := func(query string) bool {
 		t.Helper()
-		sql, p := windowedKeywordSQL(ctx, keywords.Terms(query), memory.Filter{}, 10)
+		sql, p := rareKeywordSQL(ctx, keywords.Terms(query), memory.Filter{}, 10, false)
 		var windowed, stale bool
-		if _, err := db.keywordHits(ctx, sql, p, &windowed, &stale); err != nil {
+		if _, err := db.rankedHits(ctx, sql, p, &windowed, &stale); err != nil {
 			t.Fatal(err)
 		}
 		return windowed
