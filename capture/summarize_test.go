@@ -334,7 +334,12 @@ func TestSummaryInterruptedAtShutdownIsHandedBack(t *testing.T) {
 	f.work(t, "work summarised while the server stops")
 	f.ollama.SetDelay(time.Minute) // the chat model never answers in time
 	f.jobs.Start(ctx)
-	time.Sleep(500 * time.Millisecond) // the worker claims at once and waits on the model
+	// The worker claims the job (its first attempt) and waits on the model.
+	for deadline := time.Now().Add(10 * time.Second); f.job(t).attempts == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the worker did not claim the summary job within 10 s")
+		}
+	}
 	closeCtx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	defer cancel()
 	if err := f.jobs.Close(closeCtx); err == nil {

@@ -437,15 +437,19 @@ func TestRecallExpansionDoesNotRepeatDirectHits(t *testing.T) {
 }
 
 func TestRecallDegradesOnEveryKindOfOllamaFailure(t *testing.T) {
+	// The client's timeout: short where Ollama hangs, so that it is given up
+	// on; long elsewhere, so that a busy machine's slow answer is not taken
+	// for a hang (the reason would then be the timeout's).
 	cases := []struct {
-		name   string
-		break_ func(*ollamatest.Server)
-		reason string
+		name    string
+		break_  func(*ollamatest.Server)
+		reason  string
+		timeout time.Duration
 	}{
-		{"not running", func(s *ollamatest.Server) { s.Close() }, "not running"},
-		{"model not pulled", func(s *ollamatest.Server) { s.RemoveModel(ollamatest.DefaultEmbedModel) }, "ollama pull"},
-		{"hangs", func(s *ollamatest.Server) { s.SetDelay(time.Hour) }, "did not answer"},
-		{"server error", func(s *ollamatest.Server) { s.SetFailure("/api/embed", 500, "out of memory") }, "out of memory"},
+		{"not running", func(s *ollamatest.Server) { s.Close() }, "not running", 10 * time.Second},
+		{"model not pulled", func(s *ollamatest.Server) { s.RemoveModel(ollamatest.DefaultEmbedModel) }, "ollama pull", 10 * time.Second},
+		{"hangs", func(s *ollamatest.Server) { s.SetDelay(time.Hour) }, "did not answer", 300 * time.Millisecond},
+		{"server error", func(s *ollamatest.Server) { s.SetFailure("/api/embed", 500, "out of memory") }, "out of memory", 10 * time.Second},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -457,8 +461,7 @@ func TestRecallDegradesOnEveryKindOfOllamaFailure(t *testing.T) {
 			if err != nil || before.EmbeddingPending {
 				t.Fatalf("%+v, %v", before, err)
 			}
-			// A short client timeout, so that a hanging Ollama is given up on.
-			emb, err := embedding.New(embedding.Options{Host: srv.URL(), Timeout: 300 * time.Millisecond})
+			emb, err := embedding.New(embedding.Options{Host: srv.URL(), Timeout: c.timeout})
 			if err != nil {
 				t.Fatal(err)
 			}

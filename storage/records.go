@@ -1,12 +1,14 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
@@ -197,42 +199,99 @@ func (s Statements) WriteFiles(ctx context.Context, fs []memory.FileRow, res *me
 // An ImportTx is an engine's transaction as an import writes the records
 // whose SQL is the engine's own through it.
 type ImportTx interface {
-	// ImportMemories writes imported memories, pending their vectors, and
-	// returns the id each incoming id is stored under: itself, or the
-	// stored memory with the same content in its namespace.
+	// ImportMemories writes imported memories (each in a namespace the
+	// asker may write), pending their vectors, and returns the id each
+	// incoming id is stored under: itself, or the stored memory with the
+	// same content in its namespace.
 	ImportMemories(ctx context.Context, ms []*memory.Memory, res *memory.ImportResult, p *memory.RecordCounter) (map[string]string, error)
-	// ImportProjects adds project bindings; a root already bound keeps its
-	// own.
-	ImportProjects(ctx context.Context, rows []map[string]any, res *memory.ImportResult) error
 	// ImportJournal writes journal entries, keeping their ids where free;
 	// one already stored is left out.
 	ImportJournal(ctx context.Context, es []journal.Entry, res *memory.ImportResult, p *memory.RecordCounter) error
 }
 
 // WriteRecords writes records in the transaction of s and own, in the
-// order their references need: memories first, then what names them.
-func (s Statements) WriteRecords(ctx context.Context, own ImportTx, r memory.Records) (*memory.ImportResult, error) {
+// order their references need: memories first, then what names them. It
+// returns the id each incoming memory id is stored under ("" for a memory
+// left out: what names it is left out too).
+func (s Statements) WriteRecords(ctx context.Context, own ImportTx, r memory.Records) (*memory.ImportResult, map[string]string, error) {
 	res := &memory.ImportResult{}
 	p := r.Counter()
-	ids, err := own.ImportMemories(ctx, r.Memories, res, p)
+	writable, refused := writableMemories(ctx, r.Memories, res, p)
+	ids, err := own.ImportMemories(ctx, writable, res, p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	for _, id := range refused {
+		if _, ok := ids[id]; !ok {
+			ids[id] = ""
+		}
 	}
 	steps := []func() error{
 		func() error { return s.WriteEdges(ctx, r.Edges, ids, res, p) },
 		func() error { return s.WriteEvents(ctx, r.Events, ids, res, p) },
 		func() error { return s.WriteChanges(ctx, r.Changes, ids, res, p) },
 		func() error { return s.WriteFiles(ctx, r.Files, res, p) },
-		func() error { return own.ImportProjects(ctx, r.Projects, res) },
+		func() error { return s.WriteProjects(ctx, r.Projects, res) },
 		func() error { return s.WriteArchived(ctx, r.Archived, res, p) },
 		func() error { return own.ImportJournal(ctx, mappedEntries(r.Journal, ids), res, p) },
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return res, nil
+	return res, ids, nil
+}
+
+// writableMemories is ms without the memories in a namespace the asker may
+// not write (another person's user:<name>): the import writes the rest and
+// lists these in res.Skipped, and refused holds their ids.
+func writableMemories(ctx context.Context, ms []*memory.Memory, res *memory.ImportResult, p *memory.RecordCounter) (writable []*memory.Memory, refused []string) {
+	for _, m := range ms {
+		if err := memory.CheckWritable(ctx, m.Namespace); err != nil {
+			p.Step()
+			res.Skipped = append(res.Skipped, fmt.Sprintf("memory %s: %v", m.ID, err))
+			refused = append(refused, m.ID)
+			continue
+		}
+		writable = append(writable, m)
+	}
+	return writable, refused
+}
+
+// WriteProjects adds imported project bindings: a root bound to a
+// namespace, bound since created_at (RFC 3339; now when missing or
+// unreadable); other keys are passed over. A binding without a root, or to
+// a namespace Recall does not accept or the asker may not write, is left
+// out and listed in res.Skipped; a root already bound keeps its binding.
+func (s Statements) WriteProjects(ctx context.Context, rows []map[string]any, res *memory.ImportResult) error {
+	for _, row := range rows {
+		root, _ := row["root"].(string)
+		ns, _ := row["namespace"].(string)
+		if root == "" {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("project binding %v: want a root (the project's directory)", row))
+			continue
+		}
+		if err := cmp.Or(memory.ValidateNamespace(ns), memory.CheckWritable(ctx, ns)); err != nil {
+			res.Skipped = append(res.Skipped, fmt.Sprintf("project binding of %s: %v", root, err))
+			continue
+		}
+		created := time.Now()
+		if at, ok := row["created_at"].(string); ok {
+			if t, err := time.Parse(time.RFC3339Nano, at); err == nil {
+				created = t
+			}
+		}
+		n, err := s.SQL.Exec(ctx, `INSERT INTO project_roots (root, namespace, created_at) VALUES ($1, $2, $3)
+			ON CONFLICT DO NOTHING`, root, ns, created)
+		if err != nil {
+			return fmt.Errorf("project binding of %s: %w", root, err)
+		}
+		if n == 1 {
+			res.Projects++
+		}
+	}
+	return nil
 }
 
 // mappedEntries is es with the memory each names mapped through ids, as

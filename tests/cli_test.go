@@ -28,7 +28,7 @@ type cliEnv struct {
 
 func newCLIEnv(t testing.TB) *cliEnv {
 	t.Helper()
-	dir := t.TempDir()
+	dir := dataDir(t)
 	// The runs' working directory is outside any git repository, so that
 	// a store without --namespace goes to global, not to this repository's project.
 	c := &cliEnv{t: t, dir: dir, dbPath: filepath.Join(dir, "recall.db"), ollama: ollamatest.New(t), cwd: dir}

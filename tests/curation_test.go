@@ -34,9 +34,10 @@ func TestModelCannotMakeAWorseValidatedMemorySupersedeABetterOne(t *testing.T) {
 		return `{"relation": "supersedes", "confidence": 0.95, "reason": "newer choice"}`, nil
 	})
 	env := append(os.Environ(),
-		"RECALL_SQLITE_PATH="+filepath.Join(t.TempDir(), "recall.db"),
+		"RECALL_SQLITE_PATH="+filepath.Join(dataDir(t), "recall.db"),
 		"RECALL_OLLAMA_HOST="+ol.URL(),
 		"RECALL_LOG_LEVEL=WARN",
+		"RECALL_HISTORY=off", // no background indexer reading the machine's transcripts
 	)
 	cs, _ := startStdio(t, env)
 	defer cs.Close()

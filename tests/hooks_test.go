@@ -451,9 +451,12 @@ func TestHookLearnsOnceThatOllamaHangs(t *testing.T) {
 	if n := hung.asked(promptText); n != tried {
 		t.Errorf("the 10 later hooks asked the hung Ollama %d times; they should not have tried", n-tried)
 	}
+	// A hook that waited for Ollama would take its whole budget (1 s); one
+	// that skips it takes what a fresh process takes, which a busy machine
+	// can stretch to hundreds of milliseconds.
 	slices.Sort(took)
-	if median := took[len(took)/2]; median > 500*time.Millisecond {
-		t.Errorf("later hooks took %s at the median; they should not wait for Ollama (%v)", median, took)
+	if median := took[len(took)/2]; median >= time.Second {
+		t.Errorf("later hooks took %s at the median, their vector budget; they should not wait for Ollama (%v)", median, took)
 	}
 
 	// The probe the first hook started gives up on the hung Ollama and

@@ -21,7 +21,7 @@ import (
 // t.TempDir() and a fake Ollama; extra entries are appended.
 func recallEnv(t testing.TB, extra ...string) (env []string, dbPath string) {
 	t.Helper()
-	dbPath = filepath.Join(t.TempDir(), "recall.db")
+	dbPath = filepath.Join(dataDir(t), "recall.db")
 	ol := ollamatest.New(t)
 	env = append(os.Environ(),
 		"RECALL_SQLITE_PATH="+dbPath,

@@ -31,13 +31,13 @@ const (
 // and every tool driven through the MCP Go client, checking the Python
 // Recall's result fields, names and shapes.
 func TestPythonRecallDropIn(t *testing.T) {
-	dir := t.TempDir()
-	dbPath := filepath.Join(dir, "recall.db")
+	dbPath := filepath.Join(dataDir(t), "recall.db")
 	if err := pyrecall.Create(dbPath, pyrecall.Sample()); err != nil {
 		t.Fatal(err)
 	}
 	ol := ollamatest.New(t)
-	env := append(os.Environ(), "RECALL_SQLITE_PATH="+dbPath, "RECALL_OLLAMA_HOST="+ol.URL(), "RECALL_LOG_LEVEL=WARN")
+	env := append(os.Environ(), "RECALL_SQLITE_PATH="+dbPath, "RECALL_OLLAMA_HOST="+ol.URL(), "RECALL_LOG_LEVEL=WARN",
+		"RECALL_HISTORY=off") // no background indexer reading the machine's transcripts
 	cs, _ := startStdio(t, env, "serve")
 	defer cs.Close()
 

@@ -74,14 +74,21 @@ func TestDoctorFindingsAPI(t *testing.T) {
 	}
 }
 
-// The Health page ends with recall doctor's findings, problems first.
-func TestBrowserHealthShowsDoctorFindings(t *testing.T) {
+// healthWithAWarning serves a viewer over one memory with recall doctor's
+// real checks, the chat model not pulled (a warning, with its fix), for a
+// browser; it returns the browser, the fixture and the viewer's URL.
+func healthWithAWarning(t *testing.T) (context.Context, *fixture, string) {
 	ctx := newBrowser(t)
 	f := newFixture(t)
 	f.store(t, "Prefer table-driven tests.", memory.TypePreference, "global")
 	f.withDoctor(t)
 	f.fake.RemoveModel(ollamatest.DefaultChatModel)
-	srv := newLoopbackServer(t, f)
+	return ctx, f, newLoopbackServer(t, f)
+}
+
+// The Health page ends with recall doctor's findings, problems first.
+func TestBrowserHealthShowsDoctorFindings(t *testing.T) {
+	ctx, _, srv := healthWithAWarning(t)
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv+"/#/health")); err != nil {
 		t.Fatal(err)
 	}

@@ -196,18 +196,7 @@ func TestBrowserReviewQueueKeysAndHealth(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A contradiction another process finds joins the open queue.
-	other := f.otherProcess(t)
-	x, err := other.Remember(t.Context(), memory.StoreRequest{Content: "Errors are wrapped with %w"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	y, err := other.Remember(t.Context(), memory.StoreRequest{Content: "Errors are returned bare, never wrapped"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := other.Relate(t.Context(), memory.RelateRequest{SourceID: x.ID, TargetID: y.ID, Relation: memory.RelationContradicts}); err != nil {
-		t.Fatal(err)
-	}
+	x, y := contradictionThrough(t, f.otherProcess(t), "Errors are wrapped with %w", "Errors are returned bare, never wrapped")
 	if _, err := run(ctx, chromedp.Poll[bool](`document.querySelectorAll("#pairs li.pair").length === 4`)); err != nil {
 		t.Fatalf("a contradiction from another process never joined the open queue: %v", err)
 	}
@@ -256,7 +245,7 @@ func TestBrowserReviewQueueKeysAndHealth(t *testing.T) {
 	if _, err := run(ctx, chromedp.Poll[bool](`document.querySelectorAll("#pairs li.pair").length === 1`)); err != nil {
 		t.Fatalf("4 did not resolve the last pair: %v", err)
 	}
-	if edges(x.ID, y.ID, memory.RelationContradicts) != 0 {
+	if edges(x, y, memory.RelationContradicts) != 0 {
 		t.Errorf("key 4: the contradicts edge is still there")
 	}
 	if edges(a3, b3, memory.RelationRelatesTo) != 1 || edges(a3, b3, memory.RelationContradicts) != 0 {

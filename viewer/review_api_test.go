@@ -99,6 +99,24 @@ func (f *fixture) contradiction(t *testing.T, a, b string, bType memory.Type) (s
 	return ida, idb, e
 }
 
+// contradictionThrough stores a and b through svc (another process, say) and
+// relates them as contradicting; it returns their ids.
+func contradictionThrough(t *testing.T, svc *memory.Service, a, b string) (string, string) {
+	t.Helper()
+	x, err := svc.Remember(t.Context(), memory.StoreRequest{Content: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := svc.Remember(t.Context(), memory.StoreRequest{Content: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Relate(t.Context(), memory.RelateRequest{SourceID: x.ID, TargetID: y.ID, Relation: memory.RelationContradicts}); err != nil {
+		t.Fatal(err)
+	}
+	return x.ID, y.ID
+}
+
 func TestReviewQueueListsContradictionsAndResolvesThem(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()

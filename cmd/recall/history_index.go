@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/recall-mcp/recall/config"
@@ -148,27 +146,16 @@ func startBackgroundIndex(cfg *config.Config, log *slog.Logger) {
 		return
 	}
 	lock.Unlock() // the child takes it; a race with another starter is settled there
-	exe, err := os.Executable()
-	if err != nil {
-		log.Warn("history indexer not started", "err", err)
-		return
-	}
-	cmd := exec.Command(exe, "history", "index", "--background")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	logPath := filepath.Join(filepath.Dir(cfg.HistoryIndexPath()), "history-index.log")
 	if info, err := os.Stat(logPath); err == nil && info.Size() > maxIndexLog {
 		os.Truncate(logPath, 0)
 	}
+	var stderr *os.File
 	if f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
-		cmd.Stderr = f
-		defer f.Close() // the child has its own descriptor
+		stderr = f
+		defer f.Close()
 	}
-	if err := cmd.Start(); err != nil {
-		log.Warn("history indexer not started", "err", err)
-		return
-	}
-	log.Debug("history indexer started", "pid", cmd.Process.Pid)
-	go cmd.Wait() // a long-lived parent (serve) reaps it; a hook exits first and init does
+	startDetached(log, "history indexer", stderr, "history", "index", "--background")
 }
 
 // refresher starts a background index at most once per interval: searches

@@ -8,10 +8,8 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -229,19 +227,7 @@ func hookGuard(cfg *config.Config, log *slog.Logger) hook.Guard {
 // startOllamaProbe starts `recall hook --probe-ollama` detached (its own
 // session, no terminal), so that the prompt that asked never waits for it.
 func startOllamaProbe(log *slog.Logger) {
-	exe, err := os.Executable()
-	if err != nil {
-		log.Warn("Ollama probe not started", "err", err)
-		return
-	}
-	cmd := exec.Command(exe, "hook", "--probe-ollama")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		log.Warn("Ollama probe not started", "err", err)
-		return
-	}
-	log.Debug("Ollama probe started", "pid", cmd.Process.Pid)
-	go cmd.Wait() //nolint:errcheck // a hook exits first and init reaps it
+	startDetached(log, "Ollama probe", nil, "hook", "--probe-ollama")
 }
 
 // probeOllama is `recall hook --probe-ollama`: it waits up to

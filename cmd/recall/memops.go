@@ -10,10 +10,11 @@ import (
 )
 
 // memoryOps is what the commands over memories (add, show, edit, rm,
-// restore, forget, stats, export, import) ask of Recall: this machine's
-// database (localOps), or, on a client of a team server, the team server
-// as the person whose token this machine holds (serverOps). The commands
-// print the same either way.
+// restore, forget, stats) ask of Recall: this machine's database
+// (localOps), or, on a client of a team server, the team server as the
+// person whose token this machine holds (serverOps). The commands print the
+// same either way. (export and import stream whole files: they choose their
+// side themselves, see client_transfer.go.)
 //
 // It has a method for each thing those commands do, a few more than ten:
 // each command asks for one, and one interface keeps the choice between the

@@ -21,11 +21,12 @@ func (s *DB) Import(ctx context.Context, r memory.Records) (*memory.ImportResult
 	var res *memory.ImportResult
 	var staged []int64
 	err := s.writeChanged(ctx, func(tx pgx.Tx) error {
+		var ids map[string]string
 		var err error
-		if res, err = writeRecords(ctx, tx, r); err != nil {
+		if res, ids, err = writeRecords(ctx, tx, r); err != nil {
 			return err
 		}
-		if staged, err = writeVectors(ctx, tx, r, res); err != nil {
+		if staged, err = writeVectors(ctx, tx, r, ids, res); err != nil {
 			return err
 		}
 		// Rows that kept their ids leave the id sequences behind them.
@@ -47,11 +48,11 @@ func (s *DB) Import(ctx context.Context, r memory.Records) (*memory.ImportResult
 }
 
 // writeVectors stores the imported vectors of the memories this import
-// wrote (staged for the index, index.go), when they are of this store's
+// wrote (ids: the id each is stored under; staged for the index, index.go), when they are of this store's
 // embedding space or it has none yet (then theirs becomes it); otherwise
 // the memories stay pending, to be embedded again, and res says why. It
 // returns the staged memories' seqs.
-func writeVectors(ctx context.Context, tx pgx.Tx, r memory.Records, res *memory.ImportResult) ([]int64, error) {
+func writeVectors(ctx context.Context, tx pgx.Tx, r memory.Records, ids map[string]string, res *memory.ImportResult) ([]int64, error) {
 	if len(r.Vectors) == 0 {
 		return nil, nil
 	}
@@ -75,7 +76,7 @@ func writeVectors(ctx context.Context, tx pgx.Tx, r memory.Records, res *memory.
 	var seqs []int64
 	for _, m := range r.Memories {
 		vec, ok := r.Vectors[m.ID]
-		if !ok {
+		if !ok || ids[m.ID] != m.ID {
 			continue
 		}
 		// Only a memory written now and still waiting: one stored before
@@ -96,8 +97,8 @@ func writeVectors(ctx context.Context, tx pgx.Tx, r memory.Records, res *memory.
 }
 
 // writeRecords writes records inside tx (storage.Statements.WriteRecords),
-// the memories, project bindings and journal entries in this engine's SQL.
-func writeRecords(ctx context.Context, tx pgx.Tx, r memory.Records) (*memory.ImportResult, error) {
+// the memories and journal entries in this engine's SQL.
+func writeRecords(ctx context.Context, tx pgx.Tx, r memory.Records) (*memory.ImportResult, map[string]string, error) {
 	return statements(tx).WriteRecords(ctx, newSharedTx(tx), r)
 }
 
@@ -115,9 +116,6 @@ func (t sharedTx) ImportMemories(ctx context.Context, ms []*memory.Memory, res *
 		p.Step()
 		if m.ContentHash == "" {
 			m.ContentHash = memory.ContentHash(m.Content)
-		}
-		if err := memory.CheckWritable(ctx, m.Namespace); err != nil {
-			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
 		}
 		// An export made before the change log carries it in metadata.edits.
 		legacy := memory.LegacyEdits(m)
@@ -163,35 +161,6 @@ func (t sharedTx) ImportMemories(ctx context.Context, ms []*memory.Memory, res *
 func keepID(table string) string {
 	return `CASE WHEN $1 > 0 AND NOT EXISTS (SELECT 1 FROM ` + table + ` WHERE id = $1) THEN $1
 		ELSE nextval(pg_get_serial_sequence('` + table + `', 'id')) END`
-}
-
-// ImportProjects adds project bindings (root, namespace, created_at); a root
-// already bound keeps its binding.
-func (t sharedTx) ImportProjects(ctx context.Context, rows []map[string]any, res *memory.ImportResult) error {
-	tx := t.tx
-	for _, row := range rows {
-		root, _ := row["root"].(string)
-		ns, _ := row["namespace"].(string)
-		if root == "" || ns == "" {
-			res.Skipped = append(res.Skipped, fmt.Sprintf("project binding %v: want a root and a namespace", row))
-			continue
-		}
-		created := time.Now().UTC()
-		if s, ok := row["created_at"].(string); ok {
-			if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-				created = t
-			}
-		}
-		tag, err := tx.Exec(ctx, `INSERT INTO project_roots (root, namespace, created_at) VALUES ($1, $2, $3)
-			ON CONFLICT DO NOTHING`, root, ns, created)
-		if err != nil {
-			return fmt.Errorf("project binding %v: %w", row, err)
-		}
-		if tag.RowsAffected() == 1 {
-			res.Projects++
-		}
-	}
-	return nil
 }
 
 // ImportJournal writes journal entries, keeping their ids where free; an

@@ -21,5 +21,6 @@ func (t sharedTx) TrashedRecord(ctx context.Context, id string, since time.Time)
 }
 
 func (t sharedTx) WriteRecords(ctx context.Context, r memory.Records) (*memory.ImportResult, error) {
-	return writeRecords(ctx, t.tx, r)
+	res, _, err := writeRecords(ctx, t.tx, r)
+	return res, err
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/recall-mcp/recall/capture/journal"
@@ -18,11 +17,12 @@ import (
 func (s *DB) Import(ctx context.Context, r memory.Records) (*memory.ImportResult, error) {
 	var res *memory.ImportResult
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		var ids map[string]string
 		var err error
-		if res, err = writeRecords(ctx, tx, r); err != nil {
+		if res, ids, err = writeRecords(ctx, tx, r); err != nil {
 			return err
 		}
-		return writeVectors(ctx, tx, r, res)
+		return writeVectors(ctx, tx, r, ids, res)
 	})
 	if err != nil {
 		return nil, err
@@ -31,16 +31,16 @@ func (s *DB) Import(ctx context.Context, r memory.Records) (*memory.ImportResult
 }
 
 // writeRecords writes records inside tx (storage.Statements.WriteRecords),
-// the memories, project bindings and journal entries in this engine's SQL.
-func writeRecords(ctx context.Context, tx *sql.Tx, r memory.Records) (*memory.ImportResult, error) {
+// the memories and journal entries in this engine's SQL.
+func writeRecords(ctx context.Context, tx *sql.Tx, r memory.Records) (*memory.ImportResult, map[string]string, error) {
 	return statements(tx).WriteRecords(ctx, newSharedTx(tx), r)
 }
 
 // writeVectors stores the imported vectors of the memories this import
-// wrote, when they are of this store's embedding space or it has none yet
+// wrote (ids: the id each is stored under), when they are of this store's embedding space or it has none yet
 // (then theirs becomes it); otherwise the memories stay pending, to be
 // embedded again, and res says why.
-func writeVectors(ctx context.Context, tx *sql.Tx, r memory.Records, res *memory.ImportResult) error {
+func writeVectors(ctx context.Context, tx *sql.Tx, r memory.Records, ids map[string]string, res *memory.ImportResult) error {
 	if len(r.Vectors) == 0 {
 		return nil
 	}
@@ -66,7 +66,7 @@ func writeVectors(ctx context.Context, tx *sql.Tx, r memory.Records, res *memory
 	}
 	for _, m := range r.Memories {
 		vec, ok := r.Vectors[m.ID]
-		if !ok {
+		if !ok || ids[m.ID] != m.ID {
 			continue
 		}
 		// Only a memory written now and still waiting: one stored before
@@ -139,10 +139,6 @@ func (t sharedTx) ImportMemories(ctx context.Context, ms []*memory.Memory, res *
 	ids := make(map[string]string, len(ms))
 	for _, m := range ms {
 		p.Step()
-		if err := memory.CheckWritable(ctx, m.Namespace); err != nil {
-			res.Skipped = append(res.Skipped, fmt.Sprintf("memory %s: %v", m.ID, err))
-			continue
-		}
 		if m.ContentHash == "" {
 			m.ContentHash = memory.ContentHash(m.Content)
 		}
@@ -183,43 +179,4 @@ func orZero(t, fallback time.Time) time.Time {
 		return fallback
 	}
 	return t
-}
-
-// ImportProjects adds project bindings by column name; a binding whose root (or
-// other unique column) is already bound is left as it is. A database without
-// the table says so in Skipped.
-func (t sharedTx) ImportProjects(ctx context.Context, rows []map[string]any, res *memory.ImportResult) error {
-	tx := t.tx
-	if len(rows) == 0 {
-		return nil
-	}
-	cols, err := columnsOf(ctx, tx, projectsTable)
-	if err != nil {
-		return err
-	}
-	if len(cols) == 0 {
-		res.Skipped = append(res.Skipped, fmt.Sprintf("%d project bindings: this database keeps none", len(rows)))
-		return nil
-	}
-	for _, row := range rows {
-		var names []string
-		var vals []any
-		for k, v := range row {
-			if cols[k] {
-				names = append(names, k)
-				vals = append(vals, v)
-			}
-		}
-		if len(names) == 0 {
-			continue
-		}
-		r, err := tx.ExecContext(ctx, `INSERT INTO `+projectsTable+` (`+strings.Join(names, ", ")+`) VALUES (`+placeholders(len(names))+`) ON CONFLICT DO NOTHING`, vals...)
-		if err != nil {
-			return fmt.Errorf("project binding %v: %w", row, err)
-		}
-		if n, _ := r.RowsAffected(); n == 1 {
-			res.Projects++
-		}
-	}
-	return nil
 }

@@ -104,7 +104,7 @@ func (s *DB) migratePython(ctx context.Context) error {
 		if err := applyMigrations(ctx, tx, 0); err != nil {
 			return err
 		}
-		res, err := writeRecords(ctx, tx, recs)
+		res, _, err := writeRecords(ctx, tx, recs)
 		if err != nil {
 			return fmt.Errorf("convert the Python Recall database: %w", err)
 		}

@@ -99,6 +99,7 @@ func Run(t *testing.T, open Open) {
 		{"FilterByAuthor", testFilterByAuthor},
 		{"SourceKeptFilteredAndCounted", testSource},
 		{"ImportTwiceAddsNothing", testImportTwice},
+		{"ImportWritesOnlyWhatTheAskerMay", testImportAsAPerson},
 		{"PrivateMemoryNeverHidesOrNamesForOthers", testVisibilityAround},
 		{"JournalAndFileActivityPerPerson", testOwnWork},
 		{"StatsPerPerson", testStatsPerPerson},
@@ -1623,29 +1624,36 @@ func testFilterByAuthor(t *testing.T, s Store) {
 		{[]string{""}, []string{local.ID}},
 		{nil, []string{byAnn.ID, byBob.ID, local.ID}},
 	} {
-		f := memory.Filter{Bounds: memory.Bounds{Authors: c.authors}}
-		ms, err := s.ListMemories(ctx, memory.ListQuery{Filter: f, OrderBy: memory.OrderCreatedAt})
-		must(t, err)
-		var listed []string
-		for _, m := range ms {
-			listed = append(listed, m.ID)
-		}
-		kw, err := s.SearchKeyword(ctx, "deploys", f, 10)
-		must(t, err)
-		vs, err := s.SearchVector(ctx, vec(0, 0), f, 10)
-		must(t, err)
-		n, err := s.CountMemories(ctx, f)
-		must(t, err)
-		sorted := func(xs []string) []string { xs = slices.Clone(xs); slices.Sort(xs); return xs }
-		want := sorted(c.want)
-		if !slices.Equal(sorted(listed), want) || !slices.Equal(sorted(ids(kw)), want) || !slices.Equal(sorted(ids(vs)), want) || n != len(want) {
-			t.Errorf("authors %q: listed %v, keyword %v, vector %v, count %d; want %v", c.authors, listed, ids(kw), ids(vs), n, want)
-		}
+		checkNarrows(t, s, "authors", c.authors, memory.Filter{Bounds: memory.Bounds{Authors: c.authors}}, c.want)
 	}
 	st, err := s.Stats(ctx)
 	must(t, err)
 	if st.ByAuthor["ann"] != 1 || st.ByAuthor["bob"] != 1 || st.ByAuthor[""] != 1 || len(st.ByAuthor) != 3 {
 		t.Errorf("stats by author = %v", st.ByAuthor)
+	}
+}
+
+// checkNarrows checks that f, the filter by facet's values, narrows a
+// listing, a count and both searches (for "deploys", and near vec(0, 0)) to
+// the memories want, in any order.
+func checkNarrows(t *testing.T, s Store, facet string, values []string, f memory.Filter, want []string) {
+	t.Helper()
+	ms, err := s.ListMemories(ctx, memory.ListQuery{Filter: f, OrderBy: memory.OrderCreatedAt})
+	must(t, err)
+	var listed []string
+	for _, m := range ms {
+		listed = append(listed, m.ID)
+	}
+	kw, err := s.SearchKeyword(ctx, "deploys", f, 10)
+	must(t, err)
+	vs, err := s.SearchVector(ctx, vec(0, 0), f, 10)
+	must(t, err)
+	n, err := s.CountMemories(ctx, f)
+	must(t, err)
+	sorted := func(xs []string) []string { xs = slices.Clone(xs); slices.Sort(xs); return xs }
+	want = sorted(want)
+	if !slices.Equal(sorted(listed), want) || !slices.Equal(sorted(ids(kw)), want) || !slices.Equal(sorted(ids(vs)), want) || n != len(want) {
+		t.Errorf("%s %q: listed %v, keyword %v, vector %v, count %d; want %v", facet, values, listed, ids(kw), ids(vs), n, want)
 	}
 }
 
@@ -1676,7 +1684,6 @@ func testSource(t *testing.T, s Store) {
 	if m, err := s.GetMemory(ctx, byCLI.ID); err != nil || m.Source != memory.SourceCLI {
 		t.Fatalf("GetMemory = %+v, %v; want source cli", m, err)
 	}
-	sorted := func(xs []string) []string { xs = slices.Clone(xs); slices.Sort(xs); return xs }
 	for _, c := range []struct {
 		sources []string
 		want    []string
@@ -1687,23 +1694,7 @@ func testSource(t *testing.T, s Store) {
 		{[]string{memory.SourceImport}, nil},
 		{nil, []string{byTool.ID, byCLI.ID, old.ID, private.ID}},
 	} {
-		f := memory.Filter{Bounds: memory.Bounds{Sources: c.sources}}
-		ms, err := s.ListMemories(ctx, memory.ListQuery{Filter: f, OrderBy: memory.OrderCreatedAt})
-		must(t, err)
-		var listed []string
-		for _, m := range ms {
-			listed = append(listed, m.ID)
-		}
-		kw, err := s.SearchKeyword(ctx, "deploys", f, 10)
-		must(t, err)
-		vs, err := s.SearchVector(ctx, vec(0, 0), f, 10)
-		must(t, err)
-		n, err := s.CountMemories(ctx, f)
-		must(t, err)
-		want := sorted(c.want)
-		if !slices.Equal(sorted(listed), want) || !slices.Equal(sorted(ids(kw)), want) || !slices.Equal(sorted(ids(vs)), want) || n != len(want) {
-			t.Errorf("sources %q: listed %v, keyword %v, vector %v, count %d; want %v", c.sources, listed, ids(kw), ids(vs), n, want)
-		}
+		checkNarrows(t, s, "sources", c.sources, memory.Filter{Bounds: memory.Bounds{Sources: c.sources}}, c.want)
 	}
 
 	for _, c := range []struct {
@@ -2102,5 +2093,86 @@ func testImportTwice(t *testing.T, s Store) {
 	}
 	if st, _ := s.Stats(ctx); st.FileActivity != 1 {
 		t.Errorf("%d rows of file activity after the import, want 1", st.FileActivity)
+	}
+}
+
+// testImportAsAPerson: a person's import writes what they may write and
+// lists the rest as skipped, as a whole import that fails would leave them
+// nothing: a memory in another person's namespace is left out, and so is
+// everything naming it (an edge, an event, its vector), even where a memory
+// of that id is stored; it never changes the stored one. Project bindings
+// are a root, a namespace and the time they were made (now when it is
+// missing); other keys are passed over, and a binding without a root, or
+// to a namespace Recall does not accept or the person may not write, is
+// left out and listed.
+func testImportAsAPerson(t *testing.T, s Store) {
+	ann := memory.WithPrincipal(ctx, memory.Principal{Person: "ann"})
+	bob := memory.WithPrincipal(ctx, memory.Principal{Person: "bob"})
+	private, _, err := s.InsertMemory(ann, newMemory("ann's locker code hint", "user:ann", memory.TypeSession), nil)
+	must(t, err)
+	shared := newMemory("the shop deploys from main", memory.GlobalNamespace, memory.TypeDecision)
+	rewritten := *private
+	rewritten.Content, rewritten.ContentHash = "bob rewrote ann's hint", ""
+	carols := newMemory("carol's notes", "user:carol", memory.TypeSession)
+	recs := memory.Records{
+		Memories: []*memory.Memory{shared, &rewritten, carols},
+		Edges:    []memory.Edge{{SourceID: shared.ID, TargetID: private.ID, Relation: memory.RelationSupersedes, CreatedAt: tick()}},
+		Events:   []memory.ValidationEvent{{MemoryID: private.ID, EventType: memory.EventFailed, CreatedAt: tick()}},
+		Space:    memory.EmbeddingSpace{Model: "test-embed", Dimension: 4},
+		Vectors:  map[string][]float32{shared.ID: vec(0, 0), private.ID: vec(1, 0), carols.ID: vec(2, 0)},
+		Projects: []map[string]any{
+			{"root": "/src/shop", "namespace": "project:shop", "created_at": "2025-01-02T03:04:05Z", "label": "ignored"},
+			{"root": "/src/new", "namespace": "project:new"},
+			{"root": "/src/ann", "namespace": "user:ann"},
+			{"root": "/src/odd", "namespace": "Shop"},
+			{"namespace": "project:rootless"},
+		},
+	}
+	before := time.Now().Add(-time.Minute)
+	res, err := s.Import(bob, recs)
+	if err != nil {
+		t.Fatalf("bob's import: %v; want what he may write written and the rest skipped", err)
+	}
+	if res.Memories != 1 || res.Existing != 0 || res.Edges != 0 || res.Events != 0 || res.Vectors != 1 || res.Projects != 2 {
+		t.Errorf("bob's import = %+v; want 1 memory with its vector and 2 project bindings", res)
+	}
+	skipped := strings.Join(res.Skipped, "\n")
+	for _, want := range []string{private.ID, carols.ID, "/src/ann", "/src/odd", "project:rootless"} {
+		if !strings.Contains(skipped, want) {
+			t.Errorf("skipped:\n%s\nwant a line naming %s", skipped, want)
+		}
+	}
+	if len(res.Skipped) != 7 {
+		t.Errorf("skipped %d records, want 7 (2 memories, the edge, the event, 3 bindings):\n%s", len(res.Skipped), skipped)
+	}
+	if m, err := s.GetMemory(bob, shared.ID); err != nil || m.EmbeddingPending {
+		t.Errorf("bob's shared memory = %+v, %v; want it stored with its vector", m, err)
+	}
+	m, err := s.GetMemory(ann, private.ID)
+	if err != nil || m.Content != private.Content || !m.EmbeddingPending {
+		t.Errorf("ann's memory after bob's import = %+v, %v; want it unchanged (pending, her text)", m, err)
+	}
+	if es, _ := s.Edges(ctx, memory.EdgeQuery{MemoryIDs: []string{private.ID}}); len(es) != 0 {
+		t.Errorf("edges of ann's memory after bob's import: %+v, want none", es)
+	}
+	if evs, _ := s.Events(ctx, private.ID, "", 0); len(evs) != 0 {
+		t.Errorf("events of ann's memory after bob's import: %+v, want none", evs)
+	}
+	if n, _ := s.CountMemories(ctx, memory.Filter{Namespaces: []string{"user:carol"}}); n != 0 {
+		t.Errorf("%d memories in user:carol after bob's import, want none", n)
+	}
+	bound := map[string]string{}
+	must(t, s.Export(ctx, memory.RecordVisitor{Project: func(row map[string]any) error {
+		root, _ := row["root"].(string)
+		ns, _ := row["namespace"].(string)
+		at, _ := row["created_at"].(string)
+		bound[root] = ns + " " + at
+		return nil
+	}}))
+	if len(bound) != 2 || !strings.HasPrefix(bound["/src/shop"], "project:shop 2025-01-02T03:04:05") || !strings.HasPrefix(bound["/src/new"], "project:new ") {
+		t.Errorf("bindings after the import: %v; want /src/shop and /src/new", bound)
+	}
+	if at, err := time.Parse(time.RFC3339Nano, strings.TrimPrefix(bound["/src/new"], "project:new ")); err != nil || at.Before(before) {
+		t.Errorf("a binding without a time was bound at %q (%v), want now", bound["/src/new"], err)
 	}
 }

@@ -593,9 +593,11 @@ let lastTotal = null;
 function live(ev) {
   // How many changes the page has heard of, for anyone checking it is live.
   document.body.dataset.changes = String(Number(document.body.dataset.changes || 0) + 1);
-  const dropped = lastTotal !== null && ev.total < lastTotal;
+  // The first change the page hears has no total to compare with: it may be
+  // a deletion (no changed row, the total down), so it counts as one.
+  const dropped = lastTotal === null || ev.total < lastTotal;
   // A hook's journal entry alone changes nothing the memory pages show.
-  const memories = ev.changed.length > 0 || ev.edges || (lastTotal !== null && ev.total !== lastTotal);
+  const memories = ev.changed.length > 0 || ev.edges || ev.total !== lastTotal;
   lastTotal = ev.total;
   for (const c of ev.changed) {
     fresh.add(c.id);

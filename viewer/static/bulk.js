@@ -27,9 +27,12 @@ export class Bulk {
 
   id(name) { return `${this.prefix}-${name}`; }
 
-  // checkbox is the tick box of one list item.
+  // checkbox is the tick box of one list item. Ticked is its state, not an
+  // attribute: an item drawn again the same (see dom.js redraw) is kept with
+  // its box, which set keeps up to date.
   checkbox(id) {
-    const box = el("input", { type: "checkbox", class: "pick", "aria-label": "Select this memory", checked: this.ids.has(id) });
+    const box = el("input", { type: "checkbox", class: "pick", "aria-label": "Select this memory" });
+    box.checked = this.ids.has(id);
     box.addEventListener("change", () => this.set(id, box.checked));
     return box;
   }

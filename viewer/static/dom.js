@@ -84,3 +84,46 @@ export function showForm(box, form, cancel, onSubmit) {
     onSubmit();
   });
 }
+
+// Loads numbers a page's loads. One that finishes after a later one has
+// finished is stale and draws nothing: older data must not cover newer (the
+// page's first load overtaken by a live refresh, a refresh by the reload
+// after a person's own change).
+export class Loads {
+  #started = 0;
+  #finished = 0;
+
+  start() { return ++this.#started; }
+
+  // stale says whether load finished after a later one; if not, it is now
+  // the latest.
+  stale(load) {
+    if (load < this.#finished) return true;
+    this.#finished = load;
+    return false;
+  }
+}
+
+// redraw makes nodes (elements) the children of parent, keeping in place each
+// child that is the same as a node that would replace it (the same HTML), and
+// any node that is already parent's child: a live refresh must not take from
+// under a person what has not changed, the text they selected, the button they
+// focused or typed in. Only what changed is replaced.
+export function redraw(parent, nodes) {
+  const wanted = new Set(nodes);
+  const spare = new Map(); // children not asked for, by their HTML
+  for (const c of parent.children) {
+    if (wanted.has(c)) continue;
+    spare.set(c.outerHTML, [...(spare.get(c.outerHTML) ?? []), c]);
+  }
+  const next = nodes.map((n) => (n.parentNode === parent ? n : spare.get(n.outerHTML)?.shift() ?? n));
+  const keep = new Set(next);
+  for (const c of [...parent.childNodes]) if (!keep.has(c)) c.remove();
+  // What stays is in order but for moved items; only those move (a node
+  // moved loses focus), new ones go in their place.
+  let at = parent.firstChild;
+  for (const n of next) {
+    if (n === at) at = at.nextSibling;
+    else parent.insertBefore(n, at);
+  }
+}

@@ -2,7 +2,7 @@
 // exact context memory_context_tool would inject for the project with each
 // line's token estimate, promotion and demotion with a required reason, and
 // the audit trail of both.
-import { el, fmtNum } from "./dom.js";
+import { el, fmtNum, Loads } from "./dom.js";
 import { getGolden, listProjects, demoteMemory } from "./api.js";
 import { auditTrail, promoteForm } from "./changes.js";
 
@@ -71,15 +71,13 @@ function itemWithForm(m, meta, button, form) {
   return li;
 }
 
-// loads numbers the page's loads; drawn is the number of the one shown, and
-// shown what it showed.
-let loads = 0;
-let drawn = 0;
+// loads numbers the page's loads; shown is what the page shows.
+const loads = new Loads();
 let shown = "";
 
 export async function loadGolden(box, { project }, setStatus, { quiet = false } = {}) {
   if (!quiet) setStatus("Loading…");
-  const load = ++loads;
+  const load = loads.start();
   const reload = () => loadGolden(box, { project }, setStatus, { quiet: true });
   try {
     const [g, projects] = await Promise.all([getGolden(project), listProjects()]);
@@ -89,11 +87,10 @@ export async function loadGolden(box, { project }, setStatus, { quiet = false } 
     // showing what it found (the person's own change): a click on its way
     // still lands.
     const found = JSON.stringify([project, g, projects]);
-    if (load < drawn || (quiet && (box.querySelector("form") || found === shown))) {
+    if (loads.stale(load) || (quiet && (box.querySelector("form") || found === shown))) {
       if (!quiet) setStatus("");
       return;
     }
-    drawn = load;
     shown = found;
     const names = projects.map((p) => p.namespace.replace(/^project:/, ""));
     if (project && !names.includes(project)) names.push(project);
@@ -126,8 +123,7 @@ export async function loadGolden(box, { project }, setStatus, { quiet = false } 
       auditTrail(g.audit));
     if (!quiet) setStatus("");
   } catch (err) {
-    if (load < drawn) return;
-    drawn = load;
+    if (loads.stale(load)) return;
     shown = "";
     box.replaceChildren(el("p", { class: "error" }, err.message));
     setStatus("");

@@ -1,6 +1,6 @@
 // The health page: what `recall stats` prints and what the health analysis
 // finds, as text, then recall doctor's findings (loaded after: it asks Ollama).
-import { el, fmtNum, fmtTime } from "./dom.js";
+import { el, fmtNum, fmtTime, Loads, redraw } from "./dom.js";
 import { getDoctor, getHealth } from "./api.js";
 import { viaLabel } from "./changes.js";
 
@@ -28,30 +28,48 @@ function briefs(title, list, total) {
       el("span", { class: "muted" }, ` confidence ${fmtNum(b.confidence)}`))))];
 }
 
+const loads = new Loads();
+let shown = ""; // the panel on the page, as JSON
+
+// loadHealth draws the panel in box, then the doctor's findings under it. A
+// live refresh that finds the panel as shown leaves the page alone (and asks
+// the doctor nothing); one that finds it changed replaces only the parts
+// that changed, so that a person's selection (a fix to copy) or focus stays.
 export async function loadHealth(box, setStatus, { quiet = false } = {}) {
   if (!quiet) setStatus("Loading…");
+  const load = loads.start();
   try {
-    const { stats: s, report: r, vectors: v } = await getHealth();
+    const panel = await getHealth();
+    const found = JSON.stringify(panel);
+    if (loads.stale(load) || (quiet && found === shown)) {
+      if (!quiet) setStatus("");
+      return;
+    }
+    shown = found;
+    const { stats: s, report: r, vectors: v } = panel;
     // A live refresh keeps the findings shown until the new ones arrive.
     const doctorBox = box.querySelector("#doctor") ?? el("div", { id: "doctor" }, el("p", { class: "muted" }, "Checking the database, Ollama and the models…"));
     const backlog = s.pending_jobs
       ? `${s.pending_jobs} pending${s.retrying_jobs ? ` (${s.retrying_jobs} waiting to retry)` : ""}, oldest queued ${fmtTime(s.oldest_job_at)}`
       : "none pending";
-    box.replaceChildren(...[
-      el("dl", { class: "fields", id: "health-stats" },
-        row("memories", s.memories, "health-memories"),
-        row("by type", counts(s.by_type)),
-        row("by namespace", counts(s.by_namespace)),
-        row("stored through", counts(Object.fromEntries(Object.entries(s.by_source ?? {}).map(([k, n]) => [viaLabel(k).replace(/^via /, ""), n])))),
-        row("edges", s.edges),
-        row("validation events", s.validation_events),
-        row("embeddings", `${s.embedding_model || "none yet"} (dimension ${s.embedding_dimension}), ${s.pending_embeddings} pending`, "health-pending"),
-        row("vector search", v.usable ? "usable" : `off: ${v.reason}`),
-        row("curation jobs", backlog, "health-jobs"),
-        s.last_job_error ? row("last job failure", s.last_job_error) : null,
-        (s.model_health ?? []).map((h) => row(`${h.role} model`, `failing, ${h.failures} calls in a row: ${h.last_error}`)),
-        row("session journal", `${s.journal_entries} entries (${s.trimmed_entries} trimmed), ${s.pending_summaries} summaries pending`),
-        row("database", `${bytes(s.file_bytes)}, schema ${s.schema_version}`)),
+    const stats = box.querySelector("#health-stats") ?? el("dl", { class: "fields", id: "health-stats" });
+    redraw(stats, [
+      row("memories", s.memories, "health-memories"),
+      row("by type", counts(s.by_type)),
+      row("by namespace", counts(s.by_namespace)),
+      row("stored through", counts(Object.fromEntries(Object.entries(s.by_source ?? {}).map(([k, n]) => [viaLabel(k).replace(/^via /, ""), n])))),
+      row("edges", s.edges),
+      row("validation events", s.validation_events),
+      row("embeddings", `${s.embedding_model || "none yet"} (dimension ${s.embedding_dimension}), ${s.pending_embeddings} pending`, "health-pending"),
+      row("vector search", v.usable ? "usable" : `off: ${v.reason}`),
+      row("curation jobs", backlog, "health-jobs"),
+      s.last_job_error ? row("last job failure", s.last_job_error) : null,
+      (s.model_health ?? []).map((h) => row(`${h.role} model`, `failing, ${h.failures} calls in a row: ${h.last_error}`)),
+      row("session journal", `${s.journal_entries} entries (${s.trimmed_entries} trimmed), ${s.pending_summaries} summaries pending`),
+      row("database", `${bytes(s.file_bytes)}, schema ${s.schema_version}`),
+    ].flat().filter(Boolean));
+    redraw(box, [
+      stats,
       el("h2", {}, "Curation"),
       el("dl", { class: "fields" },
         row("golden rules", r.counts.golden_rules),
@@ -69,22 +87,29 @@ export async function loadHealth(box, setStatus, { quiet = false } = {}) {
     loadDoctor(doctorBox);
     if (!quiet) setStatus("");
   } catch (err) {
-    setStatus(err.message, true);
+    if (!loads.stale(load)) setStatus(err.message, true);
   }
 }
 
 const MARKS = { ok: "ok", warn: "warn", fail: "FAIL" };
 
-// loadDoctor fills box with recall doctor's findings, problems first.
+const doctorLoads = new Loads();
+
+// loadDoctor fills box with recall doctor's findings, problems first; the
+// findings that did not change stay as they are.
 async function loadDoctor(box) {
+  const load = doctorLoads.start();
   try {
     const { findings } = await getDoctor();
+    if (doctorLoads.stale(load)) return;
     const order = { fail: 0, warn: 1, ok: 2 };
     const sorted = [...findings].sort((a, b) => order[a.level] - order[b.level]);
-    box.replaceChildren(el("ul", { class: "findings" }, sorted.map((f) => el("li", { class: `finding ${f.level}` },
+    const list = box.querySelector("ul.findings") ?? el("ul", { class: "findings" });
+    redraw(list, sorted.map((f) => el("li", { class: `finding ${f.level}` },
       el("span", { class: `mark ${f.level}` }, MARKS[f.level] ?? f.level), " ", f.what,
-      (f.fix ?? []).map((fix) => el("div", { class: "fix" }, "fix: ", el("code", {}, fix)))))));
+      (f.fix ?? []).map((fix) => el("div", { class: "fix" }, "fix: ", el("code", {}, fix))))));
+    redraw(box, [list]);
   } catch (err) {
-    box.replaceChildren(el("p", { class: "muted" }, `recall doctor's checks are not available here: ${err.message}`));
+    if (!doctorLoads.stale(load)) box.replaceChildren(el("p", { class: "muted" }, `recall doctor's checks are not available here: ${err.message}`));
   }
 }

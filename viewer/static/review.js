@@ -1,7 +1,7 @@
 // The review page: the contradictions queue, one card per pair, A and B side
 // by side with the words that differ marked, resolved with buttons or keys
 // 1-4 on the selected card.
-import { el, fmtNum, fmtTime } from "./dom.js";
+import { el, fmtNum, fmtTime, Loads, redraw } from "./dom.js";
 import { listContradictions, resolveContradiction } from "./api.js";
 
 export const RESOLUTIONS = [
@@ -69,53 +69,75 @@ function card(p, onResolve) {
   return li;
 }
 
+// busy says whether a person is at work on a card: focus in it (typing its
+// reason, on its buttons), a reason typed, force ticked or its resolution on
+// its way.
+function busy(card) {
+  return card.contains(document.activeElement) || card.querySelector(".reason-box").value !== "" ||
+    Boolean(card.querySelector(".force-box")?.checked) || Boolean(card.querySelector("button:disabled"));
+}
+
+// setText changes an element's text only when it differs: the same text
+// written again would drop a selection in it.
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
 // ReviewPage keeps the selection and the keyboard handling of the queue.
 export class ReviewPage {
   constructor({ list, summary, count, setStatus }) {
     Object.assign(this, { list, summary, count, setStatus });
     this.selected = 0;
+    this.loads = new Loads();
   }
 
   cards() { return [...this.list.querySelectorAll("li.pair")]; }
 
-  select(i) {
+  // select marks the i-th card, scrolled into view unless scroll is false.
+  select(i, { scroll = true } = {}) {
     const cards = this.cards();
     if (!cards.length) return;
     this.selected = Math.max(0, Math.min(i, cards.length - 1));
     cards.forEach((c, j) => c.classList.toggle("selected", j === this.selected));
-    cards[this.selected].scrollIntoView({ block: "nearest" });
+    if (scroll) cards[this.selected].scrollIntoView({ block: "nearest" });
   }
 
+  // load draws the queue. A live reload (quiet) replaces only the cards whose
+  // pair changed, and never one a person is busy with: the reason they are
+  // typing keeps its focus, so that their next keys do not fall to the
+  // page's 1-4 (resolve). The selected pair stays selected where it moved,
+  // and the page does not scroll.
   async load({ quiet = false } = {}) {
     if (!quiet) this.setStatus("Loading…");
+    const load = this.loads.start();
     try {
       const q = await listContradictions();
-      // A live reload leaves the cards alone when the queue is the same, and
-      // keeps ticked force boxes and typed reasons when it is not.
-      const shown = this.cards().map((c) => c.dataset.edge).join();
-      if (shown !== q.pairs.map((p) => String(p.edge_id)).join()) {
-        const forced = new Set(this.cards().filter((c) => c.querySelector(".force-box")?.checked).map((c) => c.dataset.edge));
-        const reasons = new Map(this.cards().map((c) => [c.dataset.edge, c.querySelector(".reason-box").value]));
-        this.list.replaceChildren(...q.pairs.map((p) => card(p, (li, r) => this.resolve(li, r))));
-        for (const c of this.cards()) {
-          const box = c.querySelector(".force-box");
-          if (box && forced.has(c.dataset.edge)) box.checked = true;
-          c.querySelector(".reason-box").value = reasons.get(c.dataset.edge) ?? "";
-        }
+      if (this.loads.stale(load)) {
+        if (!quiet) this.setStatus("");
+        return;
       }
+      const cards = new Map(this.cards().map((c) => [c.dataset.edge, c]));
+      const selected = this.cards()[this.selected]?.dataset.edge;
+      // Unmarked, a card is the same as its new one when its pair is.
+      for (const c of cards.values()) c.classList.remove("selected");
+      redraw(this.list, q.pairs.map((p) => {
+        const c = cards.get(String(p.edge_id));
+        return c && busy(c) ? c : card(p, (li, r) => this.resolve(li, r));
+      }));
       this.show(q.total);
-      this.select(this.selected);
+      const at = this.cards().findIndex((c) => c.dataset.edge === selected);
+      this.select(at >= 0 ? at : this.selected, { scroll: !quiet });
       if (!quiet) this.setStatus("");
     } catch (err) {
-      this.setStatus(err.message, true);
+      if (!this.loads.stale(load)) this.setStatus(err.message, true);
     }
   }
 
   show(total) {
-    this.count.textContent = total ? String(total) : "";
-    this.summary.textContent = total
+    setText(this.count, total ? String(total) : "");
+    setText(this.summary, total
       ? `${total} unresolved contradiction${total === 1 ? "" : "s"}${total > this.cards().length ? ` (first ${this.cards().length} shown)` : ""}`
-      : "Nothing to review: no unresolved contradictions.";
+      : "Nothing to review: no unresolved contradictions.");
   }
 
   async resolve(li, resolution) {
@@ -124,9 +146,12 @@ export class ReviewPage {
     li.querySelectorAll("button").forEach((b) => { b.disabled = true; });
     try {
       const res = await resolveContradiction(li.dataset.edge, resolution, force, reason);
-      li.remove();
-      this.show(Math.max(0, Number(this.count.textContent || 0) - 1));
-      this.select(this.selected);
+      // A live reload that saw the resolution took the card and counted it already.
+      if (li.isConnected) {
+        li.remove();
+        this.show(Math.max(0, Number(this.count.textContent || 0) - 1));
+        this.select(this.selected);
+      }
       this.setStatus(res.message);
     } catch (err) {
       li.querySelectorAll("button").forEach((b) => { b.disabled = false; });

@@ -2,7 +2,7 @@
 // validated for N days or trusted under a confidence, the longest unchecked
 // first, each saying why it is listed; ticked ones are re-validated or
 // archived together after a count of what would change (the list's Bulk).
-import { el, fmtNum, fmtTime } from "./dom.js";
+import { el, fmtNum, fmtTime, Loads, redraw } from "./dom.js";
 import { listStale, listProjects } from "./api.js";
 import { Bulk } from "./bulk.js";
 import { pageHash, pageParams } from "./listurl.js";
@@ -36,6 +36,8 @@ export function parseReviewHash(hash) {
 export class StaleReview {
   constructor({ setStatus }) {
     this.setStatus = setStatus;
+    this.loads = new Loads();
+    this.filters = null; // the address's, once shown (see show)
     this.list = $("stale");
     this.bulk = new Bulk({
       bar: $("stale-bar"), box: $("stale-box"), list: this.list, setStatus, prefix: "stale",
@@ -48,8 +50,10 @@ export class StaleReview {
       e.preventDefault();
       if (!$("stale-filters").reportValidity()) return;
       const next = reviewHash(this.query(), this.defaultDays);
-      if (next === location.hash) this.load();
-      else location.hash = next;
+      if (next === location.hash) {
+        this.filters = this.query();
+        this.load();
+      } else location.hash = next;
     });
     $("stale-all").addEventListener("click", () => {
       for (const li of this.list.querySelectorAll("li[data-id]")) this.bulk.set(li.dataset.id, true);
@@ -68,6 +72,8 @@ export class StaleReview {
     const ns = $("stale-namespace");
     if (namespace && ![...ns.options].some((o) => o.value === namespace)) ns.append(el("option", { value: namespace }, namespace));
     ns.value = namespace;
+    // The filters loads use, until the next Show: not what is half typed.
+    this.filters = $("stale-filters").checkValidity() ? this.query() : null;
   }
 
   // namespaces offers the namespaces that hold memories, once.
@@ -86,14 +92,25 @@ export class StaleReview {
     }
   }
 
+  // load draws the queue of the filters shown (filters half typed in the
+  // form wait for Show). A live reload (quiet) replaces only the items that
+  // changed.
   async load({ quiet = false } = {}) {
-    if (!$("stale-filters").reportValidity()) return;
+    if (!this.filters) {
+      $("stale-filters").reportValidity();
+      return;
+    }
     if (!quiet) this.setStatus("Loading…");
+    const load = this.loads.start();
     try {
-      const rep = await listStale(this.query());
+      const rep = await listStale(this.filters);
+      if (this.loads.stale(load)) {
+        if (!quiet) this.setStatus("");
+        return;
+      }
       this.defaultDays = rep.days; // the configured stale_days
       if (!$("stale-days").value) $("stale-days").value = String(rep.days);
-      this.list.replaceChildren(...rep.memories.map((m) => el("li", { "data-id": m.id },
+      redraw(this.list, rep.memories.map((m) => el("li", { "data-id": m.id },
         this.bulk.checkbox(m.id),
         el("div", {},
           el("a", { href: `#/m/${encodeURIComponent(m.id)}`, class: "content" }, m.content_preview),
@@ -103,13 +120,14 @@ export class StaleReview {
             el("span", {}, `confidence ${fmtNum(m.confidence)}`),
             el("span", { class: "why" }, why(m, rep)))))));
       const shown = rep.memories.length;
-      $("stale-summary").textContent = rep.total
+      const summary = rep.total
         ? `${rep.total} stale ${rep.total === 1 ? "memory" : "memories"}${rep.total > shown ? ` (the ${shown} longest unchecked shown)` : ""}`
         : `Nothing stale: every memory was validated in the last ${rep.days} days${rep.below ? ` and is trusted at least ${fmtNum(rep.below)}` : ""}.`;
+      if ($("stale-summary").textContent !== summary) $("stale-summary").textContent = summary;
       $("stale-all").hidden = shown === 0;
       if (!quiet) this.setStatus("");
     } catch (err) {
-      this.setStatus(err.message, true);
+      if (!this.loads.stale(load)) this.setStatus(err.message, true);
     }
   }
 }

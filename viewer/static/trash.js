@@ -1,7 +1,7 @@
 // The Trash page: deleted memories that can still be restored, each with what
 // comes back with it (its edges and validation events) and when it is purged,
 // and archived ones, kept until restored.
-import { el, fmtTime } from "./dom.js";
+import { el, fmtTime, Loads, redraw } from "./dom.js";
 import { getTrash, restoreMemory } from "./api.js";
 
 // untilDate says when a purge will happen: "in 29 days (12/25/2026)".
@@ -12,10 +12,19 @@ function untilDate(iso) {
   return `in ${days} day${days === 1 ? "" : "s"} (${when})`;
 }
 
+const loads = new Loads();
+
+// loadTrash draws the trash in root. A live refresh replaces only the items
+// that changed: the one a person has focused or selected text in stays.
 export async function loadTrash(root, setStatus, { quiet = false } = {}) {
   if (!quiet) setStatus("Loading…");
+  const load = loads.start();
   try {
     const res = await getTrash();
+    if (loads.stale(load)) {
+      if (!quiet) setStatus("");
+      return;
+    }
     const items = res.memories.map((it) => {
       const m = it.memory;
       const restore = el("button", { type: "button", class: "restore" }, "Restore");
@@ -43,12 +52,14 @@ export async function loadTrash(root, setStatus, { quiet = false } = {}) {
             : el("span", {}, `deleted ${fmtTime(it.deleted_at)}, gone for good ${untilDate(it.purge_at)}`)),
         el("div", { class: "actions" }, restore));
     });
-    root.replaceChildren(
+    const list = items.length ? root.querySelector("ol#trash") ?? el("ol", { id: "trash" }) : el("p", { id: "trash-empty" }, "The trash is empty.");
+    if (items.length) redraw(list, items);
+    redraw(root, [
       el("h1", {}, "Trash"),
       el("p", { class: "muted" }, `Deleted memories are kept ${res.keep_days} days, archived ones until you restore them. Restore brings one back with its id, its edges to memories that still exist and its validation events.`),
-      items.length ? el("ol", { id: "trash" }, items) : el("p", { id: "trash-empty" }, "The trash is empty."));
+      list]);
     if (!quiet) setStatus("");
   } catch (err) {
-    setStatus(err.message, true);
+    if (!loads.stale(load)) setStatus(err.message, true);
   }
 }
