@@ -83,19 +83,30 @@ type Anchor struct {
 
 // Prompt records what the user asked, private sections and secrets removed.
 func (r *Recorder) Prompt(ctx context.Context, a Anchor, prompt string) (*Entry, error) {
+	e := r.PromptEntry(a, prompt)
+	if e == nil {
+		return nil, nil
+	}
+	if _, err := r.Store.AddEntry(ctx, e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// PromptEntry is the entry Prompt records, for a caller that makes it apart
+// from the write (the prompt hook, while its search runs). Nil for a prompt
+// with nothing to keep.
+func (r *Recorder) PromptEntry(a Anchor, prompt string) *Entry {
 	text, cut := keep(prompt, MaxPromptBytes)
 	text = strings.TrimSpace(text)
 	if text == "" {
-		return nil, nil
+		return nil
 	}
 	e := r.entry(a, KindPrompt)
 	e.Title = memory.Preview(text, maxTitleRunes)
 	e.Body = text
 	e.TrimmedBytes = cut
-	if _, err := r.Store.AddEntry(ctx, e); err != nil {
-		return nil, err
-	}
-	return e, nil
+	return e
 }
 
 // Tool is one tool call as PostToolUse reports it.

@@ -229,58 +229,82 @@ func (h *Handler) lostWrite(kind string, err error) {
 }
 
 // userPromptSubmit lists the few memories most relevant to the prompt, as an
-// index of ids the model can expand with the memory tools.
+// index of ids the model can expand with the memory tools, and records the
+// prompt.
 func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, error) {
 	// The project is resolved once, for the record and the search.
 	p, perr := h.project(ctx, in.Cwd)
-	var captured chan struct{} // closed once the prompt is recorded (or not)
-	if h.Capture != nil {
-		// Recorded while the search runs, and waited for before answering: the
-		// prompt is kept even when the search fails, and its commit (a sync of
-		// the WAL) no longer delays the search. Behind another writer the store
-		// spools it after 100 ms.
-		captured = make(chan struct{})
-		go func() {
-			defer close(captured)
-			defer func() {
-				if r := recover(); r != nil {
-					h.log().Error("prompt not captured", "session_id", in.SessionID, "err", fmt.Errorf("internal error: %v\n%s", r, debug.Stack()))
-				}
-			}()
-			err := perr
-			if err == nil {
-				_, err = h.Capture.Prompt(ctx, anchorOf(p, in, "", in.PromptID), in.Prompt)
-			}
-			if err != nil {
-				h.log().Warn("prompt not captured", "session_id", in.SessionID, "err", err)
-				h.lostWrite(writePrompt, err)
-			}
-		}()
-		defer func() { <-captured }()
+	record := h.promptRecord(ctx, p, perr, in)
+	text, shown, err := h.promptIndex(ctx, p, perr, in)
+	// The record is written after the search, on the connection the search
+	// read with, and before the answer: the prompt is kept even when the
+	// search fails. Written beside the search it took a second connection,
+	// which reads the whole schema again (a millisecond of a 10 ms hook).
+	record()
+	if err != nil || text == "" {
+		return nil, err
 	}
+	// The access counts are a write too: after the record's, so that neither
+	// meets the other's lock (and spools or is dropped).
+	h.Memory.MarkAccessed(ctx, shown)
+	return contextOutput(UserPromptSubmit, text), nil
+}
+
+// promptRecord starts making the prompt's journal entry (its secrets removed)
+// on another core and returns what writes it; a no-op without capture.
+// Failures are logged and recorded as lost writes, never returned: the
+// answer matters more than the record.
+func (h *Handler) promptRecord(ctx context.Context, p project.Project, perr error, in *Input) (write func()) {
+	if h.Capture == nil {
+		return func() {}
+	}
+	made := make(chan *capture.Entry, 1)
+	go func() {
+		var e *capture.Entry
+		defer func() {
+			if r := recover(); r != nil {
+				h.log().Error("prompt not captured", "session_id", in.SessionID, "err", fmt.Errorf("internal error: %v\n%s", r, debug.Stack()))
+			}
+			made <- e
+		}()
+		if perr == nil {
+			e = h.Capture.PromptEntry(anchorOf(p, in, "", in.PromptID), in.Prompt)
+		}
+	}()
+	return func() {
+		e := <-made
+		err := perr
+		if err == nil && e != nil {
+			// Behind another writer the store spools it after 100 ms.
+			_, err = h.Capture.Store.AddEntry(ctx, e)
+		}
+		if err != nil {
+			h.log().Warn("prompt not captured", "session_id", in.SessionID, "err", err)
+			h.lostWrite(writePrompt, err)
+		}
+	}
+}
+
+// promptIndex is the index of memories and past sessions' entries relevant to
+// the prompt ("" for none) and the ids of the memories it lists.
+func (h *Handler) promptIndex(ctx context.Context, p project.Project, perr error, in *Input) (string, []string, error) {
 	prompt := strings.TrimSpace(in.Prompt)
 	if utf8.RuneCountInString(prompt) < minPromptChars {
-		return nil, nil
+		return "", nil, nil
 	}
 	if len(prompt) > memory.MaxQueryBytes {
 		prompt = memory.Cut(prompt, memory.MaxQueryBytes)
 	}
 	if perr != nil {
-		return nil, perr
+		return "", nil, perr
 	}
 	found, err := h.relevant(ctx, prompt, p.Namespace)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	past := h.pastEntries(ctx, prompt, p.Namespace, in.SessionID, found)
 	text, shown := formatIndex(found, past)
-	if captured != nil {
-		// The access counts are a write too: after the record's, so that
-		// neither meets the other's lock (and spools or is dropped).
-		<-captured
-	}
-	h.Memory.MarkAccessed(ctx, shown)
-	return contextOutput(UserPromptSubmit, text), nil
+	return text, shown, nil
 }
 
 // relevant returns the memories of the project's and the global namespace that

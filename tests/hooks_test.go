@@ -213,6 +213,52 @@ func TestHookPostToolUseRecordsFileActivity(t *testing.T) {
 	}
 }
 
+// A hook that finds the write-ahead log grown past a megabyte empties it
+// before it exits: every process that opens the database while no other has
+// it open reads the whole log first, so a log left to grow is paid by every
+// hook after it.
+func TestAHookEmptiesAGrownWriteAheadLog(t *testing.T) {
+	c := newCLIEnv(t)
+	_, cwd := newProject(t, c, "shop-api")
+	c.ok("stats") // creates the database
+	// A megabyte and a half of the log, written by a process that keeps the
+	// database open (closing the last connection would empty the log itself).
+	db, err := sql.Open("sqlite3", "file:"+c.dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{
+		`INSERT INTO meta (key, value) VALUES ('test-filler', hex(randomblob(800000)))`,
+		`DELETE FROM meta WHERE key = 'test-filler'`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	walSize := func() int64 {
+		fi, err := os.Stat(c.dbPath + "-wal")
+		if errors.Is(err, fs.ErrNotExist) {
+			return 0
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	if n := walSize(); n < sqlite.ShortLivedCheckpointAt {
+		t.Fatalf("the log holds %d bytes; the test needs over %d", n, sqlite.ShortLivedCheckpointAt)
+	}
+	c.hook("post-tool-use", hookInput(t, "PostToolUse", cwd, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "go test ./..."}}))
+	if n := walSize(); n != 0 {
+		t.Fatalf("the log holds %d bytes after the hook; want it emptied", n)
+	}
+	var calls int
+	if err := db.QueryRow(`SELECT count(*) FROM journal WHERE kind = 'observation'`).Scan(&calls); err != nil || calls != 1 {
+		t.Fatalf("%d tool calls recorded (%v); want the hook's", calls, err)
+	}
+}
+
 func TestHookSessionEndRecordsTheEnd(t *testing.T) {
 	c := newCLIEnv(t)
 	// This test is about what is recorded, not about time: on a loaded

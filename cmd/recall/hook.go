@@ -100,10 +100,20 @@ func runHook(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return nil, nil, err
 		}
-		// The database is left open: the process ends right after answering,
-		// every write is already committed to the WAL, and closing the last
-		// connection would checkpoint the WAL while Claude Code waits.
-		return a.hookHandler(a.mem), func() {}, nil
+		// The database is left open: the process ends right after answering
+		// and every write is already committed to the WAL. Claude Code waits
+		// for the process to exit, not only for its answer, so closing the
+		// last connection would make every hook pay a checkpoint; the WAL is
+		// emptied only once it has grown (sqlite.ShortLivedCheckpointAt).
+		release := func() {}
+		if db, ok := a.db.(*sqlite.DB); ok {
+			release = func() {
+				if err := db.CheckpointIfDue(ctx); err != nil {
+					log.Debug("WAL not emptied; a later hook will", "err", err)
+				}
+			}
+		}
+		return a.hookHandler(a.mem), release, nil
 	}
 	sock := hook.Socket{Path: hookSocketPath(cfg), ConnectWait: socketConnectWait, AnswerWait: cfg.HookTimeout + socketAnswerSlack}
 	hook.Run(ctx, rest[0], e.stdin, e.stdout, cfg.HookTimeout+hookSlack, log, open, sock, lostHookWrites(cfg, log))

@@ -263,8 +263,13 @@ func commit(tx *sql.Tx, fn func(tx *sql.Tx) error) error {
 }
 
 // checkpointIfLarge starts a TRUNCATE checkpoint in the background when the
-// WAL has grown past CheckpointAt; one runs at a time per process.
+// WAL has grown past CheckpointAt; one runs at a time per process. A
+// short-lived process leaves it to CheckpointIfDue: a checkpoint in the
+// background would die with the process.
 func (s *DB) checkpointIfLarge() {
+	if s.shortLived {
+		return
+	}
 	fi, err := os.Stat(s.path + "-wal")
 	if err != nil || fi.Size() < CheckpointAt || !s.checkpointing.CompareAndSwap(false, true) {
 		return
@@ -275,6 +280,35 @@ func (s *DB) checkpointIfLarge() {
 	})
 }
 
+// ShortLivedCheckpointAt is the WAL size past which a short-lived process
+// empties the WAL before it exits (CheckpointIfDue).
+//
+// Every process that opens the database while no other has it open reads
+// the whole WAL first, to rebuild the index of its pages, about 2 µs a page:
+// with hooks alone (no recall serve) that is every hook. It also forgets
+// which pages were already copied back, so SQLite's own checkpoint, passive,
+// past 1000 pages, could never restart the WAL: from there every hook's
+// commit copied the whole WAL into the database again, and the WAL grew to
+// CheckpointAt, where the background checkpoint of a hook's process died with
+// the process more often than not. Emptied at 1 MB (about 250 pages, twenty
+// hooks' records), a hook reads 125 pages on average, and one hook in twenty
+// pays the checkpoint: two syncs and a few hundred page writes, a few
+// milliseconds.
+const ShortLivedCheckpointAt = 1 << 20
+
+// CheckpointIfDue empties the WAL when it has grown past
+// ShortLivedCheckpointAt, for a short-lived process about to exit (a hook,
+// after its answer is written). It waits for no one: when another process
+// holds the write lock or still reads pages of the WAL, it copies what it can
+// and leaves the rest to the next one.
+func (s *DB) CheckpointIfDue(ctx context.Context) error {
+	fi, err := os.Stat(s.path + "-wal")
+	if err != nil || fi.Size() < ShortLivedCheckpointAt {
+		return nil
+	}
+	return s.checkpoint(ctx, 0)
+}
+
 // checkpointWait bounds how long a checkpoint waits for readers, in
 // milliseconds. While it waits it holds the write lock, so it must give up
 // well before a writer's busy timeout would fail a store.
@@ -283,12 +317,18 @@ const checkpointWait = 2000
 // Checkpoint copies the WAL into the database file and truncates the WAL,
 // waiting up to checkpointWait for readers of older snapshots to finish.
 func (s *DB) Checkpoint(ctx context.Context) error {
+	return s.checkpoint(ctx, checkpointWait)
+}
+
+// checkpoint is Checkpoint waiting up to wait milliseconds for other
+// processes' locks.
+func (s *DB) checkpoint(ctx context.Context, wait int) error {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", checkpointWait)); err != nil {
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", wait)); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	// The connection goes back to the pool: give it its usual timeout back.

@@ -3,6 +3,8 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -219,5 +221,63 @@ func TestAHookWritesItsRecordsOnItsOneConnection(t *testing.T) {
 	}
 	if sync != 2 || busy != BusyTimeout {
 		t.Errorf("after the write: synchronous %d, busy_timeout %d; want the pool's 2 (FULL) and %d back", sync, busy, BusyTimeout)
+	}
+}
+
+// A hook's process (ShortLived) empties the WAL before it exits once the WAL
+// has grown past ShortLivedCheckpointAt, and leaves a smaller one alone: the
+// next process then has no WAL to read before its first query.
+func TestAHookEmptiesALargeWALBeforeItExits(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "recall.db")
+	seed, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed.Close() // the schema, then no process has the database open
+	walSize := func() int64 {
+		fi, err := os.Stat(path + "-wal")
+		if errors.Is(err, fs.ErrNotExist) {
+			return 0
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+
+	hook, err := OpenWith(ctx, path, Options{SpoolWhenBusy: true, ShortLived: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hook.Close()
+	if _, err := hook.AddEntry(ctx, &journal.Entry{Kind: journal.KindPrompt, SessionID: "s1", Title: "how are orders cached?"}); err != nil {
+		t.Fatal(err)
+	}
+	small := walSize()
+	if small == 0 || small >= ShortLivedCheckpointAt {
+		t.Fatalf("one record left a WAL of %d bytes; want some, under %d", small, ShortLivedCheckpointAt)
+	}
+	if err := hook.CheckpointIfDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := walSize(); got != small {
+		t.Fatalf("a WAL of %d bytes became %d: it was not due for a checkpoint", small, got)
+	}
+
+	body := strings.Repeat("orders are cached for five minutes ", 1000)
+	for walSize() < ShortLivedCheckpointAt {
+		if _, err := hook.AddEntry(ctx, &journal.Entry{Kind: journal.KindPrompt, SessionID: "s1", Title: "a long prompt", Body: body}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := hook.CheckpointIfDue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := walSize(); got != 0 {
+		t.Fatalf("the WAL holds %d bytes after the hook's checkpoint; want it emptied", got)
+	}
+	if n := count(t, hook, `SELECT COUNT(*) FROM journal`); n < 2 {
+		t.Fatalf("%d journal entries after the checkpoint; want every record kept", n)
 	}
 }
