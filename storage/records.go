@@ -199,14 +199,55 @@ func (s Statements) WriteFiles(ctx context.Context, fs []memory.FileRow, res *me
 // An ImportTx is an engine's transaction as an import writes the records
 // whose SQL is the engine's own through it.
 type ImportTx interface {
-	// ImportMemories writes imported memories (each in a namespace the
-	// asker may write), pending their vectors, and returns the id each
-	// incoming id is stored under: itself, or the stored memory with the
-	// same content in its namespace.
-	ImportMemories(ctx context.Context, ms []*memory.Memory, res *memory.ImportResult, p *memory.RecordCounter) (map[string]string, error)
+	// InsertImported writes an imported memory (metadata encoded as meta)
+	// as it comes, pending its vector, unless its id or its content in its
+	// namespace is stored already (inserted false).
+	InsertImported(ctx context.Context, m *memory.Memory, meta string) (inserted bool, err error)
 	// ImportJournal writes journal entries, keeping their ids where free;
 	// one already stored is left out.
 	ImportJournal(ctx context.Context, es []journal.Entry, res *memory.ImportResult, p *memory.RecordCounter) error
+}
+
+// WriteMemories writes imported memories (each in a namespace the asker may
+// write) through own and returns the id each incoming id is stored under:
+// itself, or the stored memory with its id or with its content in its
+// namespace.
+func (s Statements) WriteMemories(ctx context.Context, own ImportTx, ms []*memory.Memory, res *memory.ImportResult, p *memory.RecordCounter) (map[string]string, error) {
+	ids := make(map[string]string, len(ms))
+	for _, m := range ms {
+		p.Step()
+		if m.ContentHash == "" {
+			m.ContentHash = memory.ContentHash(m.Content)
+		}
+		// An export made before the change log carries it in metadata.edits.
+		legacy := memory.LegacyEdits(m)
+		meta, err := memory.EncodeMetadata(m.Metadata)
+		if err != nil {
+			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
+		}
+		inserted, err := own.InsertImported(ctx, m, meta)
+		if err != nil {
+			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
+		}
+		if inserted {
+			ids[m.ID] = m.ID
+			res.Memories++
+			for _, c := range legacy {
+				if _, err := s.AddChange(ctx, &c); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		var id string
+		if err := s.SQL.QueryRow(ctx, `SELECT id FROM memories WHERE id = $1 OR (namespace = $2 AND content_hash = $3)
+			ORDER BY id = $1 DESC LIMIT 1`, m.ID, m.Namespace, m.ContentHash).Scan(&id); err != nil {
+			return nil, fmt.Errorf("memory %s: finding the stored copy: %w", m.ID, err)
+		}
+		ids[m.ID] = id
+		res.Existing++
+	}
+	return ids, nil
 }
 
 // WriteRecords writes records in the transaction of s and own, in the
@@ -217,7 +258,7 @@ func (s Statements) WriteRecords(ctx context.Context, own ImportTx, r memory.Rec
 	res := &memory.ImportResult{}
 	p := r.Counter()
 	writable, refused := writableMemories(ctx, r.Memories, res, p)
-	ids, err := own.ImportMemories(ctx, writable, res, p)
+	ids, err := s.WriteMemories(ctx, own, writable, res, p)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -24,6 +24,9 @@ type SQL interface {
 	KeepID(table string) string
 	// Vector is the value a column of vectors takes for v.
 	Vector(v []float32) any
+	// AnyOf is the condition that column holds one of values, bound in p.
+	// It writes SQL only: it may be called on the engine's zero dialect.
+	AnyOf(column string, values []string, p *Params) string
 }
 
 // Row is the one row a query reads.

@@ -186,3 +186,40 @@ func TestBrowserStaleRefreshKeepsTheShownFilters(t *testing.T) {
 		t.Fatalf("after a live refresh: %s, want %s (the blog's %s only once 10 days is shown)", got, want, blog)
 	}
 }
+
+// A live refresh of the memory list replaces only the memories that changed:
+// a person who has focused a memory's tick box (with the keyboard) keeps it
+// when another process stores a memory, and Space ticks the one they meant.
+func TestBrowserListRefreshKeepsTheFocusedItem(t *testing.T) {
+	ctx := newBrowser(t)
+	f := newFixture(t)
+	a := f.store(t, "Releases are tagged from main.", memory.TypeDecision, "global")
+	f.store(t, "Prefer table-driven tests.", memory.TypePattern, "global")
+	srv := newLoopbackServer(t, f)
+	pick := `#memories li[data-id="` + a + `"] input.pick`
+	err := within(ctx, 20*time.Second,
+		chromedp.Navigate(srv+"/"),
+		chromedp.WaitVisible(chromedp.CSS(pick)),
+		until(`document.body.dataset.live === "live"`),
+		chromedp.Focus(chromedp.CSS(pick)),
+	)
+	if err != nil {
+		t.Fatalf("focusing a memory's tick box: %v", err)
+	}
+	res, err := f.otherProcess(t).Remember(t.Context(), memory.StoreRequest{Content: "Benchmarks run at normal priority.", Type: memory.TypePattern})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := within(ctx, 20*time.Second, chromedp.WaitVisible(chromedp.CSS(`#memories li[data-id="`+res.ID+`"]`))); err != nil {
+		t.Fatalf("the other process's memory never joined the list: %v", err)
+	}
+	if focused, _ := run(ctx, chromedp.Evaluate[bool](`document.activeElement === document.querySelector('`+pick+`')`)); !focused {
+		t.Fatalf("the list lost the focused tick box when another memory was stored")
+	}
+	if err := within(ctx, 20*time.Second, chromedp.KeyEvent(" "), until(`document.getElementById("bulk-count")?.textContent === "1 selected"`)); err != nil {
+		t.Fatalf("Space on the focused tick box: %v", err)
+	}
+	if ticked, _ := run(ctx, chromedp.Evaluate[bool](`document.querySelector('`+pick+`').checked`)); !ticked {
+		t.Errorf("Space ticked another memory than the focused one")
+	}
+}

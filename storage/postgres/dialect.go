@@ -34,6 +34,10 @@ func (dialect) KeepID(table string) string { return keepID(table) }
 
 func (dialect) Vector(v []float32) any { return vector(v) }
 
+func (dialect) AnyOf(column string, values []string, p *storage.Params) string {
+	return column + " = ANY(" + p.Add(values) + ")"
+}
+
 type cursor struct{ pgx.Rows }
 
 func (c cursor) Scan(dest ...any) error { return scanTimes(c.Rows.Scan, dest) }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -22,42 +21,14 @@ func (p *params) add(v any) string {
 	return "$" + strconv.Itoa(len(*p))
 }
 
-const memoryColumns = `m.seq, m.id, m.content, m.content_hash, m.memory_type, m.namespace,
-	m.importance, m.confidence, m.metadata, m.created_at, m.updated_at, m.accessed_at,
-	m.access_count, m.embedding_pending, m.author, m.source`
+const memoryColumns = storage.MemoryColumns
 
 // scanMemory reads a row selected with memoryColumns; it returns the row's seq too.
-func scanMemory(row pgx.Row) (*memory.Memory, int64, error) {
-	var (
-		m    memory.Memory
-		seq  int64
-		typ  string
-		meta []byte
-	)
-	if err := row.Scan(&seq, &m.ID, &m.Content, &m.ContentHash, &typ, &m.Namespace,
-		&m.Importance, &m.Confidence, &meta, &m.CreatedAt, &m.UpdatedAt, &m.AccessedAt,
-		&m.AccessCount, &m.EmbeddingPending, &m.Author, &m.Source); err != nil {
-		return nil, 0, err
-	}
-	m.Type = memory.Type(typ)
-	m.CreatedAt, m.UpdatedAt, m.AccessedAt = m.CreatedAt.UTC(), m.UpdatedAt.UTC(), m.AccessedAt.UTC()
-	var err error
-	if m.Metadata, err = memory.DecodeMetadata(meta); err != nil {
-		return nil, 0, fmt.Errorf("memory %s: %w", m.ID, err)
-	}
-	return &m, seq, nil
-}
+func scanMemory(r pgx.Row) (*memory.Memory, int64, error) { return storage.ScanMemory(row{r}) }
 
+// queryMemories reads the memories a query selecting memoryColumns finds.
 func queryMemories(ctx context.Context, q querier, query string, args ...any) ([]*memory.Memory, error) {
-	rows, err := q.Query(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	return storage.ReadAll(rows, func() (*memory.Memory, error) {
-		m, _, err := scanMemory(rows)
-		return m, err
-	})
+	return statements(q).QueryMemories(ctx, query, args...)
 }
 
 // getMemory reads one memory and its seq, or an error wrapping ErrNotFound.
@@ -67,17 +38,7 @@ func getMemory(ctx context.Context, q querier, id string, forUpdate bool) (*memo
 	if forUpdate {
 		lock = " FOR UPDATE"
 	}
-	m, seq, err := scanMemory(q.QueryRow(ctx, `SELECT `+memoryColumns+` FROM memories m WHERE m.id = $1`+lock, id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, 0, memory.NotFound("memory", id)
-	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("read memory %s: %w", id, err)
-	}
-	if err := memory.CheckVisible(ctx, m); err != nil {
-		return nil, 0, err
-	}
-	return m, seq, nil
+	return statements(q).GetMemory(ctx, id, lock)
 }
 
 func orNow(t, now time.Time) time.Time {
@@ -261,109 +222,9 @@ func (t sharedTx) WriteMemory(ctx context.Context, id string, m *memory.Memory, 
 const filterColumns = `m.seq, m.id, m.namespace, m.memory_type, m.importance, m.confidence,
 	m.created_at, m.author, m.source`
 
-// whereFilter turns a filter into SQL conditions on memories aliased m,
-// joined with AND, binding its values in p. An empty filter yields "true".
-// It reads filterColumns only.
+// whereFilter is storage.WhereFilter (it reads filterColumns only).
 func whereFilter(ctx context.Context, f memory.Filter, p *params) string {
-	var conds []string
-	if memory.PrincipalFrom(ctx).Restricted() {
-		conds = append(conds, visibleCond(ctx, "m", p))
-	}
-	if len(f.Namespaces) > 0 {
-		conds = append(conds, "m.namespace = ANY("+p.add(f.Namespaces)+")")
-	}
-	if len(f.Types) > 0 {
-		types := make([]string, len(f.Types))
-		for i, t := range f.Types {
-			types[i] = string(t)
-		}
-		conds = append(conds, "m.memory_type = ANY("+p.add(types)+")")
-	}
-	if f.MinImportance > 0 {
-		conds = append(conds, "m.importance >= "+p.add(f.MinImportance))
-	}
-	if f.MinConfidence != nil {
-		conds = append(conds, "m.confidence >= "+p.add(*f.MinConfidence))
-	}
-	if f.MaxConfidence != nil {
-		conds = append(conds, "m.confidence <= "+p.add(*f.MaxConfidence))
-	}
-	if !f.CreatedAfter.IsZero() {
-		conds = append(conds, "m.created_at >= "+p.add(f.CreatedAfter))
-	}
-	if !f.CreatedBefore.IsZero() {
-		conds = append(conds, "m.created_at < "+p.add(f.CreatedBefore))
-	}
-	if len(f.Authors) > 0 {
-		conds = append(conds, "m.author = ANY("+p.add(f.Authors)+")")
-	}
-	if len(f.Sources) > 0 {
-		conds = append(conds, "m.source = ANY("+p.add(f.Sources)+")")
-	}
-	if len(f.IDs) > 0 {
-		conds = append(conds, "m.id = ANY("+p.add(f.IDs)+")")
-	}
-	if !f.IncludeSuperseded {
-		conds = append(conds, notSupersededFor(ctx, p))
-	}
-	if len(conds) == 0 {
-		return "true"
-	}
-	return strings.Join(conds, " AND ")
-}
-
-// notSuperseded holds for a memory that no supersedes edge points at.
-const notSuperseded = `NOT EXISTS (SELECT 1 FROM edges s WHERE s.target_id = m.id AND s.relation = 'supersedes')`
-
-// notSupersededFor is notSuperseded as the asker in ctx sees it: only a
-// memory they may see can supersede one for them, so another person's
-// private memory never hides a shared one from the rest of the team.
-func notSupersededFor(ctx context.Context, p *params) string {
-	if !memory.PrincipalFrom(ctx).Restricted() {
-		return notSuperseded
-	}
-	return `NOT EXISTS (SELECT 1 FROM edges s WHERE s.target_id = m.id AND s.relation = 'supersedes'
-		AND EXISTS (SELECT 1 FROM memories sm WHERE sm.id = s.source_id AND ` + visibleCond(ctx, "sm", p) + `))`
-}
-
-// ListMemories lists memories by filter, order and page; ties are broken by
-// insertion order so pages never overlap.
-func (s *DB) ListMemories(ctx context.Context, q memory.ListQuery) ([]*memory.Memory, error) {
-	order := q.OrderBy
-	if order == "" {
-		order = memory.OrderCreatedAt
-	}
-	if _, err := memory.ParseOrderBy(string(order)); err != nil {
-		return nil, err
-	}
-	dir := "ASC"
-	if q.Descending {
-		dir = "DESC"
-	}
-	var p params
-	where := whereFilter(ctx, q.Filter, &p)
-	limit := "ALL"
-	if q.Limit > 0 {
-		limit = p.add(q.Limit)
-	}
-	query := `SELECT ` + memoryColumns + ` FROM memories m WHERE ` + where +
-		` ORDER BY m.` + string(order) + ` ` + dir + `, m.seq ` + dir + ` LIMIT ` + limit + ` OFFSET ` + p.add(max(q.Offset, 0))
-	ms, err := queryMemories(ctx, s.pool, query, p...)
-	if err != nil {
-		return nil, fmt.Errorf("list memories: %w", err)
-	}
-	return ms, nil
-}
-
-// CountMemories counts memories by filter.
-func (s *DB) CountMemories(ctx context.Context, f memory.Filter) (int, error) {
-	var p params
-	where := whereFilter(ctx, f, &p)
-	var n int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM memories m WHERE `+where, p...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count memories: %w", err)
-	}
-	return n, nil
+	return storage.WhereFilter(ctx, f, (*storage.Params)(p), dialect{})
 }
 
 // TouchMemories sets the access time and increments the access count of the

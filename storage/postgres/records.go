@@ -12,6 +12,7 @@ import (
 
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // Import writes records in one transaction: all of them or, on error, none.
@@ -56,22 +57,8 @@ func writeVectors(ctx context.Context, tx pgx.Tx, r memory.Records, ids map[stri
 	if len(r.Vectors) == 0 {
 		return nil, nil
 	}
-	cur, err := lockSpace(ctx, tx)
-	if err != nil {
-		return nil, fmt.Errorf("import vectors: %w", err)
-	}
-	ok, why := memory.VectorsFit(r.Space, cur)
-	if !ok {
-		res.VectorsLeft = why
-		return nil, nil
-	}
-	if cur.Model == "" {
-		if err := setDimension(ctx, tx, r.Space.Dimension); err != nil {
-			return nil, err
-		}
-		if err := setMeta(ctx, tx, metaEmbedModel, r.Space.Model); err != nil {
-			return nil, err
-		}
+	if ok, err := storage.TakeImportedSpace(ctx, newSharedTx(tx), r.Space, res); !ok {
+		return nil, err
 	}
 	var seqs []int64
 	for _, m := range r.Memories {
@@ -109,50 +96,16 @@ func orZero(t, fallback time.Time) time.Time {
 	return t
 }
 
-func (t sharedTx) ImportMemories(ctx context.Context, ms []*memory.Memory, res *memory.ImportResult, p *memory.RecordCounter) (map[string]string, error) {
-	tx := t.tx
-	ids := make(map[string]string, len(ms))
-	for _, m := range ms {
-		p.Step()
-		if m.ContentHash == "" {
-			m.ContentHash = memory.ContentHash(m.Content)
-		}
-		// An export made before the change log carries it in metadata.edits.
-		legacy := memory.LegacyEdits(m)
-		meta, err := memory.EncodeMetadata(m.Metadata)
-		if err != nil {
-			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
-		}
-		tag, err := tx.Exec(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
-			namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
-			access_count, embedding_pending, search_words, author, source)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, true, to_tsvector('`+stemmed+`', $13), $14, $15)
-			ON CONFLICT DO NOTHING`,
-			m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence, meta,
-			m.CreatedAt, orZero(m.UpdatedAt, m.CreatedAt), orZero(m.AccessedAt, m.CreatedAt), m.AccessCount,
-			memoryWords(m.Content), m.Author, m.Source)
-		if err != nil {
-			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
-		}
-		if tag.RowsAffected() == 1 {
-			ids[m.ID] = m.ID
-			res.Memories++
-			for _, c := range legacy {
-				if _, err := statements(tx).AddChange(ctx, &c); err != nil {
-					return nil, err
-				}
-			}
-			continue
-		}
-		var id string
-		if err := tx.QueryRow(ctx, `SELECT id FROM memories WHERE id = $1 OR (namespace = $2 AND content_hash = $3)
-			ORDER BY id = $1 DESC LIMIT 1`, m.ID, m.Namespace, m.ContentHash).Scan(&id); err != nil {
-			return nil, fmt.Errorf("memory %s: finding the stored copy: %w", m.ID, err)
-		}
-		ids[m.ID] = id
-		res.Existing++
-	}
-	return ids, nil
+func (t sharedTx) InsertImported(ctx context.Context, m *memory.Memory, meta string) (bool, error) {
+	tag, err := t.tx.Exec(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
+		namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
+		access_count, embedding_pending, search_words, author, source)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, true, to_tsvector('`+stemmed+`', $13), $14, $15)
+		ON CONFLICT DO NOTHING`,
+		m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence, meta,
+		m.CreatedAt, orZero(m.UpdatedAt, m.CreatedAt), orZero(m.AccessedAt, m.CreatedAt), m.AccessCount,
+		memoryWords(m.Content), m.Author, m.Source)
+	return tag.RowsAffected() == 1, err
 }
 
 // keepID is the SQL of an id column that keeps an incoming id when it is set

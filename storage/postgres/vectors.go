@@ -32,8 +32,8 @@ func setMeta(ctx context.Context, q querier, key, value string) error {
 }
 
 const (
-	metaEmbedModel = "embedding_model"
-	metaEmbedDim   = "embedding_dimension"
+	metaEmbedModel = storage.MetaEmbedModel
+	metaEmbedDim   = storage.MetaEmbedDim
 )
 
 func embeddingSpace(ctx context.Context, q querier) (memory.EmbeddingSpace, error) {
@@ -107,28 +107,21 @@ func setDimension(ctx context.Context, tx pgx.Tx, dim int) error {
 // ClaimEmbeddingSpace records space when none is recorded yet and returns the
 // space in force.
 func (s *DB) ClaimEmbeddingSpace(ctx context.Context, space memory.EmbeddingSpace) (memory.EmbeddingSpace, error) {
-	if err := memory.CheckDimension("embedding dimension", space.Dimension); err != nil {
-		return space, err
-	}
 	var out memory.EmbeddingSpace
 	err := s.write(ctx, func(tx pgx.Tx) error {
-		cur, err := lockSpace(ctx, tx)
-		if err != nil {
-			return err
-		}
-		var newDimension, newModel bool
-		out, newDimension, newModel = storage.ClaimSpace(cur, space)
-		if newDimension {
-			if err := setDimension(ctx, tx, space.Dimension); err != nil {
-				return err
-			}
-		}
-		if !newModel {
-			return nil
-		}
-		return setMeta(ctx, tx, metaEmbedModel, space.Model)
+		var err error
+		out, err = storage.ClaimIn(ctx, newSharedTx(tx), space)
+		return err
 	})
 	return out, err
+}
+
+func (t sharedTx) LockSpace(ctx context.Context) (memory.EmbeddingSpace, error) {
+	return lockSpace(ctx, t.tx)
+}
+
+func (t sharedTx) SetDimension(ctx context.Context, dim int) error {
+	return setDimension(ctx, t.tx, dim)
 }
 
 // StartSpace: the vector column takes the space's dimension (setDimension
@@ -151,28 +144,11 @@ func (t sharedTx) StartSpace(ctx context.Context, space memory.EmbeddingSpace) e
 // the transaction committed: DB.staged) and clears its pending flag. Without
 // a recorded space the first vector fixes the dimension.
 func putVector(ctx context.Context, tx pgx.Tx, seq int64, vec []float32) error {
-	if err := memory.CheckVector(vec); err != nil {
-		return err
-	}
 	sp, err := embeddingSpace(ctx, tx)
 	if err != nil {
 		return err
 	}
-	if sp.Dimension == 0 {
-		if err := memory.CheckDimension("vector length", len(vec)); err != nil {
-			return err
-		}
-		if sp, err = lockSpace(ctx, tx); err != nil {
-			return err
-		}
-		if sp.Dimension == 0 {
-			if err := setDimension(ctx, tx, len(vec)); err != nil {
-				return err
-			}
-			sp.Dimension = len(vec)
-		}
-	}
-	if err := sp.Fits("vector", vec); err != nil {
+	if err := storage.FitVector(ctx, newSharedTx(tx), sp, vec); err != nil {
 		return err
 	}
 	_, err = tx.Exec(ctx, `UPDATE memories SET embedding = NULL, embedding_staged = $1, embedding_pending = false WHERE seq = $2`, vector(vec), seq)

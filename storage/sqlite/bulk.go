@@ -5,12 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // Import writes records in one transaction: all of them or, on error, none.
@@ -44,25 +44,8 @@ func writeVectors(ctx context.Context, tx *sql.Tx, r memory.Records, ids map[str
 	if len(r.Vectors) == 0 {
 		return nil
 	}
-	cur, err := embeddingSpace(ctx, tx)
-	if err != nil {
-		return fmt.Errorf("import vectors: %w", err)
-	}
-	ok, why := memory.VectorsFit(r.Space, cur)
-	if !ok {
-		res.VectorsLeft = why
-		return nil
-	}
-	if cur.Model == "" {
-		if err := createVectorTable(ctx, tx, r.Space.Dimension); err != nil {
-			return err
-		}
-		if err := setMeta(ctx, tx, metaEmbedDim, strconv.Itoa(r.Space.Dimension)); err != nil {
-			return err
-		}
-		if err := setMeta(ctx, tx, metaEmbedModel, r.Space.Model); err != nil {
-			return err
-		}
+	if ok, err := storage.TakeImportedSpace(ctx, newSharedTx(tx), r.Space, res); !ok {
+		return err
 	}
 	for _, m := range r.Memories {
 		vec, ok := r.Vectors[m.ID]
@@ -119,59 +102,20 @@ func (t sharedTx) ImportJournal(ctx context.Context, es []journal.Entry, res *me
 	return nil
 }
 
-func (t sharedTx) ImportMemories(ctx context.Context, ms []*memory.Memory, res *memory.ImportResult, p *memory.RecordCounter) (map[string]string, error) {
-	tx := t.tx
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
+func (t sharedTx) InsertImported(ctx context.Context, m *memory.Memory, meta string) (bool, error) {
+	r, err := t.tx.ExecContext(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
 		namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
 		access_count, embedding_pending, search_words, author, source)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
-		ON CONFLICT DO NOTHING`)
+		ON CONFLICT DO NOTHING`,
+		m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance,
+		m.Confidence, meta, formatTime(m.CreatedAt), formatTime(orZero(m.UpdatedAt, m.CreatedAt)),
+		formatTime(orZero(m.AccessedAt, m.CreatedAt)), m.AccessCount, keywords.SearchWords(m.Content), m.Author, m.Source)
 	if err != nil {
-		return nil, err
+		return false, err
 	}
-	defer ins.Close()
-	existing, err := tx.PrepareContext(ctx, `SELECT id FROM memories WHERE id = ? OR (namespace = ? AND content_hash = ?)`)
-	if err != nil {
-		return nil, err
-	}
-	defer existing.Close()
-
-	ids := make(map[string]string, len(ms))
-	for _, m := range ms {
-		p.Step()
-		if m.ContentHash == "" {
-			m.ContentHash = memory.ContentHash(m.Content)
-		}
-		// An export made before the change log carries it in metadata.edits.
-		legacy := memory.LegacyEdits(m)
-		meta, err := memory.EncodeMetadata(m.Metadata)
-		if err != nil {
-			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
-		}
-		r, err := ins.ExecContext(ctx, m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance,
-			m.Confidence, meta, formatTime(m.CreatedAt), formatTime(orZero(m.UpdatedAt, m.CreatedAt)),
-			formatTime(orZero(m.AccessedAt, m.CreatedAt)), m.AccessCount, keywords.SearchWords(m.Content), m.Author, m.Source)
-		if err != nil {
-			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
-		}
-		if n, _ := r.RowsAffected(); n == 1 {
-			ids[m.ID] = m.ID
-			res.Memories++
-			for _, c := range legacy {
-				if _, err := statements(tx).AddChange(ctx, &c); err != nil {
-					return nil, err
-				}
-			}
-			continue
-		}
-		var id string
-		if err := existing.QueryRowContext(ctx, m.ID, m.Namespace, m.ContentHash).Scan(&id); err != nil {
-			return nil, fmt.Errorf("memory %s: finding the stored copy: %w", m.ID, err)
-		}
-		ids[m.ID] = id
-		res.Existing++
-	}
-	return ids, nil
+	n, err := r.RowsAffected()
+	return n == 1, err
 }
 
 func orZero(t, fallback time.Time) time.Time {

@@ -40,6 +40,15 @@ func (dialect) KeepID(table string) string {
 	return `CASE WHEN $1 > 0 AND NOT EXISTS (SELECT 1 FROM ` + table + ` WHERE id = $1) THEN $1 END`
 }
 
+// AnyOf: SQLite has no arrays; the values are a list of parameters.
+func (dialect) AnyOf(column string, values []string, p *storage.Params) string {
+	list := make([]string, len(values))
+	for i, v := range values {
+		list[i] = p.Add(v)
+	}
+	return column + " IN (" + strings.Join(list, ", ") + ")"
+}
+
 // Vector: little-endian float32s, as sqlite-vec reads them.
 func (dialect) Vector(v []float32) any { return encodeVector(v) }
 
@@ -50,7 +59,7 @@ func (c cursor) Err() error             { return c.rows.Err() }
 func (c cursor) Close()                 { c.rows.Close() }
 func (c cursor) Scan(dest ...any) error { return c.rows.Scan(textTimes(dest)...) }
 
-type row struct{ row *sql.Row }
+type row struct{ row scanner }
 
 func (r row) Scan(dest ...any) error { return r.row.Scan(textTimes(dest)...) }
 

@@ -2,87 +2,50 @@ package sqlite
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
-// whereFilter turns a filter into SQL conditions on the memories table aliased m,
-// joined with AND, and their arguments, the visibility rule of the principal in
-// ctx among them (see visibleCond). An empty filter seen by everyone yields "1".
+// whereFilter is storage.WhereFilter with SQLite's positional parameters:
+// the conditions and their arguments, for queries that add positional
+// parameters of their own around them.
 func whereFilter(ctx context.Context, f memory.Filter) (string, []any) {
-	var conds []string
-	var args []any
-	if cond, vargs := visibleCond(ctx, "m"); vargs != nil {
-		conds = append(conds, cond)
-		args = append(args, vargs...)
-	}
-	if len(f.Namespaces) > 0 {
-		conds = append(conds, "m.namespace IN ("+placeholders(len(f.Namespaces))+")")
-		args = append(args, anySlice(f.Namespaces)...)
-	}
-	if len(f.Types) > 0 {
-		conds = append(conds, "m.memory_type IN ("+placeholders(len(f.Types))+")")
-		for _, t := range f.Types {
-			args = append(args, string(t))
-		}
-	}
-	if f.MinImportance > 0 {
-		conds = append(conds, "m.importance >= ?")
-		args = append(args, f.MinImportance)
-	}
-	if f.MinConfidence != nil {
-		conds = append(conds, "m.confidence >= ?")
-		args = append(args, *f.MinConfidence)
-	}
-	if f.MaxConfidence != nil {
-		conds = append(conds, "m.confidence <= ?")
-		args = append(args, *f.MaxConfidence)
-	}
-	if !f.CreatedAfter.IsZero() {
-		conds = append(conds, "m.created_at >= ?")
-		args = append(args, formatTime(f.CreatedAfter))
-	}
-	if !f.CreatedBefore.IsZero() {
-		conds = append(conds, "m.created_at < ?")
-		args = append(args, formatTime(f.CreatedBefore))
-	}
-	if len(f.Authors) > 0 {
-		conds = append(conds, "m.author IN ("+placeholders(len(f.Authors))+")")
-		args = append(args, anySlice(f.Authors)...)
-	}
-	if len(f.Sources) > 0 {
-		conds = append(conds, "m.source IN ("+placeholders(len(f.Sources))+")")
-		args = append(args, anySlice(f.Sources)...)
-	}
-	if len(f.IDs) > 0 {
-		conds = append(conds, "m.id IN ("+placeholders(len(f.IDs))+")")
-		args = append(args, anySlice(f.IDs)...)
-	}
-	if !f.IncludeSuperseded {
-		cond, sargs := notSupersededFor(ctx)
-		conds = append(conds, cond)
-		args = append(args, sargs...)
-	}
-	if len(conds) == 0 {
-		return "1", nil
-	}
-	return strings.Join(conds, " AND "), args
+	var p storage.Params
+	return positional(storage.WhereFilter(ctx, f, &p, dialect{}), p)
 }
 
-// notSuperseded holds for a memory that no supersedes edge points at.
-const notSuperseded = `NOT EXISTS (SELECT 1 FROM edges s WHERE s.target_id = m.id AND s.relation = 'supersedes')`
-
-// notSupersededFor is notSuperseded as the asker in ctx sees it: only a
-// memory they may see can supersede one for them, so another person's
-// private memory never hides a shared one from the rest of the team.
+// notSupersededFor is storage.NotSupersededFor with SQLite's positional
+// parameters.
 func notSupersededFor(ctx context.Context) (string, []any) {
-	cond, args := visibleCond(ctx, "sm")
-	if args == nil {
-		return notSuperseded, nil
+	var p storage.Params
+	return positional(storage.NotSupersededFor(ctx, &p), p)
+}
+
+// positional is query with each numbered parameter ($n, its value p[n-1])
+// as a positional one (?), and the arguments in the order they stand, times
+// as text.
+func positional(query string, p storage.Params) (string, []any) {
+	if len(p) == 0 {
+		return query, nil
 	}
-	// Edges first (by their target), then the source's row: the few
-	// supersedes edges of m are all there is to check.
-	return `NOT EXISTS (SELECT 1 FROM edges s WHERE s.target_id = m.id AND s.relation = 'supersedes'
-		AND EXISTS (SELECT 1 FROM memories sm WHERE sm.id = s.source_id AND ` + cond + `))`, args
+	var b strings.Builder
+	args := make([]any, 0, len(p))
+	for i := 0; i < len(query); i++ {
+		end := i + 1
+		for query[i] == '$' && end < len(query) && '0' <= query[end] && query[end] <= '9' {
+			end++
+		}
+		if end == i+1 {
+			b.WriteByte(query[i])
+			continue
+		}
+		n, _ := strconv.Atoi(query[i+1 : end])
+		b.WriteByte('?')
+		args = append(args, p[n-1])
+		i = end - 1
+	}
+	return b.String(), timesAsText(args)
 }

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -12,68 +11,22 @@ import (
 	"github.com/recall-mcp/recall/storage"
 )
 
-const memoryColumns = `m.seq, m.id, m.content, m.content_hash, m.memory_type, m.namespace,
-	m.importance, m.confidence, m.metadata, m.created_at, m.updated_at, m.accessed_at,
-	m.access_count, m.embedding_pending, m.author, m.source`
+const memoryColumns = storage.MemoryColumns
 
 type scanner interface{ Scan(dest ...any) error }
 
 // scanMemory reads a row selected with memoryColumns; it returns the row's seq too.
-func scanMemory(row scanner) (*memory.Memory, int64, error) {
-	var (
-		m                 memory.Memory
-		seq               int64
-		typ, meta         string
-		created, upd, acc string
-	)
-	if err := row.Scan(&seq, &m.ID, &m.Content, &m.ContentHash, &typ, &m.Namespace,
-		&m.Importance, &m.Confidence, &meta, &created, &upd, &acc,
-		&m.AccessCount, &m.EmbeddingPending, &m.Author, &m.Source); err != nil {
-		return nil, 0, err
-	}
-	m.Type = memory.Type(typ)
-	var err error
-	if m.Metadata, err = memory.DecodeMetadata([]byte(meta)); err != nil {
-		return nil, 0, fmt.Errorf("memory %s: %w", m.ID, err)
-	}
-	if m.CreatedAt, err = parseTime(created); err != nil {
-		return nil, 0, err
-	}
-	if m.UpdatedAt, err = parseTime(upd); err != nil {
-		return nil, 0, err
-	}
-	if m.AccessedAt, err = parseTime(acc); err != nil {
-		return nil, 0, err
-	}
-	return &m, seq, nil
-}
+func scanMemory(r scanner) (*memory.Memory, int64, error) { return storage.ScanMemory(row{r}) }
 
+// queryMemories reads the memories a query selecting memoryColumns finds.
 func queryMemories(ctx context.Context, q querier, query string, args ...any) ([]*memory.Memory, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	return storage.ReadAll(rows, func() (*memory.Memory, error) {
-		m, _, err := scanMemory(rows)
-		return m, err
-	})
+	return statements(q).QueryMemories(ctx, query, args...)
 }
 
 // getMemory reads one memory and its seq, or an error wrapping ErrNotFound
 // (also for a memory the principal in ctx may not see).
 func getMemory(ctx context.Context, q querier, id string) (*memory.Memory, int64, error) {
-	m, seq, err := scanMemory(q.QueryRowContext(ctx, `SELECT `+memoryColumns+` FROM memories m WHERE m.id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, 0, memory.NotFound("memory", id)
-	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("read memory %s: %w", id, err)
-	}
-	if err := memory.CheckVisible(ctx, m); err != nil {
-		return nil, 0, err
-	}
-	return m, seq, nil
+	return statements(q).GetMemory(ctx, id, "")
 }
 
 // InsertMemory stores m with its vector (or as pending when vec is nil). The same
@@ -201,44 +154,6 @@ func (t sharedTx) WriteMemory(ctx context.Context, id string, m *memory.Memory, 
 		}
 	}
 	return nil
-}
-
-// ListMemories lists memories by filter, order and page. Ties are broken by
-// insertion order so pages never overlap.
-func (s *DB) ListMemories(ctx context.Context, q memory.ListQuery) ([]*memory.Memory, error) {
-	order := q.OrderBy
-	if order == "" {
-		order = memory.OrderCreatedAt
-	}
-	if _, err := memory.ParseOrderBy(string(order)); err != nil {
-		return nil, err
-	}
-	dir := "ASC"
-	if q.Descending {
-		dir = "DESC"
-	}
-	limit := q.Limit
-	if limit <= 0 {
-		limit = -1 // no limit
-	}
-	where, args := whereFilter(ctx, q.Filter)
-	query := `SELECT ` + memoryColumns + ` FROM memories m WHERE ` + where +
-		` ORDER BY m.` + string(order) + ` ` + dir + `, m.seq ` + dir + ` LIMIT ? OFFSET ?`
-	ms, err := queryMemories(ctx, s.db, query, append(args, limit, max(q.Offset, 0))...)
-	if err != nil {
-		return nil, fmt.Errorf("list memories: %w", err)
-	}
-	return ms, nil
-}
-
-// CountMemories counts memories by filter.
-func (s *DB) CountMemories(ctx context.Context, f memory.Filter) (int, error) {
-	where, args := whereFilter(ctx, f)
-	var n int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM memories m WHERE `+where, args...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count memories: %w", err)
-	}
-	return n, nil
 }
 
 // TouchMemories sets the access time and increments the access count of the

@@ -10,6 +10,7 @@ import (
 
 	numbered "github.com/recall-mcp/recall/internal/migrations"
 	"github.com/recall-mcp/recall/keywords"
+	"github.com/recall-mcp/recall/storage"
 )
 
 //go:embed migrations/*.sql
@@ -282,8 +283,8 @@ func backfillJournalWords(ctx context.Context, tx *sql.Tx) error {
 // Keys of the meta table.
 const (
 	metaSchemaVersion = "schema_version"
-	metaEmbedModel    = "embedding_model"
-	metaEmbedDim      = "embedding_dimension"
+	metaEmbedModel    = storage.MetaEmbedModel
+	metaEmbedDim      = storage.MetaEmbedDim
 )
 
 type querier interface {

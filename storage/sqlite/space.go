@@ -15,29 +15,24 @@ import (
 // vectors at once the second sees the first's space instead of resetting it
 // (ResetEmbeddings would drop the vectors the first one just wrote).
 func (s *DB) ClaimEmbeddingSpace(ctx context.Context, space memory.EmbeddingSpace) (memory.EmbeddingSpace, error) {
-	if err := memory.CheckDimension("embedding dimension", space.Dimension); err != nil {
-		return space, err
-	}
 	var out memory.EmbeddingSpace
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		cur, err := embeddingSpace(ctx, tx)
-		if err != nil {
-			return err
-		}
-		var newDimension, newModel bool
-		out, newDimension, newModel = storage.ClaimSpace(cur, space)
-		if newDimension {
-			if err := createVectorTable(ctx, tx, space.Dimension); err != nil {
-				return err
-			}
-			if err := setMeta(ctx, tx, metaEmbedDim, strconv.Itoa(space.Dimension)); err != nil {
-				return err
-			}
-		}
-		if !newModel {
-			return nil
-		}
-		return setMeta(ctx, tx, metaEmbedModel, space.Model)
+		var err error
+		out, err = storage.ClaimIn(ctx, newSharedTx(tx), space)
+		return err
 	})
 	return out, err
+}
+
+// LockSpace: the write transaction holds the whole database.
+func (t sharedTx) LockSpace(ctx context.Context) (memory.EmbeddingSpace, error) {
+	return embeddingSpace(ctx, t.tx)
+}
+
+// SetDimension makes the vector table anew for vectors of dim.
+func (t sharedTx) SetDimension(ctx context.Context, dim int) error {
+	if err := createVectorTable(ctx, t.tx, dim); err != nil {
+		return err
+	}
+	return setMeta(ctx, t.tx, metaEmbedDim, strconv.Itoa(dim))
 }

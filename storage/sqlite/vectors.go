@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // VectorChunk is the number of vectors per vec0 chunk (see createVectorTable).
@@ -116,26 +117,11 @@ func (t sharedTx) StartSpace(ctx context.Context, space memory.EmbeddingSpace) e
 // putVector stores the vector of the memory at seq and clears its pending flag.
 // Without a recorded space the first vector fixes the dimension (model unnamed).
 func putVector(ctx context.Context, tx *sql.Tx, seq int64, vec []float32) error {
-	if err := memory.CheckVector(vec); err != nil {
-		return err
-	}
 	sp, err := embeddingSpace(ctx, tx)
 	if err != nil {
 		return err
 	}
-	if sp.Dimension == 0 {
-		if err := memory.CheckDimension("vector length", len(vec)); err != nil {
-			return err
-		}
-		if err := createVectorTable(ctx, tx, len(vec)); err != nil {
-			return err
-		}
-		if err := setMeta(ctx, tx, metaEmbedDim, strconv.Itoa(len(vec))); err != nil {
-			return err
-		}
-		sp.Dimension = len(vec)
-	}
-	if err := sp.Fits("vector", vec); err != nil {
+	if err := storage.FitVector(ctx, newSharedTx(tx), sp, vec); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM memory_vectors WHERE rowid = ?`, seq); err != nil {

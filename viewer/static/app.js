@@ -1,6 +1,6 @@
 // The viewer's page: a memory list with search and filters, and one memory's
 // page, switched by the URL's hash (#/ and #/m/<id>).
-import { el, fmtTime, fmtNum, searchWords, excerpt, highlight, showForm } from "./dom.js";
+import { el, fmtTime, fmtNum, searchWords, excerpt, highlight, showForm, redraw } from "./dom.js";
 import { listMemories, getMemory, validateMemory, forgetMemory, editMemory, watchChanges, exportURL, listProjects, listAuthors, listSources } from "./api.js";
 import { PAGE_SIZE, emptyListState, listHash, parseListHash, activeFilters } from "./listurl.js";
 import { confidenceChart, eventRowId } from "./chart.js";
@@ -71,7 +71,15 @@ async function loadList({ quiet = false, scrollTo } = {}) {
   try {
     const page = await fetchLatest((signal) => listMemories({ ...state, limit: PAGE_SIZE }, signal));
     const selected = document.querySelector("#memories li.selected")?.dataset.id;
-    $("memories").replaceChildren(...page.memories.map((m) => memoryItem(m, page.query)));
+    // A live reload replaces only the memories that changed: the one a person
+    // has focused (its tick box) or selected text in stays. Unmarked, an item
+    // is the same as its new one when its memory is.
+    for (const li of document.querySelectorAll("#memories li[class]")) {
+      li.classList.remove("selected");
+      if (!fresh.has(li.dataset.id)) li.classList.remove("fresh");
+      if (!li.classList.length) li.removeAttribute("class");
+    }
+    redraw($("memories"), page.memories.map((m) => memoryItem(m, page.query)));
     // The first list on screen, for the time-to-first-render benchmark.
     if (!performance.getEntriesByName("list-rendered").length) performance.mark("list-rendered");
     // A live reload keeps the keyboard selection on the same memory.
