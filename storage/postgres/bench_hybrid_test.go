@@ -15,6 +15,7 @@ import (
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/embedding/ollamatest"
 	"github.com/recall-mcp/recall/internal/benchreport"
+	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage/postgres/pgtest"
 )
@@ -25,8 +26,49 @@ var hybridWords = strings.Fields(`cache redis postgres sqlite index query latenc
 	error panic log metric trace span context budget vector embedding keyword search
 	decision preference file path directory module package import export version`)
 
+// benchCorpus is how the benchmark's memories and queries draw their words
+// (RECALL_BENCH_CORPUS):
+//   - "uniform" (the default) draws them evenly from hybridWords' 60, so
+//     each word is in about a fifth of the memories: every query's words
+//     are too common to be searched past the keyword window.
+//   - "zipf" draws them from zipfWords' 5,000 by Zipf's law (s = 1.1), as
+//     the words of real text fall: a dozen words are in most memories, most
+//     words in a few dozen, and most queries hold a word rare enough to be
+//     searched past the window.
+func benchCorpus() string {
+	if c := os.Getenv("RECALL_BENCH_CORPUS"); c != "" {
+		return c
+	}
+	return "uniform"
+}
+
+// zipfWords are 5,000 made-up words (consonant, vowel, consonant, vowel,
+// consonant: the stemmer leaves them whole), none a stop word.
+var zipfWords = func() []string {
+	const consonants, vowels, last = "bfgklmnprtvz", "aeiou", "bfgklmnprtz"
+	var out []string
+	for i := 0; len(out) < 5000; i++ {
+		// 7919 is prime to the 39,600 words there are: each comes once,
+		// and words of neighbouring ranks differ in their first letters.
+		j := i * 7919
+		w := string([]byte{consonants[j%12], vowels[j/12%5], consonants[j/60%12], vowels[j/720%5], last[j/3600%11]})
+		if len(keywords.Terms(w)) == 1 {
+			out = append(out, w)
+		}
+	}
+	return out
+}()
+
+// hybridText is words words of the benchmark's corpus, drawn with r.
 func hybridText(r *rand.Rand, words int) string {
 	parts := make([]string, words)
+	if benchCorpus() == "zipf" {
+		z := rand.NewZipf(r, 1.1, 1, uint64(len(zipfWords)-1))
+		for i := range parts {
+			parts[i] = zipfWords[z.Uint64()]
+		}
+		return strings.Join(parts, " ")
+	}
 	for i := range parts {
 		parts[i] = hybridWords[r.IntN(len(hybridWords))]
 	}
@@ -44,9 +86,11 @@ func benchVectors() bool { return os.Getenv("RECALL_BENCH_VECTORS") != "0" }
 // hook or a CLI call runs it; then keyword-only, and one store's latency
 // (the memory with its vector, committed). The seeded schema is kept
 // (recall_bench_hybrid_<n>) for the next run. RECALL_BENCH_VECTORS=0 seeds
-// words only and runs the keyword searches and stores.
+// words only and runs the keyword searches and stores;
+// RECALL_BENCH_CORPUS=zipf draws the words by Zipf's law (benchCorpus).
 //
 //	RECALL_BENCH_MEMORIES=100000 go test -tags sqlite_fts5 ./storage/postgres/ -run '^$' -bench HybridRecall -benchtime 50x
+//	RECALL_BENCH_MEMORIES=100000 RECALL_BENCH_CORPUS=zipf go test -tags sqlite_fts5 ./storage/postgres/ -run '^$' -bench HybridRecall -benchtime 50x
 //	RECALL_BENCH_MEMORIES=1000000 RECALL_BENCH_VECTORS=0 go test -tags sqlite_fts5 ./storage/postgres/ -run '^$' -bench HybridRecall -benchtime 50x
 func BenchmarkHybridRecall(b *testing.B) {
 	n := benchMemories()
@@ -144,6 +188,9 @@ func cachedHybridSchema(b *testing.B, n int) string {
 	name := fmt.Sprintf("recall_bench_hybrid_%d", n)
 	if !benchVectors() {
 		name = fmt.Sprintf("recall_bench_words_%d", n)
+	}
+	if c := benchCorpus(); c != "uniform" {
+		name += "_" + c
 	}
 	pu, err := url.Parse(base)
 	if err != nil {

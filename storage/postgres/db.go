@@ -57,6 +57,8 @@ type DB struct {
 	// lost is this machine's record of hook writes the database never
 	// took (lost.go); nil without Options.SpoolDir.
 	lost *spool.Spool
+	// opened is when Open returned (see rankApart).
+	opened time.Time
 }
 
 // Options tune Open.
@@ -126,7 +128,7 @@ func OpenWith(ctx context.Context, dbURL string, opts Options) (*DB, error) {
 			return nil, err
 		}
 	}
-	db := &DB{pool: pool, log: log, url: dbURL, hasIterative: !VersionLess(installed, "0.8.0")}
+	db := &DB{pool: pool, log: log, url: dbURL, hasIterative: !VersionLess(installed, "0.8.0"), opened: time.Now()}
 	db.Shared = storage.Shared{Tx: writes{db}, Read: statements(db.pool)}
 	if opts.SpoolDir != "" {
 		db.lost = spool.New(opts.SpoolDir, log)

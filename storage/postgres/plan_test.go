@@ -72,10 +72,16 @@ func TestHotQueriesUseTheirIndexes(t *testing.T) {
 		// The window start, the rare-word counts and the ranking of their
 		// candidates: every read of memories by an index.
 		{"keywords with their rank window", []string{"memories_search_words"}, true, func() (string, params) {
-			return windowedKeywordSQL(ctx, keywords.Terms("note topic42 zebras"), memory.Filter{}, 10)
+			return rareKeywordSQL(ctx, keywords.Terms("note topic42 zebras"), memory.Filter{}, 10, true)
 		}},
 		{"keywords with their rank window in a namespace", []string{"memories_search_words"}, true, func() (string, params) {
-			return windowedKeywordSQL(ctx, keywords.Terms("note topic42"), memory.Filter{Namespaces: []string{"project:p3"}}, 10)
+			return rareKeywordSQL(ctx, keywords.Terms("note topic42"), memory.Filter{Namespaces: []string{"project:p3"}}, 10, true)
+		}},
+		{"the rank window alone", []string{"memories_pkey"}, true, func() (string, params) {
+			return keywordWindowSQL(ctx, keywords.Terms("note topic42"), memory.Filter{Namespaces: []string{"project:p3"}}, 10)
+		}},
+		{"the rare words alone", []string{"memories_search_words"}, true, func() (string, params) {
+			return rareKeywordSQL(ctx, keywords.Terms("note topic42 zebras"), memory.Filter{Namespaces: []string{"project:p3"}}, 10, false)
 		}},
 	} {
 		query, p := c.sql()

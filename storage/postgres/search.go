@@ -1,12 +1,15 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -33,23 +36,63 @@ const rankNormalization = "1"
 // ranked, together with every match of the query's rarest words, as many of
 // them as together match at most rareWordMatches memories, wherever they
 // are: an old memory is found by what sets it apart, not by its common
-// words. All of it is one statement (windowedKeywordSQL), one round trip.
+// words.
+//
+// The two rankings need nothing of each other (see rareKeywordSQL): in a
+// process that lives on (rankApart) they run at once, on two connections,
+// the window's statement then small enough to plan at once, where
+// planning the rare words' took a sixth of the whole search at 100k
+// memories. A fresh process (a hook, a CLI call) runs them as one
+// statement, in one round trip: a second connection would cost it a
+// backend start on the server, more than it saves.
 func (s *DB) SearchKeyword(ctx context.Context, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
+	return s.searchKeyword(ctx, text, f, limit, s.rankApart())
+}
+
+// rankApart tells whether a keyword search runs its two rankings at once:
+// when the pool has connections idle for both (a process that searched
+// its two sides at once before: a hybrid search), or the process has
+// lived longer than a hook or a CLI call does (a server, which opens the
+// second connection once and keeps it).
+func (s *DB) rankApart() bool {
+	return s.pool.Stat().IdleConns() >= 2 || time.Since(s.opened) > 3*time.Second
+}
+
+// searchKeyword is SearchKeyword, its two rankings at once (apart) or in
+// one statement.
+func (s *DB) searchKeyword(ctx context.Context, text string, f memory.Filter, limit int, apart bool) ([]memory.Hit, error) {
 	if limit <= 0 {
 		limit = defaultSearchLimit
 	}
 	terms := keywords.Terms(text)
-	query, p := windowedKeywordSQL(ctx, terms, f, limit)
+	query, p := rareKeywordSQL(ctx, terms, f, limit, !apart)
 	if query == "" {
 		return nil, nil
 	}
+	var window []rankedHit
+	var windowErr error
+	var both sync.WaitGroup
+	if apart {
+		both.Go(func() {
+			q, p := keywordWindowSQL(ctx, terms, f, limit)
+			window, windowErr = s.rankedHits(ctx, q, p)
+		})
+	}
 	var windowed, commonStale bool
-	hits, err := s.keywordHits(ctx, query, p, &windowed, &commonStale)
+	rare, err := s.rankedHits(ctx, query, p, &windowed, &commonStale)
+	both.Wait()
 	if commonStale {
 		s.refreshCommonWordsLater()
 	}
-	if err != nil || len(hits) == limit || len(hits) > 0 && !windowed {
-		return hits, err
+	if err == nil {
+		err = windowErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	hits := mergeRanked(window, rare, limit)
+	if len(hits) == limit || len(hits) > 0 && !windowed {
+		return hits, nil
 	}
 	// The filter kept too few of the window: rank every match.
 	return s.rankKeywords(ctx, terms, "||", f, limit)
@@ -62,60 +105,168 @@ const (
 	rareWordMatches = 5000
 )
 
-// windowedKeywordSQL is SearchKeyword's statement. Its candidates are the
-// newest rankWindow matches and, when that many match (the window is in
-// force), the matches of the query's rarest terms: each term's matches are
-// counted up to rareWordMatches+1 (so a common word costs no more than
-// that; a word the table's statistics know to be in more than twice that
-// many, as last recorded (common_words.go), is not counted at all), and
-// terms are taken from the rarest on while their matches together stay
-// within rareWordMatches. Every candidate is ranked against the whole
-// query, old and new on one scale; the third column says whether the
-// window was in force, the fourth whether the record of common words is
-// due for a refresh. "" when terms is empty.
-//
-// The window's rows are read once: the scan that finds them keeps what the
-// filter and the ranking need (filterColumns and the words), so only the
-// rare terms' older matches are looked up again, as an array of seqs (by
-// the primary key, whatever the planner guesses of their number).
-func windowedKeywordSQL(ctx context.Context, terms []keywords.Term, f memory.Filter, limit int) (string, params) {
-	var p params
+// termQueries are the tsquery expressions of terms, one per term that has
+// any (see tsQuery), their forms bound in p.
+func termQueries(terms []keywords.Term, p *params) []string {
 	var each []string
 	for _, t := range terms {
-		if q := tsQuery([]keywords.Term{t}, "||", stemmed, &p); q != "" {
+		if q := tsQuery([]keywords.Term{t}, "||", stemmed, p); q != "" {
 			each = append(each, q)
 		}
 	}
+	return each
+}
+
+// keywordWindowSQL is the statement ranking SearchKeyword's window alone:
+// the newest rankWindow matches, filtered, the best limit of them as
+// (seq, id, rank) rows. "" when terms is empty.
+func keywordWindowSQL(ctx context.Context, terms []keywords.Term, f memory.Filter, limit int) (string, params) {
+	var p params
+	each := termQueries(terms, &p)
+	if len(each) == 0 {
+		return "", nil
+	}
+	all := strings.Join(each, " || ")
+	return windowRanking(all, whereFilter(ctx, f, &p), p.add(rankWindow), p.add(limit)), p
+}
+
+// windowRanking ranks the newest window matches of the tsquery all that
+// pass the condition where, as (seq, id, rank) rows, the best limit of
+// them. The window is read once, by the scan that finds it, and ranked as
+// it is read: kept aside for a second look (a materialized CTE), it cost a
+// third of the statement at 100k memories.
+func windowRanking(all, where, window, limit string) string {
+	return `SELECT m.seq, m.id, ` + rankSQL(all) + ` AS rank
+		FROM (SELECT ` + filterColumns + `, m.search_words FROM memories m
+			WHERE m.search_words @@ (` + all + `) ORDER BY m.seq DESC LIMIT ` + window + `) m
+		WHERE ` + where + ` ORDER BY rank DESC, m.seq LIMIT ` + limit
+}
+
+// rankSQL is the rank of memories m against the tsquery all.
+func rankSQL(all string) string {
+	return `ts_rank(m.search_words, ` + all + `, ` + rankNormalization + `)`
+}
+
+// rareKeywordSQL is the statement ranking the rest of SearchKeyword's
+// candidates: when the window is in force, the matches of the query's
+// rarest terms older than the window. Each term's matches are counted up
+// to rareWordMatches+1 (so a common word costs no more than that; a word
+// the table's statistics know to be in more than twice that many, as last
+// recorded (common_words.go), is not counted at all), and terms are taken
+// from the rarest on while their matches together stay within
+// rareWordMatches. With withWindow it ranks the window too (see
+// windowRanking), in the same statement. Rows are (seq, id, rank) of the
+// best limit candidates, each row also telling whether the window was in
+// force and whether the record of common words is due for a refresh; one
+// row of NULL candidate when there is none. "" when terms is empty.
+//
+// Whether the window is in force, and where it ends, come from the
+// terms' counts, not from the window: it is when a term is common or past
+// its count, or else when the terms' matches (then all of them, known)
+// number rankWindow or more, the oldest of the newest rankWindow of them
+// marking where the window ends. Every candidate is ranked against the
+// whole query, old and new on one scale. A memory both the window and the
+// rare terms hold (only when a common or much-matched term hides where
+// the window ends) is ranked twice, the same, and kept once (mergeRanked).
+func rareKeywordSQL(ctx context.Context, terms []keywords.Term, f memory.Filter, limit int, withWindow bool) (string, params) {
+	var p params
+	each := termQueries(terms, &p)
 	if len(each) == 0 {
 		return "", nil
 	}
 	all := strings.Join(each, " || ")
 	window, budget := p.add(rankWindow), p.add(rareWordMatches)
-	ctes := []string{`newest AS MATERIALIZED (SELECT ` + filterColumns + `, m.search_words FROM memories m
-		WHERE m.search_words @@ (` + all + `) ORDER BY m.seq DESC LIMIT ` + window + `)`,
-		`windowed AS MATERIALIZED (SELECT count(*) = ` + window + ` AS reached FROM newest)`,
-		// The words too common to count (common_words.go).
-		`common AS MATERIALIZED (` + commonWordsSQL + `)`}
-	var counts, older []string
+	// The words too common to count (common_words.go).
+	ctes := []string{`common AS MATERIALIZED (` + commonWordsSQL + `)`}
+	var counts, matched, older []string
 	for i, q := range each {
 		name := fmt.Sprintf("term%d", i)
 		ctes = append(ctes, name+` AS MATERIALIZED (SELECT seq FROM memories WHERE search_words @@ (`+q+`)
 			AND querytree(`+q+`) NOT IN (SELECT lexeme FROM common) LIMIT `+budget+` + 1)`)
-		counts = append(counts, fmt.Sprintf(`SELECT %d AS term, count(*) AS n FROM %s`, i, name))
-		older = append(older, fmt.Sprintf(`SELECT seq FROM %s WHERE (SELECT reached FROM windowed) AND %d IN (SELECT term FROM rarest)`, name, i))
+		counts = append(counts, fmt.Sprintf(`SELECT %d AS term, count(*) AS n, querytree(%s) IN (SELECT lexeme FROM common) AS common FROM %s`, i, q, name))
+		matched = append(matched, `SELECT seq FROM `+name)
+		older = append(older, fmt.Sprintf(`SELECT seq FROM %s WHERE %d IN (SELECT term FROM rarest)`, name, i))
 	}
-	ctes = append(ctes, `rarest AS MATERIALIZED (SELECT term FROM (SELECT term, sum(n) OVER (ORDER BY n, term) AS total
-		FROM (`+strings.Join(counts, " UNION ALL ")+`) c) t WHERE total <= `+budget+`)`)
+	ctes = append(ctes,
+		`counts AS MATERIALIZED (`+strings.Join(counts, "\nUNION ALL ")+`)`,
+		// Whether every match is among the terms' (none common, none past
+		// its count), and then where the window ends, if it is in force.
+		`complete AS MATERIALIZED (SELECT NOT EXISTS (SELECT 1 FROM counts WHERE common OR n > `+budget+`) AS known)`,
+		`windowed AS MATERIALIZED (SELECT oldest IS NOT NULL OR NOT (SELECT known FROM complete) AS reached, oldest
+			FROM (SELECT CASE WHEN (SELECT known FROM complete) THEN (SELECT seq FROM (`+strings.Join(matched, " UNION ")+`) u
+				ORDER BY seq DESC OFFSET `+window+` - 1 LIMIT 1) END AS oldest) w)`,
+		`rarest AS MATERIALIZED (SELECT term FROM (SELECT term, sum(n) OVER (ORDER BY n, term) AS total
+			FROM counts WHERE NOT common) t WHERE total <= `+budget+` AND (SELECT reached FROM windowed))`)
 	where := whereFilter(ctx, f, &p)
-	return `WITH ` + strings.Join(ctes, ",\n") + `,
-		candidates AS (SELECT m.seq, m.id, m.search_words FROM newest m WHERE ` + where + `
-			UNION ALL
-			SELECT m.seq, m.id, m.search_words FROM memories m
-			WHERE m.seq = ANY (ARRAY(` + strings.Join(older, "\nUNION\n") + `
-				EXCEPT SELECT seq FROM newest)) AND ` + where + `)
-		SELECT id, ts_rank(search_words, ` + all + `, ` + rankNormalization + `) AS rank, (SELECT reached FROM windowed),
-			` + commonWordsStaleSQL + `
-		FROM candidates ORDER BY rank DESC, seq LIMIT ` + p.add(limit), p
+	k := p.add(limit)
+	candidates := `SELECT m.seq, m.id, ` + rankSQL(all) + ` AS rank FROM memories m
+		WHERE m.seq = ANY (ARRAY(SELECT seq FROM (` + strings.Join(older, "\nUNION ALL\n") + `) o
+			WHERE (SELECT oldest FROM windowed) IS NULL OR seq < (SELECT oldest FROM windowed))) AND ` + where + `
+		ORDER BY rank DESC, m.seq LIMIT ` + k
+	if withWindow {
+		candidates = `SELECT * FROM ((` + windowRanking(all, where, window, k) + `)
+			UNION (` + candidates + `)) c ORDER BY rank DESC, seq LIMIT ` + k
+	}
+	return `WITH ` + strings.Join(ctes, ",\n") + `
+		SELECT c.seq, c.id, c.rank, f.reached, f.stale
+		FROM (SELECT (SELECT reached FROM windowed) AS reached, ` + commonWordsStaleSQL + ` AS stale) f
+		LEFT JOIN (` + candidates + `) c ON true`, p
+}
+
+// rankedHit is a ranked memory with its seq, which breaks ties of rank.
+type rankedHit struct {
+	seq  int64
+	id   string
+	rank float32
+}
+
+// rankedHits runs a statement of rankedHit rows (NULL ones skipped),
+// scanning the columns after them into more (each row's: the same in every
+// row).
+//
+// It is planned afresh for each search, in one round trip (an unnamed
+// statement, its parameters' types taken from their Go types). A cached
+// prepared statement goes over to PostgreSQL's generic plan after five
+// runs, and the generic plan no longer reads the newest matches by the
+// primary key: at 100k memories keyword search took 66 ms instead of 24.
+func (s *DB) rankedHits(ctx context.Context, query string, p params, more ...any) ([]rankedHit, error) {
+	rows, err := s.pool.Query(ctx, query, append([]any{pgx.QueryExecModeExec}, p...)...)
+	if err != nil {
+		return nil, s.unreachable(fmt.Errorf("keyword search: %w", err))
+	}
+	var out []rankedHit
+	var seq *int64
+	var id *string
+	var rank *float32
+	_, err = pgx.ForEachRow(rows, append([]any{&seq, &id, &rank}, more...), func() error {
+		if seq != nil {
+			out = append(out, rankedHit{*seq, *id, *rank})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, s.unreachable(fmt.Errorf("keyword search: %w", err))
+	}
+	return out, nil
+}
+
+// mergeRanked is the best limit of a and b, each best first, as hits: by
+// rank, then the older first; a memory in both (ranked the same) is kept
+// once.
+func mergeRanked(a, b []rankedHit, limit int) []memory.Hit {
+	all := append(slices.Clip(a), b...)
+	slices.SortFunc(all, func(x, y rankedHit) int {
+		if c := cmp.Compare(y.rank, x.rank); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.seq, y.seq)
+	})
+	all = slices.CompactFunc(all, func(x, y rankedHit) bool { return x.seq == y.seq })
+	hits := make([]memory.Hit, 0, min(limit, len(all)))
+	for _, h := range all[:min(limit, len(all))] {
+		hits = append(hits, memory.Hit{ID: h.id, Score: float64(h.rank)})
+	}
+	return hits
 }
 
 // MatchAllKeywords ranks, like SearchKeyword, the memories that contain every
@@ -133,34 +284,8 @@ func (s *DB) rankKeywords(ctx context.Context, terms []keywords.Term, op string,
 	if query == "" {
 		return nil, nil
 	}
-	return s.keywordHits(ctx, query, p)
-}
-
-// keywordHits runs a keyword query returning (id, rank) rows, and the
-// columns after them into more (each row's: the same in every row).
-//
-// It is planned afresh for each search, in one round trip (an unnamed
-// statement, its parameters' types taken from their Go types). A cached
-// prepared statement goes over to PostgreSQL's generic plan after five
-// runs, and the generic plan of the windowed statement no longer reads the
-// newest matches by the primary key: at 100k memories keyword search took
-// 66 ms instead of 24.
-func (s *DB) keywordHits(ctx context.Context, query string, p params, more ...any) ([]memory.Hit, error) {
-	rows, err := s.pool.Query(ctx, query, append([]any{pgx.QueryExecModeExec}, p...)...)
-	if err != nil {
-		return nil, s.unreachable(fmt.Errorf("keyword search: %w", err))
-	}
-	hits, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (memory.Hit, error) {
-		var h memory.Hit
-		var rank float32
-		err := row.Scan(append([]any{&h.ID, &rank}, more...)...)
-		h.Score = float64(rank)
-		return h, err
-	})
-	if err != nil {
-		return nil, s.unreachable(fmt.Errorf("keyword search: %w", err))
-	}
-	return hits, nil
+	ranked, err := s.rankedHits(ctx, query, p)
+	return mergeRanked(ranked, nil, limit), err
 }
 
 // keywordSQL is the keyword query ranking every match: the GIN index finds
@@ -173,7 +298,7 @@ func keywordSQL(ctx context.Context, terms []keywords.Term, op string, f memory.
 		return "", nil
 	}
 	where := whereFilter(ctx, f, &p)
-	return `SELECT m.id, ts_rank(m.search_words, ` + q + `, ` + rankNormalization + `) AS rank
+	return `SELECT m.seq, m.id, ` + rankSQL(q) + ` AS rank
 		FROM memories m WHERE m.search_words @@ (` + q + `) AND ` + where + `
 		ORDER BY rank DESC, m.seq LIMIT ` + p.add(limit), p
 }

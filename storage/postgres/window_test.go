@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,25 @@ import (
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage/postgres/pgtest"
 )
+
+// searchBothWays is SearchKeyword with its two rankings apart (at once) and
+// in one statement: the test fails unless both give the same hits.
+func searchBothWays(t *testing.T, db *DB, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
+	t.Helper()
+	ctx := context.Background()
+	apart, err := db.searchKeyword(ctx, text, f, limit, true)
+	if err != nil {
+		return nil, err
+	}
+	together, err := db.searchKeyword(ctx, text, f, limit, false)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Equal(apart, together) {
+		t.Errorf("%q %+v: ranked apart %v, in one statement %v", text, f, apart, together)
+	}
+	return together, nil
+}
 
 // TestSearchKeywordFindsOldRareMatchesBeyondTheRankWindow: with more matches
 // than the ranked window, an old memory holding the query's rare word still
@@ -40,19 +60,19 @@ func TestSearchKeywordFindsOldRareMatchesBeyondTheRankWindow(t *testing.T) {
 		t.Fatalf("%d matches, %v: the test needs more matches than the window", matches, err)
 	}
 	for _, f := range []memory.Filter{{}, {Namespaces: []string{"project:a"}}, {Types: []memory.Type{memory.TypePattern}}} {
-		hits, err := db.SearchKeyword(ctx, "deploy script flamegraph", f, 10)
+		hits, err := searchBothWays(t, db, "deploy script flamegraph", f, 10)
 		if err != nil || len(hits) == 0 || hits[0].ID != old.ID {
 			t.Errorf("filter %+v: hits %v, %v; want %s first", f, hits, err, old.ID)
 		}
 	}
-	hits, _ := db.SearchKeyword(ctx, "deploy script", memory.Filter{}, 10)
+	hits, _ := searchBothWays(t, db, "deploy script", memory.Filter{}, 10)
 	if len(hits) != 10 {
 		t.Errorf("common words alone: %d hits, want 10", len(hits))
 	}
 	// The window's rows are read once: only the matches older than the
 	// window (of words rare enough, here all three) are looked up again by
 	// their seq.
-	query, p := windowedKeywordSQL(ctx, keywords.Terms("deploy script flamegraph"), memory.Filter{}, 10)
+	query, p := rareKeywordSQL(ctx, keywords.Terms("deploy script flamegraph"), memory.Filter{}, 10, true)
 	rows, err := db.pool.Query(ctx, "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) "+query, append([]any{pgx.QueryExecModeExec}, p...)...)
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +120,7 @@ func TestSearchKeywordFiltersTheWindow(t *testing.T) {
 	}
 	other := store("deploy script", "project:b") // the newest match, and the best
 	found := func(f memory.Filter) (bool, int) {
-		hits, err := db.SearchKeyword(ctx, "deploy script", f, 10)
+		hits, err := searchBothWays(t, db, "deploy script", f, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +221,7 @@ func TestSearchKeywordFindsOldMemoriesByTheirRarestWords(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	hits, err := db.SearchKeyword(ctx, "deploy alpha beta", memory.Filter{}, 10)
+	hits, err := searchBothWays(t, db, "deploy alpha beta", memory.Filter{}, 10)
 	if err != nil || len(hits) == 0 || hits[0].ID != old.ID {
 		t.Fatalf("hits %v, %v; want %s first", hits, err, old.ID)
 	}
@@ -243,7 +263,7 @@ func TestSearchKeywordDoesNotCountWordsKnownCommon(t *testing.T) {
 	if err := db.pool.QueryRow(ctx, `SELECT value FROM meta WHERE key = $1`, metaCommonWords).Scan(&common); err != nil || !strings.Contains(common, "'deploy'") {
 		t.Fatalf("common words recorded: %q, %v", common, err)
 	}
-	query, p := windowedKeywordSQL(ctx, keywords.Terms("deploy"), memory.Filter{}, 10)
+	query, p := rareKeywordSQL(ctx, keywords.Terms("deploy"), memory.Filter{}, 10, false)
 	rows, err := db.pool.Query(ctx, "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) "+query, p...)
 	if err != nil {
 		t.Fatal(err)
@@ -257,11 +277,81 @@ func TestSearchKeywordDoesNotCountWordsKnownCommon(t *testing.T) {
 	if first, _, _ := strings.Cut(strings.TrimSpace(term), "\n"); !strings.Contains(first, "actual rows=0") {
 		t.Errorf("the common word was counted:\n%s", plan)
 	}
-	if hits, err := db.SearchKeyword(ctx, "deploy", memory.Filter{}, 10); err != nil || len(hits) != 10 {
+	if hits, err := searchBothWays(t, db, "deploy", memory.Filter{}, 10); err != nil || len(hits) != 10 {
 		t.Errorf("hits %v, %v", hits, err)
 	}
 	// A rare word is still counted, and its old match found past the window.
-	if hits, err := db.SearchKeyword(ctx, "deploy flamegraph", memory.Filter{}, 10); err != nil || len(hits) == 0 || hits[0].ID != old.ID {
+	if hits, err := searchBothWays(t, db, "deploy flamegraph", memory.Filter{}, 10); err != nil || len(hits) == 0 || hits[0].ID != old.ID {
 		t.Errorf("hits %v, %v; want %s first", hits, err, old.ID)
+	}
+	// The common word hides where the window ends, so a new memory with
+	// the rare word is found both in the window and among the rare word's
+	// matches: it is a hit once.
+	recent := &memory.Memory{ID: memory.NewID(time.Now()), Content: "the deploy flamegraph again",
+		Type: memory.TypePattern, Namespace: "project:a", Importance: 0.5, Confidence: 0.3}
+	if _, _, err := db.InsertMemory(ctx, recent, nil); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := searchBothWays(t, db, "deploy flamegraph", memory.Filter{}, 10)
+	if err != nil || len(hits) != 10 {
+		t.Fatalf("hits %v, %v", hits, err)
+	}
+	seen := map[string]int{}
+	for _, h := range hits {
+		seen[h.ID]++
+	}
+	if seen[old.ID] != 1 || seen[recent.ID] != 1 {
+		t.Errorf("hits %v: want %s and %s once each", hits, old.ID, recent.ID)
+	}
+}
+
+// TestKeywordWindowInForce: the keyword statement tells that the window is
+// in force (and searches the rare words past it) exactly when rankWindow
+// or more memories match the query, counting a memory that holds two of
+// its words once.
+func TestKeywordWindowInForce(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, pgtest.Schema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, fill := range []struct {
+		text string
+		n    int
+	}{{"alpha", rankWindow - 600}, {"beta", 599}, {"gamma delta", rankWindow - 800}} {
+		if _, err := db.pool.Exec(ctx, `INSERT INTO memories (id, content, content_hash, memory_type, namespace, importance,
+			confidence, created_at, updated_at, accessed_at, search_words)
+			SELECT 'mem_' || md5($1) || '_' || i, $1 || ' ' || i, md5($1 || i), 'session', 'project:a', 0.5, 0.3, now(), now(), now(),
+				to_tsvector('`+stemmed+`', $1 || ' ' || i) FROM generate_series(1, $2) i`, fill.text, fill.n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inForce := func(query string) bool {
+		t.Helper()
+		sql, p := rareKeywordSQL(ctx, keywords.Terms(query), memory.Filter{}, 10, false)
+		var windowed, stale bool
+		if _, err := db.rankedHits(ctx, sql, p, &windowed, &stale); err != nil {
+			t.Fatal(err)
+		}
+		return windowed
+	}
+	for query, want := range map[string]bool{
+		"alpha":       false, // 1,400 matches
+		"alpha beta":  false, // 1,999
+		"gamma delta": false, // 2,400 words in 1,200 memories
+	} {
+		if got := inForce(query); got != want {
+			t.Errorf("%q: window in force %v, want %v", query, got, want)
+		}
+	}
+	if _, err := db.pool.Exec(ctx, `INSERT INTO memories (id, content, content_hash, memory_type, namespace, importance,
+		confidence, created_at, updated_at, accessed_at, search_words)
+		VALUES ('mem_beta_more', 'beta more', 'beta more', 'session', 'project:a', 0.5, 0.3, now(), now(), now(),
+			to_tsvector('`+stemmed+`', 'beta more'))`); err != nil {
+		t.Fatal(err)
+	}
+	if !inForce("alpha beta") { // 2,000
+		t.Errorf("%q: window not in force with %d matches", "alpha beta", rankWindow)
 	}
 }
