@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,7 +32,7 @@ import (
 // answering, post-tool-use with a 5 MB transcript, and the prompt hook with a
 // hung Ollama (ten prompts in a row). Each runs without a server ("direct")
 // and with a `recall serve` answering on the socket ("server"); each reports
-// p50 and p95 over -hookruns runs (30 by default).
+// p50 and p95 over RECALL_BENCH_RUNS runs (30 by default).
 //
 //	go test -tags sqlite_fts5 -run '^$' -bench 'BenchmarkHookFigures' -benchtime 1x -timeout 60m ./tests/
 //
@@ -249,14 +250,27 @@ func (f *hookFigure) withServer(b *testing.B, fn func()) {
 	fn()
 }
 
-// runs is how many hook processes a figure times.
-const hookRuns = 30
+// hookRuns is how many hook processes a figure times: RECALL_BENCH_RUNS, 30
+// by default. Each figure starts from a fresh copy of its database, so a
+// few hundred runs show what a database hooks have written to all day costs
+// (its write-ahead log grown), which the first thirty do not.
+func hookRuns(b *testing.B) int {
+	s := os.Getenv("RECALL_BENCH_RUNS")
+	if s == "" {
+		return 30
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		b.Fatalf("RECALL_BENCH_RUNS=%q: want a number of runs, 1 or more", s)
+	}
+	return n
+}
 
 func (f *hookFigure) time(b *testing.B, mode, event, stdin string) {
 	measure := func() {
 		f.run(b, event, stdin) // warm: the page cache, and what the first hook learns
 		var lat benchreport.Latencies
-		for range hookRuns {
+		for range hookRuns(b) {
 			lat.Add(f.run(b, event, stdin))
 		}
 		lat.Report(b, 95)

@@ -179,6 +179,9 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 	if !opts.ShortLived {
 		s.walSync = newWALSyncer(path, log)
 	}
+	if s.upToDate(ctx) {
+		return s, nil
+	}
 	if err := s.migratePython(ctx); err != nil {
 		s.closePools()
 		return nil, explainOpenError(path, err)

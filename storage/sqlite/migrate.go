@@ -23,6 +23,15 @@ var schema = numbered.Dir{FS: migrationFiles, Path: "migrations"}
 // SchemaVersion is the schema version this build brings databases to.
 func SchemaVersion() int { return schema.Version() }
 
+// upToDate reports whether the database is Recall's at this build's schema
+// version, in one query: what nearly every open finds, and what a hook, a
+// fresh process per event, paid three queries to learn (migratePython's
+// check, then migrate's).
+func (s *DB) upToDate(ctx context.Context) bool {
+	v, err := getMeta(ctx, s.db, metaSchemaVersion)
+	return err == nil && v == strconv.Itoa(SchemaVersion())
+}
+
 // migrate applies the missing migrations in one IMMEDIATE transaction, so that
 // processes opening a new database at once apply them exactly once. A database
 // already up to date is only read: a hook or CLI call must not queue behind
