@@ -350,23 +350,5 @@ func (s *DB) RecordToolCall(ctx context.Context, e *journal.Entry, a *memory.Fil
 // EntryCoverage tells, for each of the journal entries ids that exist, the
 // fraction of text's content words it contains.
 func (s *DB) EntryCoverage(ctx context.Context, text string, ids []int64) (map[int64]float64, error) {
-	out := make(map[int64]float64, len(ids))
-	terms := keywords.Terms(text)
-	if len(ids) == 0 || len(terms) == 0 {
-		return out, nil
-	}
-	p := params{ids}
-	var sum []string
-	for _, t := range terms {
-		sum = append(sum, "(j.search_words @@ ("+tsQuery([]keywords.Term{t}, "||", stemmed, &p)+"))::int")
-	}
-	rows, err := s.pool.Query(ctx, `SELECT j.id, `+joinPlus(sum)+` FROM journal j WHERE j.id = ANY($1)`, p...)
-	if err != nil {
-		return nil, fmt.Errorf("entry coverage: %w", err)
-	}
-	defer rows.Close()
-	if err := storage.ReadCoverage(rows, len(terms), out); err != nil {
-		return nil, fmt.Errorf("entry coverage: %w", err)
-	}
-	return out, nil
+	return coverage(ctx, s, "entry coverage", text, "journal", ids, nil)
 }

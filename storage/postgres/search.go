@@ -309,39 +309,37 @@ func keywordSQL(ctx context.Context, terms []keywords.Term, op string, f memory.
 // KeywordCoverage tells, for each of the memories ids that exist, the fraction
 // of text's content words it contains.
 func (s *DB) KeywordCoverage(ctx context.Context, text string, ids []string) (map[string]float64, error) {
-	out := make(map[string]float64, len(ids))
+	return coverage(ctx, s, "keyword coverage", text, "memories", ids, func(p *params) string { return " AND " + visibleCond(ctx, "m", p) })
+}
+
+// coverage (what, for errors) tells, for each row of table among ids (those cond, its SQL on
+// the row aliased m, lets through), the fraction of text's content words its
+// search words contain: one row each, with how many of the terms' queries
+// it matches.
+func coverage[ID comparable](ctx context.Context, s *DB, what, text, table string, ids []ID, cond func(p *params) string) (map[ID]float64, error) {
+	out := make(map[ID]float64, len(ids))
 	terms := keywords.Terms(text)
 	if len(ids) == 0 || len(terms) == 0 {
 		return out, nil
 	}
-	// One row per memory: how many of the terms' queries it matches.
 	p := params{ids}
 	var sum []string
 	for _, t := range terms {
-		q := tsQuery([]keywords.Term{t}, "||", stemmed, &p)
-		sum = append(sum, "(m.search_words @@ ("+q+"))::int")
+		sum = append(sum, "(m.search_words @@ ("+tsQuery([]keywords.Term{t}, "||", stemmed, &p)+"))::int")
 	}
-	visible := visibleCond(ctx, "m", &p)
-	rows, err := s.pool.Query(ctx, `SELECT m.id, `+joinPlus(sum)+` FROM memories m WHERE m.id = ANY($1) AND `+visible, p...)
+	where := `m.id = ANY($1)`
+	if cond != nil {
+		where += cond(&p)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT m.id, `+strings.Join(sum, " + ")+` FROM `+table+` m WHERE `+where, p...)
 	if err != nil {
-		return nil, fmt.Errorf("keyword coverage: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	defer rows.Close()
 	if err := storage.ReadCoverage(rows, len(terms), out); err != nil {
-		return nil, fmt.Errorf("keyword coverage: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return out, nil
-}
-
-func joinPlus(xs []string) string {
-	out := ""
-	for i, x := range xs {
-		if i > 0 {
-			out += " + "
-		}
-		out += x
-	}
-	return out
 }
 
 // SearchVector ranks memories by cosine distance to vec, best first, with
