@@ -171,3 +171,29 @@ func (s Statements) sessionBrief(ctx context.Context, sessionID string) (journal
 	}
 	return b, nil
 }
+
+// SummaryProgress reports the last entry summarised, the chat calls spent on
+// a session and the memory holding its extractive summary awaiting the
+// model's ("" when none).
+func (s Shared) SummaryProgress(ctx context.Context, sessionID string) (journal.Progress, error) {
+	var p journal.Progress
+	err := s.Read.SQL.QueryRow(ctx, `SELECT summarized_through, model_calls, draft_memory_id FROM capture_sessions
+		WHERE session_id = $1`, sessionID).Scan(&p.Through, &p.ModelCalls, &p.DraftMemoryID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return journal.Progress{}, nil
+	}
+	if err != nil {
+		return journal.Progress{}, fmt.Errorf("read summary progress of %s: %w", sessionID, err)
+	}
+	return p, nil
+}
+
+// SetDraftSummary records the memory holding a session's extractive summary.
+func (s Statements) SetDraftSummary(ctx context.Context, sessionID, memoryID string) error {
+	_, err := s.SQL.Exec(ctx, `INSERT INTO capture_sessions (session_id, draft_memory_id) VALUES ($1, $2)
+		ON CONFLICT (session_id) DO UPDATE SET draft_memory_id = excluded.draft_memory_id`, sessionID, memoryID)
+	if err != nil {
+		return fmt.Errorf("record draft summary of %s: %w", sessionID, err)
+	}
+	return nil
+}

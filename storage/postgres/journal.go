@@ -282,28 +282,9 @@ func (s *DB) QueueSummary(ctx context.Context, sessionID, reason, turnID string)
 	return nil
 }
 
-// SummaryProgress reports how far a session's summaries have come.
-func (s *DB) SummaryProgress(ctx context.Context, sessionID string) (journal.Progress, error) {
-	var p journal.Progress
-	err := s.pool.QueryRow(ctx, `SELECT summarized_through, model_calls, draft_memory_id FROM capture_sessions
-		WHERE session_id = $1`, sessionID).Scan(&p.Through, &p.ModelCalls, &p.DraftMemoryID)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return journal.Progress{}, nil
-	}
-	if err != nil {
-		return journal.Progress{}, fmt.Errorf("read summary progress of %s: %w", sessionID, err)
-	}
-	return p, nil
-}
-
 // SetDraftSummary records the memory holding a session's extractive summary.
 func (s *DB) SetDraftSummary(ctx context.Context, sessionID, memoryID string) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO capture_sessions (session_id, draft_memory_id) VALUES ($1, $2)
-		ON CONFLICT (session_id) DO UPDATE SET draft_memory_id = excluded.draft_memory_id`, sessionID, memoryID)
-	if err != nil {
-		return fmt.Errorf("record draft summary of %s: %w", sessionID, err)
-	}
-	return nil
+	return s.Read.SetDraftSummary(ctx, sessionID, memoryID)
 }
 
 // CountModelCall counts a chat call that produced no summary.

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -41,32 +40,9 @@ func queueSummary(ctx context.Context, tx *sql.Tx, r *summaryRequest) error {
 	return nil
 }
 
-// SummaryProgress reports the last entry summarised, the chat calls spent on
-// a session and the memory holding its extractive summary awaiting the
-// model's ("" when none).
-func (s *DB) SummaryProgress(ctx context.Context, sessionID string) (journal.Progress, error) {
-	var p journal.Progress
-	err := s.db.QueryRowContext(ctx, `SELECT summarized_through, model_calls, draft_memory_id FROM capture_sessions
-		WHERE session_id = ?`, sessionID).Scan(&p.Through, &p.ModelCalls, &p.DraftMemoryID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return journal.Progress{}, nil
-	}
-	if err != nil {
-		return journal.Progress{}, fmt.Errorf("read summary progress of %s: %w", sessionID, err)
-	}
-	return p, nil
-}
-
 // SetDraftSummary records the memory holding a session's extractive summary.
 func (s *DB) SetDraftSummary(ctx context.Context, sessionID, memoryID string) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO capture_sessions (session_id, draft_memory_id) VALUES (?, ?)
-			ON CONFLICT (session_id) DO UPDATE SET draft_memory_id = excluded.draft_memory_id`, sessionID, memoryID)
-		if err != nil {
-			return fmt.Errorf("record draft summary of %s: %w", sessionID, err)
-		}
-		return nil
-	})
+	return s.write(ctx, func(tx *sql.Tx) error { return statements(tx).SetDraftSummary(ctx, sessionID, memoryID) })
 }
 
 // CountModelCall counts a chat call that produced no summary.
