@@ -53,8 +53,8 @@ func (s Statements) RemovePerson(ctx context.Context, name string) error {
 }
 
 // People lists the people by name.
-func (s Statements) People(ctx context.Context) ([]team.Person, error) {
-	rows, err := s.SQL.Query(ctx, `SELECT name, created_at, last_seen_at FROM people ORDER BY name`)
+func (s Shared) People(ctx context.Context) ([]team.Person, error) {
+	rows, err := s.Read.SQL.Query(ctx, `SELECT name, created_at, last_seen_at FROM people ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("list people: %w", err)
 	}
@@ -74,16 +74,17 @@ func (s Statements) People(ctx context.Context) ([]team.Person, error) {
 }
 
 // HasPeople reports whether the team has anyone.
-func (s Statements) HasPeople(ctx context.Context) (bool, error) {
+func (s Shared) HasPeople(ctx context.Context) (bool, error) {
 	var has bool
-	err := s.SQL.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM people)`).Scan(&has)
+	err := s.Read.SQL.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM people)`).Scan(&has)
 	return has, err
 }
 
-// TokenHolder names the person whose token (or viewer cookie, with cookie
-// set) hashes to hash, and when they were last seen (the zero time: never),
-// or returns team.ErrUnknownToken.
-func (s Statements) TokenHolder(ctx context.Context, hash string, cookie bool) (string, time.Time, error) {
+// PersonByToken names the person whose token (or viewer cookie, with
+// cookie set) hashes to hash, or returns team.ErrUnknownToken. At most once
+// a minute it has note record that the person was seen now (the engine's
+// write, which may give up).
+func (s Statements) PersonByToken(ctx context.Context, hash string, cookie bool, note func(name string, now time.Time)) (string, error) {
 	col := "token_hash"
 	if cookie {
 		col = "cookie_hash"
@@ -93,17 +94,16 @@ func (s Statements) TokenHolder(ctx context.Context, hash string, cookie bool) (
 	err := s.SQL.QueryRow(ctx, `SELECT t.person, t.`+col+`, p.last_seen_at FROM tokens t
 		JOIN people p ON p.name = t.person WHERE t.`+col+` = $1`, hash).Scan(&name, &stored, &seen)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && !team.SameHash(stored, hash)) {
-		return "", seen, team.ErrUnknownToken
+		return "", team.ErrUnknownToken
 	}
 	if err != nil {
-		return "", seen, fmt.Errorf("look up token: %w", err)
+		return "", fmt.Errorf("look up token: %w", err)
 	}
-	return name, seen, nil
+	if now := time.Now(); now.Sub(seen) > time.Minute {
+		note(name, now)
+	}
+	return name, nil
 }
-
-// SeenDue tells whether a person last seen at seen is to be noted as seen
-// now: at most once a minute.
-func SeenDue(seen, now time.Time) bool { return now.Sub(seen) > time.Minute }
 
 // NoteSeen records that a person was seen at now.
 func (s Statements) NoteSeen(ctx context.Context, name string, now time.Time) error {

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"time"
 
-	"github.com/recall-mcp/recall/storage"
 	"github.com/recall-mcp/recall/team"
 )
 
@@ -30,23 +29,12 @@ func (s *DB) RemovePerson(ctx context.Context, name string) error {
 	return s.write(ctx, func(tx *sql.Tx) error { return statements(tx).RemovePerson(ctx, name) })
 }
 
-// People lists the people by name.
-func (s *DB) People(ctx context.Context) ([]team.Person, error) { return s.Read.People(ctx) }
-
-// HasPeople reports whether the team has anyone.
-func (s *DB) HasPeople(ctx context.Context) (bool, error) { return s.Read.HasPeople(ctx) }
-
 // PersonByToken names the person whose token (or viewer cookie, with
 // cookie set) hashes to hash, or returns team.ErrUnknownToken. It records
 // when the person was last seen, at most once a minute and best effort: a
 // busy database never holds up a request for it.
 func (s *DB) PersonByToken(ctx context.Context, hash string, cookie bool) (string, error) {
-	name, seen, err := s.Read.TokenHolder(ctx, hash, cookie)
-	if err != nil {
-		return "", err
-	}
-	if now := time.Now(); storage.SeenDue(seen, now) {
+	return s.Read.PersonByToken(ctx, hash, cookie, func(name string, now time.Time) {
 		_ = s.writeBestEffort(ctx, func(tx *sql.Tx) error { return statements(tx).NoteSeen(ctx, name, now) })
-	}
-	return name, nil
+	})
 }
