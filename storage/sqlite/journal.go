@@ -141,21 +141,11 @@ func (s *DB) SearchEntries(ctx context.Context, text string, namespaces []string
 // queryEntryHits runs a journal ranking query returning an entry's columns and
 // its BM25 rank.
 func (s *DB) queryEntryHits(ctx context.Context, query string, args ...any) ([]journal.EntryHit, error) {
-	rows, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("journal search: %w", err)
-	}
-	defer rows.Close()
-	var hits []journal.EntryHit
-	for rows.Next() {
+	return queryAll(ctx, s, "journal search", query, args, func(r scanner) (journal.EntryHit, error) {
 		var rank float64
-		e, err := storage.ScanEntry(cursor{rows}, &rank)
-		if err != nil {
-			return nil, err
-		}
-		hits = append(hits, journal.EntryHit{Entry: e, Score: -rank})
-	}
-	return hits, rows.Err()
+		e, err := storage.ScanEntry(row{r}, &rank)
+		return journal.EntryHit{Entry: e, Score: -rank}, err
+	})
 }
 
 func prefixColumns(prefix, cols string) string {

@@ -260,24 +260,27 @@ const (
 
 // queryRanked runs a keyword ranking query returning id and BM25 rank.
 func (s *DB) queryRanked(ctx context.Context, query string, args ...any) ([]memory.Hit, error) {
+	return queryAll(ctx, s, "keyword search", query, args, func(r scanner) (memory.Hit, error) {
+		var h memory.Hit
+		err := r.Scan(&h.ID, &h.Score)
+		h.Score = -h.Score
+		return h, err
+	})
+}
+
+// queryAll runs query on the pool and reads each row it finds with read;
+// what names the step in its errors.
+func queryAll[T any](ctx context.Context, s *DB, what, query string, args []any, read func(r scanner) (T, error)) ([]T, error) {
 	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	defer rows.Close()
-	var hits []memory.Hit
-	for rows.Next() {
-		var h memory.Hit
-		if err := rows.Scan(&h.ID, &h.Score); err != nil {
-			return nil, fmt.Errorf("keyword search: %w", err)
-		}
-		h.Score = -h.Score
-		hits = append(hits, h)
+	out, err := storage.ReadAll(rows, func() (T, error) { return read(rows) })
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
-	}
-	return hits, nil
+	return out, nil
 }
 
 // KeywordCoverage tells, for each of the memories ids that exist, the fraction

@@ -137,22 +137,10 @@ func (s *DB) exactVectorSearch(ctx context.Context, vec []float32, f memory.Filt
 }
 
 func queryHits(ctx context.Context, s *DB, query string, args []any) ([]memory.Hit, error) {
-	rows, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("vector search: %w", err)
-	}
-	defer rows.Close()
-	var hits []memory.Hit
-	for rows.Next() {
+	return queryAll(ctx, s, "vector search", query, args, func(r scanner) (memory.Hit, error) {
 		var id string
 		var distance float64
-		if err := rows.Scan(&id, &distance); err != nil {
-			return nil, fmt.Errorf("vector search: %w", err)
-		}
-		hits = append(hits, memory.Hit{ID: id, Score: 1 - distance})
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("vector search: %w", err)
-	}
-	return hits, nil
+		err := r.Scan(&id, &distance)
+		return memory.Hit{ID: id, Score: 1 - distance}, err
+	})
 }
