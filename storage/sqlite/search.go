@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -289,42 +290,39 @@ func queryAll[T any](ctx context.Context, s *DB, what, query string, args []any,
 // index at the memories' rowids only (a literal IN list, which FTS5 seeks to),
 // never by reading every memory that holds a common word.
 func (s *DB) KeywordCoverage(ctx context.Context, text string, ids []string) (map[string]float64, error) {
-	out := make(map[string]float64, len(ids))
-	terms := keywords.Terms(text)
-	if len(ids) == 0 || len(terms) == 0 {
-		return out, nil
-	}
-	idOf, err := s.seqsOf(ctx, ids)
-	if err != nil || len(idOf) == 0 {
-		return out, err
-	}
-	seqs := make([]int64, 0, len(idOf))
-	for seq := range idOf {
-		seqs = append(seqs, seq)
-	}
-	counts, err := s.termCounts(ctx, "memories_fts", terms, seqs)
-	if err != nil {
-		return nil, err
-	}
-	for seq, c := range counts {
-		out[idOf[seq]] = float64(c) / float64(len(terms)) // exactly 1 when every word is there
-	}
-	return out, nil
+	return coverage(ctx, s, "memories_fts", text, ids, func() (map[int64]string, error) { return s.seqsOf(ctx, ids) })
 }
 
 // EntryCoverage is KeywordCoverage for journal entries, by entry id.
 func (s *DB) EntryCoverage(ctx context.Context, text string, ids []int64) (map[int64]float64, error) {
-	out := make(map[int64]float64, len(ids))
+	return coverage(ctx, s, "journal_fts", text, ids, func() (map[int64]int64, error) {
+		rows := make(map[int64]int64, len(ids))
+		for _, id := range ids {
+			rows[id] = id
+		}
+		return rows, nil
+	})
+}
+
+// coverage tells, for each of ids, the fraction of text's content words
+// its row of the index fts holds (exactly 1 when every word is there);
+// rowsOf maps the rowids of those that exist to their ids.
+func coverage[ID comparable](ctx context.Context, s *DB, fts, text string, ids []ID, rowsOf func() (map[int64]ID, error)) (map[ID]float64, error) {
+	out := make(map[ID]float64, len(ids))
 	terms := keywords.Terms(text)
 	if len(ids) == 0 || len(terms) == 0 {
 		return out, nil
 	}
-	counts, err := s.termCounts(ctx, "journal_fts", terms, ids)
+	idOf, err := rowsOf()
+	if err != nil || len(idOf) == 0 {
+		return out, err
+	}
+	counts, err := s.termCounts(ctx, fts, terms, slices.Collect(maps.Keys(idOf)))
 	if err != nil {
 		return nil, err
 	}
-	for id, c := range counts {
-		out[id] = float64(c) / float64(len(terms))
+	for row, c := range counts {
+		out[idOf[row]] = float64(c) / float64(len(terms))
 	}
 	return out, nil
 }
