@@ -3,6 +3,7 @@ package tests
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -188,6 +189,17 @@ func TestHistoryCLI(t *testing.T) {
 	if r.code == 0 || !strings.Contains(r.stderr, "before") || !strings.Contains(r.stderr, "2025-01-15") {
 		t.Errorf("bad date: %+v", r)
 	}
+	// The MCP tool run once from the shell finds what the search finds.
+	if got := c.call("search_project_history", `{"query": "token bucket"}`); !strings.Contains(mustJSON(t, got["results"]), `"uuid":"u-0010"`) {
+		t.Errorf("recall call search_project_history should find u-0010: %v", got)
+	}
+	// A one-shot command reads what its search needs and returns: it leaves
+	// no indexer running after it (a running server refreshes in the
+	// background; a command that has ended should not).
+	if _, err := os.Stat(filepath.Join(c.dir, "history-index.log")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a history search from the shell started a background indexer (history-index.log: %v)", err)
+	}
+
 	// A missing transcripts directory is no history yet, not an error.
 	c.vars["RECALL_HISTORY_DIR"] = filepath.Join(c.dir, "nothing-here")
 	c.ok("history", "index", "--no-embed")

@@ -85,5 +85,11 @@ func callTool(ctx context.Context, e *env, tool string, args json.RawMessage) (j
 		return nil, fmt.Errorf("working directory: %w", err)
 	}
 	a.openHistory(ctx)
+	if a.hist != nil {
+		// One call reads what its search needs (CatchUp) and ends; a
+		// background index outliving it would surprise whoever ran it, as
+		// `recall history search` starts none either.
+		a.hist.Refresh = nil
+	}
 	return server.Call(ctx, a.mcpServer(cwd), tool, args)
 }

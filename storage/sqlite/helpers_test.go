@@ -26,6 +26,12 @@ func openTest(t testing.TB) *DB {
 
 var testClock = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 
+// notWaiting is the deadline of a call that must not wait for another
+// connection's write lock: a call that waited would sit out the busy timeout
+// (10 s), one that does not answers within milliseconds, or a good part of a
+// second on a busy machine.
+const notWaiting = 2 * time.Second
+
 // newMemory builds a memory the way the service would before storing it.
 func newMemory(content, namespace string, typ memory.Type) *memory.Memory {
 	testClock = testClock.Add(time.Second)

@@ -384,7 +384,7 @@ func TestSummarizeFileActivityFoldsOldTouches(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.ExecContext(ctx, `ROLLBACK`)
-	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	short, cancel := context.WithTimeout(ctx, notWaiting)
 	defer cancel()
 	if n, err := db.SummarizeFileActivity(short, cutoff); err != nil || n != 0 {
 		t.Errorf("a second summarize with nothing to fold: %d, %v (it must not wait for the write lock)", n, err)
@@ -405,7 +405,7 @@ func TestClaimJobsWhenIdleTakesNoWriteLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.ExecContext(ctx, `ROLLBACK`)
-	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	short, cancel := context.WithTimeout(ctx, notWaiting)
 	defer cancel()
 	if jobs, err := db.ClaimJobs(short, []string{"relate"}, 5, time.Minute); err != nil || len(jobs) != 0 {
 		t.Errorf("ClaimJobs on an empty queue under another writer: %v, %v", jobs, err)

@@ -153,7 +153,7 @@ func TestTrashListingOnlyReads(t *testing.T) {
 	if _, err := lock.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
 		t.Fatal(err)
 	}
-	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	short, cancel := context.WithTimeout(ctx, notWaiting)
 	items, err := db.Trash(short)
 	cancel()
 	if err != nil || len(items) != 0 {
