@@ -38,6 +38,7 @@ type Tx interface {
 	EdgeTx
 	ProjectTx
 	ReindexTx
+	SpaceTx
 	TrashTx
 	JournalTx
 }

@@ -26,6 +26,22 @@ type SpaceTx interface {
 	SetMeta(ctx context.Context, key, value string) error
 }
 
+// ClaimEmbeddingSpace records space as the store's embedding space when none
+// is recorded yet, and returns the space in force afterwards. Check and
+// record happen in one write transaction holding the space, so when two
+// processes store their first vectors at once the second sees the first's
+// space instead of resetting it (ResetEmbeddings would drop the vectors the
+// first one just wrote).
+func (s Shared) ClaimEmbeddingSpace(ctx context.Context, space memory.EmbeddingSpace) (memory.EmbeddingSpace, error) {
+	var out memory.EmbeddingSpace
+	err := s.Tx.Write(ctx, func(tx Tx) error {
+		var err error
+		out, err = ClaimIn(ctx, tx, space)
+		return err
+	})
+	return out, err
+}
+
 // ClaimIn records want in t as the embedding space when ClaimSpace says
 // so, and returns the space in force.
 func ClaimIn(ctx context.Context, t SpaceTx, want memory.EmbeddingSpace) (memory.EmbeddingSpace, error) {

@@ -104,18 +104,6 @@ func setDimension(ctx context.Context, tx pgx.Tx, dim int) error {
 	return setMeta(ctx, tx, metaEmbedDim, d)
 }
 
-// ClaimEmbeddingSpace records space when none is recorded yet and returns the
-// space in force.
-func (s *DB) ClaimEmbeddingSpace(ctx context.Context, space memory.EmbeddingSpace) (memory.EmbeddingSpace, error) {
-	var out memory.EmbeddingSpace
-	err := s.write(ctx, func(tx pgx.Tx) error {
-		var err error
-		out, err = storage.ClaimIn(ctx, newSharedTx(tx), space)
-		return err
-	})
-	return out, err
-}
-
 func (t sharedTx) LockSpace(ctx context.Context) (memory.EmbeddingSpace, error) {
 	return lockSpace(ctx, t.tx)
 }

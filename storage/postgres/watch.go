@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -73,32 +73,9 @@ func (w *watch) Changed(ctx context.Context) (bool, error) {
 	}
 }
 
-// ChangedSince reads what changed: the memories written since a time, and
-// the counts that tell additions and deletions (of memories, edges and
-// journal entries).
+// ChangedSince reads what changed (storage.Statements.ChangedSince).
 func (w *watch) ChangedSince(ctx context.Context, since time.Time, limit int) (*memory.Changes, error) {
-	c := &memory.Changes{}
-	if err := w.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM memories),
-		(SELECT count(*) FROM edges), (SELECT coalesce(max(id), 0) FROM edges),
-		(SELECT count(*) FROM journal), (SELECT coalesce(max(id), 0) FROM journal)`).Scan(&c.Total, &c.Edges[0], &c.Edges[1],
-		&c.Journal[0], &c.Journal[1]); err != nil {
-		return nil, fmt.Errorf("watch: %w", err)
-	}
-	rows, err := w.pool.Query(ctx, `SELECT id, created_at, updated_at FROM memories
-		WHERE updated_at >= $1 ORDER BY updated_at LIMIT $2`, since, limit)
-	if err != nil {
-		return nil, fmt.Errorf("watch: %w", err)
-	}
-	c.Memories, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (memory.MemoryStamp, error) {
-		var st memory.MemoryStamp
-		err := r.Scan(&st.ID, &st.CreatedAt, &st.UpdatedAt)
-		st.CreatedAt, st.UpdatedAt = st.CreatedAt.UTC(), st.UpdatedAt.UTC()
-		return st, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("watch: %w", err)
-	}
-	return c, nil
+	return statements(w.pool).ChangedSince(ctx, since, limit)
 }
 
 // Close stops listening.

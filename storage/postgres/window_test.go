@@ -71,7 +71,7 @@ func TestSearchKeywordFindsOldRareMatchesBeyondTheRankWindow(t *testing.T) {
 	}
 	// The window's rows are read once: only the matches older than the
 	// window (of words rare enough, here all three) are looked up again by
-	// their seq.
+	// their tuple ids.
 	query, p := rareKeywordSQL(ctx, keywords.Terms("deploy script flamegraph"), memory.Filter{}, 10, true)
 	rows, err := db.pool.Query(ctx, "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) "+query, append([]any{pgx.QueryExecModeExec}, p...)...)
 	if err != nil {
@@ -83,12 +83,12 @@ func TestSearchKeywordFindsOldRareMatchesBeyondTheRankWindow(t *testing.T) {
 	}
 	for i, line := range lines {
 		var looked int
-		if strings.Contains(line, "Index Cond: (seq = ANY") {
+		if strings.Contains(line, "TID Cond: (ctid = ANY") {
 			_, after, _ := strings.Cut(lines[i-1], "actual rows=")
 			fmt.Sscan(after, &looked)
 		}
 		if looked > matches-rankWindow {
-			t.Errorf("memories looked up again by seq: %s\n%s", lines[i-1], strings.Join(lines, "\n"))
+			t.Errorf("memories looked up again: %s\n%s", lines[i-1], strings.Join(lines, "\n"))
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // Watch notices commits to the database from any connection: this process's
@@ -48,39 +49,12 @@ func (w *Watch) Changed(ctx context.Context) (bool, error) {
 // Close releases the watch's connection.
 func (w *Watch) Close() error { return w.conn.Close() }
 
-// changedSinceQuery reads the memories updated since a time by the
-// memories_updated index: the whole table is never scanned.
-const changedSinceQuery = `SELECT id, created_at, updated_at FROM memories
-	WHERE updated_at >= ? ORDER BY updated_at LIMIT ?`
+// changedSinceQuery is the query of ChangedSince (its plan is checked).
+const changedSinceQuery = storage.ChangedSinceQuery
 
 // ChangedSince lists the memories updated at or after since (at most limit)
-// and sums up the memories, edges and journal entries. It reads on the watch's connection.
+// and sums up the memories, edges and journal entries
+// (storage.Statements.ChangedSince), on the watch's connection.
 func (w *Watch) ChangedSince(ctx context.Context, since time.Time, limit int) (*memory.Changes, error) {
-	c := &memory.Changes{}
-	if err := w.conn.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM memories),
-		(SELECT count(*) FROM edges), (SELECT coalesce(max(id), 0) FROM edges),
-		(SELECT count(*) FROM journal), (SELECT coalesce(max(id), 0) FROM journal)`).Scan(&c.Total, &c.Edges[0], &c.Edges[1],
-		&c.Journal[0], &c.Journal[1]); err != nil {
-		return nil, fmt.Errorf("watch: %w", err)
-	}
-	rows, err := w.conn.QueryContext(ctx, changedSinceQuery, formatTime(since), limit)
-	if err != nil {
-		return nil, fmt.Errorf("watch: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var st memory.MemoryStamp
-		var created, updated string
-		if err := rows.Scan(&st.ID, &created, &updated); err != nil {
-			return nil, fmt.Errorf("watch: %w", err)
-		}
-		if st.CreatedAt, err = parseTime(created); err != nil {
-			return nil, err
-		}
-		if st.UpdatedAt, err = parseTime(updated); err != nil {
-			return nil, err
-		}
-		c.Memories = append(c.Memories, st)
-	}
-	return c, rows.Err()
+	return statements(w.conn).ChangedSince(ctx, since, limit)
 }

@@ -413,10 +413,11 @@ func isBusy(err error) bool {
 	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
 }
 
-// isUniqueViolation reports a UNIQUE constraint failure.
+// isUniqueViolation reports a UNIQUE constraint failure, a PRIMARY KEY's
+// among them (SQLite tells those apart; PostgreSQL does not).
 func isUniqueViolation(err error) bool {
 	var se sqlite3.Error
-	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintUnique
+	return errors.As(err, &se) && (se.ExtendedCode == sqlite3.ErrConstraintUnique || se.ExtendedCode == sqlite3.ErrConstraintPrimaryKey)
 }
 
 // prepareFile creates the database's directory (0700) and file (0600) when

@@ -2,27 +2,13 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"strconv"
 
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage"
 )
 
-// ClaimEmbeddingSpace records space as the database's embedding space when none
-// is recorded yet, and returns the space in force afterwards. Check and record
-// happen in one IMMEDIATE transaction, so when two processes store their first
-// vectors at once the second sees the first's space instead of resetting it
-// (ResetEmbeddings would drop the vectors the first one just wrote).
-func (s *DB) ClaimEmbeddingSpace(ctx context.Context, space memory.EmbeddingSpace) (memory.EmbeddingSpace, error) {
-	var out memory.EmbeddingSpace
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		var err error
-		out, err = storage.ClaimIn(ctx, newSharedTx(tx), space)
-		return err
-	})
-	return out, err
-}
+// The embedding space's steps of storage.Shared (ClaimEmbeddingSpace) and
+// of storing a vector (storage.FitVector).
 
 // LockSpace: the write transaction holds the whole database.
 func (t sharedTx) LockSpace(ctx context.Context) (memory.EmbeddingSpace, error) {

@@ -18,6 +18,7 @@ import (
 	"github.com/recall-mcp/recall/capture/journal"
 	"github.com/recall-mcp/recall/jobs"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/team"
 )
 
 // Store is what a store offers the rest of Recall: the memory and journal
@@ -30,6 +31,7 @@ type Store interface {
 	memory.Store
 	capture.Store
 	jobs.Queue
+	team.Directory
 	Trash(ctx context.Context) ([]memory.TrashItem, error)
 	RestoreMemory(ctx context.Context, id string) (*memory.ImportResult, error)
 	// RecordToolCall writes a hook's journal entry and file touch together.
@@ -100,6 +102,7 @@ func Run(t *testing.T, open Open) {
 		{"SourceKeptFilteredAndCounted", testSource},
 		{"ImportTwiceAddsNothing", testImportTwice},
 		{"ImportWritesOnlyWhatTheAskerMay", testImportAsAPerson},
+		{"PeopleAndTheirTokens", testPeople},
 		{"PrivateMemoryNeverHidesOrNamesForOthers", testVisibilityAround},
 		{"JournalAndFileActivityPerPerson", testOwnWork},
 		{"StatsPerPerson", testStatsPerPerson},
@@ -2174,5 +2177,66 @@ func testImportAsAPerson(t *testing.T, s Store) {
 	}
 	if at, err := time.Parse(time.RFC3339Nano, strings.TrimPrefix(bound["/src/new"], "project:new ")); err != nil || at.Before(before) {
 		t.Errorf("a binding without a time was bound at %q (%v), want now", bound["/src/new"], err)
+	}
+}
+
+// testPeople: a team's people and their tokens (kept as hashes): a token
+// or its cookie names its person, and the lookup notes when they were last
+// seen; a new token replaces every old one; a name is taken once; a person
+// removed opens nothing any more.
+func testPeople(t *testing.T, s Store) {
+	if has, err := s.HasPeople(ctx); err != nil || has {
+		t.Fatalf("HasPeople of a new store = %v, %v; want false", has, err)
+	}
+	if ps, err := s.People(ctx); err != nil || ps == nil || len(ps) != 0 {
+		t.Fatalf("People of a new store = %#v, %v; want an empty list", ps, err)
+	}
+	before := time.Now().Add(-time.Second)
+	must(t, s.AddPerson(ctx, "ann", team.TokenHashes{Token: "t-ann-1", Cookie: "c-ann-1"}))
+	must(t, s.AddPerson(ctx, "bob", team.TokenHashes{Token: "t-bob-1", Cookie: "c-bob-1"}))
+	if err := s.AddPerson(ctx, "ann", team.TokenHashes{Token: "t-ann-2", Cookie: "c-ann-2"}); !errors.Is(err, memory.ErrInvalid) || !strings.Contains(err.Error(), "already") {
+		t.Errorf("adding ann twice: %v, want ErrInvalid saying she is already a person", err)
+	}
+	ps, err := s.People(ctx)
+	must(t, err)
+	if len(ps) != 2 || ps[0].Name != "ann" || ps[1].Name != "bob" || ps[0].CreatedAt.Before(before) || !ps[0].LastSeenAt.IsZero() {
+		t.Fatalf("people = %+v; want ann then bob, created now, never seen", ps)
+	}
+	for _, c := range []struct {
+		hash   string
+		cookie bool
+		want   string
+	}{
+		{"t-ann-1", false, "ann"}, {"c-ann-1", true, "ann"}, {"t-bob-1", false, "bob"},
+		{"c-ann-1", false, ""}, {"t-ann-1", true, ""}, {"t-ann-2", false, ""}, {"nobody", false, ""},
+	} {
+		name, err := s.PersonByToken(ctx, c.hash, c.cookie)
+		if c.want == "" && !errors.Is(err, team.ErrUnknownToken) || c.want != "" && (err != nil || name != c.want) {
+			t.Errorf("PersonByToken(%q, cookie %v) = %q, %v; want %q", c.hash, c.cookie, name, err, c.want)
+		}
+	}
+	ps, err = s.People(ctx)
+	must(t, err)
+	if ps[0].LastSeenAt.Before(before) || ps[0].LastSeenAt.After(time.Now()) {
+		t.Errorf("ann last seen at %v after her token was used, want now", ps[0].LastSeenAt)
+	}
+	must(t, s.ReplaceToken(ctx, "ann", team.TokenHashes{Token: "t-ann-3", Cookie: "c-ann-3"}))
+	if _, err := s.PersonByToken(ctx, "t-ann-1", false); !errors.Is(err, team.ErrUnknownToken) {
+		t.Errorf("ann's replaced token: %v, want ErrUnknownToken", err)
+	}
+	if name, err := s.PersonByToken(ctx, "t-ann-3", false); err != nil || name != "ann" {
+		t.Errorf("ann's new token = %q, %v", name, err)
+	}
+	for _, err := range []error{s.ReplaceToken(ctx, "carol", team.TokenHashes{Token: "t-carol", Cookie: "c-carol"}), s.RemovePerson(ctx, "carol")} {
+		if !errors.Is(err, memory.ErrNotFound) {
+			t.Errorf("a change to carol, who is no person: %v, want ErrNotFound", err)
+		}
+	}
+	must(t, s.RemovePerson(ctx, "bob"))
+	if _, err := s.PersonByToken(ctx, "t-bob-1", false); !errors.Is(err, team.ErrUnknownToken) {
+		t.Errorf("a removed person's token: %v, want ErrUnknownToken", err)
+	}
+	if has, err := s.HasPeople(ctx); err != nil || !has {
+		t.Errorf("HasPeople with ann = %v, %v", has, err)
 	}
 }
