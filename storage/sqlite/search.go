@@ -341,11 +341,17 @@ func (s *DB) termCounts(ctx context.Context, table string, terms []keywords.Term
 	for _, id := range rowids {
 		args = append(args, id)
 	}
-	query := `SELECT rowid FROM ` + table + ` WHERE ` + table + ` MATCH ? AND +rowid IN (` + placeholders(len(rowids)) + `)`
+	// Prepared once for every term: a hook, a fresh process, compiles each
+	// statement it runs.
+	stmt, err := s.db.PrepareContext(ctx, `SELECT rowid FROM `+table+` WHERE `+table+` MATCH ? AND +rowid IN (`+placeholders(len(rowids))+`)`)
+	if err != nil {
+		return nil, fmt.Errorf("keyword coverage: %w", err)
+	}
+	defer stmt.Close()
 	counts := make(map[int64]int, len(rowids))
 	for _, t := range terms {
 		args[0] = t.Match()
-		rows, err := s.db.QueryContext(ctx, query, args...)
+		rows, err := stmt.QueryContext(ctx, args...)
 		if err != nil {
 			return nil, fmt.Errorf("keyword coverage: %w", err)
 		}
