@@ -35,7 +35,7 @@ func (s Shared) Changes(ctx context.Context, q memory.ChangeQuery) ([]memory.Cha
 	if q.Limit > 0 {
 		limit = " LIMIT " + p.Add(q.Limit)
 	}
-	out, err := all(ctx, s.Read.SQL, ScanChange, `SELECT `+ChangeColumns+` FROM change_log WHERE `+strings.Join(where, " AND ")+
+	out, err := QueryAll(ctx, s.Read.SQL, ScanChange, `SELECT `+ChangeColumns+` FROM change_log WHERE `+strings.Join(where, " AND ")+
 		` ORDER BY id DESC`+limit, p...)
 	if err != nil {
 		return nil, fmt.Errorf("read change log: %w", err)

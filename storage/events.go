@@ -20,7 +20,7 @@ func (s Shared) Events(ctx context.Context, memoryID string, eventType memory.Ev
 	if limit > 0 {
 		query += ` LIMIT ` + p.Add(limit)
 	}
-	out, err := all(ctx, s.Read.SQL, ScanEvent, query, p...)
+	out, err := QueryAll(ctx, s.Read.SQL, ScanEvent, query, p...)
 	if err != nil {
 		return nil, fmt.Errorf("list events: %w", err)
 	}

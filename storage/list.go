@@ -40,15 +40,10 @@ func ScanMemory(row Row) (*memory.Memory, int64, error) {
 
 // QueryMemories reads the memories a query selecting MemoryColumns finds.
 func (s Statements) QueryMemories(ctx context.Context, query string, args ...any) ([]*memory.Memory, error) {
-	rows, err := s.SQL.Query(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	return ReadAll(rows, func() (*memory.Memory, error) {
-		m, _, err := ScanMemory(rows)
+	return QueryAll(ctx, s.SQL, func(r Row) (*memory.Memory, error) {
+		m, _, err := ScanMemory(r)
 		return m, err
-	})
+	}, query, args...)
 }
 
 // GetMemory reads one memory and its seq, or an error wrapping ErrNotFound

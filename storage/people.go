@@ -54,16 +54,10 @@ func (s Statements) RemovePerson(ctx context.Context, name string) error {
 
 // People lists the people by name.
 func (s Shared) People(ctx context.Context) ([]team.Person, error) {
-	rows, err := s.Read.SQL.Query(ctx, `SELECT name, created_at, last_seen_at FROM people ORDER BY name`)
-	if err != nil {
-		return nil, fmt.Errorf("list people: %w", err)
-	}
-	defer rows.Close()
-	out, err := ReadAll(rows, func() (team.Person, error) {
+	out, err := QueryAll(ctx, s.Read.SQL, func(r Row) (team.Person, error) {
 		var p team.Person
-		err := rows.Scan(&p.Name, &p.CreatedAt, &p.LastSeenAt)
-		return p, err
-	})
+		return p, r.Scan(&p.Name, &p.CreatedAt, &p.LastSeenAt)
+	}, `SELECT name, created_at, last_seen_at FROM people ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("list people: %w", err)
 	}

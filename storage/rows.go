@@ -126,8 +126,8 @@ func ScanTrashItem(row Row) (memory.TrashItem, error) {
 	return it, nil
 }
 
-// all reads every row a query finds with read, which scans one.
-func all[T any](ctx context.Context, q SQL, read func(Row) (T, error), query string, args ...any) ([]T, error) {
+// QueryAll reads every row a query finds on q with read, which scans one.
+func QueryAll[T any](ctx context.Context, q SQL, read func(Row) (T, error), query string, args ...any) ([]T, error) {
 	rows, err := q.Query(ctx, query, args...)
 	if err != nil {
 		return nil, err

@@ -222,15 +222,10 @@ func (s Statements) FoldDuplicates(ctx context.Context, from, into string) ([]me
 
 // ProjectBindings lists every root with its namespace, by root.
 func (s Shared) ProjectBindings(ctx context.Context) ([]memory.ProjectBinding, error) {
-	rows, err := s.Read.SQL.Query(ctx, `SELECT root, namespace, created_at FROM project_roots ORDER BY root`)
-	if err != nil {
-		return nil, fmt.Errorf("list project roots: %w", err)
-	}
-	defer rows.Close()
-	out, err := ReadAll(rows, func() (memory.ProjectBinding, error) {
+	out, err := QueryAll(ctx, s.Read.SQL, func(r Row) (memory.ProjectBinding, error) {
 		var b memory.ProjectBinding
-		return b, rows.Scan(&b.Root, &b.Namespace, &b.CreatedAt)
-	})
+		return b, r.Scan(&b.Root, &b.Namespace, &b.CreatedAt)
+	}, `SELECT root, namespace, created_at FROM project_roots ORDER BY root`)
 	if err != nil {
 		return nil, fmt.Errorf("list project roots: %w", err)
 	}

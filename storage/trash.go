@@ -91,10 +91,10 @@ func (s Statements) DropFromTrash(ctx context.Context, id string) error {
 func (s Statements) KeepInTrash(ctx context.Context, m *memory.Memory, archived bool) error {
 	rec := memory.TrashRecord{Memory: m}
 	var err error
-	if rec.Edges, err = all(ctx, s.SQL, ScanEdge, `SELECT `+EdgeColumns+` FROM edges WHERE source_id = $1 OR target_id = $1 ORDER BY id`, m.ID); err != nil {
+	if rec.Edges, err = QueryAll(ctx, s.SQL, ScanEdge, `SELECT `+EdgeColumns+` FROM edges WHERE source_id = $1 OR target_id = $1 ORDER BY id`, m.ID); err != nil {
 		return fmt.Errorf("trash edges: %w", err)
 	}
-	if rec.Events, err = all(ctx, s.SQL, ScanEvent, `SELECT `+EventColumns+` FROM validation_events WHERE memory_id = $1 ORDER BY id`, m.ID); err != nil {
+	if rec.Events, err = QueryAll(ctx, s.SQL, ScanEvent, `SELECT `+EventColumns+` FROM validation_events WHERE memory_id = $1 ORDER BY id`, m.ID); err != nil {
 		return fmt.Errorf("trash events: %w", err)
 	}
 	if rec.Edges == nil {
@@ -104,7 +104,7 @@ func (s Statements) KeepInTrash(ctx context.Context, m *memory.Memory, archived 
 		rec.Events = []memory.ValidationEvent{}
 	}
 	p := Params{m.ID}
-	if rec.Changes, err = all(ctx, s.SQL, ScanChange, `SELECT `+ChangeColumns+` FROM change_log
+	if rec.Changes, err = QueryAll(ctx, s.SQL, ScanChange, `SELECT `+ChangeColumns+` FROM change_log
 		WHERE memory_id = $1 AND `+Visible(ctx, "change_log", &p)+` ORDER BY id`, p...); err != nil {
 		return fmt.Errorf("trash change log: %w", err)
 	}
@@ -135,7 +135,7 @@ func (s Statements) KeepInTrash(ctx context.Context, m *memory.Memory, archived 
 // here and purged by the next delete. A person's list holds what they may
 // see, and names no memory they may not (memory.HideUnseen).
 func (s Shared) Trash(ctx context.Context) ([]memory.TrashItem, error) {
-	items, err := all(ctx, s.Read.SQL, ScanTrashItem, `SELECT `+TrashColumns+` FROM trash
+	items, err := QueryAll(ctx, s.Read.SQL, ScanTrashItem, `SELECT `+TrashColumns+` FROM trash
 		WHERE archived OR deleted_at >= $1 ORDER BY deleted_at DESC, memory_id`, TrashNow().Add(-memory.TrashKeep))
 	if err != nil {
 		return nil, fmt.Errorf("list trash: %w", err)
@@ -168,7 +168,7 @@ func (s Statements) VisibleIDs(ctx context.Context, ids []string) (map[string]bo
 		for _, id := range ids[start:min(start+500, len(ids))] {
 			in = append(in, p.Add(id))
 		}
-		got, err := all(ctx, s.SQL, func(r Row) (string, error) {
+		got, err := QueryAll(ctx, s.SQL, func(r Row) (string, error) {
 			var id string
 			return id, r.Scan(&id)
 		}, `SELECT m.id FROM memories m WHERE m.id IN (`+strings.Join(in, ", ")+`) AND `+Visible(ctx, "m", &p), p...)

@@ -24,16 +24,11 @@ func (s Statements) ChangedSince(ctx context.Context, since time.Time, limit int
 		&c.Journal[0], &c.Journal[1]); err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
 	}
-	rows, err := s.SQL.Query(ctx, ChangedSinceQuery, since, limit)
-	if err != nil {
-		return nil, fmt.Errorf("watch: %w", err)
-	}
-	defer rows.Close()
-	if c.Memories, err = ReadAll(rows, func() (memory.MemoryStamp, error) {
+	var err error
+	if c.Memories, err = QueryAll(ctx, s.SQL, func(r Row) (memory.MemoryStamp, error) {
 		var st memory.MemoryStamp
-		err := rows.Scan(&st.ID, &st.CreatedAt, &st.UpdatedAt)
-		return st, err
-	}); err != nil {
+		return st, r.Scan(&st.ID, &st.CreatedAt, &st.UpdatedAt)
+	}, ChangedSinceQuery, since, limit); err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
 	}
 	return c, nil

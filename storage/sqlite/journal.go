@@ -141,9 +141,9 @@ func (s *DB) SearchEntries(ctx context.Context, text string, namespaces []string
 // queryEntryHits runs a journal ranking query returning an entry's columns and
 // its BM25 rank.
 func (s *DB) queryEntryHits(ctx context.Context, query string, args ...any) ([]journal.EntryHit, error) {
-	return queryAll(ctx, s, "journal search", query, args, func(r scanner) (journal.EntryHit, error) {
+	return queryAll(ctx, s, "journal search", query, args, func(r storage.Row) (journal.EntryHit, error) {
 		var rank float64
-		e, err := storage.ScanEntry(row{r}, &rank)
+		e, err := storage.ScanEntry(r, &rank)
 		return journal.EntryHit{Entry: e, Score: -rank}, err
 	})
 }

@@ -261,7 +261,7 @@ const (
 
 // queryRanked runs a keyword ranking query returning id and BM25 rank.
 func (s *DB) queryRanked(ctx context.Context, query string, args ...any) ([]memory.Hit, error) {
-	return queryAll(ctx, s, "keyword search", query, args, func(r scanner) (memory.Hit, error) {
+	return queryAll(ctx, s, "keyword search", query, args, func(r storage.Row) (memory.Hit, error) {
 		var h memory.Hit
 		err := r.Scan(&h.ID, &h.Score)
 		h.Score = -h.Score
@@ -271,13 +271,8 @@ func (s *DB) queryRanked(ctx context.Context, query string, args ...any) ([]memo
 
 // queryAll runs query on the pool and reads each row it finds with read;
 // what names the step in its errors.
-func queryAll[T any](ctx context.Context, s *DB, what, query string, args []any, read func(r scanner) (T, error)) ([]T, error) {
-	rows, err := s.db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	defer rows.Close()
-	out, err := storage.ReadAll(rows, func() (T, error) { return read(rows) })
+func queryAll[T any](ctx context.Context, s *DB, what, query string, args []any, read func(r storage.Row) (T, error)) ([]T, error) {
+	out, err := storage.QueryAll(ctx, dialect{s.db}, read, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}

@@ -137,7 +137,7 @@ func (s *DB) exactVectorSearch(ctx context.Context, vec []float32, f memory.Filt
 }
 
 func queryHits(ctx context.Context, s *DB, query string, args []any) ([]memory.Hit, error) {
-	return queryAll(ctx, s, "vector search", query, args, func(r scanner) (memory.Hit, error) {
+	return queryAll(ctx, s, "vector search", query, args, func(r storage.Row) (memory.Hit, error) {
 		var id string
 		var distance float64
 		err := r.Scan(&id, &distance)
