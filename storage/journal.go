@@ -129,7 +129,8 @@ func (s Shared) RecentSessions(ctx context.Context, namespace, exclude string, l
 	}
 	ids, err := ReadAll(rows, func() (string, error) {
 		var id string
-		return id, rows.Scan(&id)
+		err := rows.Scan(&id)
+		return id, err
 	})
 	rows.Close()
 	if err != nil {

@@ -56,7 +56,8 @@ func (s Statements) RemovePerson(ctx context.Context, name string) error {
 func (s Shared) People(ctx context.Context) ([]team.Person, error) {
 	out, err := QueryAll(ctx, s.Read.SQL, func(r Row) (team.Person, error) {
 		var p team.Person
-		return p, r.Scan(&p.Name, &p.CreatedAt, &p.LastSeenAt)
+		err := r.Scan(&p.Name, &p.CreatedAt, &p.LastSeenAt)
+		return p, err
 	}, `SELECT name, created_at, last_seen_at FROM people ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("list people: %w", err)

@@ -185,7 +185,8 @@ func (s Statements) FoldDuplicates(ctx context.Context, from, into string) ([]me
 	}
 	dups, err := ReadAll(rows, func() (memory.MergedDuplicate, error) {
 		var d memory.MergedDuplicate
-		return d, rows.Scan(&d.Deleted, &d.KeptID)
+		err := rows.Scan(&d.Deleted, &d.KeptID)
+		return d, err
 	})
 	rows.Close()
 	if err != nil {
@@ -224,7 +225,8 @@ func (s Statements) FoldDuplicates(ctx context.Context, from, into string) ([]me
 func (s Shared) ProjectBindings(ctx context.Context) ([]memory.ProjectBinding, error) {
 	out, err := QueryAll(ctx, s.Read.SQL, func(r Row) (memory.ProjectBinding, error) {
 		var b memory.ProjectBinding
-		return b, r.Scan(&b.Root, &b.Namespace, &b.CreatedAt)
+		err := r.Scan(&b.Root, &b.Namespace, &b.CreatedAt)
+		return b, err
 	}, `SELECT root, namespace, created_at FROM project_roots ORDER BY root`)
 	if err != nil {
 		return nil, fmt.Errorf("list project roots: %w", err)

@@ -170,7 +170,8 @@ func (s Statements) VisibleIDs(ctx context.Context, ids []string) (map[string]bo
 		}
 		got, err := QueryAll(ctx, s.SQL, func(r Row) (string, error) {
 			var id string
-			return id, r.Scan(&id)
+			err := r.Scan(&id)
+			return id, err
 		}, `SELECT m.id FROM memories m WHERE m.id IN (`+strings.Join(in, ", ")+`) AND `+Visible(ctx, "m", &p), p...)
 		if err != nil {
 			return nil, err

@@ -27,7 +27,8 @@ func (s Statements) ChangedSince(ctx context.Context, since time.Time, limit int
 	var err error
 	if c.Memories, err = QueryAll(ctx, s.SQL, func(r Row) (memory.MemoryStamp, error) {
 		var st memory.MemoryStamp
-		return st, r.Scan(&st.ID, &st.CreatedAt, &st.UpdatedAt)
+		err := r.Scan(&st.ID, &st.CreatedAt, &st.UpdatedAt)
+		return st, err
 	}, ChangedSinceQuery, since, limit); err != nil {
 		return nil, fmt.Errorf("watch: %w", err)
 	}
