@@ -105,3 +105,18 @@ func (s Statements) ExportJournal(ctx context.Context, fn func(*journal.Entry) e
 		func(r Row) (*journal.Entry, error) { return ScanEntry(r) },
 		`SELECT `+journalColumns+` FROM journal j WHERE `+OwnWork(ctx, "j", &p)+` ORDER BY j.id`, p...)
 }
+
+// VectorsTo is v.Vector that first hands v.Space the embedding space sp,
+// once, before the first vector (never when there is none).
+func VectorsTo(v memory.RecordVisitor, sp memory.EmbeddingSpace) func(id string, vec []float32) error {
+	told := false
+	return func(id string, vec []float32) error {
+		if !told && v.Space != nil {
+			if err := v.Space(sp); err != nil {
+				return err
+			}
+			told = true
+		}
+		return v.Vector(id, vec)
+	}
+}

@@ -204,7 +204,7 @@ func exportVectors(ctx context.Context, tx pgx.Tx, v memory.RecordVisitor) error
 	if err != nil || sp.Model == "" {
 		return err // vectors of no named model are made again by the importer's
 	}
-	told := false
+	put := storage.VectorsTo(v, sp)
 	return each(ctx, tx, true, `SELECT m.id, coalesce(m.embedding_staged, m.embedding) FROM memories m
 		WHERE NOT m.embedding_pending AND coalesce(m.embedding_staged, m.embedding) IS NOT NULL AND `+visibleSQL(ctx, "m")+`
 		ORDER BY m.created_at, m.seq`, func(r pgx.Rows) error {
@@ -213,13 +213,7 @@ func exportVectors(ctx context.Context, tx pgx.Tx, v memory.RecordVisitor) error
 		if err := r.Scan(&id, &vec); err != nil {
 			return err
 		}
-		if !told && v.Space != nil {
-			if err := v.Space(sp); err != nil {
-				return err
-			}
-			told = true
-		}
-		return v.Vector(id, vec.Slice())
+		return put(id, vec.Slice())
 	})
 }
 

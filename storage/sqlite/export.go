@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/storage"
 )
 
 // Export reads every record inside one read transaction (a consistent
@@ -110,7 +111,7 @@ func exportVectors(ctx context.Context, tx querier, v memory.RecordVisitor) erro
 		return err // vectors of no named model are made again by the importer's
 	}
 	visible, vargs := visibleCond(ctx, "m")
-	told := false
+	put := storage.VectorsTo(v, sp)
 	return eachRow(ctx, tx, `SELECT m.id, v.embedding FROM memories m JOIN memory_vectors v ON v.rowid = m.seq
 		WHERE m.embedding_pending = 0 AND `+visible+` ORDER BY m.created_at, m.seq`, func(rows *sql.Rows) error {
 		var id string
@@ -118,12 +119,6 @@ func exportVectors(ctx context.Context, tx querier, v memory.RecordVisitor) erro
 		if err := rows.Scan(&id, &blob); err != nil {
 			return err
 		}
-		if !told && v.Space != nil {
-			if err := v.Space(sp); err != nil {
-				return err
-			}
-			told = true
-		}
-		return v.Vector(id, decodeVector(blob))
+		return put(id, decodeVector(blob))
 	}, vargs...)
 }
