@@ -151,6 +151,53 @@ func TestMigrationRebuildsKeywordIndexOfOldDatabase(t *testing.T) {
 	}
 }
 
+// TestMigrationFillsTheSearchWordsOfOldJournalEntries: the journal's
+// keyword migration fills the other spellings of the code words of every
+// entry written before it (more than one batch of them), so an old entry
+// about "UserService" is found by "user service".
+func TestMigrationFillsTheSearchWordsOfOldJournalEntries(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	old, err := sql.Open(driverName, dsn(path, Options{}, BusyTimeout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := schema.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := versionOf("journal_keywords.sql")
+	for _, m := range ms[:version-1] {
+		if _, err := old.Exec(m.SQL); err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
+		}
+	}
+	if _, err := old.Exec(`INSERT INTO meta (key, value) VALUES ('schema_version', ?)`, strconv.Itoa(version-1)); err != nil {
+		t.Fatal(err)
+	}
+	const entries = 1001 // a batch of the backfill and one more
+	if _, err := old.Exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+		INSERT INTO journal (kind, namespace, session_id, title, created_at)
+		SELECT 'observation', 'project:shop', 's1', 'Edited UserService step ' || i, '2025-01-01T00:00:00.000000000Z' FROM n`, entries); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var filled int
+	if err := db.SQL().QueryRow(`SELECT count(*) FROM journal WHERE search_words LIKE '%user service%'`).Scan(&filled); err != nil || filled != entries {
+		t.Errorf("%d of %d old entries have their search words (%v)", filled, entries, err)
+	}
+	hits, err := db.SearchEntries(ctx, "user service step 1001", nil, 5)
+	if err != nil || len(hits) == 0 || hits[0].Entry.Title != "Edited UserService step 1001" {
+		t.Errorf("SearchEntries(user service step 1001) = %+v, %v; want the last old entry first", hits, err)
+	}
+}
+
 // TestSearchKeywordFindsOldRareMatchesBeyondTheRankWindow: with more matches
 // than the ranked window, an old memory holding the query's rare word still
 // comes first, and filters still apply.

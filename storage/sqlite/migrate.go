@@ -211,70 +211,55 @@ func versionOf(topic string) int {
 }
 
 // backfillSearchWords fills search_words for the memories stored before it
-// existed; the update trigger re-indexes each one changed.
+// existed.
 func backfillSearchWords(ctx context.Context, tx *sql.Tx) error {
-	rows, err := tx.QueryContext(ctx, `SELECT seq, content FROM memories`)
-	if err != nil {
-		return err
-	}
-	words := map[int64]string{}
-	for rows.Next() {
-		var seq int64
-		var content string
-		if err := rows.Scan(&seq, &content); err != nil {
-			rows.Close()
-			return err
-		}
-		if w := keywords.SearchWords(content); w != "" {
-			words[seq] = w
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for seq, w := range words {
-		if _, err := tx.ExecContext(ctx, `UPDATE memories SET search_words = ? WHERE seq = ?`, w, seq); err != nil {
-			return err
-		}
-	}
-	return nil
+	return backfillWords(ctx, tx, "memories", "seq", "content", func(t []string) string { return keywords.SearchWords(t[0]) })
 }
 
 // backfillJournalWords fills search_words for the journal entries written
-// before it existed, a batch of rows at a time; the update trigger re-indexes
-// each one changed.
+// before it existed.
 func backfillJournalWords(ctx context.Context, tx *sql.Tx) error {
+	return backfillWords(ctx, tx, "journal", "id", "title, body", func(t []string) string { return entrySearchWords(t[0], t[1]) })
+}
+
+// backfillWords fills the search_words of table's rows (by their integer
+// key) from the text columns cols, wordsOf making them, a batch of rows at a
+// time; the update trigger re-indexes each one changed.
+func backfillWords(ctx context.Context, tx *sql.Tx, table, key, cols string, wordsOf func(texts []string) string) error {
 	const batch = 1000
+	n := len(strings.Split(cols, ","))
 	for after := int64(0); ; {
-		rows, err := tx.QueryContext(ctx, `SELECT id, title, body FROM journal WHERE id > ? ORDER BY id LIMIT ?`, after, batch)
+		rows, err := tx.QueryContext(ctx, `SELECT `+key+`, `+cols+` FROM `+table+` WHERE `+key+` > ? ORDER BY `+key+` LIMIT ?`, after, batch)
 		if err != nil {
 			return err
 		}
 		words := map[int64]string{}
-		n := 0
+		read := 0
 		for rows.Next() {
-			var id int64
-			var title, body string
-			if err := rows.Scan(&id, &title, &body); err != nil {
+			texts := make([]string, n)
+			dest := []any{&after}
+			for i := range texts {
+				dest = append(dest, &texts[i])
+			}
+			if err := rows.Scan(dest...); err != nil {
 				rows.Close()
 				return err
 			}
-			n, after = n+1, id
-			if w := entrySearchWords(title, body); w != "" {
-				words[id] = w
+			read++
+			if w := wordsOf(texts); w != "" {
+				words[after] = w
 			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		for id, w := range words {
-			if _, err := tx.ExecContext(ctx, `UPDATE journal SET search_words = ? WHERE id = ?`, w, id); err != nil {
+		for k, w := range words {
+			if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET search_words = ? WHERE `+key+` = ?`, w, k); err != nil {
 				return err
 			}
 		}
-		if n < batch {
+		if read < batch {
 			return nil
 		}
 	}
