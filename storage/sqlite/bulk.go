@@ -99,4 +99,3 @@ func (t sharedTx) ImportJournal(ctx context.Context, es []journal.Entry, res *me
 	}
 	return nil
 }
-
