@@ -73,10 +73,8 @@ func scanFileRow(r Row) (memory.FileRow, error) {
 	}
 	f.Action, f.CreatedAt = memory.FileAction(action), f.CreatedAt.UTC()
 	var err error
-	if f.Metadata, err = memory.DecodeOptionalMetadata(meta); err != nil {
-		return f, fmt.Errorf("file activity %d: %w", f.ID, err)
-	}
-	return f, nil
+	f.Metadata, err = rowMetadata(meta, "file activity", f.ID)
+	return f, err
 }
 
 // ExportArchived hands fn every trash item of a namespace the asker may

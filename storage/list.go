@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/recall-mcp/recall/memory"
 )
@@ -97,4 +98,54 @@ func (s Shared) CountMemories(ctx context.Context, f memory.Filter) (int, error)
 		return 0, fmt.Errorf("count memories: %w", err)
 	}
 	return n, nil
+}
+
+// WriteMemory writes m's changed fields over memory id (its metadata encoded
+// as meta); when its content changed, its vectors wait to be made again
+// (pending; the old vector stays searchable until then, as during a
+// reindex) and its parts' vectors go. Another memory of its namespace with
+// its content already is a *memory.DuplicateError.
+func (s Statements) WriteMemory(ctx context.Context, id string, m *memory.Memory, meta string, contentChanged bool) error {
+	p := Params{m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence, meta,
+		m.UpdatedAt, m.AccessedAt, m.AccessCount}
+	words := s.SQL.SearchWords(m.Content, &p)
+	_, err := s.SQL.Exec(ctx, `UPDATE memories SET content = $1, content_hash = $2, memory_type = $3,
+		namespace = $4, importance = $5, confidence = $6, metadata = $7, updated_at = $8, accessed_at = $9,
+		access_count = $10, search_words = `+words+`, embedding_pending = embedding_pending OR `+p.Add(contentChanged)+`
+		WHERE id = `+p.Add(id), p...)
+	if s.SQL.Taken(err) {
+		return &memory.DuplicateError{MemoryID: id, Namespace: m.Namespace}
+	}
+	if err != nil {
+		return fmt.Errorf("update memory %s: %w", id, err)
+	}
+	if contentChanged {
+		if _, err := s.SQL.Exec(ctx, `DELETE FROM memory_chunks WHERE seq = (SELECT seq FROM memories WHERE id = $1)`, id); err != nil {
+			return fmt.Errorf("update memory %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// InsertImported writes an imported memory (metadata encoded as meta) as it
+// comes, pending its vector, unless its id or its content in its namespace
+// is stored already (inserted false).
+func (s Statements) InsertImported(ctx context.Context, m *memory.Memory, meta string) (inserted bool, err error) {
+	p := Params{m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence, meta,
+		m.CreatedAt, orTime(m.UpdatedAt, m.CreatedAt), orTime(m.AccessedAt, m.CreatedAt), m.AccessCount}
+	words := s.SQL.SearchWords(m.Content, &p)
+	n, err := s.SQL.Exec(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
+		namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
+		access_count, embedding_pending, search_words, author, source)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, TRUE, `+words+`, `+p.Add(m.Author)+`, `+p.Add(m.Source)+`)
+		ON CONFLICT DO NOTHING`, p...)
+	return n == 1, err
+}
+
+// orTime is t, or fallback when t is unset.
+func orTime(t, fallback time.Time) time.Time {
+	if t.IsZero() {
+		return fallback
+	}
+	return t
 }

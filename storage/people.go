@@ -16,12 +16,11 @@ import (
 // write transactions.
 
 // AddPerson records a person with their first token. A name already taken
-// (taken tells the engine's error for it) is an error wrapping
-// memory.ErrInvalid.
-func (s Statements) AddPerson(ctx context.Context, name string, tok team.TokenHashes, taken func(error) bool) error {
+// is an error wrapping memory.ErrInvalid.
+func (s Statements) AddPerson(ctx context.Context, name string, tok team.TokenHashes) error {
 	now := time.Now()
 	_, err := s.SQL.Exec(ctx, `INSERT INTO people (name, created_at) VALUES ($1, $2)`, name, now)
-	if taken(err) {
+	if s.SQL.Taken(err) {
 		return fmt.Errorf("%q is already a person of this team: %w; use recall users token %s for a new token", name, memory.ErrInvalid, name)
 	}
 	if err != nil {

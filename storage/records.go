@@ -199,20 +199,16 @@ func (s Statements) WriteFiles(ctx context.Context, fs []memory.FileRow, res *me
 // An ImportTx is an engine's transaction as an import writes the records
 // whose SQL is the engine's own through it.
 type ImportTx interface {
-	// InsertImported writes an imported memory (metadata encoded as meta)
-	// as it comes, pending its vector, unless its id or its content in its
-	// namespace is stored already (inserted false).
-	InsertImported(ctx context.Context, m *memory.Memory, meta string) (inserted bool, err error)
 	// ImportJournal writes journal entries, keeping their ids where free;
 	// one already stored is left out.
 	ImportJournal(ctx context.Context, es []journal.Entry, res *memory.ImportResult, p *memory.RecordCounter) error
 }
 
 // WriteMemories writes imported memories (each in a namespace the asker may
-// write) through own and returns the id each incoming id is stored under:
+// write) and returns the id each incoming id is stored under:
 // itself, or the stored memory with its id or with its content in its
 // namespace.
-func (s Statements) WriteMemories(ctx context.Context, own ImportTx, ms []*memory.Memory, res *memory.ImportResult, p *memory.RecordCounter) (map[string]string, error) {
+func (s Statements) WriteMemories(ctx context.Context, ms []*memory.Memory, res *memory.ImportResult, p *memory.RecordCounter) (map[string]string, error) {
 	ids := make(map[string]string, len(ms))
 	for _, m := range ms {
 		p.Step()
@@ -225,7 +221,7 @@ func (s Statements) WriteMemories(ctx context.Context, own ImportTx, ms []*memor
 		if err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
 		}
-		inserted, err := own.InsertImported(ctx, m, meta)
+		inserted, err := s.InsertImported(ctx, m, meta)
 		if err != nil {
 			return nil, fmt.Errorf("memory %s: %w", m.ID, err)
 		}
@@ -258,7 +254,7 @@ func (s Statements) WriteRecords(ctx context.Context, own ImportTx, r memory.Rec
 	res := &memory.ImportResult{}
 	p := r.Counter()
 	writable, refused := writableMemories(ctx, r.Memories, res, p)
-	ids, err := s.WriteMemories(ctx, own, writable, res, p)
+	ids, err := s.WriteMemories(ctx, writable, res, p)
 	if err != nil {
 		return nil, nil, err
 	}

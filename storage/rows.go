@@ -71,10 +71,17 @@ func ScanEdge(row Row) (memory.Edge, error) {
 	}
 	e.Relation, e.CreatedAt = memory.Relation(rel), e.CreatedAt.UTC()
 	var err error
-	if e.Metadata, err = memory.DecodeOptionalMetadata(meta); err != nil {
-		return e, fmt.Errorf("edge %d: %w", e.ID, err)
+	e.Metadata, err = rowMetadata(meta, "edge", e.ID)
+	return e, err
+}
+
+// rowMetadata decodes the metadata of row id of what (none when empty).
+func rowMetadata(meta []byte, what string, id int64) (map[string]any, error) {
+	m, err := memory.DecodeOptionalMetadata(meta)
+	if err != nil {
+		return nil, fmt.Errorf("%s %d: %w", what, id, err)
 	}
-	return e, nil
+	return m, nil
 }
 
 // EventColumns are the columns of validation_events ScanEvent reads.

@@ -24,6 +24,11 @@ type SQL interface {
 	KeepID(table string) string
 	// Vector is the value a column of vectors takes for v.
 	Vector(v []float32) any
+	// SearchWords is the value of a row's search_words column (the keyword
+	// index's words) for its text, bound in p.
+	SearchWords(text string, p *Params) string
+	// Taken tells an error of a unique index refusing a row.
+	Taken(err error) bool
 	// AnyOf is the condition that column holds one of values, bound in p.
 	// It writes SQL only: it may be called on the engine's zero dialect.
 	AnyOf(column string, values []string, p *Params) string

@@ -76,3 +76,10 @@ func scanTimes(scan func(...any) error, dest []any) error {
 	}
 	return nil
 }
+
+// SearchWords: the stemmed tsvector of the words both stores index.
+func (dialect) SearchWords(text string, p *storage.Params) string {
+	return "to_tsvector('" + stemmed + "', " + p.Add(memoryWords(text)) + ")"
+}
+
+func (dialect) Taken(err error) bool { return isUniqueViolation(err, "") }

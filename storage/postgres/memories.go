@@ -193,30 +193,6 @@ func (s *DB) GetMemories(ctx context.Context, ids []string) (map[string]*memory.
 	return out, nil
 }
 
-func (t sharedTx) WriteMemory(ctx context.Context, id string, m *memory.Memory, meta string, contentChanged bool) error {
-	_, err := t.tx.Exec(ctx, `UPDATE memories SET content = $1, content_hash = $2, memory_type = $3,
-		namespace = $4, importance = $5, confidence = $6, metadata = $7, updated_at = $8, accessed_at = $9,
-		access_count = $10, search_words = to_tsvector('`+stemmed+`', $11),
-		embedding_pending = embedding_pending OR $12 WHERE id = $13`,
-		m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence, meta,
-		m.UpdatedAt, m.AccessedAt, m.AccessCount, memoryWords(m.Content), contentChanged, id)
-	if isUniqueViolation(err, "memories_namespace_hash") {
-		return &memory.DuplicateError{MemoryID: id, Namespace: m.Namespace}
-	}
-	if err != nil {
-		return fmt.Errorf("update memory %s: %w", id, err)
-	}
-	if contentChanged {
-		// The vectors were made from the old text: the memory waits for the
-		// background fill to embed it again; the old vector stays searchable
-		// until then, as during a reindex.
-		if _, err := t.tx.Exec(ctx, `DELETE FROM memory_chunks WHERE seq = (SELECT seq FROM memories WHERE id = $1)`, id); err != nil {
-			return fmt.Errorf("update memory %s: %w", id, err)
-		}
-	}
-	return nil
-}
-
 // filterColumns are the columns of memories (aliased m) whereFilter reads:
 // a query may filter a subquery's rows that carry only these.
 const filterColumns = `m.seq, m.id, m.namespace, m.memory_type, m.importance, m.confidence,

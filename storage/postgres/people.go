@@ -14,9 +14,7 @@ import (
 
 // AddPerson adds a person with their first token's hashes.
 func (s *DB) AddPerson(ctx context.Context, name string, tok team.TokenHashes) error {
-	return s.write(ctx, func(tx pgx.Tx) error {
-		return statements(tx).AddPerson(ctx, name, tok, func(err error) bool { return isUniqueViolation(err, "") })
-	})
+	return s.write(ctx, func(tx pgx.Tx) error { return statements(tx).AddPerson(ctx, name, tok) })
 }
 
 // ReplaceToken replaces every token of a person with a new one.

@@ -89,25 +89,6 @@ func writeRecords(ctx context.Context, tx pgx.Tx, r memory.Records) (*memory.Imp
 	return statements(tx).WriteRecords(ctx, newSharedTx(tx), r)
 }
 
-func orZero(t, fallback time.Time) time.Time {
-	if t.IsZero() {
-		return fallback
-	}
-	return t
-}
-
-func (t sharedTx) InsertImported(ctx context.Context, m *memory.Memory, meta string) (bool, error) {
-	tag, err := t.tx.Exec(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
-		namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
-		access_count, embedding_pending, search_words, author, source)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, true, to_tsvector('`+stemmed+`', $13), $14, $15)
-		ON CONFLICT DO NOTHING`,
-		m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence, meta,
-		m.CreatedAt, orZero(m.UpdatedAt, m.CreatedAt), orZero(m.AccessedAt, m.CreatedAt), m.AccessCount,
-		memoryWords(m.Content), m.Author, m.Source)
-	return tag.RowsAffected() == 1, err
-}
-
 // keepID is the SQL of an id column that keeps an incoming id when it is set
 // and free, so an export read back into an empty database is the same
 // database.

@@ -5,10 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/recall-mcp/recall/capture/journal"
-	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
 	"github.com/recall-mcp/recall/storage"
 )
@@ -100,27 +98,4 @@ func (t sharedTx) ImportJournal(ctx context.Context, es []journal.Entry, res *me
 		res.Journal++
 	}
 	return nil
-}
-
-func (t sharedTx) InsertImported(ctx context.Context, m *memory.Memory, meta string) (bool, error) {
-	r, err := t.tx.ExecContext(ctx, `INSERT INTO memories (id, content, content_hash, memory_type,
-		namespace, importance, confidence, metadata, created_at, updated_at, accessed_at,
-		access_count, embedding_pending, search_words, author, source)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
-		ON CONFLICT DO NOTHING`,
-		m.ID, m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance,
-		m.Confidence, meta, formatTime(m.CreatedAt), formatTime(orZero(m.UpdatedAt, m.CreatedAt)),
-		formatTime(orZero(m.AccessedAt, m.CreatedAt)), m.AccessCount, keywords.SearchWords(m.Content), m.Author, m.Source)
-	if err != nil {
-		return false, err
-	}
-	n, err := r.RowsAffected()
-	return n == 1, err
-}
-
-func orZero(t, fallback time.Time) time.Time {
-	if t.IsZero() {
-		return fallback
-	}
-	return t
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/storage"
 )
 
@@ -48,6 +49,14 @@ func (dialect) AnyOf(column string, values []string, p *storage.Params) string {
 	}
 	return column + " IN (" + strings.Join(list, ", ") + ")"
 }
+
+// SearchWords: the other spellings of the text's code words; FTS5 reads
+// them beside the text.
+func (dialect) SearchWords(text string, p *storage.Params) string {
+	return p.Add(keywords.SearchWords(text))
+}
+
+func (dialect) Taken(err error) bool { return isUniqueViolation(err) }
 
 // Vector: little-endian float32s, as sqlite-vec reads them.
 func (dialect) Vector(v []float32) any { return encodeVector(v) }

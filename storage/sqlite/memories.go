@@ -130,32 +130,6 @@ func (s *DB) GetMemories(ctx context.Context, ids []string) (map[string]*memory.
 	return out, nil
 }
 
-func (t sharedTx) WriteMemory(ctx context.Context, id string, m *memory.Memory, meta string, contentChanged bool) error {
-	_, err := t.tx.ExecContext(ctx, `UPDATE memories SET content = ?, content_hash = ?, memory_type = ?,
-		namespace = ?, importance = ?, confidence = ?, metadata = ?, updated_at = ?, accessed_at = ?,
-		access_count = ?, search_words = ? WHERE id = ?`,
-		m.Content, m.ContentHash, string(m.Type), m.Namespace, m.Importance, m.Confidence, meta,
-		formatTime(m.UpdatedAt), formatTime(m.AccessedAt), m.AccessCount, keywords.SearchWords(m.Content), id)
-	if isUniqueViolation(err) {
-		return &memory.DuplicateError{MemoryID: id, Namespace: m.Namespace}
-	}
-	if err != nil {
-		return fmt.Errorf("update memory %s: %w", id, err)
-	}
-	if contentChanged {
-		// The vector and the parts' vectors were made from the old text: the
-		// memory waits for the background fill to embed it again. The old vector
-		// stays searchable until then, as during a reindex.
-		if _, err := t.tx.ExecContext(ctx, `UPDATE memories SET embedding_pending = 1 WHERE id = ?`, id); err != nil {
-			return fmt.Errorf("update memory %s: %w", id, err)
-		}
-		if _, err := t.tx.ExecContext(ctx, `DELETE FROM memory_chunks WHERE seq = (SELECT seq FROM memories WHERE id = ?)`, id); err != nil {
-			return fmt.Errorf("update memory %s: %w", id, err)
-		}
-	}
-	return nil
-}
-
 // TouchMemories sets the access time and increments the access count of the
 // memories among ids that exist. It is best effort: behind another process's
 // write lock it gives up after BestEffortBusyTimeout with an error, so that the

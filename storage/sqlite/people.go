@@ -14,7 +14,7 @@ import (
 // AddPerson records a person with their first token. A name already taken is
 // an error wrapping memory.ErrInvalid.
 func (s *DB) AddPerson(ctx context.Context, name string, tok team.TokenHashes) error {
-	return s.write(ctx, func(tx *sql.Tx) error { return statements(tx).AddPerson(ctx, name, tok, isUniqueViolation) })
+	return s.write(ctx, func(tx *sql.Tx) error { return statements(tx).AddPerson(ctx, name, tok) })
 }
 
 // ReplaceToken gives a person a new token; their old ones stop working in
