@@ -234,13 +234,11 @@ func (h *Handler) lostWrite(kind string, err error) {
 func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, error) {
 	// The project is resolved once, for the record and the search.
 	p, perr := h.project(ctx, in.Cwd)
-	record := h.promptRecord(ctx, p, perr, in)
+	recorded := h.recordPrompt(ctx, p, perr, in)
 	text, shown, err := h.promptIndex(ctx, p, perr, in)
-	// The record is written after the search, on the connection the search
-	// read with, and before the answer: the prompt is kept even when the
-	// search fails. Written beside the search it took a second connection,
-	// which reads the whole schema again (a millisecond of a 10 ms hook).
-	record()
+	// The prompt is kept even when the search fails, and recorded before
+	// the answer goes out.
+	recorded()
 	if err != nil || text == "" {
 		return nil, err
 	}
@@ -250,29 +248,43 @@ func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, err
 	return contextOutput(UserPromptSubmit, text), nil
 }
 
-// promptRecord starts making the prompt's journal entry (its secrets removed)
-// on another core and returns what writes it; a no-op without capture.
-// Failures are logged and recorded as lost writes, never returned: the
-// answer matters more than the record.
-func (h *Handler) promptRecord(ctx context.Context, p project.Project, perr error, in *Input) (write func()) {
+// promptRecordWait is how long the prompt's record waits for the search to
+// end before it is written beside it.
+const promptRecordWait = 50 * time.Millisecond
+
+// recordPrompt records the prompt in the journal, its secrets removed, and
+// returns what tells it the search is over and waits for the record; a no-op
+// without capture. The entry is made on another core while the search runs;
+// it is written once the search is over, on the connection the search read
+// with, or beside a search still running after promptRecordWait, on a
+// connection of its own (a second connection reads the whole schema again, a
+// millisecond of a 10 ms hook, but a slow search must not keep the record
+// from being written before the hook's time runs out). Failures are logged
+// and recorded as lost writes, never returned: the answer matters more than
+// the record.
+func (h *Handler) recordPrompt(ctx context.Context, p project.Project, perr error, in *Input) (searched func()) {
 	if h.Capture == nil {
 		return func() {}
 	}
-	made := make(chan *capture.Entry, 1)
+	over := make(chan struct{})
+	written := make(chan struct{})
 	go func() {
-		var e *capture.Entry
+		defer close(written)
 		defer func() {
 			if r := recover(); r != nil {
 				h.log().Error("prompt not captured", "session_id", in.SessionID, "err", fmt.Errorf("internal error: %v\n%s", r, debug.Stack()))
 			}
-			made <- e
 		}()
+		var e *capture.Entry
 		if perr == nil {
 			e = h.Capture.PromptEntry(anchorOf(p, in, "", in.PromptID), in.Prompt)
 		}
-	}()
-	return func() {
-		e := <-made
+		wait := time.NewTimer(promptRecordWait)
+		select {
+		case <-over:
+		case <-wait.C:
+		}
+		wait.Stop()
 		err := perr
 		if err == nil && e != nil {
 			// Behind another writer the store spools it after 100 ms.
@@ -282,6 +294,10 @@ func (h *Handler) promptRecord(ctx context.Context, p project.Project, perr erro
 			h.log().Warn("prompt not captured", "session_id", in.SessionID, "err", err)
 			h.lostWrite(writePrompt, err)
 		}
+	}()
+	return func() {
+		close(over)
+		<-written
 	}
 }
 

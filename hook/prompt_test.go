@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/hook"
@@ -14,11 +15,18 @@ import (
 	"github.com/recall-mcp/recall/storage/sqlite"
 )
 
-// A prompt hook's process searches and records the prompt on the one
-// connection it opened: a second connection would read the whole schema
-// again. The prompt is recorded all the same, and the memory it matches is
-// listed.
-func TestPromptHookSearchesAndRecordsOnOneConnection(t *testing.T) {
+// promptHook is a hook's process on a database holding one memory about the
+// orders cache, in a project's namespace: its database opened as a hook opens
+// it, its handler, and the memory's id.
+type promptHook struct {
+	db      *sqlite.DB
+	handler *hook.Handler
+	root    string
+	stored  string
+}
+
+func newPromptHook(t *testing.T) *promptHook {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	root := filepath.Join(dir, "shop-api")
@@ -30,9 +38,8 @@ func TestPromptHookSearchesAndRecordsOnOneConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ns := project.Candidates(root)[0]
 	stored, err := memory.NewService(seed, nil, memory.Options{}).Remember(ctx, memory.StoreRequest{
-		Content: "Orders are cached for five minutes in the orders service", Namespace: ns, Type: memory.TypeDecision,
+		Content: "Orders are cached for five minutes in the orders service", Namespace: project.Candidates(root)[0], Type: memory.TypeDecision,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -43,28 +50,77 @@ func TestPromptHookSearchesAndRecordsOnOneConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	h := &hook.Handler{
+	t.Cleanup(func() { db.Close() })
+	return &promptHook{db: db, root: root, stored: stored.ID, handler: &hook.Handler{
 		Memory:   memory.NewService(db, nil, memory.Options{}),
 		Projects: project.NewResolver(db, "", nil),
 		Capture:  &capture.Recorder{Store: db},
 		Floor:    memory.Floor{MinCoverage: 0.6},
-	}
-	out, err := h.Handle(ctx, hook.UserPromptSubmit, &hook.Input{SessionID: "s1", Cwd: root, Prompt: "How many minutes are orders cached in the orders service?"})
+	}}
+}
+
+// prompt runs the prompt hook and checks that it lists the stored memory.
+func (p *promptHook) prompt(t *testing.T) {
+	t.Helper()
+	out, err := p.handler.Handle(context.Background(), hook.UserPromptSubmit, &hook.Input{SessionID: "s1", Cwd: p.root, Prompt: "How many minutes are orders cached in the orders service?"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out == nil || !strings.Contains(out.HookSpecificOutput.AdditionalContext, stored.ID) {
-		t.Fatalf("the prompt hook answered %+v; want the index listing %s", out, stored.ID)
+	if out == nil || !strings.Contains(out.HookSpecificOutput.AdditionalContext, p.stored) {
+		t.Fatalf("the prompt hook answered %+v; want the index listing %s", out, p.stored)
 	}
-	var prompts int
-	if err := db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM journal WHERE kind = 'prompt' AND session_id = 's1'`).Scan(&prompts); err != nil {
+}
+
+// prompts counts the prompts recorded in the journal.
+func (p *promptHook) prompts(t *testing.T) int {
+	t.Helper()
+	var n int
+	if err := p.db.SQL().QueryRowContext(context.Background(), `SELECT count(*) FROM journal WHERE kind = 'prompt' AND session_id = 's1'`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
-	if prompts != 1 {
-		t.Errorf("%d prompts recorded; want 1", prompts)
+	return n
+}
+
+// A prompt hook's process searches and records the prompt on the one
+// connection it opened: a second connection would read the whole schema
+// again. The prompt is recorded all the same, and the memory it matches is
+// listed.
+func TestPromptHookSearchesAndRecordsOnOneConnection(t *testing.T) {
+	p := newPromptHook(t)
+	p.prompt(t)
+	if n := p.prompts(t); n != 1 {
+		t.Errorf("%d prompts recorded; want 1", n)
 	}
-	if n := db.SQL().Stats().OpenConnections; n != 1 {
+	if n := p.db.SQL().Stats().OpenConnections; n != 1 {
 		t.Errorf("the prompt hook opened %d connections; want 1", n)
+	}
+}
+
+// slowSearch is a store whose search for a prompt's candidates waits until
+// the prompt is recorded (at most two seconds).
+type slowSearch struct {
+	*sqlite.DB
+	recorded func() bool
+}
+
+func (s slowSearch) SearchCovering(ctx context.Context, text string, share float64, f memory.Filter, limit int) ([]memory.Hit, error) {
+	for deadline := time.Now().Add(2 * time.Second); !s.recorded() && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	return s.DB.SearchCovering(ctx, text, share, f, limit)
+}
+
+// A prompt whose search runs long has its record written while the search
+// runs, not after it: the hook's time may run out before the search ends.
+func TestPromptHookRecordsThePromptBesideASlowSearch(t *testing.T) {
+	p := newPromptHook(t)
+	p.handler.Memory = memory.NewService(slowSearch{p.db, func() bool { return p.prompts(t) == 1 }}, nil, memory.Options{})
+	start := time.Now()
+	p.prompt(t)
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("the search waited %s for the prompt's record: it was written only after the search", took.Round(time.Millisecond))
+	}
+	if n := p.prompts(t); n != 1 {
+		t.Errorf("%d prompts recorded; want 1", n)
 	}
 }
