@@ -164,7 +164,11 @@ func (s *Service) search(ctx context.Context, query string, f Filter, n int) (se
 		hits, reason := s.vectorCandidates(vectorCtx, query, f, candidates)
 		sides <- vectorSide{hits, reason}
 	}()
-	keyword, err := s.store.SearchKeyword(ctx, query, f, candidates)
+	keywordCtx := ctx
+	if s.embedder != nil {
+		keywordCtx = WithVectorBeside(ctx)
+	}
+	keyword, err := s.store.SearchKeyword(keywordCtx, query, f, candidates)
 	if err != nil {
 		stopVector()
 		<-sides
@@ -193,6 +197,24 @@ func (s *Service) search(ctx context.Context, query string, f Filter, n int) (se
 	fused := fuseWeighted(keyword, vector, res.vectorWeight, vectorFirst)
 	res.memories, err = s.loadRanked(ctx, fused, n)
 	return res, err
+}
+
+// besideVectorKey marks the context of a keyword search that runs beside
+// the vector search (KeywordBesideVector).
+type besideVectorKey struct{}
+
+// WithVectorBeside marks ctx as that of a keyword search that runs beside
+// the vector search.
+func WithVectorBeside(ctx context.Context) context.Context {
+	return context.WithValue(ctx, besideVectorKey{}, true)
+}
+
+// KeywordBesideVector tells a store's SearchKeyword that the vector search
+// runs at the same time: a store that could spread the keyword search over
+// more connections of its server leaves the server's other cores to it.
+func KeywordBesideVector(ctx context.Context) bool {
+	beside, _ := ctx.Value(besideVectorKey{}).(bool)
+	return beside
 }
 
 // vectorCandidates runs the vector search and returns its hits, or says why

@@ -567,3 +567,39 @@ func TestEmbeddingStatusWithOllamaOff(t *testing.T) {
 		t.Errorf("status with Ollama off = %v %q; want off, naming RECALL_OLLAMA=off, no failure", ok, reason)
 	}
 }
+
+// besideStore records, for each keyword search, whether the service told
+// it that the vector search runs beside it.
+type besideStore struct {
+	memory.Store
+	beside []bool
+}
+
+func (b *besideStore) SearchKeyword(ctx context.Context, text string, f memory.Filter, limit int) ([]memory.Hit, error) {
+	b.beside = append(b.beside, memory.KeywordBesideVector(ctx))
+	return b.Store.SearchKeyword(ctx, text, f, limit)
+}
+
+// TestKeywordSearchKnowsTheVectorSearchRunsBeside: a service with an
+// embedding model tells the store's keyword search that the vector search
+// runs at the same time (PostgreSQL then keeps it on one connection); one
+// without says nothing.
+func TestKeywordSearchKnowsTheVectorSearchRunsBeside(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(t)
+	e.remember(t, memory.StoreRequest{Content: deployNote})
+	for _, c := range []struct {
+		name     string
+		embedder memory.Embedder
+		want     bool
+	}{{"hybrid", newEmbedder(t, e.ollama.URL(), ollamatest.DefaultEmbedModel), true}, {"keywords only", nil, false}} {
+		store := &besideStore{Store: e.db}
+		svc := memory.NewService(store, c.embedder, memory.Options{})
+		if _, err := svc.Recall(ctx, memory.RecallRequest{Query: "deploying containers"}); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(store.beside, []bool{c.want}) {
+			t.Errorf("%s: keyword searches told the vector search runs beside: %v, want [%v]", c.name, store.beside, c.want)
+		}
+	}
+}

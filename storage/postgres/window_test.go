@@ -355,3 +355,25 @@ func TestKeywordWindowInForce(t *testing.T) {
 		t.Errorf("%q: window not in force with %d matches", "alpha beta", rankWindow)
 	}
 }
+
+// TestKeywordRankingsApartOnlyAlone: a process that lives on ranks the
+// keyword window and the rare words at once, unless the vector search runs
+// beside them; a fresh process keeps them in one statement.
+func TestKeywordRankingsApartOnlyAlone(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, pgtest.Schema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if db.rankApart(ctx) {
+		t.Errorf("a fresh process ranks apart")
+	}
+	db.opened = time.Now().Add(-time.Minute)
+	if !db.rankApart(ctx) {
+		t.Errorf("a process open for a minute ranks in one statement")
+	}
+	if db.rankApart(memory.WithVectorBeside(ctx)) {
+		t.Errorf("a keyword search beside the vector search ranks apart")
+	}
+}
