@@ -235,10 +235,17 @@ func (s Statements) WriteMemories(ctx context.Context, ms []*memory.Memory, res 
 			}
 			continue
 		}
-		var id string
-		if err := s.SQL.QueryRow(ctx, `SELECT id FROM memories WHERE id = $1 OR (namespace = $2 AND content_hash = $3)
-			ORDER BY id = $1 DESC LIMIT 1`, m.ID, m.Namespace, m.ContentHash).Scan(&id); err != nil {
+		var id, ns string
+		if err := s.SQL.QueryRow(ctx, `SELECT id, namespace FROM memories WHERE id = $1 OR (namespace = $2 AND content_hash = $3)
+			ORDER BY id = $1 DESC LIMIT 1`, m.ID, m.Namespace, m.ContentHash).Scan(&id, &ns); err != nil {
 			return nil, fmt.Errorf("memory %s: finding the stored copy: %w", m.ID, err)
+		}
+		if err := memory.CheckWritable(ctx, ns); err != nil {
+			// Its id is another person's private memory: what names it
+			// must not reach that one.
+			res.Skipped = append(res.Skipped, fmt.Sprintf("memory %s: its id is taken", m.ID))
+			ids[m.ID] = ""
+			continue
 		}
 		ids[m.ID] = id
 		res.Existing++

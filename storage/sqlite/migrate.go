@@ -128,12 +128,8 @@ var afterMigration = map[string]func(context.Context, *sql.Tx) error{
 // addMemorySource gives memories their source column, unless they have it;
 // the memories already there keep it empty: not recorded.
 func addMemorySource(ctx context.Context, tx *sql.Tx) error {
-	var has bool
-	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pragma_table_info('memories') WHERE name = 'source')`).Scan(&has); err != nil {
+	if cols, err := columnsOf(ctx, tx, "memories"); err != nil || cols["source"] {
 		return err
-	}
-	if has {
-		return nil
 	}
 	if _, err := tx.ExecContext(ctx, `ALTER TABLE memories ADD COLUMN source TEXT NOT NULL DEFAULT ''`); err != nil {
 		return fmt.Errorf("add the memories' source: %w", err)
@@ -145,12 +141,8 @@ func addMemorySource(ctx context.Context, tx *sql.Tx) error {
 // the entries already there get the offset -1: captured before entries kept
 // their message, they are placed by their turn.
 func addJournalAnchor(ctx context.Context, tx *sql.Tx) error {
-	var has bool
-	if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pragma_table_info('journal') WHERE name = 'anchor_id')`).Scan(&has); err != nil {
+	if cols, err := columnsOf(ctx, tx, "journal"); err != nil || cols["anchor_id"] {
 		return err
-	}
-	if has {
-		return nil
 	}
 	for _, stmt := range []string{
 		`ALTER TABLE journal ADD COLUMN anchor_id TEXT NOT NULL DEFAULT ''`,
@@ -174,11 +166,11 @@ func addAuthorColumns(tables ...string) func(ctx context.Context, tx *sql.Tx) er
 
 func addAuthorColumnsTo(ctx context.Context, tx *sql.Tx, tables []string) error {
 	for _, table := range tables {
-		var has bool
-		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pragma_table_info(?) WHERE name = 'author')`, table).Scan(&has); err != nil {
+		cols, err := columnsOf(ctx, tx, table)
+		if err != nil {
 			return err
 		}
-		if has {
+		if cols["author"] {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, `ALTER TABLE `+table+` ADD COLUMN author TEXT NOT NULL DEFAULT ''`); err != nil {

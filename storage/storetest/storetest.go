@@ -2103,7 +2103,8 @@ func testImportTwice(t *testing.T, s Store) {
 // lists the rest as skipped, as a whole import that fails would leave them
 // nothing: a memory in another person's namespace is left out, and so is
 // everything naming it (an edge, an event, its vector), even where a memory
-// of that id is stored; it never changes the stored one. Project bindings
+// of that id is stored; it never changes the stored one, even when the file
+// gives its id to a shared memory. Project bindings
 // are a root, a namespace and the time they were made (now when it is
 // missing); other keys are passed over, and a binding without a root, or
 // to a namespace Recall does not accept or the person may not write, is
@@ -2117,8 +2118,11 @@ func testImportAsAPerson(t *testing.T, s Store) {
 	rewritten := *private
 	rewritten.Content, rewritten.ContentHash = "bob rewrote ann's hint", ""
 	carols := newMemory("carol's notes", "user:carol", memory.TypeSession)
+	// A shared memory under the id of ann's private one.
+	crafted := *private
+	crafted.Namespace, crafted.Content, crafted.ContentHash = memory.GlobalNamespace, "bob's note under ann's id", ""
 	recs := memory.Records{
-		Memories: []*memory.Memory{shared, &rewritten, carols},
+		Memories: []*memory.Memory{shared, &rewritten, carols, &crafted},
 		Edges:    []memory.Edge{{SourceID: shared.ID, TargetID: private.ID, Relation: memory.RelationSupersedes, CreatedAt: tick()}},
 		Events:   []memory.ValidationEvent{{MemoryID: private.ID, EventType: memory.EventFailed, CreatedAt: tick()}},
 		Space:    memory.EmbeddingSpace{Model: "test-embed", Dimension: 4},
@@ -2145,8 +2149,8 @@ func testImportAsAPerson(t *testing.T, s Store) {
 			t.Errorf("skipped:\n%s\nwant a line naming %s", skipped, want)
 		}
 	}
-	if len(res.Skipped) != 7 {
-		t.Errorf("skipped %d records, want 7 (2 memories, the edge, the event, 3 bindings):\n%s", len(res.Skipped), skipped)
+	if len(res.Skipped) != 8 {
+		t.Errorf("skipped %d records, want 8 (3 memories, the edge, the event, 3 bindings):\n%s", len(res.Skipped), skipped)
 	}
 	if m, err := s.GetMemory(bob, shared.ID); err != nil || m.EmbeddingPending {
 		t.Errorf("bob's shared memory = %+v, %v; want it stored with its vector", m, err)
