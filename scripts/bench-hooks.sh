@@ -16,6 +16,9 @@
 # installed with npm into ~/.cache/recall-bench unless RECALL_BENCH_MCP_MEMORY
 # names its command. RECALL_BENCH_SEEDS=DIR keeps the seeded databases in
 # DIR/old and DIR/new for the next run (seeding 100k takes minutes).
+# RECALL_BENCH_RUNS=N times N hooks per figure instead of 30: each figure
+# starts from a fresh copy of its database, and a few hundred runs show one
+# whose write-ahead log hooks have grown all day.
 # Output: benchmark lines, "old" then "new".
 set -euo pipefail
 base=${1:?usage: scripts/bench-hooks.sh <older commit>}
