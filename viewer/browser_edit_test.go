@@ -138,7 +138,9 @@ func TestBrowserMoveMemory(t *testing.T) {
 	// Onto the same text in the other namespace: refused, the memory there named.
 	err = within(ctx, 20*time.Second,
 		chromedp.Navigate(srv+"/#/m/"+twin),
-		chromedp.WaitVisible(chromedp.CSS(`#memory-content`)),
+		// The page still shows the moved memory until twin's has loaded; an
+		// Edit clicked there would land on a page about to be replaced.
+		until(`document.querySelector("#memory-content")?.textContent.includes("table-driven")`),
 		chromedp.Click(chromedp.CSS(`#edit`)),
 		chromedp.WaitVisible(chromedp.CSS(`#edit-namespace`)),
 		chromedp.SetValue(chromedp.CSS(`#edit-namespace`), "project:shop"),
