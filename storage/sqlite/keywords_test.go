@@ -95,24 +95,7 @@ func TestKeywordCoverageCountsContentWords(t *testing.T) {
 // old memories are found by stems and by every spelling of their code words.
 func TestMigrationRebuildsKeywordIndexOfOldDatabase(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "old.db")
-	old, err := sql.Open(driverName, dsn(path, Options{}, BusyTimeout))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, err := schema.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	keywordsVersion := versionOf("stemmed_keywords.sql")
-	for _, m := range ms[:keywordsVersion-1] {
-		if _, err := old.Exec(m.SQL); err != nil {
-			t.Fatalf("%s: %v", m.Name, err)
-		}
-	}
-	if _, err := old.Exec(`INSERT INTO meta (key, value) VALUES ('schema_version', ?)`, strconv.Itoa(keywordsVersion-1)); err != nil {
-		t.Fatal(err)
-	}
+	path, old := databaseBefore(t, "stemmed_keywords.sql")
 	contents := []string{"We cache the rendered pages", "UserService owns the login flow", "tabs not spaces"}
 	for i, c := range contents {
 		m := newMemory(c, "global", memory.TypeDecision)
@@ -157,24 +140,7 @@ func TestMigrationRebuildsKeywordIndexOfOldDatabase(t *testing.T) {
 // about "UserService" is found by "user service".
 func TestMigrationFillsTheSearchWordsOfOldJournalEntries(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "old.db")
-	old, err := sql.Open(driverName, dsn(path, Options{}, BusyTimeout))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, err := schema.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	version := versionOf("journal_keywords.sql")
-	for _, m := range ms[:version-1] {
-		if _, err := old.Exec(m.SQL); err != nil {
-			t.Fatalf("%s: %v", m.Name, err)
-		}
-	}
-	if _, err := old.Exec(`INSERT INTO meta (key, value) VALUES ('schema_version', ?)`, strconv.Itoa(version-1)); err != nil {
-		t.Fatal(err)
-	}
+	path, old := databaseBefore(t, "journal_keywords.sql")
 	const entries = 1001 // a batch of the backfill and one more
 	if _, err := old.Exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
 		INSERT INTO journal (kind, namespace, session_id, title, created_at)
@@ -283,4 +249,30 @@ func TestRarestWithinKeepsTheRarestWordsWithinTheBudget(t *testing.T) {
 	if got := rarestWithin(terms, []int{9000, 6000, 5001, 7000}, 5000); len(got) != 0 {
 		t.Errorf("every word above the budget: %v, want none", got)
 	}
+}
+
+// databaseBefore makes a database at the schema just before the named
+// migration, as an older build left it, and returns its path and a plain
+// connection to fill it with old rows.
+func databaseBefore(t *testing.T, migration string) (string, *sql.DB) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "old.db")
+	old, err := sql.Open(driverName, dsn(path, Options{}, BusyTimeout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := schema.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := versionOf(migration)
+	for _, m := range ms[:version-1] {
+		if _, err := old.Exec(m.SQL); err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
+		}
+	}
+	if _, err := old.Exec(`INSERT INTO meta (key, value) VALUES ('schema_version', ?)`, strconv.Itoa(version-1)); err != nil {
+		t.Fatal(err)
+	}
+	return path, old
 }
