@@ -273,8 +273,7 @@ func (s *DB) checkpointIfLarge() {
 	if s.shortLived {
 		return
 	}
-	fi, err := os.Stat(s.path + "-wal")
-	if err != nil || fi.Size() < CheckpointAt || !s.checkpointing.CompareAndSwap(false, true) {
+	if s.walSize() < CheckpointAt || !s.checkpointing.CompareAndSwap(false, true) {
 		return
 	}
 	s.checkpoints.Go(func() {
@@ -305,11 +304,20 @@ const ShortLivedCheckpointAt = 1 << 20
 // holds the write lock or still reads pages of the WAL, it copies what it can
 // and leaves the rest to the next one.
 func (s *DB) CheckpointIfDue(ctx context.Context) error {
-	fi, err := os.Stat(s.path + "-wal")
-	if err != nil || fi.Size() < ShortLivedCheckpointAt {
+	if s.walSize() < ShortLivedCheckpointAt {
 		return nil
 	}
 	return s.checkpoint(ctx, 0)
+}
+
+// walSize is the size of the database's WAL file in bytes, 0 when there is
+// none (or it cannot be read: nothing to checkpoint then).
+func (s *DB) walSize() int64 {
+	fi, err := os.Stat(s.path + "-wal")
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }
 
 // checkpointWait bounds how long a checkpoint waits for readers, in
