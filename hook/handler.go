@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/memory"
@@ -304,12 +303,9 @@ func (h *Handler) recordPrompt(ctx context.Context, p project.Project, perr erro
 // promptIndex is the index of memories and past sessions' entries relevant to
 // the prompt ("" for none) and the ids of the memories it lists.
 func (h *Handler) promptIndex(ctx context.Context, p project.Project, perr error, in *Input) (string, []string, error) {
-	prompt := strings.TrimSpace(in.Prompt)
-	if utf8.RuneCountInString(prompt) < minPromptChars {
+	prompt, ok := PromptQuery(in)
+	if !ok {
 		return "", nil, nil
-	}
-	if len(prompt) > memory.MaxQueryBytes {
-		prompt = memory.Cut(prompt, memory.MaxQueryBytes)
 	}
 	if perr != nil {
 		return "", nil, perr

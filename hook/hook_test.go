@@ -110,7 +110,7 @@ func TestGuardEmbedderGivesUpAfterOneTimeout(t *testing.T) {
 
 func TestRunSurvivesAPanickingHandler(t *testing.T) {
 	var out, logs strings.Builder
-	open := func(ctx context.Context) (*Handler, func(), error) { panic("broken wiring") }
+	open := func(ctx context.Context, ev string, in *Input) (*Handler, func(), error) { panic("broken wiring") }
 	Run(context.Background(), SessionEnd, strings.NewReader(`{"session_id":"s1","cwd":"/tmp"}`), &out, time.Second,
 		slog.New(slog.NewTextHandler(&logs, nil)), open, Socket{}, nil)
 	if out.Len() != 0 || !strings.Contains(logs.String(), "broken wiring") {
@@ -122,7 +122,7 @@ func TestRunGivesUpAtTheDeadline(t *testing.T) {
 	var out, logs strings.Builder
 	release := make(chan struct{})
 	defer close(release)
-	open := func(ctx context.Context) (*Handler, func(), error) {
+	open := func(ctx context.Context, ev string, in *Input) (*Handler, func(), error) {
 		<-release // a database lock that never comes free
 		return nil, nil, errors.New("unreachable")
 	}
@@ -140,7 +140,7 @@ func TestRunGivesUpAtTheDeadline(t *testing.T) {
 
 func TestRunRecordsTheWritesOfAnEventWhoseDatabaseDidNotOpen(t *testing.T) {
 	var out, logs strings.Builder
-	open := func(ctx context.Context) (*Handler, func(), error) {
+	open := func(ctx context.Context, ev string, in *Input) (*Handler, func(), error) {
 		return nil, nil, errors.New("PostgreSQL at db:5432 is not answering")
 	}
 	var lost []string
@@ -155,7 +155,7 @@ func TestRunGivesUpOnStdinThatNeverEnds(t *testing.T) {
 	var out, logs strings.Builder
 	r, w := io.Pipe() // a writer that never writes nor closes
 	defer w.Close()
-	open := func(ctx context.Context) (*Handler, func(), error) {
+	open := func(ctx context.Context, ev string, in *Input) (*Handler, func(), error) {
 		return nil, nil, errors.New("must not be reached")
 	}
 	lost := func(event, cause string) { t.Errorf("input that never came is no lost write: %s %s", event, cause) }

@@ -32,9 +32,11 @@ func newWriteID() string {
 	return "hook-" + hex.EncodeToString(b)
 }
 
-// Open builds a Handler (opening the database, connecting the embedder) and
-// returns a function that releases what it opened.
-type Open func(ctx context.Context) (*Handler, func(), error)
+// Open builds a Handler for event ev with input in (opening the database,
+// connecting the embedder) and returns a function that releases what it
+// opened. Work the event will need that does not need the database may start
+// before the database opens (see PrefetchQuery).
+type Open func(ctx context.Context, ev string, in *Input) (*Handler, func(), error)
 
 // Lost records that the writes of a hook event were never made, and why:
 // the database did not open, or the hook's time ran out before the work
@@ -123,7 +125,7 @@ func Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer, d
 			work = spool.WithWriteID(ctx, id)
 		}
 		working.Store(true)
-		h, release, err := open(work)
+		h, release, err := open(work, ev, in)
 		if err != nil {
 			if lost != nil {
 				lost(ev, "the database did not open: "+err.Error())

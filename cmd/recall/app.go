@@ -109,12 +109,7 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 			"and runs on the server's machine; the commands over memories (add, search, list, show, edit, rm, restore, forget, stats, export, import), "+
 			"recall call and recall ui go through the server from here; or unset RECALL_SERVER_URL to use a database of this machine's own", cfg.ServerURL)
 	}
-	ollama, err := embedding.New(embedding.Options{
-		Host:       cfg.OllamaHost,
-		EmbedModel: cfg.OllamaModel,
-		ChatModel:  cfg.OllamaChatModel,
-		Timeout:    cfg.OllamaTimeout,
-	})
+	ollama, err := newOllama(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -95,7 +95,8 @@ func runHook(ctx context.Context, e *env, args []string) error {
 			return nil // nothing to answer, no summary to queue, no database to open
 		}
 	}
-	open := func(ctx context.Context) (*hook.Handler, func(), error) {
+	open := func(ctx context.Context, ev string, in *hook.Input) (*hook.Handler, func(), error) {
+		early := prefetchPromptVector(ctx, cfg, log, ev, in)
 		a, err := openAppWith(ctx, cfg, log, modeHook)
 		if err != nil {
 			return nil, nil, err
@@ -113,11 +114,34 @@ func runHook(ctx context.Context, e *env, args []string) error {
 				}
 			}
 		}
-		return a.hookHandler(a.mem), release, nil
+		mem := a.mem
+		if early != nil {
+			mem = memory.NewService(a.db, early, memoryOptions(cfg, log))
+		}
+		return a.hookHandler(mem), release, nil
 	}
 	sock := hook.Socket{Path: hookSocketPath(cfg), ConnectWait: socketConnectWait, AnswerWait: cfg.HookTimeout + socketAnswerSlack}
 	hook.Run(ctx, rest[0], e.stdin, e.stdout, cfg.HookTimeout+hookSlack, log, open, sock, lostHookWrites(cfg, log))
 	return nil
+}
+
+// prefetchPromptVector asks Ollama for the vector of a prompt hook's query
+// at once, before the hook opens the database (the embedding and the opening
+// then run side by side), and returns the embedder that hands it over; nil
+// for other events, a prompt too short to search, or Ollama turned off.
+func prefetchPromptVector(ctx context.Context, cfg *config.Config, log *slog.Logger, ev string, in *hook.Input) memory.Embedder {
+	if ev != hook.UserPromptSubmit || cfg.OllamaOff {
+		return nil
+	}
+	query, ok := hook.PromptQuery(in)
+	if !ok {
+		return nil
+	}
+	client, err := newOllama(cfg)
+	if err != nil {
+		return nil // openAppWith says why
+	}
+	return hook.PrefetchQuery(ctx, hookGuard(cfg, log).Embedder(client), query)
 }
 
 // lostHookWrites records, in the spool's directory of cfg's database, the

@@ -125,6 +125,7 @@ func runServe(fs *pflag.FlagSet) runFunc {
 			wg.Go(func() { a.mem.FillInBackground(ctx) })
 			wg.Go(func() { a.warnAboutModels(ctx) })
 			wg.Go(func() { a.keepFileActivityBounded(ctx) })
+			wg.Go(func() { a.keepMemoryIndexCompact(ctx) })
 			wg.Go(func() { a.drainSpool(ctx) })
 			wg.Go(func() { a.serveHooks(ctx) })
 			a.handleSummaries()
@@ -236,6 +237,38 @@ func (a *app) keepFileActivityBounded(ctx context.Context) {
 			a.log.Warn("old file activity not summarized", "err", err)
 		} else if n > 0 {
 			a.log.Info("summarized old file activity", "rows", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// memoryIndexCompactEvery is how often a running server merges the memories'
+// keyword index back into one segment, when stores since have split it.
+const memoryIndexCompactEvery = 10 * time.Minute
+
+// keepMemoryIndexCompact merges the memories' keyword index at start and then
+// every memoryIndexCompactEvery, until ctx ends: each commit that stores or
+// edits memories adds a segment to it, and every prompt hook's keyword search
+// looks its words up in each one. A store without one (PostgreSQL) is left
+// alone.
+func (a *app) keepMemoryIndexCompact(ctx context.Context) {
+	db, ok := a.db.(interface {
+		CompactMemoryIndex(ctx context.Context) (bool, error)
+	})
+	if !ok {
+		return
+	}
+	tick := time.NewTicker(memoryIndexCompactEvery)
+	defer tick.Stop()
+	for {
+		if merged, err := db.CompactMemoryIndex(ctx); err != nil && ctx.Err() == nil {
+			a.log.Warn("memories' keyword index not merged; searches stay slower until the next try", "err", err)
+		} else if merged {
+			a.log.Debug("merged the memories' keyword index")
 		}
 		select {
 		case <-ctx.Done():

@@ -25,6 +25,17 @@ func (s *DB) Import(ctx context.Context, r memory.Records) (*memory.ImportResult
 	if err != nil {
 		return nil, err
 	}
+	// One large write leaves a keyword index in many segments, which every
+	// later search pays for (compact.go). The import is kept either way: a
+	// merge that fails leaves a slower index, not a wrong one.
+	for index, wrote := range map[string]bool{memoryIndex: res.Memories > 0, journalIndex: res.Journal > 0} {
+		if !wrote {
+			continue
+		}
+		if _, err := s.compactIndex(ctx, index); err != nil {
+			s.log.Warn("keyword index not merged after the import; searches stay slower until recall serve merges it", "index", index, "err", err)
+		}
+	}
 	return res, nil
 }
 

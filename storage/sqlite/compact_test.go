@@ -1,0 +1,81 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/recall-mcp/recall/memory"
+)
+
+// TestCompactMemoryIndexMergesItsSegments: memories stored one commit at a
+// time leave the keyword index in several segments; merged, it has one and
+// every search finds what it found before, in the same order.
+func TestCompactMemoryIndexMergesItsSegments(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	for i := range 30 {
+		mustInsert(t, db, newMemory(fmt.Sprintf("The orders service caches item %d for %d minutes", i, i%7+1), "global", memory.TypeDecision), nil)
+	}
+	before, err := indexSegments(ctx, db.db, memoryIndex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before < 2 {
+		t.Fatalf("30 commits left %d segments; the test needs several", before)
+	}
+	queries := []string{"orders cache minutes", "item 17", "service"}
+	found := map[string][]memory.Hit{}
+	for _, q := range queries {
+		if found[q], err = db.SearchKeyword(ctx, q, memory.Filter{}, 50); err != nil || len(found[q]) == 0 {
+			t.Fatalf("search %q before the merge: %d hits, %v", q, len(found[q]), err)
+		}
+	}
+
+	merged, err := db.CompactMemoryIndex(ctx)
+	if err != nil || !merged {
+		t.Fatalf("CompactMemoryIndex = %v, %v; want a merge", merged, err)
+	}
+	if n, err := indexSegments(ctx, db.db, memoryIndex); err != nil || n != 1 {
+		t.Fatalf("%d segments after the merge (%v), want 1 (had %d)", n, err, before)
+	}
+	for _, q := range queries {
+		got, err := db.SearchKeyword(ctx, q, memory.Filter{}, 50)
+		if err != nil || !slices.Equal(ids(got), ids(found[q])) {
+			t.Errorf("search %q after the merge found %v (%v), before %v", q, ids(got), err, ids(found[q]))
+		}
+	}
+	if merged, err := db.CompactMemoryIndex(ctx); err != nil || merged {
+		t.Errorf("a second CompactMemoryIndex = %v, %v; want nothing to do", merged, err)
+	}
+}
+
+// TestImportLeavesOneKeywordSegment: an import is one large write, which FTS5
+// writes as many segments; the import merges them.
+func TestImportLeavesOneKeywordSegment(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	var rec memory.Records
+	for i := range 3000 {
+		rec.Memories = append(rec.Memories, newMemory(fmt.Sprintf("note %d about the orders service, its cache and %d other things", i, i%13), "global", memory.TypeDecision))
+	}
+	if _, err := db.Import(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := indexSegments(ctx, db.db, memoryIndex); err != nil || n != 1 {
+		t.Fatalf("%d segments after the import (%v), want 1", n, err)
+	}
+	hits, err := db.SearchKeyword(ctx, "note 1234", memory.Filter{}, 5)
+	if err != nil || len(hits) == 0 || hits[0].ID != rec.Memories[1234].ID {
+		t.Fatalf("search after the import: %v, %v; want %s first", hits, err, rec.Memories[1234].ID)
+	}
+}
+
+func ids(hits []memory.Hit) []string {
+	out := make([]string, len(hits))
+	for i, h := range hits {
+		out[i] = h.ID
+	}
+	return out
+}
