@@ -42,8 +42,8 @@ func TestCompactMemoryIndexMergesItsSegments(t *testing.T) {
 	}
 	for _, q := range queries {
 		got, err := db.SearchKeyword(ctx, q, memory.Filter{}, 50)
-		if err != nil || !slices.Equal(ids(got), ids(found[q])) {
-			t.Errorf("search %q after the merge found %v (%v), before %v", q, ids(got), err, ids(found[q]))
+		if err != nil || !slices.Equal(hitIDs(got), hitIDs(found[q])) {
+			t.Errorf("search %q after the merge found %v (%v), before %v", q, hitIDs(got), err, hitIDs(found[q]))
 		}
 	}
 	if merged, err := db.CompactMemoryIndex(ctx); err != nil || merged {
@@ -70,12 +70,4 @@ func TestImportLeavesOneKeywordSegment(t *testing.T) {
 	if err != nil || len(hits) == 0 || hits[0].ID != rec.Memories[1234].ID {
 		t.Fatalf("search after the import: %v, %v; want %s first", hits, err, rec.Memories[1234].ID)
 	}
-}
-
-func ids(hits []memory.Hit) []string {
-	out := make([]string, len(hits))
-	for i, h := range hits {
-		out[i] = h.ID
-	}
-	return out
 }

@@ -16,7 +16,7 @@ func TestSearchCoveringRanksTheMemoriesHoldingTheShare(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
 	words := []string{"orders", "cached", "minutes", "service", "redis"}
-	for i := range coveringFrom + 100 { // more than coveringFrom hold one of the words
+	for i := range 600 {
 		var held []string
 		for j, w := range words {
 			if (i>>j)&1 == 1 {
