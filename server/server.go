@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -76,34 +77,55 @@ func New(d Deps) *mcp.Server {
 	// Inferring and resolving the tools' schemas is most of a start's CPU
 	// (BenchmarkNew), and a client spawning `recall serve` waits for the
 	// answer to initialize, which needs none of it: the tools are built in
-	// the background, side by side, and every request but initialize, ping and
-	// notifications waits until they are there.
-	tools := make(chan struct{})
-	srv.AddReceivingMiddleware(guard(d.Logger), asPrincipal, awaitTools(tools))
+	// the background, and every request but initialize, ping and
+	// notifications waits until they are there. One goroutine builds them
+	// until initialize is answered and a second joins it then: Go gives a
+	// goroutine that becomes runnable a core only when one is idle, so with
+	// every core building tools the answer to initialize waited for a
+	// builder to finish (1-2 ms on two cores).
 	h := handlers{mem: d.Memory, cur: d.Curation, projects: d.Projects, callerDir: d.CallerDir, log: d.Logger}
-	var wg sync.WaitGroup
-	wg.Go(func() { h.addMemoryTools(srv) })
-	wg.Go(func() { h.addGraphTools(srv) })
-	wg.Go(func() { h.addCurationTools(srv) })
-	wg.Go(func() { h.addFileTools(srv) })
+	adds := []func(){
+		func() { h.addMemoryTools(srv) },
+		func() { h.addGraphTools(srv) },
+		func() { h.addCurationTools(srv) },
+		func() { h.addFileTools(srv) },
+	}
 	if d.Capture != nil {
-		wg.Go(func() { h.addCaptureTools(srv, d.Capture) })
+		adds = append(adds, func() { h.addCaptureTools(srv, d.Capture) })
 	}
 	if d.History != nil {
-		wg.Go(func() { h.addHistoryTools(srv, d.History) })
+		adds = append(adds, func() { h.addHistoryTools(srv, d.History) })
 	}
-	go func() {
-		wg.Wait()
-		close(tools)
-	}()
+	tools := make(chan struct{})
+	queue := make(chan func(), len(adds))
+	for _, add := range adds {
+		queue <- add
+	}
+	close(queue)
+	var left atomic.Int32
+	left.Store(int32(len(adds)))
+	build := func() {
+		for add := range queue {
+			add()
+			if left.Add(-1) == 0 {
+				close(tools)
+			}
+		}
+	}
+	go build()
+	srv.AddReceivingMiddleware(guard(d.Logger), asPrincipal, awaitTools(tools, sync.OnceFunc(func() { go build() })))
 	return srv
 }
 
 // awaitTools holds every request that may need the tools (tools/list,
-// tools/call, ...) until ready is closed; the handshake goes through at once.
-func awaitTools(ready <-chan struct{}) mcp.Middleware {
+// tools/call, ...) until ready is closed; the handshake goes through at once,
+// and answered is called once initialize has its answer.
+func awaitTools(ready <-chan struct{}, answered func()) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "initialize" {
+				defer answered()
+			}
 			if method != "initialize" && method != "ping" && !strings.HasPrefix(method, "notifications/") {
 				select {
 				case <-ready:
