@@ -32,3 +32,21 @@ func TestLoadRefusesGapsAndBadNames(t *testing.T) {
 		}
 	}
 }
+
+// Version counts the folder's files without reading them: a store's
+// embedded migrations load without error, so it is their number.
+func TestVersionIsTheNumberOfMigrations(t *testing.T) {
+	fsys := fstest.MapFS{
+		"m/0001_one.sql":   {Data: []byte("one")},
+		"m/0002_two.sql":   {Data: []byte("two")},
+		"m/0003_three.sql": {Data: []byte("three")},
+	}
+	d := migrations.Dir{FS: fsys, Path: "m"}
+	ms, err := d.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := d.Version(); v != 3 || v != len(ms) {
+		t.Errorf("Version() = %d for %d migrations", v, len(ms))
+	}
+}

@@ -45,3 +45,15 @@ func TestMigrationRecomputesContentHashes(t *testing.T) {
 		t.Fatalf("hash after migration = %+v, %v; want %s", got, err, memory.ContentHash("Run Go Vet"))
 	}
 }
+
+// The schema version this build claims is the number of its migrations, all
+// of which load: a database migrated to it is up to date at the next open.
+func TestSchemaVersionIsTheLastMigration(t *testing.T) {
+	ms, err := schema.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if SchemaVersion() != len(ms) || ms[len(ms)-1].Version != SchemaVersion() {
+		t.Errorf("SchemaVersion() = %d, migrations %d (last %s)", SchemaVersion(), len(ms), ms[len(ms)-1].Name)
+	}
+}
