@@ -211,3 +211,32 @@ func TestHookFallsBackWhenTheServerTakesNoConnection(t *testing.T) {
 		conn.Close()
 	}
 }
+
+// With RECALL_OLLAMA=off a server answering the prompt hook asks Ollama
+// nothing, as a hook working alone does: no embedding, and no note that
+// Ollama is down.
+func TestServerAnsweredHooksLeaveOllamaAloneWhenOff(t *testing.T) {
+	c := newCLIEnv(t)
+	_, cwd := newProject(t, c, "shop-api")
+	redis := c.store("Orders MUST be cached in Redis with a five minute TTL", "--type", "decision", "--namespace", "project:shop-api")
+	c.vars["RECALL_OLLAMA"] = "off"
+	before := c.ollama.Counts().EmbedCalls
+	try := 0
+	c.serveUntil("answering a prompt hook", func() bool {
+		if _, err := os.Stat(c.dbPath + ".sock"); err != nil {
+			return false
+		}
+		try++
+		a, r := c.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"session_id": fmt.Sprintf("s-%d", try), "prompt": "how are orders cached in redis?"}))
+		if a == nil || !strings.Contains(a.HookSpecificOutput.AdditionalContext, redis) {
+			t.Fatalf("the answer should list %s; stdout %q stderr %s", redis, r.stdout, r.stderr)
+		}
+		return strings.Contains(r.stderr, "answered by recall serve")
+	})
+	if n := c.ollama.Counts().EmbedCalls - before; n != 0 {
+		t.Errorf("Ollama was asked for %d embeddings with RECALL_OLLAMA=off", n)
+	}
+	if _, err := os.Stat(c.dbPath + ".ollama"); err == nil {
+		t.Error("the hooks noted Ollama as down although RECALL_OLLAMA=off")
+	}
+}

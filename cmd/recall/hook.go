@@ -128,20 +128,27 @@ func runHook(ctx context.Context, e *env, args []string) error {
 // prefetchPromptVector asks Ollama for the vector of a prompt hook's query
 // at once, before the hook opens the database (the embedding and the opening
 // then run side by side), and returns the embedder that hands it over; nil
-// for other events, a prompt too short to search, or Ollama turned off.
+// for other events or with Ollama turned off.
 func prefetchPromptVector(ctx context.Context, cfg *config.Config, log *slog.Logger, ev string, in *hook.Input) memory.Embedder {
 	if ev != hook.UserPromptSubmit || cfg.OllamaOff {
-		return nil
-	}
-	query, ok := hook.PromptQuery(in)
-	if !ok {
 		return nil
 	}
 	client, err := newOllama(cfg)
 	if err != nil {
 		return nil // openAppWith says why
 	}
-	return hook.PrefetchQuery(ctx, hookGuard(cfg, log).Embedder(client), query)
+	return askedAtOnce(ctx, ev, in, hookGuard(cfg, log).Embedder(client))
+}
+
+// askedAtOnce is embedder with the vector of a prompt hook's query asked for
+// now (hook.PrefetchQuery); embedder itself for other events or a prompt too
+// short to be searched.
+func askedAtOnce(ctx context.Context, ev string, in *hook.Input, embedder memory.Embedder) memory.Embedder {
+	query, ok := hook.PromptQuery(in)
+	if ev != hook.UserPromptSubmit || !ok || embedder == nil {
+		return embedder
+	}
+	return hook.PrefetchQuery(ctx, embedder, query)
 }
 
 // lostHookWrites records, in the spool's directory of cfg's database, the
@@ -209,8 +216,14 @@ func (a *app) hookHandler(mem *memory.Service) *hook.Handler {
 // hooks on the socket, client machines' over HTTP).
 func (a *app) answerHook(ctx context.Context, event string, in *hook.Input) (*hook.Output, error) {
 	// A guard per event: what it learns of Ollama goes to the state file,
-	// which every hook reads, not into this process.
-	mem := memory.NewService(a.db, hookGuard(a.cfg, a.log).Embedder(a.ollama), memoryOptions(a.cfg, a.log))
+	// which every hook reads, not into this process. A prompt's vector is
+	// asked for as the request comes in, as a hook working alone does.
+	// With RECALL_OLLAMA=off nothing asks Ollama, as in a hook working alone.
+	var embedder memory.Embedder
+	if !a.cfg.OllamaOff {
+		embedder = askedAtOnce(ctx, event, in, hookGuard(a.cfg, a.log).Embedder(a.ollama))
+	}
+	mem := memory.NewService(a.db, embedder, memoryOptions(a.cfg, a.log))
 	h := a.hookHandler(mem)
 	h.Beside = true // the server's connections are open: the journal's work runs beside the search
 	return h.Handle(ctx, event, in)
