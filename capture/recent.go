@@ -22,9 +22,10 @@ const entryPool = 4
 // namespaces that contain at least minCoverage of the prompt's content words
 // (the floor memories clear on a prompt; a prompt without content words
 // matches nothing). Entries of the session current are left out (they are in
-// its conversation), and so are summaries whose session memory is in skip
-// (already listed).
-func (r *Recorder) Matching(ctx context.Context, prompt string, namespaces []string, current string, n int, minCoverage float64, skip map[string]bool) ([]*Entry, error) {
+// its conversation), and so are summaries whose session memory is listed
+// already: skip (nil: none) is asked for those once the journal is searched,
+// so that the journal may be searched while the memories are.
+func (r *Recorder) Matching(ctx context.Context, prompt string, namespaces []string, current string, n int, minCoverage float64, skip func() map[string]bool) ([]*Entry, error) {
 	if n <= 0 {
 		return nil, nil
 	}
@@ -36,7 +37,7 @@ func (r *Recorder) Matching(ctx context.Context, prompt string, namespaces []str
 	var ids []int64
 	for _, h := range hits {
 		e := h.Entry
-		if (current != "" && e.SessionID == current) || (e.MemoryID != "" && skip[e.MemoryID]) {
+		if current != "" && e.SessionID == current {
 			continue
 		}
 		cands = append(cands, e)
@@ -49,8 +50,15 @@ func (r *Recorder) Matching(ctx context.Context, prompt string, namespaces []str
 	if err != nil {
 		return nil, err
 	}
+	var listed map[string]bool
+	if skip != nil {
+		listed = skip()
+	}
 	var out []*Entry
 	for _, e := range cands {
+		if e.MemoryID != "" && listed[e.MemoryID] {
+			continue
+		}
 		if c := coverage[e.ID]; c > 0 && c >= minCoverage {
 			out = append(out, e)
 			if len(out) == n {

@@ -46,6 +46,13 @@ type Handler struct {
 	Lost   LostRecorder
 	Logger *slog.Logger
 	Now    func() time.Time
+	// Beside runs the prompt hook's search of past sessions and the
+	// prompt's record beside its search of memories, each on a connection
+	// of its own: for a server, whose connections are open already. A hook
+	// working alone keeps them on its one connection, after the search
+	// (see recordPrompt): a second connection there reads the whole schema
+	// again, which costs more than running beside saves.
+	Beside bool
 	// Vectors says in the log when the prompt hook's recall goes to keywords
 	// only and back; a server shares one among its events, so that it says so
 	// once per change rather than on every prompt. Nil: one for this Handler.
@@ -258,9 +265,10 @@ const promptRecordWait = 50 * time.Millisecond
 // with, or beside a search still running after promptRecordWait, on a
 // connection of its own (a second connection reads the whole schema again, a
 // millisecond of a 10 ms hook, but a slow search must not keep the record
-// from being written before the hook's time runs out). Failures are logged
-// and recorded as lost writes, never returned: the answer matters more than
-// the record.
+// from being written before the hook's time runs out); with Beside (a
+// server, its connections open) it is written at once, beside the search.
+// Failures are logged and recorded as lost writes, never returned: the
+// answer matters more than the record.
 func (h *Handler) recordPrompt(ctx context.Context, p project.Project, perr error, in *Input) (searched func()) {
 	if h.Capture == nil {
 		return func() {}
@@ -278,12 +286,14 @@ func (h *Handler) recordPrompt(ctx context.Context, p project.Project, perr erro
 		if perr == nil {
 			e = h.Capture.PromptEntry(anchorOf(p, in, "", in.PromptID), in.Prompt)
 		}
-		wait := time.NewTimer(promptRecordWait)
-		select {
-		case <-over:
-		case <-wait.C:
+		if !h.Beside {
+			wait := time.NewTimer(promptRecordWait)
+			select {
+			case <-over:
+			case <-wait.C:
+			}
+			wait.Stop()
 		}
-		wait.Stop()
 		err := perr
 		if err == nil && e != nil {
 			// Behind another writer the store spools it after 100 ms.
@@ -310,11 +320,39 @@ func (h *Handler) promptIndex(ctx context.Context, p project.Project, perr error
 	if perr != nil {
 		return "", nil, perr
 	}
+	var found []memory.ScoredMemory
+	searched := make(chan struct{})
+	listed := func() map[string]bool {
+		<-searched
+		ids := make(map[string]bool, len(found))
+		for _, m := range found {
+			ids[m.ID] = true
+		}
+		return ids
+	}
+	var past []*capture.Entry
+	pastDone := make(chan struct{})
+	if h.Beside {
+		go func() {
+			defer close(pastDone)
+			defer func() {
+				if r := recover(); r != nil {
+					h.log().Error("past sessions not searched for the prompt", "err", fmt.Errorf("internal error: %v\n%s", r, debug.Stack()))
+				}
+			}()
+			past = h.pastEntries(ctx, prompt, p.Namespace, in.SessionID, listed)
+		}()
+	}
 	found, err := h.relevant(ctx, prompt, p.Namespace)
+	close(searched)
+	if h.Beside {
+		<-pastDone
+	} else if err == nil {
+		past = h.pastEntries(ctx, prompt, p.Namespace, in.SessionID, listed)
+	}
 	if err != nil {
 		return "", nil, err
 	}
-	past := h.pastEntries(ctx, prompt, p.Namespace, in.SessionID, found)
 	text, shown := formatIndex(found, past)
 	return text, shown, nil
 }
@@ -344,13 +382,9 @@ func (h *Handler) relevant(ctx context.Context, prompt, project string) ([]memor
 // clear the same keyword floor as memories for the prompt (nothing for an
 // unrelated prompt), leaving out the current session and the summaries whose
 // session memory is listed already. Best effort: a failure lists none.
-func (h *Handler) pastEntries(ctx context.Context, prompt, project, current string, found []memory.ScoredMemory) []*capture.Entry {
+func (h *Handler) pastEntries(ctx context.Context, prompt, project, current string, listed func() map[string]bool) []*capture.Entry {
 	if h.Capture == nil {
 		return nil
-	}
-	listed := make(map[string]bool, len(found))
-	for _, m := range found {
-		listed[m.ID] = true
 	}
 	es, err := h.Capture.Matching(ctx, prompt, []string{project}, current, promptEntries, h.Floor.MinCoverage, listed)
 	if err != nil {

@@ -124,3 +124,83 @@ func TestPromptHookRecordsThePromptBesideASlowSearch(t *testing.T) {
 		t.Errorf("%d prompts recorded; want 1", n)
 	}
 }
+
+// pastOf adds to p's journal, in another session, a prompt about the orders
+// cache and the summary of that session, whose session memory is the one the
+// prompt hook lists; it returns the prompt's entry id.
+func (p *promptHook) pastOf(t *testing.T) int64 {
+	t.Helper()
+	ctx := context.Background()
+	ns := project.Candidates(p.root)[0]
+	id, err := p.db.AddEntry(ctx, &capture.Entry{Kind: capture.KindPrompt, Namespace: ns, SessionID: "s0",
+		Title: "How long does the orders service cache orders, in minutes?", CreatedAt: time.Now().Add(-time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.db.AddEntry(ctx, &capture.Entry{Kind: capture.KindSummary, Namespace: ns, SessionID: "s0", MemoryID: p.stored,
+		Title: "Session about the orders service cache and its minutes", CreatedAt: time.Now().Add(-time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// A server (Beside) lists the same past entries as a hook working alone:
+// the other session's prompt, and not the summary whose session memory is
+// listed already.
+func TestPromptHookBesideListsThePastAsAlone(t *testing.T) {
+	for _, beside := range []bool{false, true} {
+		p := newPromptHook(t)
+		prompt := p.pastOf(t)
+		p.handler.Beside = beside
+		out, err := p.handler.Handle(context.Background(), hook.UserPromptSubmit, &hook.Input{SessionID: "s1", Cwd: p.root, Prompt: "How many minutes are orders cached in the orders service?"})
+		if err != nil || out == nil {
+			t.Fatalf("beside %v: the prompt hook answered %+v, %v", beside, out, err)
+		}
+		text := out.HookSpecificOutput.AdditionalContext
+		if !strings.Contains(text, p.stored) || !strings.Contains(text, capture.EntryID(prompt)) {
+			t.Errorf("beside %v: the index lists\n%s\nwant the memory %s and the past prompt %s", beside, text, p.stored, capture.EntryID(prompt))
+		}
+		if strings.Contains(text, "session summary") {
+			t.Errorf("beside %v: the index lists the summary whose session memory it lists already:\n%s", beside, text)
+		}
+		if n := p.prompts(t); n != 1 {
+			t.Errorf("beside %v: %d prompts recorded; want 1", beside, n)
+		}
+	}
+}
+
+// entriesSearched is a store whose search of memories waits until the
+// journal has been searched (at most two seconds).
+type entriesSearched struct {
+	*sqlite.DB
+	searched chan struct{}
+}
+
+func (s entriesSearched) SearchEntries(ctx context.Context, text string, namespaces []string, limit int) ([]capture.EntryHit, error) {
+	defer close(s.searched)
+	return s.DB.SearchEntries(ctx, text, namespaces, limit)
+}
+
+func (s entriesSearched) SearchCovering(ctx context.Context, text string, share float64, f memory.Filter, limit int) ([]memory.Hit, error) {
+	select {
+	case <-s.searched:
+	case <-time.After(2 * time.Second):
+	}
+	return s.DB.SearchCovering(ctx, text, share, f, limit)
+}
+
+// A server (Beside) searches past sessions while it searches the memories,
+// on connections it has open.
+func TestPromptHookBesideSearchesThePastWhileTheMemories(t *testing.T) {
+	p := newPromptHook(t)
+	p.pastOf(t)
+	store := entriesSearched{p.db, make(chan struct{})}
+	p.handler.Beside = true
+	p.handler.Memory = memory.NewService(store, nil, memory.Options{})
+	p.handler.Capture = &capture.Recorder{Store: store}
+	start := time.Now()
+	p.prompt(t)
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("the search of memories waited %s for the journal's: they ran one after the other", took.Round(time.Millisecond))
+	}
+}

@@ -211,7 +211,9 @@ func (a *app) answerHook(ctx context.Context, event string, in *hook.Input) (*ho
 	// A guard per event: what it learns of Ollama goes to the state file,
 	// which every hook reads, not into this process.
 	mem := memory.NewService(a.db, hookGuard(a.cfg, a.log).Embedder(a.ollama), memoryOptions(a.cfg, a.log))
-	return a.hookHandler(mem).Handle(ctx, event, in)
+	h := a.hookHandler(mem)
+	h.Beside = true // the server's connections are open: the journal's work runs beside the search
+	return h.Handle(ctx, event, in)
 }
 
 // serveHooks answers hooks on the socket beside the database until ctx ends:

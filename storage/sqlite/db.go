@@ -115,6 +115,12 @@ func init() {
 	})
 }
 
+// keptConnections is how many idle connections a long-lived process keeps
+// open (database/sql keeps two): a server answering a prompt hook reads on
+// three at once (the memories, the journal, the prompt's record), and every
+// connection opened anew reads the whole schema again, 1-2 ms.
+const keptConnections = 4
+
 // Options tune how a database is opened.
 type Options struct {
 	// SyncNormal trades durability for speed: with WAL, synchronous=NORMAL
@@ -168,6 +174,7 @@ func OpenWith(ctx context.Context, path string, opts Options) (*DB, error) {
 			db.Close()
 			return nil, fmt.Errorf("open database %s: %w", path, err)
 		}
+		db.SetMaxIdleConns(keptConnections)
 	}
 	log := opts.Logger
 	if log == nil {

@@ -111,3 +111,25 @@ func TestWriteTransactionsAreImmediate(t *testing.T) {
 		t.Errorf("a second writer began while the first held its transaction: %v", err)
 	}
 }
+
+// A long-lived process keeps the connections a prompt hook's answer reads on
+// at once (memories, journal, the prompt's record) open for the next one:
+// a connection opened anew reads the whole schema again.
+func TestLongLivedProcessKeepsItsConnections(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	var conns []*sql.Conn
+	for range 3 {
+		c, err := db.SQL().Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	if st := db.SQL().Stats(); st.MaxIdleClosed != 0 || st.Idle != 3 {
+		t.Errorf("after three connections at once: %d idle, %d closed for the idle limit; want 3 kept", st.Idle, st.MaxIdleClosed)
+	}
+}
