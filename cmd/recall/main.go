@@ -99,7 +99,7 @@ func run(ctx context.Context, e *env, args []string) int {
 	case strings.HasPrefix(args[0], "-") && args[0] != "-h" && args[0] != "--help":
 		args = append([]string{"serve"}, args...) // recall --http ADDR
 	}
-	root := newRoot(e)
+	root := newRootFor(e, args[0])
 	if name := args[0]; !strings.HasPrefix(name, "-") && !isCommand(root, name) {
 		msg := fmt.Sprintf("recall: unknown command %q", name)
 		if s := nearestCommand(root, name); s != "" {

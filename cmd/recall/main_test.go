@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // runCLI runs recall in process and returns its exit code and output.
@@ -59,6 +62,41 @@ func TestCheckLoopback(t *testing.T) {
 	} {
 		if err := checkLoopback(addr); (err == nil) != ok {
 			t.Errorf("checkLoopback(%q) = %v, want allowed %v", addr, err, ok)
+		}
+	}
+}
+
+// A command runs in a tree holding it alone (newRootFor); what it prints for
+// --help must be what the whole tree prints.
+func TestEachCommandHelpsAloneAsInTheWholeTree(t *testing.T) {
+	helpOf := func(root func(e *env) *cobra.Command, args ...string) string {
+		var out bytes.Buffer
+		e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &out}
+		r := root(e)
+		r.SetArgs(append(args, "--help"))
+		if err := r.Execute(); err != nil {
+			fmt.Fprintf(&out, "error: %v", err)
+		}
+		return out.String()
+	}
+	var calls [][]string
+	for _, c := range commands {
+		calls = append(calls, []string{c.name})
+		for _, a := range c.aliases {
+			calls = append(calls, []string{a})
+		}
+		for _, s := range c.subs {
+			calls = append(calls, []string{c.name, s.name})
+		}
+	}
+	for _, topic := range helpTopics {
+		calls = append(calls, []string{topic.name})
+	}
+	for _, args := range calls {
+		alone := helpOf(func(e *env) *cobra.Command { return newRootFor(e, args[0]) }, args...)
+		whole := helpOf(newRoot, args...)
+		if alone != whole || alone == "" || strings.Contains(alone, "error:") {
+			t.Errorf("recall %s --help alone:\n%s\nin the whole tree:\n%s", strings.Join(args, " "), alone, whole)
 		}
 	}
 }
