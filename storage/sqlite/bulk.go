@@ -32,7 +32,7 @@ func (s *DB) Import(ctx context.Context, r memory.Records) (*memory.ImportResult
 		if !wrote {
 			continue
 		}
-		if _, err := s.compactIndex(ctx, index); err != nil {
+		if _, err := s.compactIndex(ctx, index, -mergeStepPages); err != nil {
 			s.log.Warn("keyword index not merged after the import; searches stay slower until recall serve merges it", "index", index, "err", err)
 		}
 	}

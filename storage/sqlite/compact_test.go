@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/memory"
 )
 
@@ -69,5 +71,49 @@ func TestImportLeavesOneKeywordSegment(t *testing.T) {
 	hits, err := db.SearchKeyword(ctx, "note 1234", memory.Filter{}, 5)
 	if err != nil || len(hits) == 0 || hits[0].ID != rec.Memories[1234].ID {
 		t.Fatalf("search after the import: %v, %v; want %s first", hits, err, rec.Memories[1234].ID)
+	}
+}
+
+// TestMergeJournalIndexMergesTheHooksSmallSegments: every hook's record is a
+// commit of its own, and each leaves a segment in the journal's keyword
+// index; the merge folds the small ones together and the journal searches
+// find what they found.
+func TestMergeJournalIndexMergesTheHooksSmallSegments(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	for i := range 40 {
+		if _, err := db.AddEntry(ctx, &capture.Entry{Kind: capture.KindPrompt, Namespace: "project:shop", SessionID: fmt.Sprintf("s%d", i%3),
+			Title: fmt.Sprintf("prompt %d: how many minutes are orders cached?", i), CreatedAt: testClock.Add(time.Duration(i) * time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, err := indexSegments(ctx, db.db, journalIndex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before < 5 {
+		t.Fatalf("40 records left %d segments; the test needs many", before)
+	}
+	found, err := db.SearchEntries(ctx, "orders cached minutes", nil, 100)
+	if err != nil || len(found) != 40 {
+		t.Fatalf("search before the merge: %d hits, %v", len(found), err)
+	}
+
+	merged, err := db.MergeJournalIndex(ctx)
+	if err != nil || !merged {
+		t.Fatalf("MergeJournalIndex = %v, %v; want a merge", merged, err)
+	}
+	after, err := indexSegments(ctx, db.db, journalIndex)
+	if err != nil || after > 3 {
+		t.Fatalf("%d segments after the merge (%v), had %d; want at most 3", after, err, before)
+	}
+	got, err := db.SearchEntries(ctx, "orders cached minutes", nil, 100)
+	if err != nil || len(got) != len(found) {
+		t.Fatalf("search after the merge: %d hits (%v), before %d", len(got), err, len(found))
+	}
+	for i := range got {
+		if got[i].Entry.ID != found[i].Entry.ID {
+			t.Fatalf("hit %d after the merge is entry %d, before %d", i, got[i].Entry.ID, found[i].Entry.ID)
+		}
 	}
 }
