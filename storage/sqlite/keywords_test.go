@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/recall-mcp/recall/keywords"
@@ -87,6 +88,43 @@ func TestKeywordCoverageCountsContentWords(t *testing.T) {
 	want := map[string]float64{both.ID: 1, one.ID: 1.0 / 3}
 	if len(got) != len(want) || got[both.ID] != want[both.ID] || got[one.ID] != want[one.ID] {
 		t.Errorf("coverage = %v, want %v", got, want)
+	}
+}
+
+// KeywordCoverage gives the same fractions whether it has FTS5 seek a few
+// memories or read each word's list of rows for many.
+func TestKeywordCoverageOfFewAndManyAgree(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	words := []string{"Redis caches", "the UserService sessions", "orders expire", "cached pages", "user_service logins"}
+	var ids []string
+	for i := range 2 * seekRowsUpTo {
+		var held []string
+		for j, w := range words {
+			if (i>>j)&1 == 1 || i == j {
+				held = append(held, w)
+			}
+		}
+		ids = append(ids, mustInsert(t, db, newMemory(fmt.Sprintf("note %d: %s", i, strings.Join(held, ", ")), "global", memory.TypeDecision), nil).ID)
+	}
+	query := "Which user service sessions does Redis cache, and when do orders expire?"
+	many, err := db.KeywordCoverage(ctx, query, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(ids); i += seekRowsUpTo {
+		few, err := db.KeywordCoverage(ctx, query, ids[i:i+seekRowsUpTo])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids[i : i+seekRowsUpTo] {
+			if few[id] != many[id] {
+				t.Errorf("%s covers %.2f asked with %d others, %.2f with %d", id, few[id], seekRowsUpTo-1, many[id], len(ids)-1)
+			}
+		}
+	}
+	if len(many) < len(ids)-1 {
+		t.Errorf("only %d of %d memories cover any word: %v", len(many), len(ids), many)
 	}
 }
 
