@@ -25,12 +25,14 @@ func TestServeMergesTheKeywordIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	segments := func() (n int) {
-		if err := db.QueryRow(`SELECT count(DISTINCT segid) FROM memories_fts_idx`).Scan(&n); err != nil {
+	segmentsOf := func(index string) (n int) {
+		if err := db.QueryRow(`SELECT count(DISTINCT segid) FROM ` + index + `_idx`).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n
 	}
+	segments := func() int { return segmentsOf("memories_fts") }
+	journalSegments := func() int { return segmentsOf("journal_fts") }
 	if n := segments(); n < 2 {
 		t.Fatalf("12 stores left the index in %d segments; the test needs several", n)
 	}
@@ -41,12 +43,6 @@ func TestServeMergesTheKeywordIndexes(t *testing.T) {
 			fmt.Sprintf("prompt %d: how long are orders cached?", i), time.Now().UTC().Format(time.RFC3339Nano)); err != nil {
 			t.Fatal(err)
 		}
-	}
-	journalSegments := func() (n int) {
-		if err := db.QueryRow(`SELECT count(DISTINCT segid) FROM journal_fts_idx`).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
 	}
 	if n := journalSegments(); n < 5 {
 		t.Fatalf("40 records left the journal's index in %d segments; the test needs many", n)
