@@ -116,9 +116,10 @@ func init() {
 }
 
 // keptConnections is how many idle connections a long-lived process keeps
-// open (database/sql keeps two): a server answering a prompt hook reads on
-// three at once (the memories, the journal, the prompt's record), and every
-// connection opened anew reads the whole schema again, 1-2 ms.
+// open (database/sql keeps two): a server answering a prompt hook searches
+// the journal beside the memories, whose keyword search may itself run on
+// two connections (SearchKeyword), while its background work reads too; and
+// every connection opened anew reads the whole schema again, 1-2 ms.
 const keptConnections = 4
 
 // Options tune how a database is opened.

@@ -113,8 +113,8 @@ func TestWriteTransactionsAreImmediate(t *testing.T) {
 }
 
 // A long-lived process keeps the connections a prompt hook's answer reads on
-// at once (memories, journal, the prompt's record) open for the next one:
-// a connection opened anew reads the whole schema again.
+// at once (the memories, the journal) open for the next one: a connection
+// opened anew reads the whole schema again.
 func TestLongLivedProcessKeepsItsConnections(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
