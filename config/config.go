@@ -1,6 +1,5 @@
-// Package config loads Recall's settings from RECALL_* environment variables
-// (with github.com/kelseyhightower/envconfig), fills in defaults and checks every
-// value. Settings lists the variables; Describe prints them as a table.
+// Package config loads Recall's settings from RECALL_* environment variables,
+// fills in defaults and checks every value. Settings lists the variables; Describe prints them as a table.
 package config
 
 import (
@@ -11,8 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/kelseyhightower/envconfig"
 
 	"github.com/recall-mcp/recall/spool"
 )
@@ -93,10 +90,7 @@ func (e *Error) Error() string {
 // bad value is an *Error naming the variable, the value and what it accepts; when
 // several are bad, all are reported (joined).
 func Load() (*Config, error) {
-	var raw env
-	if err := envconfig.Process("", &raw); err != nil {
-		return nil, fmt.Errorf("reading the environment: %w", err) // only a malformed spec gets here: every field is a string
-	}
+	raw := readEnv()
 	p := parser{}
 	if _, set := os.LookupEnv("RECALL_HISTORY_DIR"); (!set || strings.TrimSpace(raw.HistoryDir) == "") && os.Getenv("CLAUDE_CONFIG_DIR") != "" {
 		raw.HistoryDir = filepath.Join(os.Getenv("CLAUDE_CONFIG_DIR"), "projects")
