@@ -28,6 +28,10 @@ const journalIndex = "journal_fts"
 // a hook's write waits for it rather than going to the spool.
 const mergeStepPages = 200
 
+// hookMergePages bounds the merge a prompt hook's record makes in the
+// journal's keyword index: the few small segments since its last prompt.
+const hookMergePages = 16
+
 // maxMergeSteps bounds one merge, whatever the index does: 100k memories
 // take five steps.
 const maxMergeSteps = 1000

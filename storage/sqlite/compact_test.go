@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -115,5 +116,35 @@ func TestMergeJournalIndexMergesTheHooksSmallSegments(t *testing.T) {
 		if got[i].Entry.ID != found[i].Entry.ID {
 			t.Fatalf("hit %d after the merge is entry %d, before %d", i, got[i].Entry.ID, found[i].Entry.ID)
 		}
+	}
+}
+
+// TestHookRecordsKeepTheJournalIndexSmall: a hook working alone (no server to
+// merge the journal's keyword index) folds the small segments of its
+// records as it writes them.
+func TestHookRecordsKeepTheJournalIndexSmall(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "recall.db")
+	seed, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed.Close()
+	db, err := OpenWith(ctx, path, Options{ShortLived: true, SpoolWhenBusy: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for i := range 40 {
+		if _, err := db.AddEntry(ctx, &capture.Entry{Kind: capture.KindPrompt, Namespace: "project:shop", SessionID: "s1",
+			Title: fmt.Sprintf("prompt %d: how many minutes are orders cached?", i), CreatedAt: testClock.Add(time.Duration(i) * time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := indexSegments(ctx, db.db, journalIndex); err != nil || n > 4 {
+		t.Errorf("40 hook records left %d segments in the journal's index (%v); want at most 4", n, err)
+	}
+	if hits, err := db.SearchEntries(ctx, "orders cached", nil, 100); err != nil || len(hits) != 40 {
+		t.Errorf("the journal search finds %d of the 40 records (%v)", len(hits), err)
 	}
 }

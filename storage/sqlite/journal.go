@@ -31,7 +31,14 @@ func (s *DB) AddEntry(ctx context.Context, e *journal.Entry) (int64, error) {
 	var id int64
 	err := s.hookWrite(ctx, spoolJournal, e, func(tx *sql.Tx) error {
 		var err error
-		id, err = insertEntry(ctx, tx, e)
+		if id, err = insertEntry(ctx, tx, e); err != nil || !s.shortLived {
+			return err
+		}
+		// A hook working alone (no recall serve to merge them) folds the
+		// small segments its records leave in the journal's keyword index,
+		// which the next prompt's search of past sessions looks in one by
+		// one; post-tool-use, paid on every tool call, leaves it to this.
+		_, err = mergeStep(ctx, tx, journalIndex, hookMergePages)
 		return err
 	})
 	return id, err
