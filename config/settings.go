@@ -86,16 +86,21 @@ func setting(name string) Setting {
 	return Setting{Name: name}
 }
 
-// readEnv reads every variable of env ("" when unset: Load gives an empty
-// value its default). It is a loop over the tags rather than a library: a
-// process reads its settings before it does anything else, and envconfig took
-// 0.15 ms of every start for it (its regular expressions compiled at
-// initialisation included).
+// readEnv reads every variable of env, or its default when it is unset (set
+// and empty, it stays empty, and Load gives it the default). It is a loop over
+// the tags rather than a library: a process reads its settings before it does
+// anything else, and envconfig took 0.1 ms of every start for it, with two
+// regular expressions compiled at initialisation.
 func readEnv() env {
 	var raw env
 	v := reflect.ValueOf(&raw).Elem()
 	for i := range v.NumField() {
-		v.Field(i).SetString(os.Getenv(v.Type().Field(i).Tag.Get("env")))
+		tag := v.Type().Field(i).Tag
+		value, set := os.LookupEnv(tag.Get("env"))
+		if !set {
+			value = tag.Get("default")
+		}
+		v.Field(i).SetString(value)
 	}
 	return raw
 }
