@@ -343,8 +343,13 @@ func (h *Handler) promptIndex(ctx context.Context, p project.Project, perr error
 			past = h.pastEntries(ctx, prompt, p.Namespace, in.SessionID, listed)
 		}()
 	}
-	found, err := h.relevant(ctx, prompt, p.Namespace)
-	close(searched)
+	var err error
+	func() {
+		// Closed even when the search panics, so that the past sessions'
+		// search beside it, waiting in listed, ends instead of leaking.
+		defer close(searched)
+		found, err = h.relevant(ctx, prompt, p.Namespace)
+	}()
 	if h.Beside {
 		<-pastDone
 	} else if err == nil {
