@@ -24,11 +24,7 @@ func stagedTestVector(i int) []float32 { return []float32{1, float32(i), float32
 // staged vector into the index soon after.
 func TestStoredVectorsAreFoundWhileAndAfterTheyAreIndexed(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, pgtest.Schema(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openSchema(t)
 	const n = 30
 	for i := range n {
 		m := stagedTestMemory(i)
@@ -73,11 +69,7 @@ func waitIndexed(t *testing.T, db *DB) {
 // search, filters applied, and mixed with the index's by distance.
 func TestStagedVectorsAreSearchedExactly(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, pgtest.Schema(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openSchema(t)
 	var ids []string
 	for i := range 5 {
 		m := stagedTestMemory(i)
@@ -134,11 +126,7 @@ func TestClosingIndexesWhatTheProcessStored(t *testing.T) {
 // memory waits to be embedded again.
 func TestStagedVectorOfAnOldSpaceWaitsForANewOne(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, pgtest.Schema(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openSchema(t)
 	m := stagedTestMemory(1)
 	if _, _, err := db.InsertMemory(ctx, m, stagedTestVector(1)); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage/postgres/pgtest"
 )
 
 // TestHotQueriesUseTheirIndexes fills 10k memories with vectors (where the
@@ -22,11 +21,7 @@ import (
 // shape lets the index serve it (sequential scans off).
 func TestHotQueriesUseTheirIndexes(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, pgtest.Schema(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openSchema(t)
 	const dim = 64
 	if _, err := db.ClaimEmbeddingSpace(ctx, memory.EmbeddingSpace{Model: "test", Dimension: dim}); err != nil {
 		t.Fatal(err)
@@ -36,7 +31,7 @@ func TestHotQueriesUseTheirIndexes(t *testing.T) {
 	if _, err := db.pool.Exec(ctx, `DROP INDEX memories_embedding`); err != nil {
 		t.Fatal(err)
 	}
-	_, err = db.pool.Exec(ctx, `INSERT INTO memories (id, content, content_hash, memory_type, namespace, importance,
+	_, err := db.pool.Exec(ctx, `INSERT INTO memories (id, content, content_hash, memory_type, namespace, importance,
 			confidence, created_at, updated_at, accessed_at, embedding_pending, search_words, embedding)
 		SELECT 'mem_' || i || '_0', 'note ' || i || ' about topic' || (i % 97), md5(i::text), 'decision',
 			'project:p' || (i % 10), 0.5, 0.3, now(), now(), now(), false,
@@ -122,11 +117,7 @@ func TestHotQueriesUseTheirIndexes(t *testing.T) {
 // transaction), and not outlive it on the pooled connection.
 func TestBatchSettingsHoldForTheQuery(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, pgtest.Schema(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openSchema(t)
 	b := &pgx.Batch{}
 	b.Queue(`SELECT set_config('hnsw.ef_search', $1, true)`, efSearch(300))
 	var inside string

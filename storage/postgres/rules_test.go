@@ -11,7 +11,6 @@ import (
 
 	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage/postgres/pgtest"
 )
 
 // TestSearchKeywordFollowsItsRules compares SearchKeyword, both ways (its
@@ -26,11 +25,7 @@ import (
 // terms counted whole or past the budget, a term listed as common.
 func TestSearchKeywordFollowsItsRules(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, pgtest.Schema(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openSchema(t)
 	r := rand.New(rand.NewPCG(23, 23))
 	vocabulary := zipfWords[:400]
 	z := rand.NewZipf(r, 1.1, 1, uint64(len(vocabulary)-1))

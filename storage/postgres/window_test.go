@@ -12,7 +12,6 @@ import (
 
 	"github.com/recall-mcp/recall/keywords"
 	"github.com/recall-mcp/recall/memory"
-	"github.com/recall-mcp/recall/storage/postgres/pgtest"
 )
 
 // searchBothWays is SearchKeyword with its two rankings apart (at once) and
@@ -39,11 +38,7 @@ func searchBothWays(t *testing.T, db *DB, text string, f memory.Filter, limit in
 // comes first, and filters still apply (the SQLite store's rule).
 func TestSearchKeywordFindsOldRareMatchesBeyondTheRankWindow(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, pgtest.Schema(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openSchema(t)
 	old := &memory.Memory{ID: memory.NewID(time.Now().Add(-time.Hour)), Content: "the deploy script renders a flamegraph",
 		Type: memory.TypePattern, Namespace: "project:a", Importance: 0.5, Confidence: 0.3}
 	if _, _, err := db.InsertMemory(ctx, old, nil); err != nil {
@@ -99,11 +94,7 @@ func TestSearchKeywordFindsOldRareMatchesBeyondTheRankWindow(t *testing.T) {
 // even when it would rank first and enough others pass to fill them.
 func TestSearchKeywordFiltersTheWindow(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, pgtest.Schema(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openSchema(t)
 	if _, err := db.pool.Exec(ctx, `INSERT INTO memories (id, content, content_hash, memory_type, namespace, importance,
 		confidence, created_at, updated_at, accessed_at, search_words)
 		SELECT 'mem_1_' || i, 'deploy script step ' || i, md5(i::text), 'session', 'project:a', 0.5, 0.3, now(), now(), now(),
@@ -154,11 +145,7 @@ func TestSearchKeywordFiltersTheWindow(t *testing.T) {
 // touched memory's vector went into the HNSW graph again.
 func TestTouchesStayOnThePage(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, pgtest.Schema(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openSchema(t)
 	var ids []string
 	for i := range 200 {
 		m := &memory.Memory{ID: memory.NewID(time.Now()) + fmt.Sprint(i), Content: fmt.Sprintf("touched memory %d", i),
@@ -200,11 +187,7 @@ func TestTouchesStayOnThePage(t *testing.T) {
 // thousand others (none rare alone) is still found by holding several.
 func TestSearchKeywordFindsOldMemoriesByTheirRarestWords(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, pgtest.Schema(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openSchema(t)
 	old := &memory.Memory{ID: memory.NewID(time.Now().Add(-time.Hour)), Content: "alpha beta",
 		Type: memory.TypePattern, Namespace: "project:a", Importance: 0.5, Confidence: 0.3}
 	if _, _, err := db.InsertMemory(ctx, old, nil); err != nil {
@@ -234,11 +217,7 @@ func TestSearchKeywordFindsOldMemoriesByTheirRarestWords(t *testing.T) {
 // matches, and a rare word's old match.
 func TestSearchKeywordDoesNotCountWordsKnownCommon(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, pgtest.Schema(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openSchema(t)
 	old := &memory.Memory{ID: memory.NewID(time.Now().Add(-time.Hour)), Content: "the deploy renders a flamegraph",
 		Type: memory.TypePattern, Namespace: "project:a", Importance: 0.5, Confidence: 0.3}
 	if _, _, err := db.InsertMemory(ctx, old, nil); err != nil {
@@ -311,11 +290,7 @@ func TestSearchKeywordDoesNotCountWordsKnownCommon(t *testing.T) {
 // its words once.
 func TestKeywordWindowInForce(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, pgtest.Schema(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openSchema(t)
 	for _, fill := range []struct {
 		text string
 		n    int
@@ -361,11 +336,7 @@ func TestKeywordWindowInForce(t *testing.T) {
 // beside them; a fresh process keeps them in one statement.
 func TestKeywordRankingsApartOnlyAlone(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, pgtest.Schema(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openSchema(t)
 	if db.rankApart(ctx) {
 		t.Errorf("a fresh process ranks apart")
 	}
