@@ -51,7 +51,8 @@ func TestServerAnswersBeforeTheWritesAndKeepsTheRequestUntilThen(t *testing.T) {
 	w := &writesAfter{release: make(chan struct{})}
 	var released sync.Once
 	release := func() { released.Do(func() { close(w.release) }) }
-	s := &Server{Handle: w.handle, InFlight: InFlightDir(path), Deadline: 5 * time.Second, UID: os.Getuid()}
+	kept := spool.New(InFlightDir(path), nil)
+	s := &Server{Handle: w.handle, InFlight: kept, Deadline: 5 * time.Second, UID: os.Getuid()}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan struct{})
 	go func() { defer close(served); s.Serve(ctx, ln) }()
@@ -64,17 +65,20 @@ func TestServerAnswersBeforeTheWritesAndKeepsTheRequestUntilThen(t *testing.T) {
 	if got := w.written(); len(got) != 0 {
 		t.Fatalf("written before the answer: %q", got)
 	}
-	kept := filepath.Join(InFlightDir(path), "hook-1.json")
-	if fi, err := os.Stat(kept); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("the request is not kept (0600) while its writes wait: %v, %v", fi, err)
+	files, _ := os.ReadDir(InFlightDir(path))
+	if n, _ := kept.Pending(); n != 1 || len(files) != 1 {
+		t.Fatalf("%d requests kept while the writes wait; want 1", n)
+	}
+	if fi, err := files[0].Info(); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the kept request is not its owner's alone: %v, %v", fi, err)
 	}
 	release()
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if _, err := os.Stat(kept); os.IsNotExist(err) {
+		if n, _ := kept.Pending(); n == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the request's file stays after its writes were done")
+			t.Fatal("the request stays kept after its writes were done")
 		}
 	}
 	if got := w.written(); len(got) != 1 || got[0] != "hook-1 post-tool-use" {
@@ -97,7 +101,7 @@ func TestServerThatCannotKeepARequestWritesBeforeItAnswers(t *testing.T) {
 	w := &writesAfter{release: make(chan struct{})}
 	time.AfterFunc(200*time.Millisecond, func() { close(w.release) }) // writes that take a while
 	// InFlight under a file: neither it nor its requests can be made.
-	s := &Server{Handle: w.handle, InFlight: filepath.Join(blocked, "inflight"), Deadline: 5 * time.Second, UID: os.Getuid()}
+	s := &Server{Handle: w.handle, InFlight: spool.New(filepath.Join(blocked, "inflight"), nil), Deadline: 5 * time.Second, UID: os.Getuid()}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan struct{})
 	go func() { defer close(served); s.Serve(ctx, ln) }()
@@ -111,23 +115,23 @@ func TestServerThatCannotKeepARequestWritesBeforeItAnswers(t *testing.T) {
 }
 
 // The requests a server answered but did not write (it died) are written by
-// the next one, under their ids and times, oldest first, once; a file cut
-// short is dropped.
+// the next one, under their ids and times, in the order they came, once; a
+// file cut short is set aside.
 func TestReplayWritesWhatAStoppedServerAnswered(t *testing.T) {
 	dir := InFlightDir(filepath.Join(t.TempDir(), "recall.db.sock"))
-	stopped := &Server{InFlight: dir}
+	stopped := &Server{InFlight: spool.New(dir, nil)}
 	t1 := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
-	for i, id := range []string{"hook-b", "hook-a"} { // named against their order
+	for i, id := range []string{"hook-b", "hook-a"} {
 		if stopped.keep(&Request{ID: id, Event: []string{Stop, PostToolUse}[i], Input: json.RawMessage(`{"session_id":"s1"}`)}, t1.Add(time.Duration(i)*time.Second), 7) == nil {
 			t.Fatal("not kept")
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "hook-c.json"), []byte(`{"id":"hook-c","ev`), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "99999999999999999999-1-torn.json"), []byte(`{"id":"hook-c","ev`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	w := &writesAfter{release: make(chan struct{})}
 	close(w.release)
-	next := &Server{Handle: w.handle, InFlight: dir, Deadline: 5 * time.Second}
+	next := &Server{Handle: w.handle, InFlight: spool.New(dir, nil), Deadline: 5 * time.Second}
 	n, err := next.Replay(context.Background())
 	if err != nil || n != 2 {
 		t.Fatalf("Replay = %d, %v; want 2", n, err)
@@ -139,8 +143,8 @@ func TestReplayWritesWhatAStoppedServerAnswered(t *testing.T) {
 	if !w.at[0].Equal(t1) || !w.at[1].Equal(t1.Add(time.Second)) {
 		t.Fatalf("replayed at %v; want the times they came", w.at)
 	}
-	if left, _ := os.ReadDir(dir); len(left) != 0 {
-		t.Fatalf("%d files left after the replay", len(left))
+	if n, _ := next.InFlight.Pending(); n != 0 {
+		t.Fatalf("%d requests left after the replay", n)
 	}
 	if n, err := next.Replay(context.Background()); err != nil || n != 0 {
 		t.Fatalf("a second Replay = %d, %v; want nothing", n, err)

@@ -183,11 +183,11 @@ var ErrServing = errors.New("another recall serve answers hooks for this databas
 // Server answers hooks on a socket.
 type Server struct {
 	Handle FirstFunc
-	// InFlight is a directory where each request whose writes come after
-	// its answer is kept until they are done, so that a server that dies
-	// between the two leaves it to the next one (Replay) instead of losing
-	// it; "" answers every request after its writes.
-	InFlight string
+	// InFlight keeps each request whose writes come after its answer until
+	// they are done, so that a server that dies between the two leaves it
+	// to the next one (Replay) instead of losing it (see InFlightDir); nil
+	// answers every request after its writes.
+	InFlight *spool.Spool
 	// Deadline bounds one request (reading it, the work, the answer, the
 	// writes after it).
 	Deadline time.Duration

@@ -261,9 +261,13 @@ func TestServeWritesWhatAStoppedServerAnswered(t *testing.T) {
 			"tool_input":    map[string]any{"file_path": orders, "old_string": "ttl := 0", "new_string": "ttl := 5 * time.Minute"},
 			"tool_response": map[string]any{"filePath": orders, "success": true}})},
 	} {
-		kept := fmt.Sprintf(`{"id":"hook-%d","event":%q,"input":%s,"received_at":%q,"transcript_offset":0}`,
-			i, ev.event, ev.input, ran.Add(time.Duration(i)*time.Second).Format(time.RFC3339Nano))
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("hook-%d.json", i)), []byte(kept), 0o600); err != nil {
+		// As package spool writes them: the request under its write id,
+		// the event its kind.
+		at := ran.Add(time.Duration(i) * time.Second)
+		id := fmt.Sprintf("%020d-1-0000000%d", at.UnixNano(), i)
+		kept := fmt.Sprintf(`{"id":%q,"once":"hook-%d","kind":%q,"at":%q,"data":{"input":%s,"received_at":%q,"transcript_offset":0}}`,
+			id, i, ev.event, at.Format(time.RFC3339Nano), ev.input, at.Format(time.RFC3339Nano))
+		if err := os.WriteFile(filepath.Join(dir, id+".json"), []byte(kept), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}

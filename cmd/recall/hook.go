@@ -265,7 +265,7 @@ func (a *app) serveHooks(ctx context.Context) {
 		UID:      os.Getuid(),
 		Logger:   a.log,
 		Handle:   a.answerHookFirst,
-		InFlight: hook.InFlightDir(path),
+		InFlight: spool.New(hook.InFlightDir(path), a.log),
 	}
 	// What a server before this one answered but did not write; the socket
 	// is this server's now, so no other is writing it.
