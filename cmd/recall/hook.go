@@ -212,9 +212,20 @@ func (a *app) hookHandler(mem *memory.Service) *hook.Handler {
 	return h
 }
 
-// answerHook answers one hook event in a running server (this machine's
-// hooks on the socket, client machines' over HTTP).
+// answerHook answers one hook event of a client machine over HTTP in a
+// running server, its writes made before the answer.
 func (a *app) answerHook(ctx context.Context, event string, in *hook.Input) (*hook.Output, error) {
+	return a.serverHookHandler(ctx, event, in).Handle(ctx, event, in)
+}
+
+// answerHookFirst answers one hook event of this machine on the socket, its
+// writes made after the answer (see hook.Server.InFlight).
+func (a *app) answerHookFirst(ctx context.Context, event string, in *hook.Input) (*hook.Output, func() error, error) {
+	return a.serverHookHandler(ctx, event, in).HandleFirst(ctx, event, in)
+}
+
+// serverHookHandler is the handler of one hook event in a running server.
+func (a *app) serverHookHandler(ctx context.Context, event string, in *hook.Input) *hook.Handler {
 	// A guard per event: what it learns of Ollama goes to the state file,
 	// which every hook reads, not into this process. A prompt's vector is
 	// asked for as the request comes in, as a hook working alone does.
@@ -226,7 +237,16 @@ func (a *app) answerHook(ctx context.Context, event string, in *hook.Input) (*ho
 	mem := memory.NewService(a.db, embedder, memoryOptions(a.cfg, a.log))
 	h := a.hookHandler(mem)
 	h.Beside = true // the server's connections are open: the journal's work runs beside the search
-	return h.Handle(ctx, event, in)
+	if at, ok := hook.ReceivedAt(ctx); ok {
+		// Records written after the answer, or by the next server, carry
+		// the time the event came.
+		now := func() time.Time { return at }
+		h.Now = now
+		if h.Capture != nil {
+			h.Capture.Now = now
+		}
+	}
+	return h
 }
 
 // serveHooks answers hooks on the socket beside the database until ctx ends:
@@ -244,8 +264,16 @@ func (a *app) serveHooks(ctx context.Context) {
 		Deadline: a.cfg.HookTimeout + hookSlack,
 		UID:      os.Getuid(),
 		Logger:   a.log,
-		Handle:   a.answerHook,
+		Handle:   a.answerHookFirst,
+		InFlight: spool.New(hook.InFlightDir(path), a.log),
 	}
+	// What a server before this one answered but did not write; the socket
+	// is this server's now, so no other is writing it.
+	go func() {
+		if n, err := s.Replay(ctx); err != nil || n > 0 {
+			a.log.Info("hook requests a stopped server had answered, written now", "requests", n, "err", err)
+		}
+	}()
 	if err := s.Serve(ctx, ln); err != nil {
 		a.log.Warn("hook socket closed", "err", err)
 	}
