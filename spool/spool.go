@@ -120,6 +120,20 @@ func (s *Spool) Add(kind string, data any) (Write, error) {
 // AddOnce is Add for a write to be applied once under the id once (see
 // Write.Once).
 func (s *Spool) AddOnce(kind, once string, data any) (Write, error) {
+	return s.add(kind, once, data, true)
+}
+
+// AddUnsynced is Add without waiting for the disk: the file still appears
+// whole or not at all, and survives the process that wrote it, but a power
+// cut or an operating-system crash may take it. It is for the hooks' records,
+// which the database also commits without a sync (their loss is the events
+// of the last seconds, which Claude Code's transcript holds too); the two
+// syncs of Add cost a hook more than the write it saves.
+func (s *Spool) AddUnsynced(kind string, data any) (Write, error) {
+	return s.add(kind, "", data, false)
+}
+
+func (s *Spool) add(kind, once string, data any, synced bool) (Write, error) {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return Write{}, fmt.Errorf("spool %s: %w", kind, err)
@@ -133,7 +147,7 @@ func (s *Spool) AddOnce(kind, once string, data any) (Write, error) {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return Write{}, fmt.Errorf("spool %s: %w", kind, err)
 	}
-	if err := writeAtomic(s.dir, w.ID+fileExt, body); err != nil {
+	if err := writeAtomic(s.dir, w.ID+fileExt, body, synced); err != nil {
 		return Write{}, fmt.Errorf("spool %s: %w", kind, err)
 	}
 	return w, nil
@@ -155,15 +169,16 @@ func (s *Spool) nextID(now time.Time) string {
 	return fmt.Sprintf("%020d-%d-%s", t, os.Getpid(), hex.EncodeToString(r[:]))
 }
 
-// writeAtomic writes name in dir through a temporary file and a rename.
-func writeAtomic(dir, name string, body []byte) error {
+// writeAtomic writes name in dir through a temporary file and a rename,
+// synced (the file and the directory) when synced is set.
+func writeAtomic(dir, name string, body []byte, synced bool) error {
 	f, err := os.CreateTemp(dir, tempPrefix+"*") // 0600
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
 	_, err = f.Write(body)
-	if err == nil {
+	if err == nil && synced {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -175,6 +190,9 @@ func writeAtomic(dir, name string, body []byte) error {
 	if err != nil {
 		os.Remove(tmp)
 		return err
+	}
+	if !synced {
+		return nil
 	}
 	// The rename itself must survive a crash too.
 	if d, err := os.Open(dir); err == nil {
