@@ -119,7 +119,9 @@ func (h *Handler) Handle(ctx context.Context, event string, in *Input) (*Output,
 	case SessionStart:
 		return h.sessionStart(ctx, in)
 	case UserPromptSubmit:
-		return h.userPromptSubmit(ctx, in)
+		out, rest, err := h.userPromptSubmit(ctx, in, false)
+		rest()
+		return out, err
 	case PostToolUse:
 		return nil, h.postToolUse(ctx, in)
 	case Stop, PreCompact:
@@ -131,6 +133,30 @@ func (h *Handler) Handle(ctx context.Context, event string, in *Input) (*Output,
 	}
 	_, err := ParseEvent(event)
 	return nil, err
+}
+
+// HandleFirst answers one event as soon as its answer is known and returns
+// the rest of its work, its writes, for the caller to do after sending the
+// answer (nil: nothing is left). It is for a server that keeps the event
+// until the rest is done (see Server.InFlight): a hook working alone exits
+// once it answers, so Handle does the writes first. post-tool-use, stop,
+// pre-compact and session-end answer nothing, so all their work is the rest;
+// the prompt's answer is its search, and its record and the access counts of
+// the memories it lists are the rest; session-start, once a session, answers
+// after its record as Handle does.
+func (h *Handler) HandleFirst(ctx context.Context, event string, in *Input) (*Output, func() error, error) {
+	switch event {
+	case UserPromptSubmit:
+		out, rest, err := h.userPromptSubmit(ctx, in, true)
+		return out, func() error { rest(); return nil }, err
+	case PostToolUse, Stop, PreCompact, SessionEnd:
+		return nil, func() error {
+			_, err := h.Handle(ctx, event, in)
+			return err
+		}, nil
+	}
+	out, err := h.Handle(ctx, event, in)
+	return out, nil, err
 }
 
 func (h *Handler) now() time.Time {
@@ -246,23 +272,30 @@ func (h *Handler) lostWrite(kind string, err error) {
 }
 
 // userPromptSubmit lists the few memories most relevant to the prompt, as an
-// index of ids the model can expand with the memory tools, and records the
-// prompt.
-func (h *Handler) userPromptSubmit(ctx context.Context, in *Input) (*Output, error) {
+// index of ids the model can expand with the memory tools, and returns it with
+// the rest of the work: the prompt's record and the access counts of the
+// memories listed. Handle does the rest before answering (the prompt is kept
+// even when the search fails, and recorded before the answer goes out);
+// HandleFirst after. With first the record waits for the rest, so that the
+// search has the machine to itself; without, it is written as recordPrompt
+// says.
+func (h *Handler) userPromptSubmit(ctx context.Context, in *Input, first bool) (*Output, func(), error) {
 	// The project is resolved once, for the record and the search.
 	p, perr := h.project(ctx, in.Cwd)
-	recorded := h.recordPrompt(ctx, p, perr, in)
+	recorded := h.recordPrompt(ctx, p, perr, in, first)
 	text, shown, err := h.promptIndex(ctx, p, perr, in)
-	// The prompt is kept even when the search fails, and recorded before
-	// the answer goes out.
-	recorded()
-	if err != nil || text == "" {
-		return nil, err
+	rest := func() {
+		recorded()
+		// The access counts are a write too: after the record's, so that
+		// neither meets the other's lock (and spools or is dropped).
+		if len(shown) > 0 {
+			h.Memory.MarkAccessed(ctx, shown)
+		}
 	}
-	// The access counts are a write too: after the record's, so that neither
-	// meets the other's lock (and spools or is dropped).
-	h.Memory.MarkAccessed(ctx, shown)
-	return contextOutput(UserPromptSubmit, text), nil
+	if err != nil || text == "" {
+		return nil, rest, err
+	}
+	return contextOutput(UserPromptSubmit, text), rest, nil
 }
 
 // promptRecordWait is how long the prompt's record waits for the search to
@@ -277,10 +310,11 @@ const promptRecordWait = 50 * time.Millisecond
 // connection of its own (a second connection reads the whole schema again, a
 // millisecond of a 10 ms hook, but a slow search must not keep the record
 // from being written before the hook's time runs out); with Beside (a
-// server, its connections open) it is written at once, beside the search.
-// Failures are logged and recorded as lost writes, never returned: the
-// answer matters more than the record.
-func (h *Handler) recordPrompt(ctx context.Context, p project.Project, perr error, in *Input) (searched func()) {
+// server, its connections open) it is written at once, beside the search;
+// with untilOver (a server that answers first) only once searched is called,
+// after the answer. Failures are logged and recorded as lost writes, never
+// returned: the answer matters more than the record.
+func (h *Handler) recordPrompt(ctx context.Context, p project.Project, perr error, in *Input, untilOver bool) (searched func()) {
 	if h.Capture == nil {
 		return func() {}
 	}
@@ -297,7 +331,10 @@ func (h *Handler) recordPrompt(ctx context.Context, p project.Project, perr erro
 		if perr == nil {
 			e = h.Capture.PromptEntry(anchorOf(p, in, "", in.PromptID), in.Prompt)
 		}
-		if !h.Beside {
+		switch {
+		case untilOver:
+			<-over
+		case !h.Beside:
 			wait := time.NewTimer(promptRecordWait)
 			select {
 			case <-over:

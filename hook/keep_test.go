@@ -80,7 +80,7 @@ func TestAKeptToolCallIsWrittenAsTheHookFoundIt(t *testing.T) {
 	defer db.Close()
 	full := &hook.Handler{Memory: memory.NewService(db, nil, memory.Options{}), Projects: project.NewResolver(db, "", nil), Capture: &capture.Recorder{Store: db}, ToolCalls: db}
 	db.ResolveKeptToolCalls(full.ResolveKeptToolCall)
-	if _, err := spool.New(db.SpoolDir(), nil).AddUnsynced(sqlite.SpoolKeptToolCall, k); err != nil {
+	if _, err := spool.New(db.SpoolDir(), nil).AddUnsynced(sqlite.SpoolKeptToolCall, "", k); err != nil {
 		t.Fatal(err)
 	}
 	if res, err := db.DrainSpool(ctx, spool.Budget{}); err != nil || res.Applied != 1 {

@@ -204,3 +204,69 @@ func TestPromptHookBesideSearchesThePastWhileTheMemories(t *testing.T) {
 		t.Fatalf("the search of memories waited %s for the journal's: they ran one after the other", took.Round(time.Millisecond))
 	}
 }
+
+// accessCount is how often the stored memory was listed.
+func (p *promptHook) accessCount(t *testing.T) int {
+	t.Helper()
+	var n int
+	if err := p.db.SQL().QueryRowContext(context.Background(), `SELECT access_count FROM memories WHERE id = ?`, p.stored).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A server that answers first has the prompt's index before the prompt's
+// record and the access count are written, and writes them with the rest;
+// Handle writes both before it answers.
+func TestPromptHookFirstAnswersBeforeItsWrites(t *testing.T) {
+	p := newPromptHook(t)
+	p.handler.Beside = true
+	in := &hook.Input{SessionID: "s1", Cwd: p.root, Prompt: "How many minutes are orders cached in the orders service?"}
+	out, rest, err := p.handler.HandleFirst(context.Background(), hook.UserPromptSubmit, in)
+	if err != nil || out == nil || !strings.Contains(out.HookSpecificOutput.AdditionalContext, p.stored) {
+		t.Fatalf("HandleFirst = %+v, %v; want the index listing %s", out, err, p.stored)
+	}
+	if rest == nil {
+		t.Fatal("no rest: the prompt's writes were made before the answer")
+	}
+	time.Sleep(50 * time.Millisecond) // a record written beside the search would be in by now
+	if n, c := p.prompts(t), p.accessCount(t); n != 0 || c != 0 {
+		t.Fatalf("before the rest: %d prompts recorded, access count %d; want 0 and 0", n, c)
+	}
+	if err := rest(); err != nil {
+		t.Fatal(err)
+	}
+	if n, c := p.prompts(t), p.accessCount(t); n != 1 || c != 1 {
+		t.Fatalf("after the rest: %d prompts recorded, access count %d; want 1 and 1", n, c)
+	}
+	p.prompt(t) // Handle
+	if n, c := p.prompts(t), p.accessCount(t); n != 2 || c != 2 {
+		t.Fatalf("Handle left %d prompts recorded, access count %d; want 2 and 2", n, c)
+	}
+}
+
+// post-tool-use answers nothing: with HandleFirst all of its work is the rest.
+func TestPostToolUseFirstWritesInItsRest(t *testing.T) {
+	p := newPromptHook(t)
+	in := &hook.Input{SessionID: "s1", Cwd: p.root, ToolName: "Bash", ToolUseID: "toolu_1"}
+	out, rest, err := p.handler.HandleFirst(context.Background(), hook.PostToolUse, in)
+	if err != nil || out != nil || rest == nil {
+		t.Fatalf("HandleFirst = %+v, rest %v, %v; want no answer and a rest", out, rest != nil, err)
+	}
+	count := func() int {
+		var n int
+		if err := p.db.SQL().QueryRowContext(context.Background(), `SELECT count(*) FROM journal WHERE kind = 'observation'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("%d tool calls recorded before the rest; want 0", n)
+	}
+	if err := rest(); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("%d tool calls recorded after the rest; want 1", n)
+	}
+}

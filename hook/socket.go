@@ -13,6 +13,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -123,6 +124,31 @@ func within(ctx context.Context, d time.Duration) time.Time {
 // writes.
 type HandleFunc func(ctx context.Context, event string, in *Input) (*Output, error)
 
+// FirstFunc answers one event for a server as soon as the answer is known and
+// returns the rest of the event's work, its writes, which the server does
+// after sending the answer (nil: nothing is left; see Handler.HandleFirst).
+// spool.WriteID(ctx) names the writes and ReceivedAt(ctx) is when the event
+// came.
+type FirstFunc func(ctx context.Context, event string, in *Input) (out *Output, rest func() error, err error)
+
+// First is handle as a FirstFunc: all its work done before it answers.
+func First(handle HandleFunc) FirstFunc {
+	return func(ctx context.Context, event string, in *Input) (*Output, func() error, error) {
+		out, err := handle(ctx, event, in)
+		return out, nil, err
+	}
+}
+
+type receivedKey struct{}
+
+// ReceivedAt is when the server received the event of ctx's request (its
+// records carry that time, also when they are written after the answer or
+// by the next server); false outside a server's request.
+func ReceivedAt(ctx context.Context) (time.Time, bool) {
+	t, ok := ctx.Value(receivedKey{}).(time.Time)
+	return t, ok
+}
+
 // Listen makes the socket at path, readable and writable by its owner only. A
 // socket left by a server that died is replaced; one a live server answers on
 // is not (ErrServing).
@@ -156,8 +182,14 @@ var ErrServing = errors.New("another recall serve answers hooks for this databas
 
 // Server answers hooks on a socket.
 type Server struct {
-	Handle HandleFunc
-	// Deadline bounds one request (reading it, the work, the answer).
+	Handle FirstFunc
+	// InFlight keeps each request whose writes come after its answer until
+	// they are done, so that a server that dies between the two leaves it
+	// to the next one (Replay) instead of losing it (see InFlightDir); nil
+	// answers every request after its writes.
+	InFlight *spool.Spool
+	// Deadline bounds one request (reading it, the work, the answer, the
+	// writes after it).
 	Deadline time.Duration
 	// UID is the only user whose hooks are answered; os.Getuid() in practice.
 	UID    int
@@ -185,15 +217,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 
 func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 	defer conn.Close()
-	log := s.Logger
-	if log == nil {
-		log = slog.Default()
-	}
+	log := s.log()
 	if uid, err := peerUID(conn); err != nil || uid != s.UID {
 		log.Warn("hook socket: connection refused", "peer_uid", uid, "want_uid", s.UID, "err", err)
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.Deadline)
+	// A request is seen through once taken: a server stopping waits for it
+	// (Serve), rather than dropping writes it may have answered for.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.Deadline)
 	defer cancel()
 	conn.SetDeadline(time.Now().Add(s.Deadline))
 	if _, err := io.WriteString(conn, greeting); err != nil {
@@ -210,29 +241,78 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 		log.Warn("hook socket: bad request", "err", err)
 		return
 	}
-	a := s.answer(ctx, &req)
+	a, rest := s.answer(ctx, &req)
 	if err := json.NewEncoder(conn).Encode(a); err != nil {
 		log.Warn("hook socket: answer not sent", "event", req.Event, "err", err)
 	}
+	if rest != nil {
+		rest()
+	}
 }
 
-func (s *Server) answer(ctx context.Context, req *Request) (a *Answer) {
+// answer answers req and returns the rest of its work, to be done after the
+// answer is sent (nil: none). A request whose writes come after its answer is
+// kept in InFlight first, and its file removed once they are done; when it
+// cannot be kept, its writes are made before the answer.
+func (s *Server) answer(ctx context.Context, req *Request) (a *Answer, rest func()) {
 	defer func() {
 		if p := recover(); p != nil {
-			a = &Answer{Error: fmt.Sprintf("internal error: %v", p)}
+			a, rest = &Answer{Error: fmt.Sprintf("internal error: %v", p)}, nil
 		}
 	}()
 	ev, err := ParseEvent(req.Event)
 	if err != nil {
-		return &Answer{Error: err.Error()}
+		return &Answer{Error: err.Error()}, nil
 	}
 	in, err := ReadInput(bytes.NewReader(req.Input))
 	if err != nil {
-		return &Answer{Error: err.Error()}
+		return &Answer{Error: err.Error()}, nil
 	}
-	out, err := s.Handle(spool.WithWriteID(ctx, req.ID), ev, in)
+	at := time.Now().UTC()
+	// The transcript as it is now, not after the answer: Claude Code goes on
+	// writing it once the hook answers.
+	offset := transcriptOffset(in)
+	in.TranscriptOffset = &offset
+	var kept func()
+	if ev != SessionStart { // its answer comes after its record
+		kept = s.keep(req, at, offset)
+	}
+	ctx = context.WithValue(spool.WithWriteID(ctx, req.ID), receivedKey{}, at)
+	out, work, err := s.Handle(ctx, ev, in)
+	if work != nil {
+		rest = func() { s.finish(ev, work, kept) }
+		if kept == nil {
+			rest() // not kept: the writes go before the answer
+			rest = nil
+		}
+	} else if kept != nil {
+		kept()
+	}
 	if err != nil {
-		return &Answer{Error: err.Error()}
+		return &Answer{Error: err.Error()}, rest
 	}
-	return &Answer{Output: out}
+	return &Answer{Output: out}, rest
+}
+
+// finish does the rest of an event's work, then forgets the request kept for
+// it.
+func (s *Server) finish(ev string, work func() error, kept func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log().Error("hook writes after the answer failed", "hook", ev, "err", fmt.Errorf("internal error: %v\n%s", p, debug.Stack()))
+		}
+		if kept != nil {
+			kept()
+		}
+	}()
+	if err := work(); err != nil {
+		s.log().Warn("hook writes after the answer failed", "hook", ev, "err", err)
+	}
+}
+
+func (s *Server) log() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.Default()
 }

@@ -31,7 +31,7 @@ func serveSocket(t *testing.T, uid int, handle HandleFunc) string {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		(&Server{Handle: handle, Deadline: 5 * time.Second, UID: uid}).Serve(ctx, ln)
+		(&Server{Handle: First(handle), Deadline: 5 * time.Second, UID: uid}).Serve(ctx, ln)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return path

@@ -81,7 +81,7 @@ func TestAddMakesPrivateFilesInAPrivateDirectory(t *testing.T) {
 func TestAddUnsyncedIsAppliedInItsTurn(t *testing.T) {
 	s := newSpool(t)
 	add(t, s, "note", "first")
-	w, err := s.AddUnsynced("note", "second")
+	w, err := s.AddUnsynced("note", "", "second")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -243,3 +243,51 @@ func TestServerAnsweredHooksLeaveOllamaAloneWhenOff(t *testing.T) {
 		t.Error("the hooks noted Ollama as down although RECALL_OLLAMA=off")
 	}
 }
+
+// A server answers a hook before the hook's writes and keeps the request in a
+// file beside the database until they are made. A server that died in
+// between (killed after answering) leaves the file, and the next recall serve
+// makes those writes, at the time the hook ran.
+func TestServeWritesWhatAStoppedServerAnswered(t *testing.T) {
+	c := newCLIEnv(t)
+	root, cwd := newProject(t, c, "shop-api")
+	const session = "4f1c2d9e-session" // hookInput's
+	orders := filepath.Join(root, "internal", "api", "orders.go")
+	ran := time.Date(2026, 11, 26, 9, 30, 0, 0, time.UTC)
+	dir := c.dbPath + ".inflight"
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for i, ev := range []struct{ event, input string }{
+		{"user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "how are orders cached in redis?"})},
+		{"post-tool-use", hookInput(t, "PostToolUse", cwd, map[string]any{"tool_name": "Edit",
+			"tool_input":    map[string]any{"file_path": orders, "old_string": "ttl := 0", "new_string": "ttl := 5 * time.Minute"},
+			"tool_response": map[string]any{"filePath": orders, "success": true}})},
+	} {
+		// As package spool writes them: the request under its write id,
+		// the event its kind.
+		at := ran.Add(time.Duration(i) * time.Second)
+		id := fmt.Sprintf("%020d-1-0000000%d", at.UnixNano(), i)
+		kept := fmt.Sprintf(`{"id":%q,"once":"hook-%d","kind":%q,"at":%q,"data":{"input":%s,"received_at":%q,"transcript_offset":0}}`,
+			id, i, ev.event, at.Format(time.RFC3339Nano), ev.input, at.Format(time.RFC3339Nano))
+		if err := os.WriteFile(filepath.Join(dir, id+".json"), []byte(kept), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.serveUntil("the stopped server's hooks written", func() bool {
+		left, _ := os.ReadDir(dir)
+		return len(left) == 0
+	})
+	entries := c.journal(session)
+	if len(entries) != 2 || !strings.HasPrefix(entries[0].Title, "how are orders cached") || !strings.HasPrefix(entries[1].Title, "Edit: "+orders) {
+		t.Fatalf("journal after the replay: %+v", entries)
+	}
+	for i, e := range entries {
+		if want := ran.Add(time.Duration(i) * time.Second); !e.CreatedAt.Equal(want) {
+			t.Errorf("entry %d written at %v; want %v, when its hook ran", i, e.CreatedAt, want)
+		}
+	}
+	if n := c.fileTouches(orders); n != 1 {
+		t.Errorf("%s has %d touches, want 1", orders, n)
+	}
+}

@@ -143,7 +143,7 @@ func keepingHandler(ctx context.Context, cfg *config.Config, log *slog.Logger, e
 		h.Capture = &capture.Recorder{}
 	}
 	h.KeepToolCalls = func(ctx context.Context, k *hook.KeptToolCall) error {
-		w, err := spool.New(cfg.SpoolDir(), log).AddUnsynced(sqlite.SpoolKeptToolCall, k)
+		w, err := spool.New(cfg.SpoolDir(), log).AddUnsynced(sqlite.SpoolKeptToolCall, "", k)
 		if err == nil {
 			log.Debug("tool call kept in the spool for the next hook that opens the database", "id", w.ID, "spool", cfg.SpoolDir())
 			return nil
@@ -256,9 +256,20 @@ func (a *app) hookHandler(mem *memory.Service) *hook.Handler {
 	return h
 }
 
-// answerHook answers one hook event in a running server (this machine's
-// hooks on the socket, client machines' over HTTP).
+// answerHook answers one hook event of a client machine over HTTP in a
+// running server, its writes made before the answer.
 func (a *app) answerHook(ctx context.Context, event string, in *hook.Input) (*hook.Output, error) {
+	return a.serverHookHandler(ctx, event, in).Handle(ctx, event, in)
+}
+
+// answerHookFirst answers one hook event of this machine on the socket, its
+// writes made after the answer (see hook.Server.InFlight).
+func (a *app) answerHookFirst(ctx context.Context, event string, in *hook.Input) (*hook.Output, func() error, error) {
+	return a.serverHookHandler(ctx, event, in).HandleFirst(ctx, event, in)
+}
+
+// serverHookHandler is the handler of one hook event in a running server.
+func (a *app) serverHookHandler(ctx context.Context, event string, in *hook.Input) *hook.Handler {
 	// A guard per event: what it learns of Ollama goes to the state file,
 	// which every hook reads, not into this process. A prompt's vector is
 	// asked for as the request comes in, as a hook working alone does.
@@ -270,7 +281,16 @@ func (a *app) answerHook(ctx context.Context, event string, in *hook.Input) (*ho
 	mem := memory.NewService(a.db, embedder, memoryOptions(a.cfg, a.log))
 	h := a.hookHandler(mem)
 	h.Beside = true // the server's connections are open: the journal's work runs beside the search
-	return h.Handle(ctx, event, in)
+	if at, ok := hook.ReceivedAt(ctx); ok {
+		// Records written after the answer, or by the next server, carry
+		// the time the event came.
+		now := func() time.Time { return at }
+		h.Now = now
+		if h.Capture != nil {
+			h.Capture.Now = now
+		}
+	}
+	return h
 }
 
 // serveHooks answers hooks on the socket beside the database until ctx ends:
@@ -288,8 +308,16 @@ func (a *app) serveHooks(ctx context.Context) {
 		Deadline: a.cfg.HookTimeout + hookSlack,
 		UID:      os.Getuid(),
 		Logger:   a.log,
-		Handle:   a.answerHook,
+		Handle:   a.answerHookFirst,
+		InFlight: spool.New(hook.InFlightDir(path), a.log),
 	}
+	// What a server before this one answered but did not write; the socket
+	// is this server's now, so no other is writing it.
+	go func() {
+		if n, err := s.Replay(ctx); err != nil || n > 0 {
+			a.log.Info("hook requests a stopped server had answered, written now", "requests", n, "err", err)
+		}
+	}()
 	if err := s.Serve(ctx, ln); err != nil {
 		a.log.Warn("hook socket closed", "err", err)
 	}

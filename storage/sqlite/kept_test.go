@@ -22,11 +22,11 @@ func TestKeptToolCallsAreCompletedWhenApplied(t *testing.T) {
 	sp := spool.New(db.SpoolDir(), nil)
 	type kept struct{ Title, Cwd string }
 	for _, k := range []kept{{"Edit: orders.go", "/src/shop"}, {"Bash: go test", "/src/shop"}} {
-		if _, err := sp.AddUnsynced(SpoolKeptToolCall, k); err != nil {
+		if _, err := sp.AddUnsynced(SpoolKeptToolCall, "", k); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := sp.AddUnsynced(spoolJournal, capture.Entry{Kind: capture.KindPrompt, Namespace: "project:shop", SessionID: "s1", Title: "next prompt"}); err != nil {
+	if _, err := sp.AddUnsynced(spoolJournal, "", capture.Entry{Kind: capture.KindPrompt, Namespace: "project:shop", SessionID: "s1", Title: "next prompt"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -81,7 +81,7 @@ func TestKeptToolCallsAreCompletedWhenApplied(t *testing.T) {
 	db.ResolveKeptToolCalls(func(context.Context, json.RawMessage) (*journal.Entry, *memory.FileActivity, error) {
 		return nil, nil, errors.New("decode kept tool call: unexpected end of JSON input")
 	})
-	if _, err := sp.AddUnsynced(SpoolKeptToolCall, kept{"x", "/src/shop"}); err != nil {
+	if _, err := sp.AddUnsynced(SpoolKeptToolCall, "", kept{"x", "/src/shop"}); err != nil {
 		t.Fatal(err)
 	}
 	if res, err := db.DrainSpool(ctx, spool.Budget{}); err != nil || res != (spool.Result{Failed: 1}) {
