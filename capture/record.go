@@ -52,13 +52,20 @@ func (r *Recorder) QueueSummary(ctx context.Context, sessionID, reason, turnID s
 // it is that turn and nothing is read; after a prompt, its line is next to
 // the prompt's anchor. Without either, the transcript's last 256 KB.
 func (r *Recorder) Turn(ctx context.Context, sessionID, transcriptPath string) string {
+	return r.TurnAsOf(ctx, sessionID, transcriptPath, -1)
+}
+
+// TurnAsOf is Turn as it was when the transcript was size bytes long (below
+// zero: as it is now): for a tool call recorded after its hook ran (kept in
+// the spool), by when the transcript may hold the next prompt.
+func (r *Recorder) TurnAsOf(ctx context.Context, sessionID, transcriptPath string, size int64) string {
 	var last *Entry
 	if sessionID != "" {
 		last, _ = r.Store.LastCapture(ctx, sessionID) // unread: as without one
 	}
 	switch {
 	case last == nil || last.TranscriptPath != transcriptPath || last.TranscriptOffset < 0:
-		return LastUserTurn(transcriptPath)
+		return lastUserTurnBefore(transcriptPath, size)
 	case last.Kind == KindObservation && last.TurnID != "":
 		return last.TurnID
 	}

@@ -22,7 +22,15 @@ const promptSlack = 64 << 10
 // reach or the file cannot be read. Tool results, which Claude Code also writes
 // as user lines, are not turns.
 func LastUserTurn(path string) string {
-	size := TranscriptSize(path)
+	return lastUserTurnBefore(path, -1)
+}
+
+// lastUserTurnBefore is LastUserTurn of the transcript's first size bytes
+// (below zero: all of it).
+func lastUserTurnBefore(path string, size int64) string {
+	if now := TranscriptSize(path); size < 0 || size > now {
+		size = now
+	}
 	return last(promptsIn(path, max(size-tailBytes, 0), size))
 }
 

@@ -34,6 +34,15 @@ type Handler struct {
 	// ToolCalls writes post-tool-use's entry and file touch in one write;
 	// nil writes them one after the other.
 	ToolCalls ToolCallWriter
+	// KeepToolCalls, when set, keeps post-tool-use's entry and file touch
+	// for later instead of writing them: the hook has not opened the
+	// database (see KeptToolCall).
+	KeepToolCalls KeepFunc
+	// ApplyKept applies what waits in the spool, the tool calls kept by
+	// post-tool-use hooks above all; Stop, PreCompact and SessionEnd call it
+	// first, so that the next prompt finds nothing to apply. Nil: nothing
+	// is kept beside the store.
+	ApplyKept func(ctx context.Context) error
 	// Summaries queues a summary of the session at Stop, PreCompact and
 	// SessionEnd (made later by recall serve).
 	Summaries bool
@@ -116,8 +125,10 @@ func (h *Handler) Handle(ctx context.Context, event string, in *Input) (*Output,
 	case PostToolUse:
 		return nil, h.postToolUse(ctx, in)
 	case Stop, PreCompact:
+		h.applyKept(ctx)
 		return nil, h.queueSummary(ctx, event, in)
 	case SessionEnd:
+		h.applyKept(ctx)
 		return nil, errors.Join(h.sessionEnd(ctx, in), h.queueSummary(ctx, event, in))
 	}
 	_, err := ParseEvent(event)
@@ -502,6 +513,9 @@ type ToolCallWriter interface {
 // postToolUse records the tool call in the journal and, for file tools, which
 // file was touched, in one write.
 func (h *Handler) postToolUse(ctx context.Context, in *Input) error {
+	if h.KeepToolCalls != nil {
+		return h.keepToolCall(ctx, in)
+	}
 	// The project is resolved once, for the journal and the file activity.
 	p, err := h.project(ctx, in.Cwd)
 	if err != nil {

@@ -76,6 +76,28 @@ func TestAddMakesPrivateFilesInAPrivateDirectory(t *testing.T) {
 	}
 }
 
+// A write added without a sync is a write like any other: private, whole,
+// and applied in its turn among the synced ones.
+func TestAddUnsyncedIsAppliedInItsTurn(t *testing.T) {
+	s := newSpool(t)
+	add(t, s, "note", "first")
+	w, err := s.AddUnsynced("note", "", "second")
+	if err != nil {
+		t.Fatal(err)
+	}
+	add(t, s, "note", "third")
+	if fi, err := os.Stat(filepath.Join(s.Dir(), w.ID+".json")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the unsynced write's file: %v, %v; want mode 0600", fi, err)
+	}
+	var got []string
+	if res, err := s.Drain(context.Background(), collect(&got), Budget{}); err != nil || res != (Result{Applied: 3}) {
+		t.Fatalf("Drain = %+v, %v; want 3 applied", res, err)
+	}
+	if strings.Join(got, ",") != "first,second,third" {
+		t.Fatalf("applied %v, want first,second,third", got)
+	}
+}
+
 func TestDrainIgnoresAPartialTempFile(t *testing.T) {
 	s := newSpool(t)
 	add(t, s, "note", "whole")

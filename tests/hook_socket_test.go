@@ -191,6 +191,9 @@ func TestHookFallsBackWhenTheServerTakesNoConnection(t *testing.T) {
 	c.hook("post-tool-use", hookInput(t, "PostToolUse", cwd, map[string]any{"tool_name": "Edit",
 		"tool_input":    map[string]any{"file_path": orders, "old_string": "a", "new_string": "b"},
 		"tool_response": map[string]any{"success": true}}))
+	// post-tool-use keeps its tool call beside the database; the turn's
+	// Stop hook writes it.
+	c.hook("stop", hookInput(t, "Stop", cwd, nil))
 	if titles := c.journalTitles(session); len(titles) != 2 {
 		t.Fatalf("journal after the fallback: %q", titles)
 	}
@@ -199,7 +202,7 @@ func TestHookFallsBackWhenTheServerTakesNoConnection(t *testing.T) {
 	}
 	// The queued connections carry no request: a server that takes them
 	// late finds nothing to do twice.
-	for range 2 {
+	for range 3 {
 		conn, err := ln.Accept()
 		if err != nil {
 			t.Fatal(err)

@@ -249,7 +249,10 @@ func TestAHookEmptiesAGrownWriteAheadLog(t *testing.T) {
 	if n := walSize(); n < sqlite.ShortLivedCheckpointAt {
 		t.Fatalf("the log holds %d bytes; the test needs over %d", n, sqlite.ShortLivedCheckpointAt)
 	}
+	// post-tool-use keeps its tool call beside the database without opening
+	// it; the Stop hook at the end of the turn writes it.
 	c.hook("post-tool-use", hookInput(t, "PostToolUse", cwd, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "go test ./..."}}))
+	c.hook("stop", hookInput(t, "Stop", cwd, nil))
 	if n := walSize(); n != 0 {
 		t.Fatalf("the log holds %d bytes after the hook; want it emptied", n)
 	}

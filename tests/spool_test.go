@@ -53,6 +53,17 @@ func (c *cliEnv) fileTouches(path string) int {
 	return 0
 }
 
+// spoolFiles are the writes waiting in the spool directory dir (read without
+// recall, whose commands apply them first).
+func spoolFiles(t testing.TB, dir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
 // journalTitles lists the session's journal, oldest first.
 func (c *cliEnv) journalTitles(session string) []string {
 	c.t.Helper()
@@ -112,23 +123,22 @@ func TestHookWritesBehindAWriterAreKeptAndAppliedOnce(t *testing.T) {
 		copies[f] = b
 	}
 
-	// First drain: the next hook, whose own write finds the lock free,
-	// applies the spooled writes before its own. Each hook applies what it
-	// can within a few milliseconds and leaves the rest (its own write
-	// after it) to the next: on a busy machine the agent's next tool calls
-	// finish the drain.
+	// First drain: the agent's next tool calls are kept beside the database
+	// too (post-tool-use never opens it), and the Stop hook at the end of
+	// the turn applies all of them, the writes behind the writer first.
 	want := []string{"prompt: how are orders cached in redis?", "observation: Edit: " + orders}
 	for _, pkg := range []string{"api", "cache", "orders", "store", "web"} {
 		command := "go test ./internal/" + pkg + "/"
 		c.hook("post-tool-use", hookInput(t, "PostToolUse", cwd, map[string]any{"tool_name": "Bash",
 			"tool_input": map[string]any{"command": command}, "tool_response": map[string]any{"stdout": "ok"}}))
 		want = append(want, "observation: Bash: "+command)
-		if c.spooledWrites() == 0 {
-			break
-		}
 	}
-	if n := c.spooledWrites(); n != 0 {
-		t.Fatalf("%d writes still spooled after the next %d hooks", n, len(want)-2)
+	if n := len(spoolFiles(t, spoolDir)); n != 7 {
+		t.Fatalf("%d writes spooled before the turn's end, want 7 (2 behind the writer, 5 tool calls kept)", n)
+	}
+	c.hook("stop", hookInput(t, "Stop", cwd, nil))
+	if n := len(spoolFiles(t, spoolDir)); n != 0 {
+		t.Fatalf("%d writes still spooled after the Stop hook", n)
 	}
 
 	// Second drain, of the same writes: recall serve at its start.
@@ -137,10 +147,10 @@ func TestHookWritesBehindAWriterAreKeptAndAppliedOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := c.spooledWrites(); n != 2 {
+	if n := len(spoolFiles(t, spoolDir)); n != 2 {
 		t.Fatalf("%d writes put back in the spool, want 2", n)
 	}
-	c.serveUntil("the spool drained", func() bool { return c.spooledWrites() == 0 })
+	c.serveUntil("the spool drained", func() bool { return len(spoolFiles(t, spoolDir)) == 0 })
 
 	titles := c.journalTitles(session)
 	if len(titles) != len(want) {
@@ -174,7 +184,7 @@ func TestForgetSessionTakesItsSpooledWritesToo(t *testing.T) {
 		"tool_response": map[string]any{"filePath": orders, "success": true}}))
 	stillLocked(t, released, "the hook")
 	release()
-	if n := c.spooledWrites(); n == 0 {
+	if n := len(spoolFiles(t, c.dbPath+".spool")); n == 0 {
 		t.Fatal("the tool call behind the writer was not spooled: the test cannot fail")
 	}
 

@@ -20,6 +20,8 @@ import (
 	"github.com/recall-mcp/recall/privacy"
 	"github.com/recall-mcp/recall/project"
 	"github.com/recall-mcp/recall/server"
+	"github.com/recall-mcp/recall/spool"
+	"github.com/recall-mcp/recall/storage/sqlite"
 	"github.com/recall-mcp/recall/validation"
 )
 
@@ -142,7 +144,20 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 	})
 	mem.SetCurator(cur)
 	projects := project.NewResolver(db, cfg.Project, log)
-	return &app{cfg: cfg, log: log, db: db, ollama: ollama, judge: judge, mem: mem, cur: cur, jobs: runner, projects: projects}, nil
+	a := &app{cfg: cfg, log: log, db: db, ollama: ollama, judge: judge, mem: mem, cur: cur, jobs: runner, projects: projects}
+	if db, ok := db.(*sqlite.DB); ok {
+		// Whoever drains the spool completes the tool calls hooks kept there.
+		db.ResolveKeptToolCalls(a.hookHandler(mem).ResolveKeptToolCall)
+		// A command shows what hooks left in the spool (the tool calls
+		// post-tool-use keeps there above all): it is applied first. A hook
+		// applies it before its own write (see sqlite.DB.hookWrite).
+		if mode != modeHook {
+			if res, err := db.DrainSpool(ctx, spool.Budget{}); err != nil || res.Left > 0 {
+				log.Debug("hook writes still wait in the spool", "left", res.Left, "err", err)
+			}
+		}
+	}
+	return a, nil
 }
 
 // openHistory adds the conversation history to the app; searches start a

@@ -96,6 +96,9 @@ func runHook(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	open := func(ctx context.Context, ev string, in *hook.Input) (*hook.Handler, func(), error) {
+		if h := keepingHandler(ctx, cfg, log, ev); h != nil {
+			return h, func() {}, nil // the database is left closed
+		}
 		early := prefetchPromptVector(ctx, cfg, log, ev, in)
 		a, err := openAppWith(ctx, cfg, log, modeHook)
 		if err != nil {
@@ -123,6 +126,38 @@ func runHook(ctx context.Context, e *env, args []string) error {
 	sock := hook.Socket{Path: hookSocketPath(cfg), ConnectWait: socketConnectWait, AnswerWait: cfg.HookTimeout + socketAnswerSlack}
 	hook.Run(ctx, rest[0], e.stdin, e.stdout, cfg.HookTimeout+hookSlack, log, open, sock, lostHookWrites(cfg, log))
 	return nil
+}
+
+// keepingHandler is the handler of a post-tool-use hook that keeps its tool
+// call in the spool beside the SQLite database instead of opening it (see
+// hook.KeptToolCall); nil for other events, for a PostgreSQL database (which
+// a hook opens in less than SQLite's schema takes to read), and when a server
+// took the request without answering (the hook then writes under the
+// request's id, so that what the server wrote is not written twice).
+func keepingHandler(ctx context.Context, cfg *config.Config, log *slog.Logger, ev string) *hook.Handler {
+	if ev != hook.PostToolUse || cfg.DatabaseURL != "" || spool.WriteID(ctx) != "" {
+		return nil
+	}
+	h := &hook.Handler{Memory: memory.NewService(nil, nil, memoryOptions(cfg, log)), Logger: log}
+	if cfg.Capture {
+		h.Capture = &capture.Recorder{}
+	}
+	h.KeepToolCalls = func(ctx context.Context, k *hook.KeptToolCall) error {
+		w, err := spool.New(cfg.SpoolDir(), log).AddUnsynced(sqlite.SpoolKeptToolCall, "", k)
+		if err == nil {
+			log.Debug("tool call kept in the spool for the next hook that opens the database", "id", w.ID, "spool", cfg.SpoolDir())
+			return nil
+		}
+		// The spool cannot take it (a full disk, a read-only directory):
+		// the database may still.
+		log.Warn("tool call not kept in the spool; writing it to the database", "spool", cfg.SpoolDir(), "err", err)
+		a, oerr := openAppWith(ctx, cfg, log, modeHook)
+		if oerr != nil {
+			return errors.Join(err, oerr)
+		}
+		return a.hookHandler(a.mem).RecordKept(ctx, k)
+	}
+	return h
 }
 
 // prefetchPromptVector asks Ollama for the vector of a prompt hook's query
@@ -167,6 +202,11 @@ func lostHookWrites(cfg *config.Config, log *slog.Logger) hook.Lost {
 	}
 }
 
+// endOfTurnDrain bounds what Stop, PreCompact and SessionEnd apply of the
+// spool (a turn's kept tool calls, a millisecond or less each): the rest is
+// applied by the next write, a bounded part at a time, or by recall serve.
+var endOfTurnDrain = spool.Budget{Time: 500 * time.Millisecond}
+
 // A running recall serve answers a hook when it takes the connection within
 // socketConnectWait and answers within the vector budget plus
 // socketAnswerSlack; past either the hook does the work itself.
@@ -204,6 +244,10 @@ func (a *app) hookHandler(mem *memory.Service) *hook.Handler {
 	switch db := a.db.(type) {
 	case *sqlite.DB:
 		h.Losses = db // its spool records what it could not keep
+		h.ApplyKept = func(ctx context.Context) error {
+			_, err := db.DrainSpool(ctx, endOfTurnDrain)
+			return err
+		}
 	case *postgres.DB:
 		// Takes a write at once or not at all: the handler records the
 		// writes it failed to make.

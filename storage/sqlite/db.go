@@ -66,6 +66,9 @@ type DB struct {
 	spoolWhenBusy bool
 	shortLived    bool        // see Options.ShortLived
 	lockSeen      atomic.Bool // a hook's write met the lock: the next ones do not wait for it
+	// keptToolCalls completes the tool calls a hook kept in the spool
+	// without opening the database (see ResolveKeptToolCalls).
+	keptToolCalls atomic.Pointer[KeptToolCallResolver]
 
 	checkpointing atomic.Bool    // a checkpoint is running
 	checkpoints   sync.WaitGroup // Close waits for it

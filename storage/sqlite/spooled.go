@@ -32,7 +32,23 @@ const (
 	spoolSession      = "session"         // memory.Session
 	spoolSummary      = "summary_request" // summaryRequest
 	spoolToolCall     = "tool_call"       // toolCall
+	// SpoolKeptToolCall is a tool call a post-tool-use hook kept without
+	// opening the database; what it holds is the hook's to say, and a
+	// KeptToolCallResolver makes it a toolCall when it is applied.
+	SpoolKeptToolCall = "kept_tool_call"
 )
+
+// KeptToolCallResolver makes a tool call kept in the spool (SpoolKeptToolCall,
+// its data as the hook wrote it) into the entry and file touch to write,
+// with what only the database knows filled in. Its error is the write's: a
+// passing one (the database busy) keeps the write for the next drain.
+type KeptToolCallResolver func(ctx context.Context, data json.RawMessage) (*journal.Entry, *memory.FileActivity, error)
+
+// ResolveKeptToolCalls sets how this process applies the tool calls hooks
+// kept in the spool. A process without one leaves them, and the writes after
+// them, for a process that has one (every recall command that opens the
+// database for its services sets it).
+func (s *DB) ResolveKeptToolCalls(r KeptToolCallResolver) { s.keptToolCalls.Store(&r) }
 
 // hookDrainBudget bounds what a hook applies from the spool before its own
 // write: it has an answer to give; recall serve does the rest.
@@ -192,8 +208,14 @@ func (s *DB) MarkLossesReported(at time.Time) { s.spool.MarkReported(at) }
 // applySpooled applies one spooled write, once: its id goes into
 // spool_applied in the same transaction, and an id found there is skipped.
 func (s *DB) applySpooled(ctx context.Context, w spool.Write) error {
-	fn, err := spooledWrite(ctx, w)
+	fn, err := s.keptToolCall(ctx, w)
+	if fn == nil && err == nil {
+		fn, err = spooledWrite(ctx, w)
+	}
 	if err != nil {
+		if spool.IsLater(err) {
+			return err
+		}
 		return fmt.Errorf("spooled %s: %w", w.Kind, err)
 	}
 	// The file's own id marks it applied for good; a hook event's id (Once)
@@ -210,6 +232,30 @@ func (s *DB) applySpooled(ctx context.Context, w spool.Write) error {
 		return fmt.Errorf("spooled %s: %w", w.Kind, err)
 	}
 	return nil
+}
+
+// keptToolCall is the write of a tool call a hook kept without opening the
+// database (resolved by the process's KeptToolCallResolver); nil for writes
+// of other kinds.
+func (s *DB) keptToolCall(ctx context.Context, w spool.Write) (func(tx *sql.Tx) error, error) {
+	if w.Kind != SpoolKeptToolCall {
+		return nil, nil
+	}
+	resolve := s.keptToolCalls.Load()
+	if resolve == nil {
+		return nil, spool.Later(errors.New("this process cannot complete a kept tool call; the next hook or recall serve will"))
+	}
+	e, a, err := (*resolve)(ctx, w.Data)
+	if err != nil {
+		if passing(ctx, err) {
+			return nil, spool.Later(err)
+		}
+		return nil, err
+	}
+	if e == nil && a == nil {
+		return func(*sql.Tx) error { return nil }, nil
+	}
+	return toolCallWrite(ctx, &toolCall{Entry: e, Activity: a})
 }
 
 // appliedIDs is a family of ids in spool_applied and how long they are kept.
