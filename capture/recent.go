@@ -18,6 +18,14 @@ func (r *Recorder) RecentSessions(ctx context.Context, namespace, current string
 // entry asked for.
 const entryPool = 4
 
+// PastEntryChecker is a journal store that can tell at little cost whether
+// it holds an entry of namespaces (all when empty) written in another session
+// than current ("": in any session): when it does not, Matching has nothing
+// to search for.
+type PastEntryChecker interface {
+	HasPastEntries(ctx context.Context, namespaces []string, current string) (bool, error)
+}
+
 // Matching returns, best first, at most n entries of past sessions in
 // namespaces that contain at least minCoverage of the prompt's content words
 // (the floor memories clear on a prompt; a prompt without content words
@@ -28,6 +36,15 @@ const entryPool = 4
 func (r *Recorder) Matching(ctx context.Context, prompt string, namespaces []string, current string, n int, minCoverage float64, skip func() map[string]bool) ([]*Entry, error) {
 	if n <= 0 {
 		return nil, nil
+	}
+	if c, ok := r.Store.(PastEntryChecker); ok {
+		past, err := c.HasPastEntries(ctx, namespaces, current)
+		if err != nil {
+			return nil, fmt.Errorf("journal search: %w", err)
+		}
+		if !past {
+			return nil, nil // every entry there is is the current session's
+		}
 	}
 	hits, err := r.Store.SearchEntries(ctx, prompt, namespaces, n*entryPool)
 	if err != nil {

@@ -80,7 +80,13 @@ func init() {
 
 func main() {
 	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
-	os.Exit(run(context.Background(), e, os.Args[1:]))
+	code := run(context.Background(), e, os.Args[1:])
+	if len(os.Args) > 1 && os.Args[1] == hookCommand.name {
+		// Claude Code waits for a hook's process to end: the unmapping of
+		// its memory is left to a helper (see teardown_linux.go).
+		handOverTeardown()
+	}
+	os.Exit(code)
 }
 
 // run dispatches to a command and turns its error into an exit code: 0, 1

@@ -18,7 +18,18 @@ const (
 // TestMain answers for TestHooksSleepWithALargerTimerSlack: run as
 // `<test binary> hook` or `<test binary> serve` with RECALL_TEST_PRINT_TIMER_SLACK
 // set, it prints the timer slack its process started with and exits.
+//
+// With RECALL_TEST_RUN_MAIN set it is recall itself: it runs main with its
+// arguments (for TestAHookLeavesItsUnmappingToAHelper); with
+// RECALL_TEST_HAND_OVER, a process that hands its teardown over and lives on
+// a while (for TestTheTeardownHelperHoldsNothingOfTheHook).
 func TestMain(m *testing.M) {
+	if os.Getenv("RECALL_TEST_RUN_MAIN") != "" {
+		main()
+	}
+	if os.Getenv("RECALL_TEST_HAND_OVER") != "" {
+		handOverAndLinger()
+	}
 	if os.Getenv("RECALL_TEST_PRINT_TIMER_SLACK") != "" {
 		slack, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prGetTimerSlack, 0, 0)
 		if errno != 0 {

@@ -149,6 +149,42 @@ func (s *DB) SearchEntries(ctx context.Context, text string, namespaces []string
 		ORDER BY rank, j.id DESC LIMIT ?`, append(append([]any{q}, args...), limit)...)
 }
 
+// HasPastEntries reports whether the journal holds an entry of namespaces
+// (all when empty) written in another session than current ("": in any
+// session) (capture.PastEntryChecker). It seeks the journal's index of
+// namespaces and sessions, twice a namespace, whatever the journal's size:
+// a project's first session, with nothing in the past to show, skips the
+// prompt hook's search of the journal (0.7-0.9 ms of a hook's process,
+// mostly FTS5 opening the journal's index and compiling its query).
+func (s *DB) HasPastEntries(ctx context.Context, namespaces []string, current string) (bool, error) {
+	ops := []string{"<", ">"} // two seeks, where <> would read the current session's entries
+	if current == "" {
+		ops = []string{">="} // any session, none included
+	}
+	scopes := []string{""}
+	if len(namespaces) > 0 {
+		scopes = namespaces
+	}
+	var exists []string
+	var args []any
+	for _, ns := range scopes {
+		for _, op := range ops {
+			cond := "session_id " + op + " ?"
+			if len(namespaces) > 0 {
+				cond = "namespace = ? AND " + cond
+				args = append(args, ns)
+			}
+			exists = append(exists, "EXISTS (SELECT 1 FROM journal WHERE "+cond+")")
+			args = append(args, current)
+		}
+	}
+	var past bool
+	if err := s.db.QueryRowContext(ctx, "SELECT "+strings.Join(exists, " OR "), args...).Scan(&past); err != nil {
+		return false, fmt.Errorf("journal's past sessions: %w", err)
+	}
+	return past, nil
+}
+
 // queryEntryHits runs a journal ranking query returning an entry's columns and
 // its BM25 rank.
 func (s *DB) queryEntryHits(ctx context.Context, query string, args ...any) ([]journal.EntryHit, error) {

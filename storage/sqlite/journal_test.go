@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,7 +10,10 @@ import (
 )
 
 // The journal's store: a sqlite.DB keeps the session journal capture writes.
-var _ capture.Store = (*DB)(nil)
+var (
+	_ capture.Store            = (*DB)(nil)
+	_ capture.PastEntryChecker = (*DB)(nil)
+)
 
 func addEntry(t *testing.T, db *DB, session, title string, at time.Time) int64 {
 	t.Helper()
@@ -140,5 +144,104 @@ func TestJournalSearchFindsTheFewMatchesAFilterKeeps(t *testing.T) {
 		if h.Entry.Namespace != "project:shop" || h.Score < hits[len(hits)-1].Score {
 			t.Errorf("hit %d of %s (score %v); want the strongest matches, shop's, best first", h.Entry.ID, h.Entry.Namespace, h.Score)
 		}
+	}
+}
+
+func TestHasPastEntriesSeeksTheSessionsOfAProject(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	for _, e := range []struct{ namespace, session string }{
+		{"project:a", "s1"}, {"project:a", "s2"}, {"project:a", "s2"}, {"project:b", "s3"}, {"project:d", ""},
+	} {
+		if _, err := db.AddEntry(ctx, &capture.Entry{Kind: capture.KindPrompt, Namespace: e.namespace, SessionID: e.session, Title: "a prompt", CreatedAt: t0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		namespaces []string
+		current    string
+		want       bool
+	}{
+		{[]string{"project:a"}, "s1", true}, // s2 before it
+		{[]string{"project:a"}, "s2", true}, // s1 after it
+		{[]string{"project:b"}, "s3", false},
+		{[]string{"project:b"}, "s9", true},
+		{[]string{"project:b"}, "", true},
+		{[]string{"project:c"}, "", false},
+		{[]string{"project:d"}, "s1", true}, // an entry without a session is another's
+		{[]string{"project:b", "project:c"}, "s3", false},
+		{[]string{"project:b", "project:a"}, "s3", true},
+		{nil, "s3", true},
+	} {
+		if got, err := db.HasPastEntries(ctx, c.namespaces, c.current); err != nil || got != c.want {
+			t.Errorf("HasPastEntries(%q, %q) = %v, %v; want %v", c.namespaces, c.current, got, err, c.want)
+		}
+	}
+
+	// Seeks, not a read of the project's entries: a first session asks on
+	// every prompt, with more entries each time.
+	rows, err := db.SQL().QueryContext(ctx, `EXPLAIN QUERY PLAN SELECT 1 FROM journal WHERE namespace = ? AND session_id < ?`, "project:a", "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if len(plan) != 1 || !strings.Contains(plan[0], "journal_namespace_session (namespace=? AND session_id<?)") {
+		t.Errorf("HasPastEntries' query plan is %q, want a search of the index journal_namespace_session on both columns", plan)
+	}
+}
+
+// searchCounted is a journal store that counts its searches.
+type searchCounted struct {
+	*DB
+	searches int
+}
+
+func (s *searchCounted) SearchEntries(ctx context.Context, text string, namespaces []string, limit int) ([]capture.EntryHit, error) {
+	s.searches++
+	return s.DB.SearchEntries(ctx, text, namespaces, limit)
+}
+
+// The prompt hook searches a project's journal only when it holds another
+// session than the current one: in a project's first session there is
+// nothing to find.
+func TestPastSessionsAreSearchedOnlyWhenThereAreAny(t *testing.T) {
+	ctx := context.Background()
+	store := &searchCounted{DB: openTest(t)}
+	recorder := &capture.Recorder{Store: store}
+	const prompt = "How long are orders cached?"
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	add := func(session string) int64 {
+		id, err := store.AddEntry(ctx, &capture.Entry{Kind: capture.KindPrompt, Namespace: "project:shop", SessionID: session, Title: "How long are orders cached in the orders service?", CreatedAt: at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	for range 3 {
+		add("now")
+	}
+	if found, err := recorder.Matching(ctx, prompt, []string{"project:shop"}, "now", 3, 0.6, nil); err != nil || len(found) != 0 {
+		t.Fatalf("a first session's past: %+v, %v; want none", found, err)
+	}
+	if store.searches != 0 {
+		t.Errorf("the journal was searched %d times in a project's first session; want none", store.searches)
+	}
+	past := add("before")
+	found, err := recorder.Matching(ctx, prompt, []string{"project:shop"}, "now", 3, 0.6, nil)
+	if err != nil || len(found) != 1 || found[0].ID != past {
+		t.Fatalf("past entries: %+v, %v; want entry %d", found, err, past)
+	}
+	if store.searches != 1 {
+		t.Errorf("the journal was searched %d times with a past session; want once", store.searches)
 	}
 }
