@@ -51,8 +51,8 @@ func TestServerAnswersBeforeTheWritesAndKeepsTheRequestUntilThen(t *testing.T) {
 	w := &writesAfter{release: make(chan struct{})}
 	var released sync.Once
 	release := func() { released.Do(func() { close(w.release) }) }
-	kept := spool.New(InFlightDir(path), nil)
-	s := &Server{Handle: w.handle, InFlight: kept, Deadline: 5 * time.Second, UID: os.Getuid()}
+	file := InFlightPath(path)
+	s := &Server{Handle: w.handle, InFlight: NewInFlight(file), Deadline: 5 * time.Second, UID: os.Getuid()}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan struct{})
 	go func() { defer close(served); s.Serve(ctx, ln) }()
@@ -65,16 +65,13 @@ func TestServerAnswersBeforeTheWritesAndKeepsTheRequestUntilThen(t *testing.T) {
 	if got := w.written(); len(got) != 0 {
 		t.Fatalf("written before the answer: %q", got)
 	}
-	files, _ := os.ReadDir(InFlightDir(path))
-	if n, _ := kept.Pending(); n != 1 || len(files) != 1 {
-		t.Fatalf("%d requests kept while the writes wait; want 1", n)
-	}
-	if fi, err := files[0].Info(); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Fatalf("the kept request is not its owner's alone: %v, %v", fi, err)
+	fi, err := os.Stat(file)
+	if err != nil || fi.Mode().Perm() != 0o600 || fi.Size() == 0 {
+		t.Fatalf("the request is not kept (a line in a 0600 file) while its writes wait: %v, %v", fi, err)
 	}
 	release()
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if n, _ := kept.Pending(); n == 0 {
+		if fi, err := os.Stat(file); err == nil && fi.Size() == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -101,7 +98,7 @@ func TestServerThatCannotKeepARequestWritesBeforeItAnswers(t *testing.T) {
 	w := &writesAfter{release: make(chan struct{})}
 	time.AfterFunc(200*time.Millisecond, func() { close(w.release) }) // writes that take a while
 	// InFlight under a file: neither it nor its requests can be made.
-	s := &Server{Handle: w.handle, InFlight: spool.New(filepath.Join(blocked, "inflight"), nil), Deadline: 5 * time.Second, UID: os.Getuid()}
+	s := &Server{Handle: w.handle, InFlight: NewInFlight(filepath.Join(blocked, "inflight")), Deadline: 5 * time.Second, UID: os.Getuid()}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan struct{})
 	go func() { defer close(served); s.Serve(ctx, ln) }()
@@ -116,23 +113,39 @@ func TestServerThatCannotKeepARequestWritesBeforeItAnswers(t *testing.T) {
 
 // The requests a server answered but did not write (it died) are written by
 // the next one, under their ids and times, in the order they came, once; a
-// file cut short is set aside.
+// request whose writes were done, and a line cut short, are not.
 func TestReplayWritesWhatAStoppedServerAnswered(t *testing.T) {
-	dir := InFlightDir(filepath.Join(t.TempDir(), "recall.db.sock"))
-	stopped := &Server{InFlight: spool.New(dir, nil)}
+	file := InFlightPath(filepath.Join(t.TempDir(), "recall.db.sock"))
+	stopped := &Server{InFlight: NewInFlight(file)}
 	t1 := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
-	for i, id := range []string{"hook-b", "hook-a"} {
-		if stopped.keep(&Request{ID: id, Event: []string{Stop, PostToolUse}[i], Input: json.RawMessage(`{"session_id":"s1"}`)}, t1.Add(time.Duration(i)*time.Second), 7) == nil {
+	keep := func(id, event string, at time.Time) func() {
+		done := stopped.keep(&Request{ID: id, Event: event, Input: json.RawMessage(`{"session_id":"s1"}`)}, at, 7)
+		if done == nil {
 			t.Fatal("not kept")
 		}
+		return done
 	}
-	if err := os.WriteFile(filepath.Join(dir, "99999999999999999999-1-torn.json"), []byte(`{"id":"hook-c","ev`), 0o600); err != nil {
+	keep("hook-b", Stop, t1)
+	keep("hook-x", PostToolUse, t1.Add(time.Second))() // done
+	keep("hook-a", PostToolUse, t1.Add(2*time.Second))
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
 		t.Fatal(err)
 	}
+	f.WriteString(`{"id":"hook-c","ev`) // the server died writing it
+	f.Close()
+
 	w := &writesAfter{release: make(chan struct{})}
 	close(w.release)
-	next := &Server{Handle: w.handle, InFlight: spool.New(dir, nil), Deadline: 5 * time.Second}
-	n, err := next.Replay(context.Background())
+	next := &Server{Handle: w.handle, InFlight: NewInFlight(file), Deadline: 5 * time.Second}
+	replay, err := next.TakeOver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Fatalf("the stopped server's file is still where the next one keeps its own: %v", err)
+	}
+	n, err := replay.Run(context.Background())
 	if err != nil || n != 2 {
 		t.Fatalf("Replay = %d, %v; want 2", n, err)
 	}
@@ -140,13 +153,39 @@ func TestReplayWritesWhatAStoppedServerAnswered(t *testing.T) {
 	if len(got) != 2 || got[0] != "hook-b stop" || got[1] != "hook-a post-tool-use" {
 		t.Fatalf("replayed %q; want hook-b's stop, then hook-a's post-tool-use (the order they came)", got)
 	}
-	if !w.at[0].Equal(t1) || !w.at[1].Equal(t1.Add(time.Second)) {
+	if !w.at[0].Equal(t1) || !w.at[1].Equal(t1.Add(2*time.Second)) {
 		t.Fatalf("replayed at %v; want the times they came", w.at)
 	}
-	if n, _ := next.InFlight.Pending(); n != 0 {
-		t.Fatalf("%d requests left after the replay", n)
+	replay, err = next.TakeOver()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if n, err := next.Replay(context.Background()); err != nil || n != 0 {
-		t.Fatalf("a second Replay = %d, %v; want nothing", n, err)
+	if n, err := replay.Run(context.Background()); err != nil || n != 0 {
+		t.Fatalf("a second replay = %d, %v; want nothing", n, err)
+	}
+}
+
+// A server's file is emptied whenever no request is in flight, and notes the
+// requests done while others are.
+func TestInFlightEmptiesWhenNothingIsInFlight(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "recall.db.inflight")
+	s := &Server{InFlight: NewInFlight(file)}
+	size := func() int64 {
+		fi, err := os.Stat(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	a := s.keep(&Request{ID: "hook-a", Event: Stop, Input: json.RawMessage(`{}`)}, time.Now(), 0)
+	b := s.keep(&Request{ID: "hook-b", Event: Stop, Input: json.RawMessage(`{}`)}, time.Now(), 0)
+	two := size()
+	a()
+	if size() <= two {
+		t.Fatalf("hook-a done while hook-b is in flight left the file at %d bytes; want hook-a's end noted", size())
+	}
+	b()
+	if n := size(); n != 0 {
+		t.Fatalf("nothing in flight, the file holds %d bytes; want it emptied", n)
 	}
 }

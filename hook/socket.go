@@ -185,9 +185,9 @@ type Server struct {
 	Handle FirstFunc
 	// InFlight keeps each request whose writes come after its answer until
 	// they are done, so that a server that dies between the two leaves it
-	// to the next one (Replay) instead of losing it (see InFlightDir); nil
-	// answers every request after its writes.
-	InFlight *spool.Spool
+	// to the next one (TakeOver) instead of losing it; nil answers every
+	// request after its writes.
+	InFlight *InFlight
 	// Deadline bounds one request (reading it, the work, the answer, the
 	// writes after it).
 	Deadline time.Duration

@@ -133,16 +133,6 @@ func (s *Spool) AddUnsynced(kind, once string, data any) (Write, error) {
 	return s.add(kind, once, data, false)
 }
 
-// Remove forgets the write id, made by its writer itself (a write kept only
-// until it was made): a write no longer there is no error.
-func (s *Spool) Remove(id string) error {
-	err := os.Remove(filepath.Join(s.dir, id+fileExt))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	return err
-}
-
 func (s *Spool) add(kind, once string, data any, synced bool) (Write, error) {
 	raw, err := json.Marshal(data)
 	if err != nil {

@@ -254,29 +254,23 @@ func TestServeWritesWhatAStoppedServerAnswered(t *testing.T) {
 	const session = "4f1c2d9e-session" // hookInput's
 	orders := filepath.Join(root, "internal", "api", "orders.go")
 	ran := time.Date(2026, 11, 26, 9, 30, 0, 0, time.UTC)
-	dir := c.dbPath + ".inflight"
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	// As the server keeps them: a line each, in the order they came.
+	var kept strings.Builder
 	for i, ev := range []struct{ event, input string }{
 		{"user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "how are orders cached in redis?"})},
 		{"post-tool-use", hookInput(t, "PostToolUse", cwd, map[string]any{"tool_name": "Edit",
 			"tool_input":    map[string]any{"file_path": orders, "old_string": "ttl := 0", "new_string": "ttl := 5 * time.Minute"},
 			"tool_response": map[string]any{"filePath": orders, "success": true}})},
 	} {
-		// As package spool writes them: the request under its write id,
-		// the event its kind.
-		at := ran.Add(time.Duration(i) * time.Second)
-		id := fmt.Sprintf("%020d-1-0000000%d", at.UnixNano(), i)
-		kept := fmt.Sprintf(`{"id":%q,"once":"hook-%d","kind":%q,"at":%q,"data":{"input":%s,"received_at":%q,"transcript_offset":0}}`,
-			id, i, ev.event, at.Format(time.RFC3339Nano), ev.input, at.Format(time.RFC3339Nano))
-		if err := os.WriteFile(filepath.Join(dir, id+".json"), []byte(kept), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		fmt.Fprintf(&kept, `{"id":"hook-%d","event":%q,"input":%s,"received_at":%q}`+"\n",
+			i, ev.event, ev.input, ran.Add(time.Duration(i)*time.Second).Format(time.RFC3339Nano))
+	}
+	if err := os.WriteFile(c.dbPath+".inflight", []byte(kept.String()), 0o600); err != nil {
+		t.Fatal(err)
 	}
 	c.serveUntil("the stopped server's hooks written", func() bool {
-		left, _ := os.ReadDir(dir)
-		return len(left) == 0
+		_, err := os.Stat(c.dbPath + ".inflight.old")
+		return len(c.journal(session)) == 2 && os.IsNotExist(err)
 	})
 	entries := c.journal(session)
 	if len(entries) != 2 || !strings.HasPrefix(entries[0].Title, "how are orders cached") || !strings.HasPrefix(entries[1].Title, "Edit: "+orders) {

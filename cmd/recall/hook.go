@@ -309,15 +309,19 @@ func (a *app) serveHooks(ctx context.Context) {
 		UID:      os.Getuid(),
 		Logger:   a.log,
 		Handle:   a.answerHookFirst,
-		InFlight: spool.New(hook.InFlightDir(path), a.log),
+		InFlight: hook.NewInFlight(hook.InFlightPath(path)),
 	}
-	// What a server before this one answered but did not write; the socket
+	// What a server before this one answered but did not write: the socket
 	// is this server's now, so no other is writing it.
-	go func() {
-		if n, err := s.Replay(ctx); err != nil || n > 0 {
-			a.log.Info("hook requests a stopped server had answered, written now", "requests", n, "err", err)
-		}
-	}()
+	if replay, err := s.TakeOver(); err != nil {
+		a.log.Warn("hook requests a stopped server had answered not read; the next server tries again", "err", err)
+	} else {
+		go func() {
+			if n, err := replay.Run(ctx); err != nil || n > 0 {
+				a.log.Info("hook requests a stopped server had answered, written now", "requests", n, "err", err)
+			}
+		}()
+	}
 	if err := s.Serve(ctx, ln); err != nil {
 		a.log.Warn("hook socket closed", "err", err)
 	}
