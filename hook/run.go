@@ -115,9 +115,12 @@ func Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer, d
 			return
 		}
 		if ev == PostToolUse {
-			// Its entry is cleaned of secrets once the database is open; the
-			// rules its input wakes compile meanwhile, on the other core.
-			go privacy.Prepare(string(raw))
+			// Its entry (the tool's input and response) is cleaned of
+			// secrets once the database is open or while it is made; the
+			// rules they wake compile meanwhile, on the other core. Not the
+			// rest of the input: a working directory ending in ".../api",
+			// then a comma, looks like an assignment to generic-api-key.
+			go privacy.Prepare(string(in.ToolInput.Raw) + "\n" + string(in.ToolResponse))
 		}
 		work := ctx
 		if asked {

@@ -99,17 +99,24 @@ func TestScrubRedactsATruncatedPrivateKey(t *testing.T) {
 }
 
 // Prepare compiles the rules a text wakes, and only those: a hook calls it on
-// its input while its database opens, and must not pay for every rule.
+// its input while its database opens, and must not pay for every rule. A
+// keyword in a path wakes no semi-generic rule (generic-api-key's "api");
+// followed by an assignment it does.
 func TestPrepareCompilesTheRulesATextWakes(t *testing.T) {
-	r := &redactor{stopWords: gitleaksStopWords, allowSrc: gitleaksAllowRegexes, rules: gitleaksRules()}
-	r.prepare(`{"tool_input":{"file_path":"/src/shop-api/internal/api/orders.go"}}`)
-	for _, ru := range r.rules {
-		woken := containsAny(`{"tool_input":{"file_path":"/src/shop-api/internal/api/orders.go"}}`, ru.keywords)
-		if compiled := ru.re != nil; compiled != woken {
-			t.Errorf("rule %s (keywords %v): compiled %v, want %v", ru.id, ru.keywords, compiled, woken)
-		}
-		if ru.id == "generic-api-key" && ru.re == nil {
-			t.Error("the generic assignment rule, woken by \"api\" in the path, is not compiled")
+	for text, genericWoken := range map[string]bool{
+		`{"tool_input":{"file_path":"/src/shop-api/internal/api/orders.go"}}`: false,
+		`{"tool_input":{"command":"export API_KEY=Zx8Kq2Lm9Vb4Nc7Rt1Yw5"}}`:   true,
+	} {
+		r := &redactor{stopWords: gitleaksStopWords, allowSrc: gitleaksAllowRegexes, rules: gitleaksRules()}
+		r.prepare(text)
+		for _, ru := range r.rules {
+			woken := ru.mayMatch(strings.ToLower(text))
+			if compiled := ru.re != nil; compiled != woken {
+				t.Errorf("rule %s (keywords %v): compiled %v, want %v", ru.id, ru.keywords, compiled, woken)
+			}
+			if ru.id == "generic-api-key" && (ru.re != nil) != genericWoken {
+				t.Errorf("generic-api-key compiled %v for %s, want %v", ru.re != nil, text, genericWoken)
+			}
 		}
 	}
 }

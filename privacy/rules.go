@@ -3,6 +3,7 @@ package privacy
 import (
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"sort"
 	"strings"
 	"sync"
@@ -37,6 +38,9 @@ type rule struct {
 	once    sync.Once
 	re      *regexp.Regexp
 	allowRe []*regexp.Regexp
+
+	namedOnce sync.Once
+	named     bool // see namedByKeyword
 }
 
 // compiled compiles the rule on first use; a pattern Go cannot compile makes the
@@ -140,10 +144,206 @@ func Prepare(text string) { defaultRedactor().prepare(text) }
 func (r *redactor) prepare(text string) {
 	low := strings.ToLower(text)
 	for _, ru := range r.rules {
-		if containsAny(low, ru.keywords) {
+		if ru.mayMatch(low) {
 			ru.compiled()
 		}
 	}
+}
+
+// mayMatch says whether the rule may find a secret in low (the text in lower
+// case): one of its keywords occurs in it, and for a rule of gitleaks'
+// semi-generic kind, one is followed by what the rule needs before a secret.
+// A rule that cannot match is not compiled.
+func (ru *rule) mayMatch(low string) bool {
+	if !containsAny(low, ru.keywords) {
+		return false
+	}
+	return !ru.namedByKeyword() || assignedAfter(low, ru.keywords)
+}
+
+// namedByKeyword says whether the rule is semi-generic and every identifier
+// it matches holds one of its keywords, followed only by name characters:
+// then a match has a keyword followed by an assignment. Some provider rules
+// have keywords from the secret instead (New Relic's "nrak"), and are left
+// to their expression.
+func (ru *rule) namedByKeyword() bool {
+	ru.namedOnce.Do(func() {
+		if !isSemiGeneric(ru.pattern) {
+			return
+		}
+		alt := strings.TrimPrefix(ru.pattern, semiGenericStart)
+		alt = alt[:strings.Index(alt, semiGenericMiddle)]
+		re, err := syntax.Parse("(?i:"+alt+")", syntax.Perl)
+		if err != nil {
+			return
+		}
+		ids, ok := identifiers(re.Simplify())
+		if !ok {
+			return
+		}
+		for _, id := range ids {
+			if !holdsKeyword(id, ru.keywords) {
+				return
+			}
+		}
+		ru.named = true
+	})
+	return ru.named
+}
+
+// holdsKeyword says whether id holds one of keywords followed by at most
+// maxIdentifierRest name characters.
+func holdsKeyword(id string, keywords []string) bool {
+	for _, k := range keywords {
+		for from := 0; ; {
+			i := strings.Index(id[from:], k)
+			if i < 0 {
+				break
+			}
+			rest := id[from+i+len(k):]
+			if len(rest) <= maxIdentifierRest && allName(rest) {
+				return true
+			}
+			from += i + 1
+		}
+	}
+	return false
+}
+
+func allName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isNameChar(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// identifiers lists every string re matches, in lower case; ok is false when
+// they are not a small finite set.
+func identifiers(re *syntax.Regexp) (out []string, ok bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return []string{strings.ToLower(string(re.Rune))}, true
+	case syntax.OpEmptyMatch:
+		return []string{""}, true
+	case syntax.OpCharClass:
+		for i := 0; i < len(re.Rune); i += 2 {
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				if len(out) > 64 {
+					return nil, false
+				}
+				out = append(out, strings.ToLower(string(r)))
+			}
+		}
+		return out, true
+	case syntax.OpCapture:
+		return identifiers(re.Sub[0])
+	case syntax.OpQuest:
+		sub, ok := identifiers(re.Sub[0])
+		return append(sub, ""), ok
+	case syntax.OpAlternate:
+		for _, s := range re.Sub {
+			sub, ok := identifiers(s)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, sub...)
+		}
+		return out, true
+	case syntax.OpConcat:
+		out = []string{""}
+		for _, s := range re.Sub {
+			sub, ok := identifiers(s)
+			if !ok || len(out)*len(sub) > 4096 {
+				return nil, false
+			}
+			var next []string
+			for _, a := range out {
+				for _, b := range sub {
+					next = append(next, a+b)
+				}
+			}
+			out = next
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// Most of gitleaks' rules for a provider's keys, and its generic-api-key,
+// are semi-generic: an identifier (the provider's name, or "api", "key",
+// "token"...), up to 20 name characters, up to 3 quotes or spaces, then an
+// assignment (=, :, >, ||, ?=, a comma) and the secret. A keyword in a path
+// or a word ("internal/api/orders.go", "the API docs") wakes such a rule, and
+// generic-api-key takes half a millisecond to compile (its counted
+// repetitions, up to 150, unroll): a post-tool-use or prompt hook paid it on
+// most inputs. Where the identifier holds one of the rule's keywords
+// (namedByKeyword), a text without a keyword followed by name characters,
+// quotes or spaces and an assignment holds no match.
+const (
+	semiGenericStart  = `(?i)[\w.-]{0,50}?(?:`
+	semiGenericMiddle = `)(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)`
+	// maxIdentifierRest is how many name characters may follow a keyword
+	// within the identifier (at most 50 in all, checked by the test), before
+	// the 20 the middle allows.
+	maxIdentifierRest = 50
+)
+
+func isSemiGeneric(pattern string) bool {
+	return strings.HasPrefix(pattern, semiGenericStart) && strings.Contains(pattern, semiGenericMiddle)
+}
+
+// assignedAfter reports whether, in low, one of keywords is followed by at
+// most maxIdentifierRest+20 name characters ([ \t\w.-]), at most 3 quotes
+// or spaces, then the first character of an assignment.
+func assignedAfter(low string, keywords []string) bool {
+	for _, k := range keywords {
+		for from := 0; ; {
+			i := strings.Index(low[from:], k)
+			if i < 0 {
+				break
+			}
+			at := from + i + len(k)
+			if assignmentWithin(low[at:]) {
+				return true
+			}
+			from += i + 1
+		}
+	}
+	return false
+}
+
+// assignmentWithin says whether s begins with name characters, quotes or
+// spaces as the semi-generic middle allows, then an assignment's first
+// character.
+func assignmentWithin(s string) bool {
+	for a := 0; a <= maxIdentifierRest+20 && a <= len(s); a++ {
+		for b := 0; b <= 3 && a+b < len(s); b++ {
+			if strings.IndexByte("=>:|?,", s[a+b]) >= 0 {
+				return true
+			}
+			if !isQuoteOrSpace(s[a+b]) {
+				break
+			}
+		}
+		if a == len(s) || !isNameChar(s[a]) {
+			return false
+		}
+	}
+	return false
+}
+
+// isNameChar is [ \t\w.-] of a lower-cased text, and any byte of a
+// character beyond ASCII: under (?i) the class also holds the long s and the
+// Kelvin sign, which lower-casing leaves non-ASCII.
+func isNameChar(c byte) bool {
+	return c == ' ' || c == '\t' || c == '_' || c == '.' || c == '-' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+// isQuoteOrSpace is [\s'"] (RE2's \s: \t \n \f \r and space).
+func isQuoteOrSpace(c byte) bool {
+	return c == '\'' || c == '"' || c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
 // Redact replaces every secret found in text with [REDACTED:<rule>] and counts
@@ -155,7 +355,7 @@ func (r *redactor) Redact(text string) (string, map[string]int) {
 	low := strings.ToLower(text)
 	found := map[string]string{} // secret -> rule id
 	for _, ru := range r.rules {
-		if !containsAny(low, ru.keywords) {
+		if !ru.mayMatch(low) {
 			continue
 		}
 		re := ru.compiled()
