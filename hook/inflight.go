@@ -66,7 +66,9 @@ type inFlightLine struct {
 // alone, written without waiting for the disk), and returns what says its
 // writes are done.
 func (k *InFlight) keep(line inFlightLine) (done func(), err error) {
-	b, err := json.Marshal(line)
+	head := line
+	head.Input = nil // omitted
+	b, err := marshalWithInput(line, head, line.Input)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +228,7 @@ func (s *Server) replay(ctx context.Context, l inFlightLine) error {
 	if err != nil {
 		return err
 	}
-	in, err := ReadInput(bytes.NewReader(l.Input))
+	in, err := ParseInput(l.Input)
 	if err != nil {
 		return err
 	}
