@@ -39,7 +39,7 @@ func (h *Handler) queueSummary(ctx context.Context, event string, in *Input) err
 	if in.SessionID == "" {
 		return fmt.Errorf("%s without session_id: no session to summarise", eventNames[event])
 	}
-	if err := h.Capture.QueueSummary(ctx, in.SessionID, event, h.Capture.Turn(ctx, in.SessionID, in.TranscriptPath)); err != nil {
+	if err := h.Capture.QueueSummary(ctx, in.SessionID, event, h.Capture.TurnAsOf(ctx, in.SessionID, in.TranscriptPath, transcriptOffset(in))); err != nil {
 		h.lostWrite(writeSummary, err)
 		return fmt.Errorf("queue summary: %w", err)
 	}

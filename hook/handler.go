@@ -525,7 +525,11 @@ func (h *Handler) postToolUse(ctx context.Context, in *Input) error {
 	var entry *capture.Entry
 	var entryErr error
 	if h.Capture != nil {
-		entry, entryErr = h.Capture.ObservationEntry(anchorOf(p, in, h.Capture.Turn(ctx, in.SessionID, in.TranscriptPath), in.ToolUseID), capture.Tool{
+		// The turn as of the transcript when the event came: a server
+		// writes the call after its answer, or the next server after a
+		// crash, by when the transcript may hold the next prompt.
+		turn := h.Capture.TurnAsOf(ctx, in.SessionID, in.TranscriptPath, transcriptOffset(in))
+		entry, entryErr = h.Capture.ObservationEntry(anchorOf(p, in, turn, in.ToolUseID), capture.Tool{
 			Name: in.ToolName, Input: in.ToolInput.Raw, Response: in.ToolResponse, Cwd: in.Cwd,
 		})
 		if entryErr != nil {

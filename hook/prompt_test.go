@@ -270,3 +270,35 @@ func TestPostToolUseFirstWritesInItsRest(t *testing.T) {
 		t.Fatalf("%d tool calls recorded after the rest; want 1", n)
 	}
 }
+
+// A tool call written after its event (by a server after its answer, or by
+// the next server after a crash) takes the turn of the transcript as it was
+// when the event came, not the turn of a prompt that came since.
+func TestPostToolUseTakesTheTurnOfItsTime(t *testing.T) {
+	p := newPromptHook(t)
+	transcript := filepath.Join(t.TempDir(), "transcript.jsonl")
+	line := func(uuid, text string) string {
+		return `{"type":"user","uuid":"` + uuid + `","message":{"role":"user","content":"` + text + `"}}` + "\n"
+	}
+	if err := os.WriteFile(transcript, []byte(line("turn-1", "cache the orders")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	then := capture.TranscriptSize(transcript)
+	f, err := os.OpenFile(transcript, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(line("turn-2", "now the invoices"))
+	f.Close()
+	in := &hook.Input{SessionID: "s1", Cwd: p.root, TranscriptPath: transcript, ToolName: "Bash", ToolUseID: "toolu_1", TranscriptOffset: &then}
+	if _, err := p.handler.Handle(context.Background(), hook.PostToolUse, in); err != nil {
+		t.Fatal(err)
+	}
+	var turn string
+	if err := p.db.SQL().QueryRowContext(context.Background(), `SELECT turn_id FROM journal WHERE kind = 'observation'`).Scan(&turn); err != nil {
+		t.Fatal(err)
+	}
+	if turn != "turn-1" {
+		t.Fatalf("the tool call went to turn %q; want turn-1, the transcript's last prompt when it ran", turn)
+	}
+}

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/recall-mcp/recall/keywords"
@@ -40,15 +41,21 @@ func (s *DB) SearchCovering(ctx context.Context, text string, share float64, f m
 	}
 	q := keywords.Match(terms, "OR")
 	covering := coveringMatch(terms, k)
-	n, err := s.matchesUpTo(ctx, covering, rankWindow+1)
+	few, err := s.fewMemories(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if n > rankWindow {
-		return s.SearchKeyword(ctx, text, f, limit)
-	}
-	if n == 0 {
-		return nil, nil
+	if !few {
+		n, err := s.matchesUpTo(ctx, covering, rankWindow+1)
+		if err != nil {
+			return nil, err
+		}
+		if n > rankWindow {
+			return s.SearchKeyword(ctx, text, f, limit)
+		}
+		if n == 0 {
+			return nil, nil
+		}
 	}
 	if limit <= 0 {
 		limit = storage.DefaultSearchLimit
@@ -100,4 +107,19 @@ func binomial(n, k int) int {
 		r = r * (n - k + i) / i
 	}
 	return r
+}
+
+// fewMemories reports whether the store holds rankWindow memories at most:
+// their seqs, which are their rowids in the keyword index, are never reused,
+// so the last one bounds their number, and no expression can match more.
+// SearchCovering then ranks the covering matches without counting them
+// first: the count walks the covering expression once more, and most stores
+// are that small (at 1k memories the count was 0.3-0.4 ms of a prompt hook's
+// process).
+func (s *DB) fewMemories(ctx context.Context) (bool, error) {
+	var last int64
+	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM memories`).Scan(&last); err != nil {
+		return false, fmt.Errorf("keyword search: %w", err)
+	}
+	return last <= rankWindow, nil
 }

@@ -13,7 +13,6 @@ import (
 // SearchCovering gives exactly the memories a keyword search ranks that hold
 // at least the share of the query's words, in the keyword search's order.
 func TestSearchCoveringRanksTheMemoriesHoldingTheShare(t *testing.T) {
-	ctx := context.Background()
 	db := openTest(t)
 	words := []string{"orders", "cached", "minutes", "service", "redis"}
 	for i := range 600 {
@@ -27,6 +26,28 @@ func TestSearchCoveringRanksTheMemoriesHoldingTheShare(t *testing.T) {
 		mustInsert(t, db, newMemory(fmt.Sprintf("note %d about %v", i, held), ns, memory.TypeDecision), nil)
 	}
 	query := "How many minutes are orders cached in the redis service?"
+	checkCovering(t, db, query)
+	if n := db.matchCounts.Load(); n != 0 {
+		t.Errorf("with %d memories at most, SearchCovering counted the matches %d times first; want none (it ranks them all)", rankWindow, n)
+	}
+	// Past rankWindow seqs, the matches are counted first (more than
+	// rankWindow of them go to SearchKeyword): the same hits.
+	if _, err := db.SQL().Exec(`INSERT INTO memories (seq, id, content, content_hash, memory_type, namespace, importance,
+			confidence, created_at, updated_at, accessed_at) VALUES (?, 'mem_last', 'an unrelated note', 'h', 'session', 'global', 0.5, 0.3, '', '', '')`,
+		rankWindow+1); err != nil {
+		t.Fatal(err)
+	}
+	checkCovering(t, db, query)
+	if db.matchCounts.Load() == 0 {
+		t.Error("past rankWindow seqs, SearchCovering ranked the matches without counting them")
+	}
+}
+
+// checkCovering compares SearchCovering with the keyword search's hits that hold the
+// share, for several shares, limits and filters.
+func checkCovering(t *testing.T, db *DB, query string) {
+	t.Helper()
+	ctx := context.Background()
 	for _, f := range []memory.Filter{{}, {Namespaces: []string{"project:shop", "global"}}} {
 		all, err := db.SearchKeyword(ctx, query, f, 1000)
 		if err != nil {

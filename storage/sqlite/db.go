@@ -72,6 +72,8 @@ type DB struct {
 
 	checkpointing atomic.Bool    // a checkpoint is running
 	checkpoints   sync.WaitGroup // Close waits for it
+
+	matchCounts atomic.Int64 // FTS5 expressions matchesUpTo counted, for tests
 }
 
 var _ memory.Store = (*DB)(nil)

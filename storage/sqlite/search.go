@@ -130,6 +130,7 @@ func (s *DB) rareTerms(ctx context.Context, terms []keywords.Term) ([]keywords.T
 // matchesUpTo counts the memories matching the FTS5 expression match, up to
 // upTo: a common word costs no more to count than a rare one.
 func (s *DB) matchesUpTo(ctx context.Context, match string, upTo int) (int, error) {
+	s.matchCounts.Add(1)
 	var n int
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM memories_fts
 		WHERE memories_fts MATCH ? LIMIT ?)`, match, upTo).Scan(&n); err != nil {

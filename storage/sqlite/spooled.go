@@ -71,7 +71,20 @@ func (s *DB) hookWrite(ctx context.Context, kind string, data any, fn func(tx *s
 		fn = appliedOnce(ctx, once, hookWriteIDs, fn)
 	}
 	if !s.spoolWhenBusy {
-		if err := s.writePatiently(ctx, fn); err != nil {
+		err := s.writePatiently(ctx, fn)
+		if isBusy(err) || outOfTime(ctx, err) {
+			// recall serve answers a hook before its writes: behind a
+			// writer that outlasts the event's time (an import, a
+			// migration) the write is kept in the spool for the server's
+			// drain, as the hook itself would have kept it.
+			w, serr := s.spool.AddOnce(kind, once, data)
+			if serr != nil {
+				return fmt.Errorf("%w; the spool %s could not take it either: %s", err, s.spool.Dir(), fileTrouble(serr))
+			}
+			s.log.Info("database busy with another writer past the hook's time; write kept in the spool for later", "kind", kind, "id", w.ID, "spool", s.spool.Dir())
+			return nil
+		}
+		if err != nil {
 			return err
 		}
 		s.walSync.soon()

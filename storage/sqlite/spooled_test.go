@@ -506,3 +506,32 @@ func TestFileTroubleNamesTheCause(t *testing.T) {
 		}
 	}
 }
+
+// recall serve writes a hook's records after answering it: behind a writer
+// that outlasts the event's time its write goes to the spool, under the
+// event's write id, and the server's drain applies it once the lock is free.
+func TestServerHookWriteBehindALongWriterIsSpooled(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "recall.db")
+	db, err := OpenWith(context.Background(), path, Options{}) // a server's: no SpoolWhenBusy
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	release := lockWrites(t, db)
+	ctx, cancel := context.WithTimeout(spool.WithWriteID(context.Background(), "hook-1"), 300*time.Millisecond)
+	defer cancel()
+	if _, err := db.AddEntry(ctx, &capture.Entry{Kind: capture.KindPrompt, Namespace: "project:shop", SessionID: "s1",
+		Title: "how are orders cached?", Body: "how are orders cached?", CreatedAt: time.Now()}); err != nil {
+		t.Fatalf("a write behind a writer past its time was lost: %v", err)
+	}
+	if n, _, _ := db.SpoolCounts(); n != 1 {
+		t.Fatalf("%d writes spooled; want the one", n)
+	}
+	release()
+	if _, err := db.DrainSpool(context.Background(), spool.Budget{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, `SELECT count(*) FROM journal WHERE session_id = 's1'`); n != 1 {
+		t.Fatalf("%d entries after the drain; want 1", n)
+	}
+}
