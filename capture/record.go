@@ -55,6 +55,12 @@ func (r *Recorder) Turn(ctx context.Context, sessionID, transcriptPath string) s
 	return r.TurnAfter(ctx, nil, sessionID, transcriptPath, -1)
 }
 
+// TurnAsOf is Turn as it was when the transcript was size bytes long (below
+// zero: as it is now).
+func (r *Recorder) TurnAsOf(ctx context.Context, sessionID, transcriptPath string, size int64) string {
+	return r.TurnAfter(ctx, nil, sessionID, transcriptPath, size)
+}
+
 // TurnAfter is Turn as it was when the transcript was size bytes long (below
 // zero: as it is now), with pending entries written after what the store
 // holds but not yet committed (oldest first): for a tool call recorded after
