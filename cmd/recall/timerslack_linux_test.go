@@ -16,7 +16,7 @@ const (
 )
 
 // TestMain answers for TestHooksSleepWithALargerTimerSlack: run as
-// `<test binary> hook` or `<test binary> serve` with RECALL_TEST_PRINT_TIMER_SLACK
+// `<test binary> hook`, `<test binary> serve` or `<test binary> stats` with RECALL_TEST_PRINT_TIMER_SLACK
 // set, it prints the timer slack its process started with and exits.
 //
 // With RECALL_TEST_RUN_MAIN set it is recall itself: it runs main with its
@@ -65,7 +65,10 @@ func TestHooksSleepWithALargerTimerSlack(t *testing.T) {
 	if got, want := slackOf("hook"), "1000000"; got != want {
 		t.Errorf("a hook's timer slack is %s ns, want %s", got, want)
 	}
-	if got, want := slackOf("serve"), inherited; got != want {
-		t.Errorf("recall serve's timer slack is %s ns, want the one it inherits, %s", got, want)
+	if got, want := slackOf("serve"), "1000000"; got != want {
+		t.Errorf("recall serve's timer slack is %s ns, want %s", got, want)
+	}
+	if got, want := slackOf("stats"), inherited; got != want {
+		t.Errorf("recall stats's timer slack is %s ns, want the one it inherits, %s", got, want)
 	}
 }

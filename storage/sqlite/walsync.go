@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // recordsSync: how durable the hooks' records are.
@@ -29,9 +30,10 @@ import (
 // NORMAL record can lose is narrow: the events of the last seconds before a
 // power cut, which Claude Code's own transcript (that the history indexer
 // reads) keeps too. A long-lived process (recall serve answering the hooks)
-// also closes that window: walSyncer syncs the WAL right after the commit,
-// off the hook's path, so its answer does not wait for the disk but the
-// record is on it milliseconds later. A hook process exits right after
+// also closes that window: walSyncer syncs the WAL soon after the commit
+// (syncGather, one fsync for a burst of hooks), off the hook's path, so its
+// answer does not wait for the disk but the record is on it within a tenth
+// of a second. A hook process exits right after
 // answering and leaves the sync to the next FULL commit, a checkpoint or the
 // operating system.
 
@@ -77,12 +79,31 @@ func (w *walSyncer) close() {
 	<-w.done
 }
 
+// syncGather is how long the syncer lets commits gather before it syncs
+// them: Claude Code runs tools side by side and their hooks come in bursts,
+// which one fsync covers. A record is on the disk this much later (it is in
+// the operating system's hands at once).
+const syncGather = 50 * time.Millisecond
+
 func (w *walSyncer) run() {
 	defer close(w.done)
 	for {
 		select {
 		case <-w.kick:
+			stopping := false
+			select {
+			case <-time.After(syncGather):
+			case <-w.stop:
+				stopping = true
+			}
+			select {
+			case <-w.kick: // committed while gathering: this sync covers it
+			default:
+			}
 			w.sync()
+			if stopping {
+				return
+			}
 		case <-w.stop:
 			select {
 			case <-w.kick:
