@@ -52,15 +52,30 @@ func (r *Recorder) QueueSummary(ctx context.Context, sessionID, reason, turnID s
 // it is that turn and nothing is read; after a prompt, its line is next to
 // the prompt's anchor. Without either, the transcript's last 256 KB.
 func (r *Recorder) Turn(ctx context.Context, sessionID, transcriptPath string) string {
-	return r.TurnAsOf(ctx, sessionID, transcriptPath, -1)
+	return r.TurnAfter(ctx, nil, sessionID, transcriptPath, -1)
 }
 
 // TurnAsOf is Turn as it was when the transcript was size bytes long (below
-// zero: as it is now): for a tool call recorded after its hook ran (kept in
-// the spool), by when the transcript may hold the next prompt.
+// zero: as it is now).
 func (r *Recorder) TurnAsOf(ctx context.Context, sessionID, transcriptPath string, size int64) string {
+	return r.TurnAfter(ctx, nil, sessionID, transcriptPath, size)
+}
+
+// TurnAfter is Turn as it was when the transcript was size bytes long (below
+// zero: as it is now), with pending entries written after what the store
+// holds but not yet committed (oldest first): for a tool call recorded after
+// its hook ran (kept in the spool), by when the transcript may hold the next
+// prompt, in a drain that writes many in one transaction (each tool call's
+// turn depends on the capture before it).
+func (r *Recorder) TurnAfter(ctx context.Context, pending []*Entry, sessionID, transcriptPath string, size int64) string {
 	var last *Entry
-	if sessionID != "" {
+	for i := len(pending) - 1; i >= 0 && sessionID != ""; i-- {
+		if e := pending[i]; e.SessionID == sessionID && (e.Kind == KindPrompt || e.Kind == KindObservation) {
+			last = e
+			break
+		}
+	}
+	if last == nil && sessionID != "" {
 		last, _ = r.Store.LastCapture(ctx, sessionID) // unread: as without one
 	}
 	switch {

@@ -112,3 +112,36 @@ func TestTurnIsFoundFromTheJournalsLastAnchor(t *testing.T) {
 		t.Fatalf("a session without entries: turn %q, want turn-x", got)
 	}
 }
+
+// A drain writing several captures in one transaction passes the ones not
+// yet committed: the newest of the session among them comes before the
+// store's (which has not seen them), as of the transcript's size then.
+func TestTurnAfterEntriesNotYetCommitted(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "recall.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rec := &capture.Recorder{Store: db}
+	path := filepath.Join(t.TempDir(), "session.jsonl")
+	appendLines(t, path, transcriptLine(t, "user", "turn-1", "make the cache last five minutes"))
+	size := capture.TranscriptSize(path)
+	appendLines(t, path, transcriptLine(t, "user", "turn-2", "now the customers cache"))
+
+	// In the store: a tool call of turn-1's. Pending: the prompt of turn-2.
+	if _, err := db.AddEntry(ctx, &capture.Entry{Kind: capture.KindObservation, Namespace: "project:shop", SessionID: "s1", TurnID: "turn-1",
+		TranscriptPath: path, TranscriptOffset: size, ToolName: "Bash", Title: "Bash: go test", Body: "go test"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.TurnAfter(ctx, nil, "s1", path, size); got != "turn-1" {
+		t.Fatalf("TurnAfter with nothing pending = %q, want the stored tool call's turn-1", got)
+	}
+	pending := []*capture.Entry{
+		{Kind: capture.KindObservation, SessionID: "s1", TurnID: "turn-7", TranscriptPath: path},
+		{Kind: capture.KindObservation, SessionID: "other", TurnID: "turn-9", TranscriptPath: path},
+	}
+	if got := rec.TurnAfter(ctx, pending, "s1", path, size); got != "turn-7" {
+		t.Fatalf("TurnAfter = %q, want turn-7, the session's newest pending tool call's", got)
+	}
+}

@@ -78,15 +78,17 @@ func (h *Handler) keepToolCall(ctx context.Context, in *Input) error {
 // ResolveKeptToolCall completes a tool call a hook kept (a KeptToolCall, as
 // JSON) with what only the database knows: the namespace of its project and
 // its turn, found as the hook would have found them when it ran.
-func (h *Handler) ResolveKeptToolCall(ctx context.Context, data json.RawMessage) (*capture.Entry, *memory.FileActivity, error) {
+// pending are the journal entries written before it in the same
+// transaction, oldest first (see capture.Recorder.TurnAfter).
+func (h *Handler) ResolveKeptToolCall(ctx context.Context, data json.RawMessage, pending []*capture.Entry) (*capture.Entry, *memory.FileActivity, error) {
 	var k KeptToolCall
 	if err := json.Unmarshal(data, &k); err != nil {
 		return nil, nil, fmt.Errorf("decode kept tool call: %w", err)
 	}
-	return h.resolveKept(ctx, &k)
+	return h.resolveKept(ctx, &k, pending)
 }
 
-func (h *Handler) resolveKept(ctx context.Context, k *KeptToolCall) (*capture.Entry, *memory.FileActivity, error) {
+func (h *Handler) resolveKept(ctx context.Context, k *KeptToolCall, pending []*capture.Entry) (*capture.Entry, *memory.FileActivity, error) {
 	if k.Entry == nil {
 		return nil, k.Activity, nil
 	}
@@ -97,7 +99,7 @@ func (h *Handler) resolveKept(ctx context.Context, k *KeptToolCall) (*capture.En
 	k.Entry.Namespace = p.Namespace
 	if h.Capture != nil {
 		// The transcript has grown since: its turn as of the hook's time.
-		k.Entry.TurnID = h.Capture.TurnAsOf(ctx, k.Entry.SessionID, k.Entry.TranscriptPath, k.Entry.TranscriptOffset)
+		k.Entry.TurnID = h.Capture.TurnAfter(ctx, pending, k.Entry.SessionID, k.Entry.TranscriptPath, k.Entry.TranscriptOffset)
 	}
 	return k.Entry, k.Activity, nil
 }
@@ -106,7 +108,7 @@ func (h *Handler) resolveKept(ctx context.Context, k *KeptToolCall) (*capture.En
 // not be kept (the spool's directory full or read-only): as postToolUse
 // writes one.
 func (h *Handler) RecordKept(ctx context.Context, k *KeptToolCall) error {
-	e, a, err := h.resolveKept(ctx, k)
+	e, a, err := h.resolveKept(ctx, k, nil)
 	if err != nil {
 		return err
 	}

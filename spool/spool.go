@@ -266,12 +266,17 @@ func IsLater(err error) bool {
 // error it returns). A write that cannot be read or applied for good is moved
 // to failed/ with a warning: it is neither retried forever nor deleted.
 func (s *Spool) Drain(ctx context.Context, apply Apply, b Budget) (Result, error) {
-	var res Result
 	names, err := s.list()
 	if err != nil || len(names) == 0 {
-		return res, err
+		return Result{}, err
 	}
 	s.removeStaleTemps()
+	return s.drainNames(ctx, names, apply, b)
+}
+
+// drainNames is Drain of the writes names, oldest first.
+func (s *Spool) drainNames(ctx context.Context, names []string, apply Apply, b Budget) (Result, error) {
+	var res Result
 	start := time.Now()
 	for i, name := range names {
 		if ctx.Err() != nil || (b.Files > 0 && i >= b.Files) || (b.Time > 0 && time.Since(start) > b.Time) {
@@ -299,6 +304,79 @@ func (s *Spool) Drain(ctx context.Context, apply Apply, b Budget) (Result, error
 			s.moveAside(name, err)
 			res.Failed++
 		}
+	}
+	return res, nil
+}
+
+// ApplyBatch applies several writes, oldest first, all of them or none (one
+// transaction). Its error says nothing of which write failed: the batch is
+// then applied again one write at a time.
+type ApplyBatch func(ctx context.Context, ws []Write) error
+
+// DrainBatched is Drain that applies up to size writes at a time with batch,
+// so that a drain of many small writes commits once rather than once each.
+// The files of a batch are removed once it is applied. A batch that fails is
+// applied again one write at a time with apply, as Drain does: a write that
+// cannot be applied is moved aside alone, and Later keeps it and the rest.
+func (s *Spool) DrainBatched(ctx context.Context, batch ApplyBatch, apply Apply, b Budget, size int) (Result, error) {
+	var res Result
+	names, err := s.list()
+	if err != nil || len(names) == 0 {
+		return res, err
+	}
+	s.removeStaleTemps()
+	start := time.Now()
+	for i := 0; i < len(names); {
+		if ctx.Err() != nil || (b.Files > 0 && i >= b.Files) || (b.Time > 0 && time.Since(start) > b.Time) {
+			res.Left = len(names) - i
+			return res, nil
+		}
+		n := min(size, len(names)-i)
+		if b.Files > 0 {
+			n = min(n, b.Files-i)
+		}
+		var ws []Write
+		var unread bool
+		for _, name := range names[i : i+n] {
+			w, err := s.read(name)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // another drainer got to it first
+			}
+			if err != nil {
+				unread = true // the one-at-a-time drain moves it aside
+				break
+			}
+			ws = append(ws, w)
+		}
+		if !unread && len(ws) > 0 {
+			err := batch(ctx, ws)
+			if IsLater(err) {
+				res.Left = len(names) - i
+				return res, err
+			}
+			if err == nil {
+				for _, w := range ws {
+					if err := os.Remove(filepath.Join(s.dir, w.ID+fileExt)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+						s.log.Warn("spooled write applied but its file not removed", "file", w.ID+fileExt, "err", err)
+					}
+				}
+				res.Applied += len(ws)
+				i += n
+				continue
+			}
+		} else if !unread {
+			i += n // all taken by another drainer
+			continue
+		}
+		// One at a time: the batch's bad write alone is moved aside.
+		one, err := s.drainNames(ctx, names[i:i+n], apply, Budget{})
+		res.Applied += one.Applied
+		res.Failed += one.Failed
+		if err != nil || one.Left > 0 {
+			res.Left = one.Left + len(names) - (i + n)
+			return res, err
+		}
+		i += n
 	}
 	return res, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -234,5 +235,68 @@ func TestAnEmptySpoolCostsNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(s.Dir()); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("reading the spool must not create its directory: %v", err)
+	}
+}
+
+// A batched drain commits several writes at once; a batch holding a write
+// that cannot be applied (or a file that does not decode) is applied again
+// one write at a time, so that only that write is moved aside, in order; a
+// batch the database cannot take now stops the drain with the rest kept.
+func TestDrainBatchedAppliesManyAtOnceAndABadOneAlone(t *testing.T) {
+	s := newSpool(t)
+	var all []string
+	for i := range 7 {
+		v := fmt.Sprintf("w%d", i)
+		add(t, s, "note", v)
+		all = append(all, v)
+	}
+	refused := add(t, s, "note", "refused")
+	bad := add(t, s, "note", "placeholder")
+	if err := os.WriteFile(filepath.Join(s.Dir(), bad.ID+".json"), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	add(t, s, "note", "after")
+
+	var got []string
+	var batches []int
+	batch := func(ctx context.Context, ws []Write) error {
+		for _, w := range ws {
+			if w.ID == refused.ID {
+				return errors.New("title is empty")
+			}
+		}
+		batches = append(batches, len(ws))
+		for _, w := range ws {
+			collect(&got)(ctx, w)
+		}
+		return nil
+	}
+	one := func(ctx context.Context, w Write) error {
+		if w.ID == refused.ID {
+			return errors.New("title is empty")
+		}
+		return collect(&got)(ctx, w)
+	}
+	res, err := s.DrainBatched(context.Background(), batch, one, Budget{}, 4)
+	if err != nil || res != (Result{Applied: 8, Failed: 2}) {
+		t.Fatalf("DrainBatched = %+v, %v; want 8 applied, 2 moved aside", res, err)
+	}
+	if want := strings.Join(append(all, "after"), ","); strings.Join(got, ",") != want {
+		t.Fatalf("applied %v, want %s", got, want)
+	}
+	if len(batches) != 1 || batches[0] != 4 {
+		t.Fatalf("batches applied whole: %v, want the first four together", batches)
+	}
+	if n, _ := s.Pending(); n != 0 {
+		t.Fatalf("%d writes left", n)
+	}
+
+	for i := range 3 {
+		add(t, s, "note", fmt.Sprintf("late%d", i))
+	}
+	busy := func(context.Context, []Write) error { return Later(errors.New("database is locked")) }
+	res, err = s.DrainBatched(context.Background(), busy, one, Budget{}, 4)
+	if !IsLater(err) || res != (Result{Left: 3}) {
+		t.Fatalf("DrainBatched behind a lock = %+v, %v; want all 3 left", res, err)
 	}
 }

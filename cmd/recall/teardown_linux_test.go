@@ -20,6 +20,7 @@ const prSetChildSubreaper = 36
 // having let go of the hook's output, and end as soon as the hook has (not at
 // its 5 s limit); no other command may leave one.
 func TestAHookLeavesItsUnmappingToAHelper(t *testing.T) {
+	skipOutsideTheInitialPIDNamespace(t)
 	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); errno != 0 {
 		t.Skipf("no subreaper here: %v", errno)
 	}
@@ -79,7 +80,13 @@ func TestAHookLeavesItsUnmappingToAHelper(t *testing.T) {
 
 // handOverAndLinger answers like a hook, hands its teardown over and lives
 // on for half a second before it exits: long enough to look at its helper.
+// With RECALL_TEST_HAND_OVER=report it says whether a helper started, and
+// exits at once.
 func handOverAndLinger() {
+	if os.Getenv("RECALL_TEST_HAND_OVER") == "report" {
+		fmt.Println("helper", handOverTeardownReport())
+		os.Exit(0)
+	}
 	fmt.Println("the answer")
 	if !handOverTeardown() {
 		os.Exit(3)
@@ -88,12 +95,62 @@ func handOverAndLinger() {
 	os.Exit(0)
 }
 
+// handOverTeardownReport hands over with its output kept: the report is
+// printed after handOverTeardown has pointed stdout at /dev/null.
+func handOverTeardownReport() bool {
+	out, err := syscall.Dup(1)
+	if err != nil {
+		panic(err)
+	}
+	started := handOverTeardown()
+	syscall.Dup2(out, 1)
+	return started
+}
+
+// skipOutsideTheInitialPIDNamespace skips a test that needs a helper where
+// none is started.
+func skipOutsideTheInitialPIDNamespace(t *testing.T) {
+	if ns, _ := os.Readlink("/proc/self/ns/pid"); ns != "pid:[4026531836]" {
+		t.Skipf("this test runs in PID namespace %s, not the system's: no helper is started here", ns)
+	}
+}
+
+// In a PID namespace of its own (a container's) a hook starts no helper: the
+// namespace's first process, whatever the image runs, may reap nothing and
+// would collect one zombie per hook.
+func TestNoTeardownHelperInAnotherPIDNamespace(t *testing.T) {
+	run := func(newNamespace bool) string {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), "RECALL_TEST_HAND_OVER=report")
+		if newNamespace {
+			cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID}
+		}
+		out, err := cmd.Output()
+		if err != nil && newNamespace {
+			t.Skipf("no new PID namespace here: %v", err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if got := run(true); got != "helper false" {
+		t.Errorf("in a PID namespace of its own: %q, want %q", got, "helper false")
+	}
+	if ns, _ := os.Readlink("/proc/self/ns/pid"); ns == "pid:[4026531836]" {
+		if got := run(false); got != "helper true" {
+			t.Errorf("in the system's PID namespace: %q, want %q", got, "helper true")
+		}
+	}
+}
+
 // TestTheTeardownHelperHoldsNothingOfTheHook starts a process that answers,
 // hands its teardown over and lives on, with its output on a pipe: the pipe
 // must reach its end while the process still runs (Claude Code reads a hook's
 // output to its end as well as waiting for its exit), the helper must hold no
 // file but its pidfd of the process, and it must end once the process has.
 func TestTheTeardownHelperHoldsNothingOfTheHook(t *testing.T) {
+	skipOutsideTheInitialPIDNamespace(t)
 	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); errno != 0 {
 		t.Skipf("no subreaper here: %v", errno)
 	}

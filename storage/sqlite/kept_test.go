@@ -37,12 +37,14 @@ func TestKeptToolCallsAreCompletedWhenApplied(t *testing.T) {
 	}
 
 	resolved := 0
-	db.ResolveKeptToolCalls(func(ctx context.Context, data json.RawMessage) (*journal.Entry, *memory.FileActivity, error) {
+	var before []int // how many entries the drain wrote before each, in its transaction
+	db.ResolveKeptToolCalls(func(ctx context.Context, data json.RawMessage, written []*journal.Entry) (*journal.Entry, *memory.FileActivity, error) {
 		var k kept
 		if err := json.Unmarshal(data, &k); err != nil {
 			return nil, nil, err
 		}
 		resolved++
+		before = append(before, len(written))
 		return &journal.Entry{Kind: capture.KindObservation, Namespace: "project:shop", SessionID: "s1", ToolName: "Edit", Title: k.Title, Body: k.Title},
 			&memory.FileActivity{FilePath: k.Cwd + "/orders.go", Action: memory.ActionEdit, SessionID: "s1", ProjectRoot: k.Cwd, FileType: "go"}, nil
 	})
@@ -50,8 +52,8 @@ func TestKeptToolCallsAreCompletedWhenApplied(t *testing.T) {
 	if err != nil || res != (spool.Result{Applied: 3}) {
 		t.Fatalf("DrainSpool = %+v, %v; want 3 applied", res, err)
 	}
-	if resolved != 2 {
-		t.Fatalf("the resolver completed %d kept tool calls, want 2", resolved)
+	if resolved != 2 || before[0] != 0 || before[1] != 1 {
+		t.Fatalf("the resolver completed %d kept tool calls, told of %v entries written before them; want 2, told of [0 1] (one transaction)", resolved, before)
 	}
 	var titles []string
 	r, err := db.SQL().QueryContext(ctx, `SELECT namespace || ' ' || title FROM journal WHERE session_id = 's1' ORDER BY id`)
@@ -78,7 +80,7 @@ func TestKeptToolCallsAreCompletedWhenApplied(t *testing.T) {
 	}
 
 	// A kept tool call the resolver rejects for good is moved aside.
-	db.ResolveKeptToolCalls(func(context.Context, json.RawMessage) (*journal.Entry, *memory.FileActivity, error) {
+	db.ResolveKeptToolCalls(func(context.Context, json.RawMessage, []*journal.Entry) (*journal.Entry, *memory.FileActivity, error) {
 		return nil, nil, errors.New("decode kept tool call: unexpected end of JSON input")
 	})
 	if _, err := sp.AddUnsynced(SpoolKeptToolCall, "", kept{"x", "/src/shop"}); err != nil {

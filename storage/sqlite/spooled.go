@@ -42,7 +42,9 @@ const (
 // its data as the hook wrote it) into the entry and file touch to write,
 // with what only the database knows filled in. Its error is the write's: a
 // passing one (the database busy) keeps the write for the next drain.
-type KeptToolCallResolver func(ctx context.Context, data json.RawMessage) (*journal.Entry, *memory.FileActivity, error)
+// written are the journal entries the same drain writes before it, in the
+// same transaction (oldest first): its turn may depend on them.
+type KeptToolCallResolver func(ctx context.Context, data json.RawMessage, written []*journal.Entry) (*journal.Entry, *memory.FileActivity, error)
 
 // ResolveKeptToolCalls sets how this process applies the tool calls hooks
 // kept in the spool. A process without one leaves them, and the writes after
@@ -192,8 +194,13 @@ func (s *DB) spoolCaughtUp(ctx context.Context) bool {
 // Behind another writer it stops and returns the busy error; the writes left
 // wait for the next drain.
 func (s *DB) DrainSpool(ctx context.Context, b spool.Budget) (spool.Result, error) {
-	return s.spool.Drain(ctx, s.applySpooled, b)
+	return s.spool.DrainBatched(ctx, s.applySpooledBatch, s.applySpooled, b, spoolBatch)
 }
+
+// spoolBatch is how many spooled writes a drain commits at once: a turn's
+// kept tool calls in one commit rather than one each (each commit writes the
+// journal's and its keyword index's pages to the log again).
+const spoolBatch = 64
 
 // SpoolCounts says how many spooled writes wait to be applied and how many
 // were moved aside because they never can be.
@@ -221,28 +228,49 @@ func (s *DB) MarkLossesReported(at time.Time) { s.spool.MarkReported(at) }
 // applySpooled applies one spooled write, once: its id goes into
 // spool_applied in the same transaction, and an id found there is skipped.
 func (s *DB) applySpooled(ctx context.Context, w spool.Write) error {
-	fn, err := s.keptToolCall(ctx, w)
-	if fn == nil && err == nil {
-		fn, err = spooledWrite(ctx, w)
-	}
-	if err != nil {
-		if spool.IsLater(err) {
-			return err
+	return s.applySpooledBatch(ctx, []spool.Write{w})
+}
+
+// applySpooledBatch applies spooled writes in one transaction, each once (see
+// applySpooled).
+func (s *DB) applySpooledBatch(ctx context.Context, ws []spool.Write) error {
+	var fns []func(tx *sql.Tx) error
+	var written []*journal.Entry // the batch's entries, for the kept tool calls after them
+	for _, w := range ws {
+		fn, e, err := s.keptToolCall(ctx, w, written)
+		if fn == nil && err == nil {
+			fn, e, err = spooledWrite(ctx, w)
 		}
-		return fmt.Errorf("spooled %s: %w", w.Kind, err)
+		if err != nil {
+			if spool.IsLater(err) {
+				return err
+			}
+			return fmt.Errorf("spooled %s: %w", w.Kind, err)
+		}
+		// The file's own id marks it applied for good; a hook event's id
+		// (Once) also keeps the same write, made by a server for that
+		// event, from being made twice.
+		if w.Once != "" {
+			fn = appliedOnce(ctx, w.Once, hookWriteIDs, fn)
+		}
+		fns = append(fns, appliedOnce(ctx, w.ID, spoolWriteIDs, fn))
+		if e != nil {
+			written = append(written, e)
+		}
 	}
-	// The file's own id marks it applied for good; a hook event's id (Once)
-	// also keeps the same write, made by a server for that event, from being
-	// made twice.
-	if w.Once != "" {
-		fn = appliedOnce(ctx, w.Once, hookWriteIDs, fn)
-	}
-	err = s.writeBestEffort(ctx, appliedOnce(ctx, w.ID, spoolWriteIDs, fn))
+	err := s.writeBestEffort(ctx, func(tx *sql.Tx) error {
+		for _, fn := range fns {
+			if err := fn(tx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil && passing(ctx, err) {
 		return spool.Later(err)
 	}
 	if err != nil {
-		return fmt.Errorf("spooled %s: %w", w.Kind, err)
+		return fmt.Errorf("spooled %s: %w", ws[len(ws)-1].Kind, err)
 	}
 	return nil
 }
@@ -250,25 +278,26 @@ func (s *DB) applySpooled(ctx context.Context, w spool.Write) error {
 // keptToolCall is the write of a tool call a hook kept without opening the
 // database (resolved by the process's KeptToolCallResolver); nil for writes
 // of other kinds.
-func (s *DB) keptToolCall(ctx context.Context, w spool.Write) (func(tx *sql.Tx) error, error) {
+func (s *DB) keptToolCall(ctx context.Context, w spool.Write, written []*journal.Entry) (func(tx *sql.Tx) error, *journal.Entry, error) {
 	if w.Kind != SpoolKeptToolCall {
-		return nil, nil
+		return nil, nil, nil
 	}
 	resolve := s.keptToolCalls.Load()
 	if resolve == nil {
-		return nil, spool.Later(errors.New("this process cannot complete a kept tool call; the next hook or recall serve will"))
+		return nil, nil, spool.Later(errors.New("this process cannot complete a kept tool call; the next hook or recall serve will"))
 	}
-	e, a, err := (*resolve)(ctx, w.Data)
+	e, a, err := (*resolve)(ctx, w.Data, written)
 	if err != nil {
 		if passing(ctx, err) {
-			return nil, spool.Later(err)
+			return nil, nil, spool.Later(err)
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	if e == nil && a == nil {
-		return func(*sql.Tx) error { return nil }, nil
+		return func(*sql.Tx) error { return nil }, nil, nil
 	}
-	return toolCallWrite(ctx, &toolCall{Entry: e, Activity: a})
+	fn, err := toolCallWrite(ctx, &toolCall{Entry: e, Activity: a})
+	return fn, e, err
 }
 
 // appliedIDs is a family of ids in spool_applied and how long they are kept.
@@ -331,46 +360,48 @@ func passing(ctx context.Context, err error) bool {
 	return false
 }
 
-// spooledWrite decodes a spooled write into the statement that applies it.
-func spooledWrite(ctx context.Context, w spool.Write) (func(tx *sql.Tx) error, error) {
+// spooledWrite decodes a spooled write into the statement that applies it,
+// with the journal entry it writes (nil for none).
+func spooledWrite(ctx context.Context, w spool.Write) (func(tx *sql.Tx) error, *journal.Entry, error) {
 	switch w.Kind {
 	case spoolJournal:
 		var e journal.Entry
 		if err := json.Unmarshal(w.Data, &e); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := checkEntry(&e); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return func(tx *sql.Tx) error { _, err := insertEntry(ctx, tx, &e); return err }, nil
+		return func(tx *sql.Tx) error { _, err := insertEntry(ctx, tx, &e); return err }, &e, nil
 	case spoolFileActivity:
 		var a memory.FileActivity
 		if err := json.Unmarshal(w.Data, &a); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		insert, err := fileActivityInsert(ctx, &a)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return func(tx *sql.Tx) error { _, err := insert(tx); return err }, nil
+		return func(tx *sql.Tx) error { _, err := insert(tx); return err }, nil, nil
 	case spoolToolCall:
 		var c toolCall
 		if err := json.Unmarshal(w.Data, &c); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return toolCallWrite(ctx, &c)
+		fn, err := toolCallWrite(ctx, &c)
+		return fn, c.Entry, err
 	case spoolSession:
 		var sess memory.Session
 		if err := json.Unmarshal(w.Data, &sess); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return func(tx *sql.Tx) error { return upsertSession(ctx, tx, &sess) }, nil
+		return func(tx *sql.Tx) error { return upsertSession(ctx, tx, &sess) }, nil, nil
 	case spoolSummary:
 		var r summaryRequest
 		if err := json.Unmarshal(w.Data, &r); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return func(tx *sql.Tx) error { return queueSummary(ctx, tx, &r) }, nil
+		return func(tx *sql.Tx) error { return queueSummary(ctx, tx, &r) }, nil, nil
 	}
-	return nil, fmt.Errorf("unknown kind %q: written by a newer recall?", w.Kind)
+	return nil, nil, fmt.Errorf("unknown kind %q: written by a newer recall?", w.Kind)
 }
