@@ -313,8 +313,16 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 // kept in InFlight first, and its file removed once they are done; when it
 // cannot be kept, its writes are made before the answer.
 func (s *Server) answer(ctx context.Context, req *Request) (a *Answer, rest func()) {
+	var kept func()
 	defer func() {
 		if p := recover(); p != nil {
+			// Answered with the error, as before the writes came after the
+			// answer, and forgotten: a request that panics the handler must
+			// not be replayed by every server that starts.
+			s.log().Error("hook request failed", "hook", req.Event, "err", fmt.Errorf("internal error: %v\n%s", p, debug.Stack()))
+			if kept != nil {
+				kept()
+			}
 			a, rest = &Answer{Error: fmt.Sprintf("internal error: %v", p)}, nil
 		}
 	}()
@@ -331,7 +339,6 @@ func (s *Server) answer(ctx context.Context, req *Request) (a *Answer, rest func
 	// writing it once the hook answers.
 	offset := transcriptOffset(in)
 	in.TranscriptOffset = &offset
-	var kept func()
 	if ev != SessionStart { // its answer comes after its record
 		kept = s.keep(req, at, offset)
 	}
