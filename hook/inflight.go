@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -66,7 +67,9 @@ type inFlightLine struct {
 // alone, written without waiting for the disk), and returns what says its
 // writes are done.
 func (k *InFlight) keep(line inFlightLine) (done func(), err error) {
-	b, err := json.Marshal(line)
+	head := line
+	head.Input = nil // omitted
+	b, err := marshalWithInput(line, head, line.Input)
 	if err != nil {
 		return nil, err
 	}
@@ -220,13 +223,20 @@ func (r *Replay) Run(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// replay does the whole work of one kept request; its answer goes nowhere.
-func (s *Server) replay(ctx context.Context, l inFlightLine) error {
+// replay does the whole work of one kept request; its answer goes nowhere. A
+// request that panics the handler is an error, not the end of the server
+// (nor of every server after it).
+func (s *Server) replay(ctx context.Context, l inFlightLine) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error: %v\n%s", p, debug.Stack())
+		}
+	}()
 	ev, err := ParseEvent(l.Event)
 	if err != nil {
 		return err
 	}
-	in, err := ReadInput(bytes.NewReader(l.Input))
+	in, err := ParseInput(l.Input)
 	if err != nil {
 		return err
 	}

@@ -189,3 +189,50 @@ func TestInFlightEmptiesWhenNothingIsInFlight(t *testing.T) {
 		t.Fatalf("nothing in flight, the file holds %d bytes; want it emptied", n)
 	}
 }
+
+// A request that panics the handler is answered with the error and not kept;
+// one kept by a server that died, whose replay panics, is dropped with an
+// error logged, not the end of the next server (nor of every one after it).
+func TestARequestThatPanicsIsNeitherKeptNorReplayedForever(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "recall.db.sock")
+	ln, err := Listen(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := InFlightPath(path)
+	panics := func(ctx context.Context, event string, in *Input) (*Output, func() error, error) {
+		panic("a bug on this input")
+	}
+	s := &Server{Handle: panics, InFlight: NewInFlight(file), Deadline: 5 * time.Second, UID: os.Getuid()}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() { defer close(served); s.Serve(ctx, ln) }()
+	a, err := Ask(context.Background(), path, Request{ID: "hook-1", Event: PostToolUse, Input: json.RawMessage(`{}`)}, time.Second, 5*time.Second)
+	cancel()
+	<-served
+	if err != nil || a.Error == "" {
+		t.Fatalf("Ask = %+v, %v; want the error as the answer", a, err)
+	}
+	if fi, err := os.Stat(file); err != nil || fi.Size() != 0 {
+		t.Fatalf("the request that panicked is still kept: %v, %v", fi, err)
+	}
+
+	// A server that died with it kept.
+	(&Server{InFlight: NewInFlight(file)}).keep(&Request{ID: "hook-2", Event: PostToolUse, Input: json.RawMessage(`{}`)}, time.Now(), 0)
+	next := &Server{Handle: panics, InFlight: NewInFlight(file), Deadline: 5 * time.Second}
+	replay, err := next.TakeOver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := replay.Run(context.Background()); err != nil || n != 1 {
+		t.Fatalf("Run = %d, %v; want the request tried once", n, err)
+	}
+	replay, err = next.TakeOver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := replay.Run(context.Background()); err != nil || n != 0 {
+		t.Fatalf("a second replay = %d, %v; want nothing left", n, err)
+	}
+}

@@ -1,7 +1,6 @@
 package hook
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -109,7 +108,7 @@ func Run(ctx context.Context, event string, stdin io.Reader, stdout io.Writer, d
 				log.Warn("recall serve did not answer; the hook does the work itself", "err", err)
 			}
 		}
-		in, err := ReadInput(bytes.NewReader(raw))
+		in, err := ParseInput(raw)
 		if err != nil {
 			done <- answer{err: err}
 			return

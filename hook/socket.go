@@ -101,7 +101,11 @@ func Ask(ctx context.Context, path string, req Request, connectWait, answerWait 
 		return nil, fmt.Errorf("%w (%s): %v", ErrNotTaken, connectWait, err)
 	}
 	conn.SetDeadline(within(ctx, answerWait))
-	if err := json.NewEncoder(conn).Encode(req); err != nil {
+	line, err := marshalWithInput(req, requestHead{req.ID, req.Event}, req.Input)
+	if err != nil {
+		return nil, fmt.Errorf("send to recall serve: %w", err)
+	}
+	if _, err := conn.Write(append(line, '\n')); err != nil {
 		return nil, fmt.Errorf("send to recall serve: %w", err)
 	}
 	var a Answer
@@ -109,6 +113,56 @@ func Ask(ctx context.Context, path string, req Request, connectWait, answerWait 
 		return nil, fmt.Errorf("no answer from recall serve: %w", err)
 	}
 	return &a, nil
+}
+
+// marshalWithInput is json.Marshal of whole, written as head (whole without
+// its input) and then input, the hook's input as it was read, as it is:
+// encoding/json would go through all of it again to check and compact it,
+// megabytes for a file read. Input with a line break in it (not as Claude
+// Code writes it) is left to json.Marshal, so that the result is one line.
+func marshalWithInput(whole, head any, input json.RawMessage) ([]byte, error) {
+	if len(input) == 0 || bytes.IndexByte(input, '\n') >= 0 || bytes.IndexByte(input, '\r') >= 0 {
+		return json.Marshal(whole)
+	}
+	h, err := json.Marshal(head)
+	if err != nil || len(h) < 2 || h[len(h)-1] != '}' {
+		return json.Marshal(whole)
+	}
+	b := make([]byte, 0, len(h)+len(input)+12)
+	b = append(b, h[:len(h)-1]...)
+	if len(h) > 2 {
+		b = append(b, ',')
+	}
+	b = append(b, `"input":`...)
+	b = append(b, input...)
+	return append(b, '}'), nil
+}
+
+// requestHead is a Request without its input.
+type requestHead struct {
+	ID    string `json:"id"`
+	Event string `json:"event"`
+}
+
+// inputKey is where marshalWithInput puts the input: the first `,"input":`
+// outside a string is the top level's, after a head of strings.
+var inputKey = []byte(`,"input":`)
+
+// parseRequest decodes a request. One written by marshalWithInput, its input
+// last, is split there: its head is decoded and its input left for ParseInput
+// to decode, once. Any other is decoded whole.
+func parseRequest(b []byte, req *Request) error {
+	b = bytes.TrimRight(b, " \t\r\n")
+	if i := bytes.Index(b, inputKey); i > 0 && b[len(b)-1] == '}' {
+		var head requestHead
+		if json.Unmarshal(append(b[:i:i], '}'), &head) == nil {
+			if input := b[i+len(inputKey) : len(b)-1]; len(bytes.TrimSpace(input)) > 0 {
+				*req = Request{ID: head.ID, Event: head.Event, Input: json.RawMessage(input)}
+				return nil
+			}
+		}
+	}
+	return json.Unmarshal(b, req)
 }
 
 // within is the time d from now, or ctx's deadline when that comes first.
@@ -232,8 +286,12 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 		return
 	}
 	var req Request
-	if err := json.NewDecoder(io.LimitReader(conn, maxInputBytes+4096)).Decode(&req); err != nil {
-		if errors.Is(err, io.EOF) {
+	b, err := readRawInput(io.LimitReader(conn, maxInputBytes+4096))
+	if err == nil {
+		err = parseRequest(b, &req)
+	}
+	if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) && len(b) == 0 {
 			// It gave up waiting for the greeting and does the work itself.
 			log.Debug("hook socket: the hook left before sending its request")
 			return
@@ -255,8 +313,16 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 // kept in InFlight first, and its file removed once they are done; when it
 // cannot be kept, its writes are made before the answer.
 func (s *Server) answer(ctx context.Context, req *Request) (a *Answer, rest func()) {
+	var kept func()
 	defer func() {
 		if p := recover(); p != nil {
+			// Answered with the error, as before the writes came after the
+			// answer, and forgotten: a request that panics the handler must
+			// not be replayed by every server that starts.
+			s.log().Error("hook request failed", "hook", req.Event, "err", fmt.Errorf("internal error: %v\n%s", p, debug.Stack()))
+			if kept != nil {
+				kept()
+			}
 			a, rest = &Answer{Error: fmt.Sprintf("internal error: %v", p)}, nil
 		}
 	}()
@@ -264,7 +330,7 @@ func (s *Server) answer(ctx context.Context, req *Request) (a *Answer, rest func
 	if err != nil {
 		return &Answer{Error: err.Error()}, nil
 	}
-	in, err := ReadInput(bytes.NewReader(req.Input))
+	in, err := ParseInput(req.Input)
 	if err != nil {
 		return &Answer{Error: err.Error()}, nil
 	}
@@ -273,7 +339,6 @@ func (s *Server) answer(ctx context.Context, req *Request) (a *Answer, rest func
 	// writing it once the hook answers.
 	offset := transcriptOffset(in)
 	in.TranscriptOffset = &offset
-	var kept func()
 	if ev != SessionStart { // its answer comes after its record
 		kept = s.keep(req, at, offset)
 	}

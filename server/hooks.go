@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -60,7 +59,7 @@ func (h *Hooks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "could not read the hook's input: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	in, err := hook.ReadInput(bytes.NewReader(body))
+	in, err := hook.ParseInput(body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
