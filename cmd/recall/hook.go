@@ -62,6 +62,7 @@ func hookFlags(fs *pflag.FlagSet) *bool {
 // is a fresh process per event). Whatever is wrong, it exits 0: exit 2 would
 // block Claude Code's session.
 func runHook(ctx context.Context, e *env, args []string) error {
+	releaseStartCPU() // started on one CPU for one processor (oneproc_linux.go)
 	fs := pflag.NewFlagSet("recall hook", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	probe := hookFlags(fs)

@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("RECALL_TEST_HAND_OVER") != "" {
 		handOverAndLinger()
 	}
+	if os.Getenv("RECALL_TEST_PRINT_PROCS") != "" {
+		printProcessors() // for TestAHookStartsWithOneProcessor
+	}
 	if os.Getenv("RECALL_TEST_PRINT_TIMER_SLACK") != "" {
 		slack, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prGetTimerSlack, 0, 0)
 		if errno != 0 {

@@ -157,6 +157,16 @@ func (s *DB) SearchEntries(ctx context.Context, text string, namespaces []string
 // prompt hook's search of the journal (0.7-0.9 ms of a hook's process,
 // mostly FTS5 opening the journal's index and compiling its query).
 func (s *DB) HasPastEntries(ctx context.Context, namespaces []string, current string) (bool, error) {
+	query, args := pastEntriesQuery(namespaces, current)
+	var past bool
+	if err := s.db.QueryRowContext(ctx, query, args...).Scan(&past); err != nil {
+		return false, fmt.Errorf("journal's past sessions: %w", err)
+	}
+	return past, nil
+}
+
+// pastEntriesQuery is HasPastEntries' query, with its arguments.
+func pastEntriesQuery(namespaces []string, current string) (string, []any) {
 	ops := []string{"<", ">"} // two seeks, where <> would read the current session's entries
 	if current == "" {
 		ops = []string{">="} // any session, none included
@@ -178,11 +188,7 @@ func (s *DB) HasPastEntries(ctx context.Context, namespaces []string, current st
 			args = append(args, current)
 		}
 	}
-	var past bool
-	if err := s.db.QueryRowContext(ctx, "SELECT "+strings.Join(exists, " OR "), args...).Scan(&past); err != nil {
-		return false, fmt.Errorf("journal's past sessions: %w", err)
-	}
-	return past, nil
+	return "SELECT " + strings.Join(exists, " OR "), args
 }
 
 // queryEntryHits runs a journal ranking query returning an entry's columns and
