@@ -79,7 +79,8 @@ func (r *Recorder) TurnAfter(ctx context.Context, pending []*Entry, sessionID, t
 		last, _ = r.Store.LastCapture(ctx, sessionID) // unread: as without one
 	}
 	switch {
-	case last == nil || last.TranscriptPath != transcriptPath || last.TranscriptOffset < 0:
+	case last == nil || last.TranscriptPath != transcriptPath || last.TranscriptOffset < 0,
+		size >= 0 && last.TranscriptOffset > size: // captured after the transcript was size long
 		return lastUserTurnBefore(transcriptPath, size)
 	case last.Kind == KindObservation && last.TurnID != "":
 		return last.TurnID

@@ -145,3 +145,30 @@ func TestTurnAfterEntriesNotYetCommitted(t *testing.T) {
 		t.Fatalf("TurnAfter = %q, want turn-7, the session's newest pending tool call's", got)
 	}
 }
+
+// A tool call written long after its hook ran (the next server replaying what
+// a stopped one answered) takes the turn of the transcript as it was then,
+// even when the journal holds a later prompt of the session by now.
+func TestTurnAsOfLeavesOutWhatCameAfter(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "recall.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rec := &capture.Recorder{Store: db}
+	path := filepath.Join(t.TempDir(), "session.jsonl")
+	appendLines(t, path, transcriptLine(t, "user", "turn-1", "make the cache last five minutes"))
+	then := capture.TranscriptSize(path)
+	appendLines(t, path, transcriptLine(t, "user", "turn-2", "now the customers cache"))
+	if _, err := db.AddEntry(ctx, &capture.Entry{Kind: capture.KindPrompt, Namespace: "project:shop", SessionID: "s1",
+		TranscriptPath: path, TranscriptOffset: capture.TranscriptSize(path), Title: "now the customers cache", Body: "now the customers cache"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.TurnAsOf(ctx, "s1", path, then); got != "turn-1" {
+		t.Fatalf("TurnAsOf the first turn's size = %q, want turn-1: the later prompt came after", got)
+	}
+	if got := rec.Turn(ctx, "s1", path); got != "turn-2" {
+		t.Fatalf("Turn now = %q, want turn-2", got)
+	}
+}
