@@ -522,24 +522,14 @@ func (h *Handler) postToolUse(ctx context.Context, in *Input) error {
 		h.lostWrite(writeToolCall, err)
 		return err
 	}
-	var entry *capture.Entry
-	var entryErr error
+	turn := ""
 	if h.Capture != nil {
 		// The turn as of the transcript when the event came: a server
 		// writes the call after its answer, or the next server after a
 		// crash, by when the transcript may hold the next prompt.
-		turn := h.Capture.TurnAsOf(ctx, in.SessionID, in.TranscriptPath, transcriptOffset(in))
-		entry, entryErr = h.Capture.ObservationEntry(anchorOf(p, in, turn, in.ToolUseID), capture.Tool{
-			Name: in.ToolName, Input: in.ToolInput.Raw, Response: in.ToolResponse, Cwd: in.Cwd,
-		})
-		if entryErr != nil {
-			entryErr = fmt.Errorf("capture tool call: %w", entryErr)
-		}
+		turn = h.Capture.TurnAsOf(ctx, in.SessionID, in.TranscriptPath, transcriptOffset(in))
 	}
-	touch, touchErr := h.fileActivity(in, p)
-	if touchErr != nil {
-		touchErr = fmt.Errorf("record file activity: %w", touchErr)
-	}
+	entry, touch, entryErr, touchErr := h.toolCall(in, p, turn)
 	if entry == nil && touch == nil {
 		return errors.Join(entryErr, touchErr)
 	}
@@ -554,6 +544,24 @@ func (h *Handler) postToolUse(ctx context.Context, in *Input) error {
 		h.lostWrite(writeToolCall, writeErr)
 	}
 	return errors.Join(entryErr, touchErr, writeErr)
+}
+
+// toolCall is a tool call's journal entry (nil with capture off) and, for a
+// file tool, the touch of its file, in project p and turn.
+func (h *Handler) toolCall(in *Input, p project.Project, turn string) (entry *capture.Entry, touch *memory.FileActivity, entryErr, touchErr error) {
+	if h.Capture != nil {
+		entry, entryErr = h.Capture.ObservationEntry(anchorOf(p, in, turn, in.ToolUseID), capture.Tool{
+			Name: in.ToolName, Input: in.ToolInput.Raw, Response: in.ToolResponse, Cwd: in.Cwd,
+		})
+		if entryErr != nil {
+			entryErr = fmt.Errorf("capture tool call: %w", entryErr)
+		}
+	}
+	touch, touchErr = h.fileActivity(in, p)
+	if touchErr != nil {
+		touchErr = fmt.Errorf("record file activity: %w", touchErr)
+	}
+	return entry, touch, entryErr, touchErr
 }
 
 // recordSeparately writes a tool call through the journal's and the memory

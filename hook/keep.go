@@ -41,22 +41,9 @@ type KeepFunc func(ctx context.Context, k *KeptToolCall) error
 // keepToolCall is postToolUse for a handler that keeps its tool calls
 // (KeepToolCalls): the same entry and touch, kept instead of written.
 func (h *Handler) keepToolCall(ctx context.Context, in *Input) error {
-	p := project.Project{Root: project.FindRoot(in.Cwd)}
 	k := &KeptToolCall{Cwd: in.Cwd}
-	var entryErr error
-	if h.Capture != nil {
-		k.Entry, entryErr = h.Capture.ObservationEntry(anchorOf(p, in, "", in.ToolUseID), capture.Tool{
-			Name: in.ToolName, Input: in.ToolInput.Raw, Response: in.ToolResponse, Cwd: in.Cwd,
-		})
-		if entryErr != nil {
-			entryErr = fmt.Errorf("capture tool call: %w", entryErr)
-		}
-	}
-	touch, touchErr := h.fileActivity(in, p)
-	if touchErr != nil {
-		touchErr = fmt.Errorf("record file activity: %w", touchErr)
-	}
-	k.Activity = touch
+	var entryErr, touchErr error
+	k.Entry, k.Activity, entryErr, touchErr = h.toolCall(in, project.Project{Root: project.FindRoot(in.Cwd)}, "")
 	if k.Entry == nil && k.Activity == nil {
 		return errors.Join(entryErr, touchErr)
 	}

@@ -152,7 +152,13 @@ func TestHookWritesBehindAWriterAreKeptAndAppliedOnce(t *testing.T) {
 	}
 	c.serveUntil("the spool drained", func() bool { return len(spoolFiles(t, spoolDir)) == 0 })
 
-	titles := c.journalTitles(session)
+	var titles []string
+	for _, title := range c.journalTitles(session) {
+		// The Stop hook queued a summary, which the server may have made.
+		if !strings.HasPrefix(title, "summary: ") {
+			titles = append(titles, title)
+		}
+	}
 	if len(titles) != len(want) {
 		t.Fatalf("journal after two drains:\n%s\nwant the prompt, the edit and the test runs, once each", strings.Join(titles, "\n"))
 	}

@@ -54,6 +54,10 @@ const (
 	// modeHook is what a hook needs, with embedding bounded by the hook
 	// timeout so that a hung Ollama cannot hold the user's session.
 	modeHook
+	// modeServe is modeFull for recall serve, which applies the hooks'
+	// spool in the background once its client has the answer to initialize
+	// (a command applies it before it reads).
+	modeServe
 )
 
 // maxQueryEmbedWait caps how long a search waits for its query's vector before
@@ -151,7 +155,7 @@ func openAppWith(ctx context.Context, cfg *config.Config, log *slog.Logger, mode
 		// A command shows what hooks left in the spool (the tool calls
 		// post-tool-use keeps there above all): it is applied first. A hook
 		// applies it before its own write (see sqlite.DB.hookWrite).
-		if mode != modeHook {
+		if mode == modeFull {
 			if res, err := db.DrainSpool(ctx, spool.Budget{}); err != nil || res.Left > 0 {
 				log.Debug("hook writes still wait in the spool", "left", res.Left, "err", err)
 			}

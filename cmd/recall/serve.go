@@ -89,7 +89,7 @@ func runServe(fs *pflag.FlagSet) runFunc {
 		// so that it does not compete with the answer for the CPU.
 		hist := make(chan *history.Service, 1)
 		go func() { hist <- historyService(ctx, cfg, log) }()
-		a, err := openAppWith(ctx, cfg, log, modeFull)
+		a, err := openAppWith(ctx, cfg, log, modeServe)
 		if err != nil {
 			if hs := <-hist; hs != nil {
 				hs.Index.Close()
