@@ -310,8 +310,8 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 
 // answer answers req and returns the rest of its work, to be done after the
 // answer is sent (nil: none). A request whose writes come after its answer is
-// kept in InFlight first, and its file removed once they are done; when it
-// cannot be kept, its writes are made before the answer.
+// kept in InFlight first, and forgotten once they are done; when it cannot be
+// kept, its writes are made before the answer.
 func (s *Server) answer(ctx context.Context, req *Request) (a *Answer, rest func()) {
 	var kept func()
 	defer func() {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -313,15 +314,18 @@ func (a *app) serveHooks(ctx context.Context) {
 		InFlight: hook.NewInFlight(hook.InFlightPath(path)),
 	}
 	// What a server before this one answered but did not write: the socket
-	// is this server's now, so no other is writing it.
+	// is this server's now, so no other is writing it. The server waits for
+	// the replay before it stops (and closes the database).
+	var replaying sync.WaitGroup
+	defer replaying.Wait()
 	if replay, err := s.TakeOver(); err != nil {
 		a.log.Warn("hook requests a stopped server had answered not read; the next server tries again", "err", err)
 	} else {
-		go func() {
+		replaying.Go(func() {
 			if n, err := replay.Run(ctx); err != nil || n > 0 {
 				a.log.Info("hook requests a stopped server had answered, written now", "requests", n, "err", err)
 			}
-		}()
+		})
 	}
 	if err := s.Serve(ctx, ln); err != nil {
 		a.log.Warn("hook socket closed", "err", err)
