@@ -82,6 +82,11 @@ func (r *Recorder) TurnAfter(ctx context.Context, pending []*Entry, sessionID, t
 	case last == nil || last.TranscriptPath != transcriptPath || last.TranscriptOffset < 0,
 		size >= 0 && last.TranscriptOffset > size: // captured after the transcript was size long
 		return lastUserTurnBefore(transcriptPath, size)
+	case size >= 0 && last.TranscriptOffset > size:
+		// The last capture came after the event (a later prompt or tool
+		// call, written before this one was applied): it says nothing of the
+		// event's turn, which is the last prompt before size.
+		return lastUserTurnBefore(transcriptPath, size)
 	case last.Kind == KindObservation && last.TurnID != "":
 		return last.TurnID
 	}

@@ -146,29 +146,43 @@ func TestTurnAfterEntriesNotYetCommitted(t *testing.T) {
 	}
 }
 
-// A tool call written long after its hook ran (the next server replaying what
-// a stopped one answered) takes the turn of the transcript as it was then,
-// even when the journal holds a later prompt of the session by now.
-func TestTurnAsOfLeavesOutWhatCameAfter(t *testing.T) {
+// A tool call written after the session went on (kept in the spool past an
+// interrupted turn, or replayed by the next server) takes the turn it ran in,
+// even when the journal's last capture is a later prompt or tool call: that
+// capture came after the event's size, and says nothing of its turn.
+func TestTurnAsOfIgnoresCapturesAfterTheEvent(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "recall.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	rec := &capture.Recorder{Store: db}
-	path := filepath.Join(t.TempDir(), "session.jsonl")
-	appendLines(t, path, transcriptLine(t, "user", "turn-1", "make the cache last five minutes"))
-	then := capture.TranscriptSize(path)
-	appendLines(t, path, transcriptLine(t, "user", "turn-2", "now the customers cache"))
-	if _, err := db.AddEntry(ctx, &capture.Entry{Kind: capture.KindPrompt, Namespace: "project:shop", SessionID: "s1",
-		TranscriptPath: path, TranscriptOffset: capture.TranscriptSize(path), Title: "now the customers cache", Body: "now the customers cache"}); err != nil {
-		t.Fatal(err)
-	}
-	if got := rec.TurnAsOf(ctx, "s1", path, then); got != "turn-1" {
-		t.Fatalf("TurnAsOf the first turn's size = %q, want turn-1: the later prompt came after", got)
-	}
-	if got := rec.Turn(ctx, "s1", path); got != "turn-2" {
-		t.Fatalf("Turn now = %q, want turn-2", got)
+	for _, promptFirst := range []bool{false, true} { // Claude Code 2.1 writes the prompt's line after its hook; before 2.1, before it
+		db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "recall.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := &capture.Recorder{Store: db}
+		path := filepath.Join(t.TempDir(), "session.jsonl")
+		appendLines(t, path, transcriptLine(t, "user", "turn-1", "make the cache last five minutes"),
+			transcriptLine(t, "assistant", "a-1", []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": map[string]any{}}}))
+		size := capture.TranscriptSize(path) // the tool call's hook ran here
+		appendLines(t, path, transcriptLine(t, "assistant", "a-2", []any{map[string]any{"type": "text", "text": "The cache lasts five minutes."}}))
+		next := transcriptLine(t, "user", "turn-2", "now the customers cache")
+		if promptFirst {
+			appendLines(t, path, next)
+		}
+		prompt := &capture.Entry{Kind: capture.KindPrompt, Namespace: "project:shop", SessionID: "s1", TranscriptPath: path,
+			TranscriptOffset: capture.TranscriptSize(path), Title: "now the customers cache"}
+		if _, err := db.AddEntry(ctx, prompt); err != nil {
+			t.Fatal(err)
+		}
+		if !promptFirst {
+			appendLines(t, path, next)
+		}
+		if got := rec.TurnAsOf(ctx, "s1", path, size); got != "turn-1" {
+			t.Errorf("prompt line first %v, after a later prompt: turn %q, want turn-1", promptFirst, got)
+		}
+		later := &capture.Entry{Kind: capture.KindObservation, Namespace: "project:shop", SessionID: "s1", TurnID: "turn-2", TranscriptPath: path,
+			TranscriptOffset: capture.TranscriptSize(path), ToolName: "Bash", Title: "Bash: go test", Body: "go test"}
+		if got := rec.TurnAfter(ctx, []*capture.Entry{later}, "s1", path, size); got != "turn-1" {
+			t.Errorf("prompt line first %v, after a later tool call: turn %q, want turn-1", promptFirst, got)
+		}
+		db.Close()
 	}
 }
