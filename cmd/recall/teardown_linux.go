@@ -111,7 +111,6 @@ static recallNoStackProtector int recallTeardownHelper(void *arg) {
 	}
 	return 0;
 }
-#endif
 
 // recallInInitialPIDNamespace reports whether this process is in the
 // system's own PID namespace, whose init reaps the orphans it inherits.
@@ -124,6 +123,7 @@ static int recallInInitialPIDNamespace(void) {
 	ns[n] = 0;
 	return strcmp(ns, recallInitialPIDNamespace) == 0;
 }
+#endif
 
 // recallHandOverTeardown starts the helper; 0 when it runs.
 static int recallHandOverTeardown(void) {
