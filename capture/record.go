@@ -91,8 +91,9 @@ func (r *Recorder) TurnAfter(ctx context.Context, pending []*Entry, sessionID, t
 		return last.TurnID
 	}
 	// After a prompt, or a tool call whose turn was not found: the prompt's
-	// line is next to the anchor.
-	return TurnNear(transcriptPath, last.TranscriptOffset)
+	// line is next to the anchor, and before the event's size (a prompt
+	// written since is not the event's).
+	return turnNear(transcriptPath, last.TranscriptOffset, size)
 }
 
 // Anchor places an entry in a session and its transcript.

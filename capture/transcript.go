@@ -39,10 +39,19 @@ func lastUserTurnBefore(path string, size int64) string {
 // Code 2.1 writes the prompt's line after the hook, the first prompt past
 // offset, and older versions before it, the last one ending at offset. At
 // most tailBytes are read past offset, and promptSlack before it.
-func TurnNear(path string, offset int64) string {
+func TurnNear(path string, offset int64) string { return turnNear(path, offset, -1) }
+
+// turnNear is TurnNear with the prompt past offset looked for only before
+// before, when that is past offset (below zero: to the transcript's end): an
+// event's turn is not a prompt written after the event.
+func turnNear(path string, offset, before int64) string {
 	size := TranscriptSize(path)
 	offset = min(max(offset, 0), size)
-	if after := promptsIn(path, offset, min(size, offset+tailBytes)); len(after) > 0 {
+	end := min(size, offset+tailBytes)
+	if before > offset {
+		end = min(end, before)
+	}
+	if after := promptsIn(path, offset, end); len(after) > 0 {
 		return after[0]
 	}
 	return last(promptsIn(path, max(offset-promptSlack, 0), offset))

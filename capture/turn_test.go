@@ -186,3 +186,32 @@ func TestTurnAsOfIgnoresCapturesAfterTheEvent(t *testing.T) {
 		db.Close()
 	}
 }
+
+// A tool call of a turn whose prompt is the journal's last capture, applied
+// once the next prompt is in the transcript (Claude Code before 2.1 writes a
+// prompt's line before its hook runs): the turn is the prompt's before the
+// tool call's size, not the first one after the anchor.
+func TestTurnAsOfLooksForThePromptBeforeTheEvent(t *testing.T) {
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "recall.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rec := &capture.Recorder{Store: db}
+	path := filepath.Join(t.TempDir(), "session.jsonl")
+	appendLines(t, path, transcriptLine(t, "user", "turn-1", "make the cache last five minutes"))
+	if _, err := db.AddEntry(ctx, &capture.Entry{Kind: capture.KindPrompt, Namespace: "project:shop", SessionID: "s1", TranscriptPath: path,
+		TranscriptOffset: capture.TranscriptSize(path), Title: "make the cache last five minutes"}); err != nil {
+		t.Fatal(err)
+	}
+	appendLines(t, path, transcriptLine(t, "assistant", "a-1", []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": map[string]any{}}}))
+	size := capture.TranscriptSize(path) // the tool call's hook ran here
+	appendLines(t, path, transcriptLine(t, "user", "turn-2", "now the customers cache"))
+	if got := rec.TurnAsOf(ctx, "s1", path, size); got != "turn-1" {
+		t.Errorf("a tool call applied once the next prompt is written: turn %q, want turn-1", got)
+	}
+	if got := rec.TurnAsOf(ctx, "s1", path, -1); got != "turn-2" {
+		t.Errorf("a hook of now: turn %q, want turn-2", got)
+	}
+}
