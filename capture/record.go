@@ -79,8 +79,7 @@ func (r *Recorder) TurnAfter(ctx context.Context, pending []*Entry, sessionID, t
 		last, _ = r.Store.LastCapture(ctx, sessionID) // unread: as without one
 	}
 	switch {
-	case last == nil || last.TranscriptPath != transcriptPath || last.TranscriptOffset < 0,
-		size >= 0 && last.TranscriptOffset > size: // captured after the transcript was size long
+	case last == nil || last.TranscriptPath != transcriptPath || last.TranscriptOffset < 0:
 		return lastUserTurnBefore(transcriptPath, size)
 	case size >= 0 && last.TranscriptOffset > size:
 		// The last capture came after the event (a later prompt or tool
