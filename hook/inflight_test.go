@@ -43,20 +43,12 @@ func (w *writesAfter) written() []string {
 // in-flight directory until they are done.
 func TestServerAnswersBeforeTheWritesAndKeepsTheRequestUntilThen(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "recall.db.sock")
-	ln, err := Listen(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	w := &writesAfter{release: make(chan struct{})}
 	var released sync.Once
 	release := func() { released.Do(func() { close(w.release) }) }
-	file := InFlightPath(path)
-	s := &Server{Handle: w.handle, InFlight: NewInFlight(file), Deadline: 5 * time.Second, UID: os.Getuid()}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan struct{})
-	go func() { defer close(served); s.Serve(ctx, ln) }()
-	defer func() { release(); cancel(); <-served }()
+	file := filepath.Join(dir, "recall.db.inflight")
+	path := serve(t, dir, &Server{Handle: w.handle, InFlight: NewInFlight(file), Deadline: 5 * time.Second, UID: os.Getuid()})
+	t.Cleanup(release) // before the server stops
 
 	a, err := Ask(context.Background(), path, Request{ID: "hook-1", Event: PostToolUse, Input: json.RawMessage(`{"tool_name":"Bash"}`)}, time.Second, 5*time.Second)
 	if err != nil || a.Output == nil {
@@ -86,11 +78,6 @@ func TestServerAnswersBeforeTheWritesAndKeepsTheRequestUntilThen(t *testing.T) {
 // A server that cannot keep the request makes its writes before it answers.
 func TestServerThatCannotKeepARequestWritesBeforeItAnswers(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "recall.db.sock")
-	ln, err := Listen(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	blocked := filepath.Join(dir, "file")
 	if err := os.WriteFile(blocked, nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -98,11 +85,7 @@ func TestServerThatCannotKeepARequestWritesBeforeItAnswers(t *testing.T) {
 	w := &writesAfter{release: make(chan struct{})}
 	time.AfterFunc(200*time.Millisecond, func() { close(w.release) }) // writes that take a while
 	// InFlight under a file: neither it nor its requests can be made.
-	s := &Server{Handle: w.handle, InFlight: NewInFlight(filepath.Join(blocked, "inflight")), Deadline: 5 * time.Second, UID: os.Getuid()}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan struct{})
-	go func() { defer close(served); s.Serve(ctx, ln) }()
-	defer func() { cancel(); <-served }()
+	path := serve(t, dir, &Server{Handle: w.handle, InFlight: NewInFlight(filepath.Join(blocked, "inflight")), Deadline: 5 * time.Second, UID: os.Getuid()})
 	if _, err := Ask(context.Background(), path, Request{ID: "hook-1", Event: PostToolUse, Input: json.RawMessage(`{}`)}, time.Second, 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
@@ -195,22 +178,12 @@ func TestInFlightEmptiesWhenNothingIsInFlight(t *testing.T) {
 // error logged, not the end of the next server (nor of every one after it).
 func TestARequestThatPanicsIsNeitherKeptNorReplayedForever(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "recall.db.sock")
-	ln, err := Listen(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := InFlightPath(path)
+	file := filepath.Join(dir, "recall.db.inflight")
 	panics := func(ctx context.Context, event string, in *Input) (*Output, func() error, error) {
 		panic("a bug on this input")
 	}
-	s := &Server{Handle: panics, InFlight: NewInFlight(file), Deadline: 5 * time.Second, UID: os.Getuid()}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan struct{})
-	go func() { defer close(served); s.Serve(ctx, ln) }()
+	path := serve(t, dir, &Server{Handle: panics, InFlight: NewInFlight(file), Deadline: 5 * time.Second, UID: os.Getuid()})
 	a, err := Ask(context.Background(), path, Request{ID: "hook-1", Event: PostToolUse, Input: json.RawMessage(`{}`)}, time.Second, 5*time.Second)
-	cancel()
-	<-served
 	if err != nil || a.Error == "" {
 		t.Fatalf("Ask = %+v, %v; want the error as the answer", a, err)
 	}

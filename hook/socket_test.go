@@ -22,7 +22,14 @@ import (
 // for the user uid, until the test ends.
 func serveSocket(t *testing.T, uid int, handle HandleFunc) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "recall.db.sock")
+	return serve(t, t.TempDir(), &Server{Handle: First(handle), Deadline: 5 * time.Second, UID: uid})
+}
+
+// serve runs s on the socket recall.db.sock in dir until the test ends and
+// returns the socket's path.
+func serve(t *testing.T, dir string, s *Server) string {
+	t.Helper()
+	path := filepath.Join(dir, "recall.db.sock")
 	ln, err := Listen(path)
 	if err != nil {
 		t.Fatal(err)
@@ -31,7 +38,7 @@ func serveSocket(t *testing.T, uid int, handle HandleFunc) string {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		(&Server{Handle: First(handle), Deadline: 5 * time.Second, UID: uid}).Serve(ctx, ln)
+		s.Serve(ctx, ln)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return path
