@@ -96,7 +96,12 @@ func (h *Handler) resolveKept(ctx context.Context, k *KeptToolCall, pending []*c
 	if k.Namespace != "" {
 		k.Entry.Namespace = k.Namespace
 	} else {
-		p, err := h.project(ctx, k.Cwd)
+		// The project of the hook's directory, whatever this process pins:
+		// the pin of the process that applies the call is not the hook's.
+		if h.Projects == nil {
+			return nil, nil, errors.New("hook handler without a project resolver")
+		}
+		p, err := h.Projects.ForClient(ctx, project.Client{Root: project.FindRoot(k.Cwd)})
 		if err != nil {
 			return nil, nil, err
 		}

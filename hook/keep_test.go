@@ -132,13 +132,17 @@ func TestAKeptToolCallKeepsWhatTheHookKnowsOfItsProject(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		applier := &hook.Handler{Projects: project.NewResolver(db, "", nil), Capture: &capture.Recorder{Store: db}}
 		data, _ := json.Marshal(kept)
-		e, _, err := applier.ResolveKeptToolCall(ctx, data, nil)
+		// Applied by a process with nothing pinned, and by one pinned to
+		// another project: the hook's project either way.
+		for _, applierPin := range []string{"", "project:other"} {
+			applier := &hook.Handler{Projects: project.NewResolver(db, applierPin, nil), Capture: &capture.Recorder{Store: db}}
+			e, _, err := applier.ResolveKeptToolCall(ctx, data, nil)
+			if err != nil || e == nil || e.Namespace != want {
+				t.Errorf("pinned %q, applied by a process pinned %q: written in %v (%v), want %q", pinned, applierPin, e, err, want)
+			}
+		}
 		db.Close()
 		t.Chdir(root)
-		if err != nil || e == nil || e.Namespace != want {
-			t.Errorf("pinned %q: written in %v (%v), want %q", pinned, e, err, want)
-		}
 	}
 }
