@@ -117,6 +117,7 @@ func entryKind(e *capture.Entry) string {
 func (h *Handler) Handle(ctx context.Context, event string, in *Input) (*Output, error) {
 	switch event {
 	case SessionStart:
+		h.applyKept(ctx) // the last sessions' index shows what was kept
 		return h.sessionStart(ctx, in)
 	case UserPromptSubmit:
 		out, rest, err := h.userPromptSubmit(ctx, in, false)

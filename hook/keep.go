@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/recall-mcp/recall/capture"
 	"github.com/recall-mcp/recall/memory"
@@ -30,9 +31,12 @@ import (
 type KeptToolCall struct {
 	Entry    *capture.Entry       `json:"entry,omitempty"`
 	Activity *memory.FileActivity `json:"file_activity,omitempty"`
-	// Cwd is the hook's working directory: its project's namespace is the
-	// database's to say.
+	// Cwd is the hook's working directory (its own when the event named
+	// none): its project's namespace is the database's to say.
 	Cwd string `json:"cwd"`
+	// Namespace is the project the hook's configuration pins
+	// (RECALL_PROJECT), which the process that applies the call may not.
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // KeepFunc keeps a tool call for when the database is next opened.
@@ -41,9 +45,19 @@ type KeepFunc func(ctx context.Context, k *KeptToolCall) error
 // keepToolCall is postToolUse for a handler that keeps its tool calls
 // (KeepToolCalls): the same entry and touch, kept instead of written.
 func (h *Handler) keepToolCall(ctx context.Context, in *Input) error {
+	// What the hook knows of its project is kept with the call: the process
+	// that applies it has a working directory and configuration of its own.
 	k := &KeptToolCall{Cwd: in.Cwd}
+	if k.Cwd == "" {
+		k.Cwd, _ = os.Getwd()
+	}
+	if h.Projects != nil {
+		if p, ok := h.Projects.Pinned(); ok {
+			k.Namespace = p.Namespace
+		}
+	}
 	var entryErr, touchErr error
-	k.Entry, k.Activity, entryErr, touchErr = h.toolCall(in, project.Project{Root: project.FindRoot(in.Cwd)}, "")
+	k.Entry, k.Activity, entryErr, touchErr = h.toolCall(in, project.Project{Root: project.FindRoot(k.Cwd)}, "")
 	if k.Entry == nil && k.Activity == nil {
 		return errors.Join(entryErr, touchErr)
 	}
@@ -79,11 +93,15 @@ func (h *Handler) resolveKept(ctx context.Context, k *KeptToolCall, pending []*c
 	if k.Entry == nil {
 		return nil, k.Activity, nil
 	}
-	p, err := h.project(ctx, k.Cwd)
-	if err != nil {
-		return nil, nil, err
+	if k.Namespace != "" {
+		k.Entry.Namespace = k.Namespace
+	} else {
+		p, err := h.project(ctx, k.Cwd)
+		if err != nil {
+			return nil, nil, err
+		}
+		k.Entry.Namespace = p.Namespace
 	}
-	k.Entry.Namespace = p.Namespace
 	if h.Capture != nil {
 		// The transcript has grown since: its turn as of the hook's time.
 		k.Entry.TurnID = h.Capture.TurnAfter(ctx, pending, k.Entry.SessionID, k.Entry.TranscriptPath, k.Entry.TranscriptOffset)

@@ -99,3 +99,46 @@ func TestAKeptToolCallIsWrittenAsTheHookFoundIt(t *testing.T) {
 		t.Errorf("file touches: %+v, %v", files, err)
 	}
 }
+
+// The process that applies a kept tool call has a working directory and a
+// configuration of its own: the hook keeps its own working directory when
+// the event named none, and the project its configuration pins.
+func TestAKeptToolCallKeepsWhatTheHookKnowsOfItsProject(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	root := filepath.Join(dir, "shop-api")
+	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(root)
+	in, err := hook.ReadInput(strings.NewReader(`{"session_id":"s1","tool_name":"Bash","tool_input":{"command":"go test ./..."},"tool_response":"ok"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pinned, want := range map[string]string{"": project.Candidates(root)[0], "project:billing": "project:billing"} {
+		var kept *hook.KeptToolCall
+		h := &hook.Handler{Memory: memory.NewService(nil, nil, memory.Options{}), Capture: &capture.Recorder{}, Projects: project.NewResolver(nil, pinned, nil),
+			KeepToolCalls: func(_ context.Context, k *hook.KeptToolCall) error { kept = k; return nil }}
+		if _, err := h.Handle(ctx, hook.PostToolUse, in); err != nil || kept == nil {
+			t.Fatalf("post-tool-use (pinned %q): kept %v, %v", pinned, kept, err)
+		}
+		if kept.Cwd != root {
+			t.Errorf("kept cwd %q, want the hook's own %q when the event names none", kept.Cwd, root)
+		}
+
+		// Applied by a process elsewhere, with nothing pinned.
+		t.Chdir(dir)
+		db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "recall.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		applier := &hook.Handler{Projects: project.NewResolver(db, "", nil), Capture: &capture.Recorder{Store: db}}
+		data, _ := json.Marshal(kept)
+		e, _, err := applier.ResolveKeptToolCall(ctx, data, nil)
+		db.Close()
+		t.Chdir(root)
+		if err != nil || e == nil || e.Namespace != want {
+			t.Errorf("pinned %q: written in %v (%v), want %q", pinned, e, err, want)
+		}
+	}
+}

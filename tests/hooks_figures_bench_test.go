@@ -99,6 +99,9 @@ func BenchmarkHookFigures(b *testing.B) {
 			}
 			appendTranscript(b, transcript, string(more))
 			f.time(b, mode, "post-tool-use", edit)
+			// Working alone, post-tool-use keeps its tool calls beside the
+			// database; the turn's Stop hook writes them.
+			f.run(b, "stop", hookInput(b, "Stop", f.cwd, map[string]any{"transcript_path": transcript}))
 			db, err := sql.Open("sqlite3", "file:"+f.c.dbPath+"?mode=ro")
 			if err != nil {
 				b.Fatal(err)

@@ -86,3 +86,22 @@ func TestPostToolUseKeepsToolCallsUntilTheTurnEnds(t *testing.T) {
 		t.Errorf("kept tool calls moved aside: %v", st["failed_spooled_writes"])
 	}
 }
+
+// A session whose turn ended without a Stop hook (interrupted, or killed)
+// leaves its tool calls in the spool: the next session's start writes them
+// before it lists the last sessions.
+func TestSessionStartCountsTheToolCallsAnInterruptedTurnKept(t *testing.T) {
+	c := newCLIEnv(t)
+	c.vars["RECALL_SUMMARIES"] = "off"
+	_, cwd := newProject(t, c, "shop-api")
+	c.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "how are orders cached in redis?"}))
+	for range 2 {
+		c.hook("post-tool-use", hookInput(t, "PostToolUse", cwd, map[string]any{"tool_name": "Bash",
+			"tool_input": map[string]any{"command": "go test ./..."}, "tool_response": map[string]any{"stdout": "ok"}}))
+	}
+	next := hookInput(t, "SessionStart", cwd, map[string]any{"source": "startup", "session_id": "9a8b7c6d-next"})
+	a, r := c.hook("session-start", next)
+	if a == nil || !strings.Contains(a.HookSpecificOutput.AdditionalContext, "how are orders cached in redis? (2 tool calls)") {
+		t.Fatalf("session-start should list the last session with its 2 kept tool calls; stdout %q stderr %s", r.stdout, r.stderr)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/recall-mcp/recall/embedding"
 	"github.com/recall-mcp/recall/hook"
 	"github.com/recall-mcp/recall/memory"
+	"github.com/recall-mcp/recall/project"
 	"github.com/recall-mcp/recall/spool"
 	"github.com/recall-mcp/recall/storage/postgres"
 	"github.com/recall-mcp/recall/storage/sqlite"
@@ -140,7 +141,8 @@ func keepingHandler(ctx context.Context, cfg *config.Config, log *slog.Logger, e
 	if ev != hook.PostToolUse || cfg.DatabaseURL != "" || spool.WriteID(ctx) != "" {
 		return nil
 	}
-	h := &hook.Handler{Memory: memory.NewService(nil, nil, memoryOptions(cfg, log)), Logger: log}
+	h := &hook.Handler{Memory: memory.NewService(nil, nil, memoryOptions(cfg, log)), Logger: log,
+		Projects: project.NewResolver(nil, cfg.Project, log)} // for a pinned project only: no database
 	if cfg.Capture {
 		h.Capture = &capture.Recorder{}
 	}
