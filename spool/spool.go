@@ -381,17 +381,6 @@ func (s *Spool) DrainBatched(ctx context.Context, batch ApplyBatch, apply Apply,
 	return res, nil
 }
 
-// Oldest is the write that would be applied first; ok is false when none
-// waits.
-func (s *Spool) Oldest() (w Write, ok bool, err error) {
-	names, err := s.list()
-	if err != nil || len(names) == 0 {
-		return Write{}, false, err
-	}
-	w, err = s.read(names[0])
-	return w, err == nil, err
-}
-
 // read decodes one spooled file.
 func (s *Spool) read(name string) (Write, error) {
 	body, err := os.ReadFile(filepath.Join(s.dir, name))

@@ -105,30 +105,3 @@ func TestSessionStartCountsTheToolCallsAnInterruptedTurnKept(t *testing.T) {
 		t.Fatalf("session-start should list the last session with its 2 kept tool calls; stdout %q stderr %s", r.stdout, r.stderr)
 	}
 }
-
-// After a turn interrupted before its Stop hook, the next prompt hook leaves
-// the kept tool calls for the turn's end and writes its own record at once.
-func TestThePromptAfterAnInterruptedTurnLeavesTheKeptCalls(t *testing.T) {
-	c := newCLIEnv(t)
-	_, cwd := newProject(t, c, "shop-api")
-	const session = "4f1c2d9e-session" // hookInput's
-	c.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "how are orders cached in redis?"}))
-	for range 3 {
-		c.hook("post-tool-use", hookInput(t, "PostToolUse", cwd, map[string]any{"tool_name": "Bash",
-			"tool_input": map[string]any{"command": "go test ./..."}, "tool_response": map[string]any{"stdout": "ok"}}))
-	}
-	_, r := c.hook("user-prompt-submit", hookInput(t, "UserPromptSubmit", cwd, map[string]any{"prompt": "and how long do customers stay cached?"}))
-	if strings.Contains(r.stderr, "kept in the spool") || strings.Contains(r.stderr, "busy") {
-		t.Errorf("the prompt hook spooled its record:\n%s", r.stderr)
-	}
-	if n := len(spoolFiles(t, c.dbPath+".spool")); n != 3 {
-		t.Errorf("%d writes in the spool after the prompt, want the 3 kept tool calls left for the turn's end", n)
-	}
-	if titles := c.journalTitles(session); len(titles) != 2 {
-		t.Errorf("journal after the prompt: %q, want both prompts and no tool call yet", titles)
-	}
-	c.hook("stop", hookInput(t, "Stop", cwd, nil))
-	if titles := c.journalTitles(session); len(titles) != 5 {
-		t.Errorf("journal after the Stop hook: %q, want both prompts and the 3 tool calls", titles)
-	}
-}

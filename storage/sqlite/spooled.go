@@ -182,14 +182,6 @@ func (s *DB) spoolCaughtUp(ctx context.Context) bool {
 	if n, err := s.spool.Pending(); err != nil || n == 0 {
 		return true // an unreadable spool must not stop the write itself
 	}
-	// Tool calls kept by post-tool-use wait for the end of their turn (Stop,
-	// PreCompact, SessionEnd, the next session's start, recall serve, a
-	// command): a hook's own write, the next prompt's after an interrupted
-	// turn above all, does not apply them on its path but goes before them
-	// (their turn is found as of their own time).
-	if w, ok, _ := s.spool.Oldest(); ok && w.Kind == SpoolKeptToolCall {
-		return true
-	}
 	res, _ := s.DrainSpool(ctx, hookDrainBudget) // a busy drain marks lockSeen
 	if res.Applied > 0 {
 		s.log.Debug("applied spooled writes", "applied", res.Applied, "left", res.Left)
