@@ -34,19 +34,25 @@ func appendLines(t *testing.T, path string, lines ...string) {
 	}
 }
 
+// newRecorder opens a store in a directory of the test's, closed when the test
+// ends, and a recorder over it; path is a transcript not written yet.
+func newRecorder(t *testing.T) (db *sqlite.DB, rec *capture.Recorder, path string) {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "recall.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, &capture.Recorder{Store: db}, filepath.Join(t.TempDir(), "session.jsonl")
+}
+
 // The turn of a tool call comes from the journal and the few bytes around
 // the last prompt's anchor, never from a scan of the transcript's end: it is
 // found when more than the old 256 KB tail came after the prompt, and after
 // the first tool call of a turn nothing is read at all.
 func TestTurnIsFoundFromTheJournalsLastAnchor(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "recall.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	rec := &capture.Recorder{Store: db}
-	path := filepath.Join(t.TempDir(), "session.jsonl")
+	db, rec, path := newRecorder(t)
 	anchor := func(turn string) capture.Anchor {
 		return capture.Anchor{Namespace: "project:shop", SessionID: "s1", TurnID: turn, TranscriptPath: path,
 			TranscriptOffset: capture.TranscriptSize(path)}
@@ -118,13 +124,7 @@ func TestTurnIsFoundFromTheJournalsLastAnchor(t *testing.T) {
 // store's (which has not seen them), as of the transcript's size then.
 func TestTurnAfterEntriesNotYetCommitted(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "recall.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	rec := &capture.Recorder{Store: db}
-	path := filepath.Join(t.TempDir(), "session.jsonl")
+	db, rec, path := newRecorder(t)
 	appendLines(t, path, transcriptLine(t, "user", "turn-1", "make the cache last five minutes"))
 	size := capture.TranscriptSize(path)
 	appendLines(t, path, transcriptLine(t, "user", "turn-2", "now the customers cache"))
@@ -153,12 +153,7 @@ func TestTurnAfterEntriesNotYetCommitted(t *testing.T) {
 func TestTurnAsOfIgnoresCapturesAfterTheEvent(t *testing.T) {
 	ctx := context.Background()
 	for _, promptFirst := range []bool{false, true} { // Claude Code 2.1 writes the prompt's line after its hook; before 2.1, before it
-		db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "recall.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec := &capture.Recorder{Store: db}
-		path := filepath.Join(t.TempDir(), "session.jsonl")
+		db, rec, path := newRecorder(t)
 		appendLines(t, path, transcriptLine(t, "user", "turn-1", "make the cache last five minutes"),
 			transcriptLine(t, "assistant", "a-1", []any{map[string]any{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": map[string]any{}}}))
 		size := capture.TranscriptSize(path) // the tool call's hook ran here
@@ -193,13 +188,7 @@ func TestTurnAsOfIgnoresCapturesAfterTheEvent(t *testing.T) {
 // tool call's size, not the first one after the anchor.
 func TestTurnAsOfLooksForThePromptBeforeTheEvent(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "recall.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	rec := &capture.Recorder{Store: db}
-	path := filepath.Join(t.TempDir(), "session.jsonl")
+	db, rec, path := newRecorder(t)
 	appendLines(t, path, transcriptLine(t, "user", "turn-1", "make the cache last five minutes"))
 	if _, err := db.AddEntry(ctx, &capture.Entry{Kind: capture.KindPrompt, Namespace: "project:shop", SessionID: "s1", TranscriptPath: path,
 		TranscriptOffset: capture.TranscriptSize(path), Title: "make the cache last five minutes"}); err != nil {
