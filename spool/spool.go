@@ -169,6 +169,11 @@ func (s *Spool) nextID(now time.Time) string {
 	return fmt.Sprintf("%020d-%d-%s", t, os.Getpid(), hex.EncodeToString(r[:]))
 }
 
+// IDBefore is a bound for the ids of writes spooled before t: an id begins
+// with its spooling time in nanoseconds, zero-padded to 20 digits, so those
+// ids, and only those, sort before it.
+func IDBefore(t time.Time) string { return fmt.Sprintf("%020d", t.UnixNano()) }
+
 // writeAtomic writes name in dir through a temporary file and a rename, synced
 // to the disk (the file and the rename) when synced.
 func writeAtomic(dir, name string, body []byte, synced bool) error {

@@ -401,8 +401,8 @@ func TestHookWritesUnderOneWriteIDApplyOnce(t *testing.T) {
 }
 
 // A spooled file that could not be removed (a directory made read-only, say)
-// is read again by every later drain, however late: the record that it was
-// applied never expires, even after later writes were applied.
+// is read again by every later drain: the record that it was applied outlives
+// later writes and their applications, for 30 days from its spooling.
 func TestASpooledWriteIsAppliedOnceHoweverLateItIsReadAgain(t *testing.T) {
 	ctx := context.Background()
 	server := openTest(t)
@@ -433,7 +433,7 @@ func TestASpooledWriteIsAppliedOnceHoweverLateItIsReadAgain(t *testing.T) {
 	}
 	for table, n := range rows(t, server) {
 		if n != 1 {
-			t.Errorf("%s has %d rows after the files were read again a month later, want 1", table, n)
+			t.Errorf("%s has %d rows after the files were read again, want 1", table, n)
 		}
 	}
 }
@@ -533,5 +533,56 @@ func TestServerHookWriteBehindALongWriterIsSpooled(t *testing.T) {
 	}
 	if n := count(t, db, `SELECT count(*) FROM journal WHERE session_id = 's1'`); n != 1 {
 		t.Fatalf("%d entries after the drain; want 1", n)
+	}
+}
+
+// A hook working alone keeps every tool call in the spool, so the ids of
+// applied files cannot be kept for good: those spooled more than 30 days ago
+// go when a later write is applied; younger ones and the other families'
+// (a team client's write ids, a hook event's) stay.
+func TestSpooledWriteIDsAreKeptThirtyDays(t *testing.T) {
+	ctx := context.Background()
+	server := openTest(t)
+	hook := openHookDB(t, server.Path())
+	now := time.Now()
+	old := spool.IDBefore(now.Add(-31*24*time.Hour)) + "-1-aaaaaaaa"
+	young := spool.IDBefore(now.Add(-29*24*time.Hour)) + "-1-bbbbbbbb"
+	others := []string{"client:ann:42", "hook-0123"}
+	for _, id := range append([]string{old, young}, others...) {
+		if _, err := server.SQL().Exec(`INSERT INTO spool_applied (id, applied_at) VALUES (?, ?)`, id, formatTime(now)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	release := lockWrites(t, server)
+	if _, err := hook.AddEntry(ctx, &capture.Entry{Kind: capture.KindPrompt, Namespace: "global", SessionID: "s1", Title: "later"}); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if res, err := server.DrainSpool(ctx, spool.Budget{}); err != nil || res.Applied != 1 {
+		t.Fatalf("DrainSpool = %+v, %v", res, err)
+	}
+	kept := map[string]bool{}
+	rs, err := server.SQL().Query(`SELECT id FROM spool_applied`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Close()
+	for rs.Next() {
+		var id string
+		if err := rs.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		kept[id] = true
+	}
+	if kept[old] {
+		t.Errorf("the id of a write spooled 31 days ago is still kept: %v", kept)
+	}
+	for _, id := range append([]string{young}, others...) {
+		if !kept[id] {
+			t.Errorf("%s was pruned: %v", id, kept)
+		}
+	}
+	if len(kept) != 4 { // young, others and the write just applied
+		t.Errorf("spool_applied holds %d ids, want 4: %v", len(kept), kept)
 	}
 }
