@@ -194,14 +194,21 @@ func (ru *rule) namedByKeyword() bool {
 // holdsKeyword says whether id holds one of keywords followed by at most
 // maxIdentifierRest name characters.
 func holdsKeyword(id string, keywords []string) bool {
+	return keywordFollowedBy(id, keywords, func(rest string) bool {
+		return len(rest) <= maxIdentifierRest && allName(rest)
+	})
+}
+
+// keywordFollowedBy reports whether, in s, an occurrence of one of keywords
+// is followed by a rest that ok accepts.
+func keywordFollowedBy(s string, keywords []string, ok func(rest string) bool) bool {
 	for _, k := range keywords {
 		for from := 0; ; {
-			i := strings.Index(id[from:], k)
+			i := strings.Index(s[from:], k)
 			if i < 0 {
 				break
 			}
-			rest := id[from+i+len(k):]
-			if len(rest) <= maxIdentifierRest && allName(rest) {
+			if ok(s[from+i+len(k):]) {
 				return true
 			}
 			from += i + 1
@@ -298,20 +305,7 @@ func isSemiGeneric(pattern string) bool {
 // most maxIdentifierRest+20 name characters ([ \t\w.-]), at most 3 quotes
 // or spaces, then the first character of an assignment.
 func assignedAfter(low string, keywords []string) bool {
-	for _, k := range keywords {
-		for from := 0; ; {
-			i := strings.Index(low[from:], k)
-			if i < 0 {
-				break
-			}
-			at := from + i + len(k)
-			if assignmentWithin(low[at:]) {
-				return true
-			}
-			from += i + 1
-		}
-	}
-	return false
+	return keywordFollowedBy(low, keywords, assignmentWithin)
 }
 
 // assignmentWithin says whether s begins with name characters, quotes or
