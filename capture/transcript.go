@@ -34,16 +34,14 @@ func lastUserTurnBefore(path string, size int64) string {
 	return last(promptsIn(path, max(size-tailBytes, 0), size))
 }
 
-// TurnNear returns the uuid of the prompt recorded with the transcript at
+// turnNear returns the uuid of the prompt recorded with the transcript at
 // offset bytes (a prompt entry's anchor), reading only around it: Claude
 // Code 2.1 writes the prompt's line after the hook, the first prompt past
 // offset, and older versions before it, the last one ending at offset. At
-// most tailBytes are read past offset, and promptSlack before it.
-func TurnNear(path string, offset int64) string { return turnNear(path, offset, -1) }
-
-// turnNear is TurnNear with the prompt past offset looked for only before
-// before, when that is past offset (below zero: to the transcript's end): an
-// event's turn is not a prompt written after the event.
+// most tailBytes are read past offset, and promptSlack before it. The prompt
+// past offset is looked for only before before, when that is past offset
+// (below zero: to the transcript's end): an event's turn is not a prompt
+// written after the event.
 func turnNear(path string, offset, before int64) string {
 	size := TranscriptSize(path)
 	offset = min(max(offset, 0), size)

@@ -88,22 +88,21 @@ func (k *InFlight) keep(line inFlightLine) (done func(), err error) {
 }
 
 // done records that the writes of the request id are done: the file is
-// emptied when no other is in flight, else the id is noted.
-func (k *InFlight) done(id string) error {
+// emptied when no other is in flight, else the id is noted. A note that
+// cannot be written only makes the next server replay the request, which its
+// write id makes a no-op while the server's hook write ids are kept (an hour).
+func (k *InFlight) done(id string) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.pending--
 	if k.pending == 0 {
 		if err := k.f.Truncate(0); err == nil {
-			return nil
+			return
 		}
 	}
-	b, err := json.Marshal(inFlightLine{Done: id})
-	if err != nil {
-		return err
+	if b, err := json.Marshal(inFlightLine{Done: id}); err == nil {
+		_, _ = k.f.Write(append(b, '\n'))
 	}
-	_, err = k.f.Write(append(b, '\n'))
-	return err
 }
 
 // takeOver moves what a server before this one left in the file to the side

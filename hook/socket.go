@@ -121,7 +121,7 @@ func Ask(ctx context.Context, path string, req Request, connectWait, answerWait 
 // megabytes for a file read. Input with a line break in it (not as Claude
 // Code writes it) is left to json.Marshal, so that the result is one line.
 func marshalWithInput(whole, head any, input json.RawMessage) ([]byte, error) {
-	if len(input) == 0 || bytes.IndexByte(input, '\n') >= 0 || bytes.IndexByte(input, '\r') >= 0 {
+	if len(input) == 0 || bytes.ContainsAny(input, "\r\n") {
 		return json.Marshal(whole)
 	}
 	h, err := json.Marshal(head)
@@ -184,14 +184,6 @@ type HandleFunc func(ctx context.Context, event string, in *Input) (*Output, err
 // spool.WriteID(ctx) names the writes and ReceivedAt(ctx) is when the event
 // came.
 type FirstFunc func(ctx context.Context, event string, in *Input) (out *Output, rest func() error, err error)
-
-// First is handle as a FirstFunc: all its work done before it answers.
-func First(handle HandleFunc) FirstFunc {
-	return func(ctx context.Context, event string, in *Input) (*Output, func() error, error) {
-		out, err := handle(ctx, event, in)
-		return out, nil, err
-	}
-}
 
 type receivedKey struct{}
 

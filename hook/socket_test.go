@@ -177,3 +177,11 @@ func TestListenReplacesADeadServersSocket(t *testing.T) {
 		t.Fatalf("a second server should leave the socket to the first: %v", err)
 	}
 }
+
+// First is handle as a FirstFunc: all its work done before it answers.
+func First(handle HandleFunc) FirstFunc {
+	return func(ctx context.Context, event string, in *Input) (*Output, func() error, error) {
+		out, err := handle(ctx, event, in)
+		return out, nil, err
+	}
+}
