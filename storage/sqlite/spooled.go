@@ -259,6 +259,9 @@ func (s *DB) applySpooledBatch(ctx context.Context, ws []spool.Write) error {
 		}
 	}
 	err := s.writeBestEffort(ctx, func(tx *sql.Tx) error {
+		if err := pruneSpoolWriteIDs(ctx, tx); err != nil {
+			return err
+		}
 		for _, fn := range fns {
 			if err := fn(tx); err != nil {
 				return err
@@ -302,29 +305,38 @@ func (s *DB) keptToolCall(ctx context.Context, w spool.Write, written []*journal
 
 // appliedIDs is a family of ids in spool_applied and how long they are kept.
 type appliedIDs struct {
-	prune string // deletes the family's rows older than ? (bound's); "" keeps them
+	prune string // deletes the family's rows applied before ?; "" keeps them
 	kept  time.Duration
-	bound func(oldest time.Time) string // prune's argument for rows older than oldest
 }
 
 var (
-	// spoolWriteIDs are the spool's files: kept 30 days. A file is removed
-	// right after its commit, but one that cannot be removed (a directory
-	// made read-only, say) is read again by every drain: its id must still
-	// be there then. They are not kept for good because a hook working
-	// alone keeps every tool call in the spool, one short row each, hundreds
-	// a day; a file left unremovable for a month may be applied twice (a
-	// tool call listed twice), which is not a loss. The ids begin with the
-	// spooling time (spool.IDBefore), and sort before any other
-	// family's ("client:...", "hook-..."), so the old ones go by key range.
-	spoolWriteIDs = appliedIDs{`DELETE FROM spool_applied WHERE id < ?`, 30 * 24 * time.Hour,
-		spool.IDBefore}
+	// spoolWriteIDs are the spool's files, kept spoolIDsKept (pruned once
+	// a drain's batch, not once a file: see pruneSpoolWriteIDs).
+	spoolWriteIDs = appliedIDs{}
 	// hookWriteIDs name the writes of one hook event (spool.WithWriteID,
 	// "hook-..."): they only matter while a hook may redo what a server did
 	// not answer for, seconds, and are pruned by their key range, so that a
 	// hook's write never scans the table.
-	hookWriteIDs = appliedIDs{`DELETE FROM spool_applied WHERE id >= 'hook-' AND id < 'hook.' AND applied_at < ?`, time.Hour, formatTime}
+	hookWriteIDs = appliedIDs{`DELETE FROM spool_applied WHERE id >= 'hook-' AND id < 'hook.' AND applied_at < ?`, time.Hour}
 )
+
+// spoolIDsKept is how long the ids of applied spool files are kept. A file is
+// removed right after its commit, but one that cannot be removed (a directory
+// made read-only, say) is read again by every drain: its id must still be
+// there then. They are not kept for good because a hook working alone keeps
+// every tool call in the spool, one short row each, hundreds a day; a file
+// left unremovable for a month may be applied twice (a tool call listed
+// twice), which is not a loss.
+const spoolIDsKept = 30 * 24 * time.Hour
+
+// pruneSpoolWriteIDs deletes the ids of files spooled more than spoolIDsKept
+// ago. The ids begin with their spooling time (spool.IDBefore) and sort
+// before any other family's ("client:...", "hook-..."), so they go by key
+// range.
+func pruneSpoolWriteIDs(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM spool_applied WHERE id < ?`, spool.IDBefore(time.Now().Add(-spoolIDsKept)))
+	return err
+}
 
 // appliedOnce wraps fn so that it runs once under id: the id goes into
 // spool_applied in the same transaction, and an id found there is skipped.
@@ -340,7 +352,7 @@ func appliedOnce(ctx context.Context, id string, family appliedIDs, fn func(tx *
 			return err // applied before
 		}
 		if family.prune != "" {
-			if _, err := tx.ExecContext(ctx, family.prune, family.bound(now.Add(-family.kept))); err != nil {
+			if _, err := tx.ExecContext(ctx, family.prune, formatTime(now.Add(-family.kept))); err != nil {
 				return err
 			}
 		}
